@@ -1,0 +1,56 @@
+# pushkit-free: every routine step is a make target. See README.md.
+SHELL := /bin/bash
+SWIFT ?= swift
+PREFIX ?= /usr/local
+# Debug products are shared by `make test` and `make demo`; `make build` and `make bench` use release.
+DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
+RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
+TOOLS = apns-jwt register-apns send-push apns-emulator
+
+.PHONY: deps build debug test demo bench install clean
+
+# Installs what a fresh Debian machine lacks: libcurl's headers (for the CCurl bridge) and the
+# command-line tools the tests and benchmarks drive (openssl, curl with HTTP/2, h2load, hyperfine).
+deps:
+	@missing=""; \
+	command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
+	pkg-config --exists libcurl 2>/dev/null || missing="$$missing libcurl4-openssl-dev"; \
+	command -v openssl >/dev/null || missing="$$missing openssl"; \
+	command -v curl >/dev/null || missing="$$missing curl"; \
+	command -v python3 >/dev/null || missing="$$missing python3"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+	fi
+
+bench-deps: deps
+	@missing=""; \
+	command -v hyperfine >/dev/null || missing="$$missing hyperfine"; \
+	command -v h2load >/dev/null || missing="$$missing nghttp2-client"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build -c release
+
+debug: deps
+	$(SWIFT) build
+
+test: deps
+	$(SWIFT) build --build-tests
+	PUSHKIT_BIN_DIR="$(DEBUG_BIN)" $(SWIFT) test --skip-build
+
+demo: debug
+	@bash examples/demo.sh "$(DEBUG_BIN)"
+
+bench: bench-deps build
+	@bash bench/run.sh "$(RELEASE_BIN)"
+
+install: build
+	install -d "$(DESTDIR)$(PREFIX)/bin"
+	for tool in $(TOOLS); do install -m 0755 "$(RELEASE_BIN)/$$tool" "$(DESTDIR)$(PREFIX)/bin/$$tool"; done
+
+clean:
+	rm -rf .build

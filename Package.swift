@@ -1,0 +1,106 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "pushkit-free",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "apns-jwt", targets: ["apns-jwt"]),
+        .executable(name: "register-apns", targets: ["register-apns"]),
+        .executable(name: "send-push", targets: ["send-push"]),
+        .executable(name: "apns-emulator", targets: ["apns-emulator"]),
+        .library(name: "PushKitFreeCore", targets: ["PushKitFreeCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+    ],
+    targets: [
+        // MARK: C bridges
+        .systemLibrary(
+            name: "CCurl",
+            path: "Sources/CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .target(
+            name: "CCurlShim",
+            dependencies: ["CCurl"],
+            path: "Sources/CCurlShim"
+        ),
+
+        // MARK: Core
+        .target(
+            name: "PushKitFreeCore",
+            dependencies: [
+                "CCurlShim",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Sources/PushKit-free-core"
+        ),
+        .target(
+            name: "PushKitFreeCLI",
+            dependencies: [
+                "PushKitFreeCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/PushKit-free-cli"
+        ),
+
+        // MARK: Tools
+        .executableTarget(
+            name: "apns-jwt",
+            dependencies: [
+                "PushKitFreeCore", "PushKitFreeCLI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/apns-jwt"
+        ),
+        .executableTarget(
+            name: "register-apns",
+            dependencies: [
+                "PushKitFreeCore", "PushKitFreeCLI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/register-apns"
+        ),
+        .executableTarget(
+            name: "send-push",
+            dependencies: [
+                "PushKitFreeCore", "PushKitFreeCLI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/send-push"
+        ),
+        .executableTarget(
+            name: "apns-emulator",
+            dependencies: [
+                "PushKitFreeCore", "PushKitFreeCLI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+            ],
+            path: "Sources/apns-emulator"
+        ),
+
+        // MARK: Tests
+        .testTarget(
+            name: "PushKitFreeCoreTests",
+            dependencies: ["PushKitFreeCore"],
+            path: "Tests/PushKitFreeCoreTests"
+        ),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["apns-jwt", "register-apns", "send-push", "apns-emulator"],
+            path: "Tests/EndToEndTests"
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,20 @@
+#ifndef PUSHKIT_CCURLSHIM_H
+#define PUSHKIT_CCURLSHIM_H
+
+#include <curl/curl.h>
+
+/* curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic in C, which Swift cannot
+   call. Each wrapper below fixes one argument type; nothing else belongs in this file. */
+
+typedef size_t (*pushkit_curl_data_callback)(char *buffer, size_t size, size_t count, void *context);
+
+CURLcode pushkit_easy_setopt_long(CURL *handle, CURLoption option, long value);
+CURLcode pushkit_easy_setopt_string(CURL *handle, CURLoption option, const char *value);
+CURLcode pushkit_easy_setopt_pointer(CURL *handle, CURLoption option, void *value);
+CURLcode pushkit_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
+CURLcode pushkit_easy_setopt_data_callback(CURL *handle, CURLoption option, pushkit_curl_data_callback value);
+CURLcode pushkit_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
+CURLcode pushkit_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
+CURLMcode pushkit_multi_setopt_long(CURLM *handle, CURLMoption option, long value);
+
+#endif

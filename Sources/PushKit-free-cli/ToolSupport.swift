@@ -1,0 +1,50 @@
+import ArgumentParser
+import PushKitFreeCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What every tool does around its core call: resolve the configuration, print warnings, and turn
+/// errors into one `tool: message` line on standard error and a sysexits status.
+public enum ToolSupport {
+    /// Resolves the shared configuration from `options` and the process environment, printing any
+    /// warnings (unknown config keys) to standard error.
+    public static func configuration(_ options: SharedOptions, tool: String) throws -> Configuration {
+        let configuration = try Configuration.resolve(flags: options.flags, environment: ProcessInfo.processInfo.environment)
+        for warning in configuration.warnings {
+            warn(warning, tool: tool)
+        }
+        return configuration
+    }
+
+    /// Prints `tool: warning: message` to standard error.
+    public static func warn(_ message: String, tool: String) {
+        StandardStreams.writeError("\(tool): warning: \(message)\n")
+    }
+
+    /// Prints the error and returns the exit code to throw from `run()`.
+    ///
+    /// `PushKitError`s carry their own status; anything else is unexpected and exits 70 (EX_SOFTWARE)
+    /// with its description, never a stack trace.
+    public static func exitCode(for error: any Error, tool: String) -> ExitCode {
+        if let error = error as? PushKitError {
+            StandardStreams.writeError("\(tool): \(error.description)\n")
+            return ExitCode(error.exitStatus.rawValue)
+        }
+        StandardStreams.writeError("\(tool): unexpected error: \(error)\n")
+        return ExitCode(70)
+    }
+
+    /// Runs `body`, mapping any thrown error through `exitCode(for:tool:)`.
+    public static func run(tool: String, _ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let error as ExitCode {
+            throw error
+        } catch {
+            throw exitCode(for: error, tool: tool)
+        }
+    }
+}

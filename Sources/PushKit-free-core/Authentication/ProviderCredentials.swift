@@ -1,0 +1,50 @@
+/// Everything needed to sign provider tokens: the key and the two identifiers, validated.
+public struct ProviderCredentials: Sendable {
+    public let key: ProviderKey
+    /// The 10-character key id from the developer account (the `kid` header).
+    public let keyID: String
+    /// The 10-character team id (the `iss` claim).
+    public let teamID: String
+
+    public init(key: ProviderKey, keyID: String, teamID: String) {
+        self.key = key
+        self.keyID = keyID
+        self.teamID = teamID
+    }
+
+    /// The cache key: team id, key id and key fingerprint, so a rotated key never reuses an old token.
+    public var cacheKey: String { "\(teamID).\(keyID).\(key.fingerprint)" }
+
+    /// Loads the key and checks the identifiers named by `configuration`.
+    /// - Throws: `ProviderKeyError` (66 for a missing key file) or `ConfigurationError` (78).
+    public static func load(from configuration: Configuration) throws -> ProviderCredentials {
+        let keyID = try validatedIdentifier(configuration.keyID, name: "key id", flag: "--key-id", variable: "APNS_KEY_ID", key: "key_id")
+        let teamID = try validatedIdentifier(configuration.teamID, name: "team id", flag: "--team-id", variable: "APNS_TEAM_ID", key: "team_id")
+        guard let keyPath = configuration.keyPath else {
+            throw ConfigurationError("no provider key: set --key-path, APNS_KEY_PATH or key_path in \(configuration.file.path)")
+        }
+        let key = try ProviderKey.load(path: keyPath.value, source: keyPath.source)
+        return ProviderCredentials(key: key, keyID: keyID, teamID: teamID)
+    }
+
+    /// Returns the problem with a key id or team id, or `nil` when it is 10 ASCII letters or digits.
+    public static func identifierProblem(_ value: String, name: String) -> String? {
+        if value.count != 10 {
+            return "\(name) \"\(value)\" has \(value.count) characters; Apple's \(name)s have 10"
+        }
+        if let bad = value.first(where: { !($0.isASCII && ($0.isLetter || $0.isNumber)) }) {
+            return "\(name) \"\(value)\" contains \"\(bad)\"; Apple's \(name)s are letters and digits"
+        }
+        return nil
+    }
+
+    private static func validatedIdentifier(_ setting: Setting<String>?, name: String, flag: String, variable: String, key: String) throws(ConfigurationError) -> String {
+        guard let setting else {
+            throw ConfigurationError("no \(name): set \(flag), \(variable) or \(key) in the config file")
+        }
+        if let problem = identifierProblem(setting.value, name: name) {
+            throw ConfigurationError("\(problem) (from \(setting.source))")
+        }
+        return setting.value
+    }
+}

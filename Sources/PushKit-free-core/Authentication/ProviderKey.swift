@@ -1,0 +1,78 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Crypto
+
+/// The APNs authentication key: a P-256 private key from the developer account's `.p8` file.
+///
+/// Accepts PKCS#8 PEM (`BEGIN PRIVATE KEY`, what Apple hands out) and SEC1 PEM
+/// (`BEGIN EC PRIVATE KEY`, what `openssl ecparam -genkey` writes). Parsing and signing are
+/// swift-crypto's; nothing here does cryptography by hand.
+public struct ProviderKey: Sendable {
+    /// The signing key.
+    public let privateKey: P256.Signing.PrivateKey
+
+    /// The first 16 hex digits of SHA-256 over the public key (X9.63 form): identifies the key in the
+    /// token cache without storing anything secret.
+    public var fingerprint: String {
+        let digest = SHA256.hash(data: privateKey.publicKey.x963Representation)
+        return digest.prefix(8).map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
+    }
+
+    /// The public half as PEM, for servers that must verify tokens (the emulator).
+    public var publicKeyPEM: String { privateKey.publicKey.pemRepresentation }
+
+    public init(privateKey: P256.Signing.PrivateKey) {
+        self.privateKey = privateKey
+    }
+
+    /// Parses PEM text.
+    /// - Parameter origin: how to name the key in errors (its path and the setting it came from).
+    /// - Throws: `ProviderKeyError` (exit 78) when the text is not a P-256 private key.
+    public init(pem: String, origin: String) throws(ProviderKeyError) {
+        let normalized = String(pem.replacing("\r\n", with: "\n").drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+        guard normalized.contains("-----BEGIN") else {
+            throw ProviderKeyError("\(origin) is not a PEM key file (no \"-----BEGIN\" line); expected the .p8 file from the Apple developer account", exitStatus: .configuration)
+        }
+        if let key = try? P256.Signing.PrivateKey(pemRepresentation: normalized) {
+            self.init(privateKey: key)
+            return
+        }
+        if (try? P384.Signing.PrivateKey(pemRepresentation: normalized)) != nil
+            || (try? P521.Signing.PrivateKey(pemRepresentation: normalized)) != nil {
+            throw ProviderKeyError("\(origin) holds an EC key on another curve; APNs needs a P-256 (prime256v1) key", exitStatus: .configuration)
+        }
+        if normalized.contains("PUBLIC KEY-----") {
+            throw ProviderKeyError("\(origin) holds a public key; signing needs the private key (the .p8 file)", exitStatus: .configuration)
+        }
+        if normalized.contains("ENCRYPTED") {
+            throw ProviderKeyError("\(origin) is encrypted; APNs keys are used unencrypted (decrypt it with openssl pkcs8)", exitStatus: .configuration)
+        }
+        throw ProviderKeyError("\(origin) is not a P-256 private key (expected PEM \"BEGIN PRIVATE KEY\" or \"BEGIN EC PRIVATE KEY\")", exitStatus: .configuration)
+    }
+
+    /// Reads and parses the key file at `path`.
+    /// - Parameter source: the setting that named the path, for messages.
+    /// - Throws: `ProviderKeyError`: exit 66 when missing or unreadable, 78 when not a P-256 key.
+    public static func load(path: String, source: SettingSource) throws(ProviderKeyError) -> ProviderKey {
+        let origin = "key file \(path) (from \(source))"
+        let data: Data?
+        do {
+            data = try PosixFile.readIfPresent(path)
+        } catch {
+            throw ProviderKeyError("cannot read \(origin): \(error.reason)", exitStatus: .noInput)
+        }
+        guard let data else {
+            throw ProviderKeyError("\(origin) does not exist", exitStatus: .noInput)
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ProviderKeyError("\(origin) is not text; expected a PEM .p8 file", exitStatus: .configuration)
+        }
+        return try ProviderKey(pem: text, origin: origin)
+    }
+}

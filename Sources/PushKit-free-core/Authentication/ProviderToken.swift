@@ -1,0 +1,96 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Crypto
+
+/// An APNs provider authentication token: a JWT signed with ES256.
+///
+/// Header `{"alg":"ES256","kid":KEY_ID}`, claims `{"iss":TEAM_ID,"iat":SECONDS}`, each part base64url
+/// without padding, and the signature the raw 64-byte r‖s of ECDSA P-256 over SHA-256 (JWS form,
+/// never DER). APNs rejects a token older than an hour and throttles replacing one more often than
+/// every 20 minutes, so tokens are reused through `ProviderTokenCache`.
+public struct ProviderToken: Sendable, Equatable {
+    /// The compact JWT, `header.claims.signature`.
+    public let compact: String
+    /// The `iat` claim: when the token was issued, in whole seconds since 1970.
+    public let issuedAt: Int
+
+    public init(compact: String, issuedAt: Int) {
+        self.compact = compact
+        self.issuedAt = issuedAt
+    }
+
+    /// Signs a new token.
+    /// - Parameters:
+    ///   - keyID: the 10-character key id (`kid`).
+    ///   - teamID: the 10-character team id (`iss`).
+    ///   - issuedAt: seconds since 1970 (`iat`).
+    public static func sign(key: ProviderKey, keyID: String, teamID: String, issuedAt: Int) throws -> ProviderToken {
+        let header = #"{"alg":"ES256","kid":"\#(keyID)"}"#
+        let claims = #"{"iss":"\#(teamID)","iat":\#(issuedAt)}"#
+        let signingInput = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(Data(claims.utf8))
+        let signature = try key.privateKey.signature(for: Data(signingInput.utf8))
+        return ProviderToken(compact: signingInput + "." + Base64URL.encode(signature.rawRepresentation), issuedAt: issuedAt)
+    }
+
+    /// Age in seconds at `now`; negative when `iat` lies in the future (the clock went back).
+    public func age(at now: Date) -> Int {
+        Int(now.timeIntervalSince1970.rounded(.down)) - issuedAt
+    }
+}
+
+/// A provider token taken apart, for `apns-jwt decode` and for servers that check tokens.
+public struct DecodedProviderToken: Sendable {
+    public let header: [String: JSONValue]
+    public let claims: [String: JSONValue]
+    /// The signature bytes (64 for a proper ES256 JWS signature).
+    public let signature: Data
+    /// `header.claims` as it was signed.
+    public let signingInput: String
+
+    public var algorithm: String? { header["alg"]?.stringValue }
+    public var keyID: String? { header["kid"]?.stringValue }
+    public var issuer: String? { claims["iss"]?.stringValue }
+    public var issuedAt: Int? { claims["iat"]?.integerValue }
+
+    /// Splits and decodes a compact JWT without checking its signature.
+    /// - Throws: `ProviderTokenFormatError` naming the part that is malformed.
+    public init(compact: String) throws(ProviderTokenFormatError) {
+        let trimmed = compact.hasPrefix("bearer ") ? String(compact.dropFirst(7)) : compact
+        let parts = trimmed.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3 else {
+            throw ProviderTokenFormatError("a provider token has 3 dot-separated parts, this one has \(parts.count)")
+        }
+        func object(_ part: Substring, _ name: String) throws(ProviderTokenFormatError) -> [String: JSONValue] {
+            guard let data = Base64URL.decode(part) else { throw ProviderTokenFormatError("the \(name) is not base64url") }
+            guard let value = try? JSONValue.parse(data), let object = value.objectValue else {
+                throw ProviderTokenFormatError("the \(name) is not a JSON object")
+            }
+            return object
+        }
+        header = try object(parts[0], "header")
+        claims = try object(parts[1], "claims")
+        guard let signature = Base64URL.decode(parts[2]) else { throw ProviderTokenFormatError("the signature is not base64url") }
+        self.signature = signature
+        signingInput = parts[0] + "." + parts[1]
+    }
+
+    /// Whether the signature is a valid raw r‖s ES256 signature of `signingInput` by `publicKey`.
+    /// A DER-encoded signature is rejected, as APNs rejects it.
+    public func hasValidSignature(from publicKey: P256.Signing.PublicKey) -> Bool {
+        guard signature.count == 64, let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else {
+            return false
+        }
+        return publicKey.isValidSignature(ecdsa, for: Data(signingInput.utf8))
+    }
+}
+
+/// A provider token that cannot be taken apart.
+public struct ProviderTokenFormatError: PushKitError {
+    public let message: String
+    public var exitStatus: ExitStatus { .dataError }
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}

@@ -1,0 +1,18 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The source of "now" for anything that ages: provider tokens, registry timestamps.
+/// Tests inject a clock they can move; the tools use `SystemClock`.
+public protocol WallClock: Sendable {
+    /// The current time.
+    func now() -> Date
+}
+
+/// The machine's real-time clock.
+public struct SystemClock: WallClock {
+    public init() {}
+    public func now() -> Date { Date() }
+}

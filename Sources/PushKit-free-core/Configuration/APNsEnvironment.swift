@@ -1,0 +1,30 @@
+/// Which APNs service a device token belongs to.
+///
+/// TestFlight and App Store builds register production tokens; Xcode debug builds register sandbox
+/// (development) tokens. The same phone has a different token in each.
+public enum APNsEnvironment: String, Sendable, Codable, CaseIterable {
+    case production
+    case sandbox
+
+    /// Apple's host for this environment.
+    public var defaultBaseURL: String {
+        switch self {
+        case .production: "https://api.push.apple.com"
+        case .sandbox: "https://api.sandbox.push.apple.com"
+        }
+    }
+
+    /// The other environment: where a token answered `BadDeviceToken` may belong.
+    public var other: APNsEnvironment {
+        self == .production ? .sandbox : .production
+    }
+
+    /// Parses the spellings users write: `production`/`prod`, `sandbox`/`development`/`dev` (any case).
+    public init?(userText: String) {
+        switch userText.lowercased() {
+        case "production", "prod": self = .production
+        case "sandbox", "development", "dev": self = .sandbox
+        default: return nil
+        }
+    }
+}

@@ -1,0 +1,149 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The settings every tool shares, resolved with the precedence
+/// **flag > environment variable > config file > default**, each remembering its source.
+///
+/// Resolution is pure: it takes the flags, a copy of the environment and the parsed config file, so
+/// tests can drive every row of the precedence table without touching the process environment.
+public struct Configuration: Sendable {
+    /// The config file that was read (or would have been, when it does not exist).
+    public let file: ConfigurationFile
+    /// Where the config file's path came from.
+    public let fileSource: SettingSource
+
+    public let keyPath: Setting<String>?
+    public let keyID: Setting<String>?
+    public let teamID: Setting<String>?
+    public let topic: Setting<String>?
+    public let environment: Setting<APNsEnvironment>
+    public let productionURL: Setting<String>
+    public let sandboxURL: Setting<String>
+    /// `--apns-url`, which replaces the base URL of whichever environment is used.
+    public let urlOverride: Setting<String>?
+    public let caFile: Setting<String>?
+    public let stateDirectory: Setting<String>
+    public let stateFile: Setting<String>
+
+    /// Warnings found while resolving (unknown config keys), one line each.
+    public var warnings: [String] { file.warnings }
+
+    /// The base URL for `environment`: `--apns-url` when given, else that environment's URL setting.
+    public func baseURL(for environment: APNsEnvironment) -> Setting<String> {
+        if let urlOverride { return urlOverride }
+        return environment == .production ? productionURL : sandboxURL
+    }
+
+    /// Where the provider-token cache lives: `provider-tokens.json` in the state directory.
+    public var tokenCachePath: String { stateDirectory.value + "/provider-tokens.json" }
+
+    /// Loads the config file and resolves every setting.
+    ///
+    /// - Parameters:
+    ///   - flags: what the command line set.
+    ///   - environment: the process environment (`ProcessInfo.processInfo.environment` in the tools).
+    public static func resolve(flags: ConfigurationFlags, environment: [String: String]) throws(ConfigurationError) -> Configuration {
+        let paths = XDGPaths(environment: environment)
+        let fileSource: SettingSource
+        let filePath: String
+        if let path = flags.configPath {
+            (filePath, fileSource) = (paths.expandingTilde(path), .flag("--config"))
+        } else if let path = environment.nonEmpty("PUSHKIT_CONFIG") {
+            (filePath, fileSource) = (paths.expandingTilde(path), .environment("PUSHKIT_CONFIG"))
+        } else {
+            (filePath, fileSource) = (paths.configDirectory + "/config.json", .defaultValue)
+        }
+        let file = try ConfigurationFile.load(path: filePath, required: fileSource != .defaultValue, namedBy: fileSource)
+        return try Configuration(flags: flags, environment: environment, file: file, fileSource: fileSource)
+    }
+
+    /// Resolves every setting from already-loaded inputs.
+    public init(flags: ConfigurationFlags, environment variables: [String: String], file: ConfigurationFile, fileSource: SettingSource = .defaultValue) throws(ConfigurationError) {
+        let environmentVariables = variables
+        let paths = XDGPaths(environment: environmentVariables)
+        self.file = file
+        self.fileSource = fileSource
+
+        func pick(flag: String?, _ flagName: String, env names: [String], keys: [String]) throws(ConfigurationError) -> Setting<String>? {
+            if let flag, !flag.isEmpty { return Setting(flag, from: .flag(flagName)) }
+            for name in names {
+                if let value = environmentVariables.nonEmpty(name) { return Setting(value, from: .environment(name)) }
+            }
+            for key in keys {
+                if let value = try file.string(key) { return Setting(value, from: .configFile(key: key, path: file.path)) }
+            }
+            return nil
+        }
+        func expanded(_ setting: Setting<String>?) -> Setting<String>? {
+            setting.map { Setting(paths.expandingTilde($0.value), from: $0.source) }
+        }
+
+        keyPath = expanded(try pick(flag: flags.keyPath, "--key-path", env: ["APNS_KEY_PATH"], keys: ["key_path"]))
+        keyID = try pick(flag: flags.keyID, "--key-id", env: ["APNS_KEY_ID"], keys: ["key_id"])
+        teamID = try pick(flag: flags.teamID, "--team-id", env: ["APNS_TEAM_ID"], keys: ["team_id"])
+        topic = try pick(flag: flags.topic, "--topic", env: ["APNS_TOPIC", "APNS_BUNDLE_ID"], keys: ["bundle_id", "topic"])
+        environment = try Self.resolveEnvironment(flags: flags, environment: environmentVariables, file: file)
+        productionURL = try pick(flag: nil, "", env: ["APNS_PRODUCTION_URL"], keys: ["production_url"])
+            ?? Setting(APNsEnvironment.production.defaultBaseURL, from: .defaultValue)
+        sandboxURL = try pick(flag: nil, "", env: ["APNS_SANDBOX_URL"], keys: ["sandbox_url"])
+            ?? Setting(APNsEnvironment.sandbox.defaultBaseURL, from: .defaultValue)
+        urlOverride = flags.apnsURL.map { Setting($0, from: .flag("--apns-url")) }
+        caFile = expanded(try pick(flag: flags.caFile, "--cacert", env: ["APNS_CA_FILE"], keys: ["ca_file"]))
+        stateDirectory = expanded(try pick(flag: nil, "", env: ["PUSHKIT_STATE_DIR"], keys: ["state_dir"]))
+            ?? Setting(paths.stateDirectory, from: .defaultValue)
+        stateFile = expanded(try pick(flag: flags.stateFile, "--state-file", env: ["APNS_STATE_FILE"], keys: ["state_file"]))
+            ?? Setting(stateDirectory.value + "/devices.json", from: .defaultValue)
+
+        for url in [productionURL, sandboxURL] + (urlOverride.map { [$0] } ?? []) {
+            guard url.value.hasPrefix("https://") || url.value.hasPrefix("http://") else {
+                throw ConfigurationError("\(url.source) must be an http(s) URL, not \"\(url.value)\"")
+            }
+        }
+    }
+
+    private static func resolveEnvironment(flags: ConfigurationFlags, environment: [String: String], file: ConfigurationFile) throws(ConfigurationError) -> Setting<APNsEnvironment> {
+        if let value = flags.environment { return Setting(value, from: .flag(flags.environmentFlag)) }
+        if let text = environment.nonEmpty("APNS_ENVIRONMENT") {
+            guard let value = APNsEnvironment(userText: text) else {
+                throw ConfigurationError("APNS_ENVIRONMENT must be production or sandbox, not \"\(text)\"")
+            }
+            return Setting(value, from: .environment("APNS_ENVIRONMENT"))
+        }
+        if let text = environment.nonEmpty("APNS_SANDBOX") {
+            guard let sandbox = parseBool(text) else {
+                throw ConfigurationError("APNS_SANDBOX must be true or false, not \"\(text)\"")
+            }
+            return Setting(sandbox ? .sandbox : .production, from: .environment("APNS_SANDBOX"))
+        }
+        if let text = try file.string("environment") {
+            guard let value = APNsEnvironment(userText: text) else {
+                throw ConfigurationError("environment in \(file.path) must be production or sandbox, not \"\(text)\"")
+            }
+            return Setting(value, from: .configFile(key: "environment", path: file.path))
+        }
+        if let sandbox = try file.bool("use_sandbox") {
+            return Setting(sandbox ? .sandbox : .production, from: .configFile(key: "use_sandbox", path: file.path))
+        }
+        return Setting(.production, from: .defaultValue)
+    }
+
+    /// Parses the boolean spellings found in environment variables: true/false, 1/0, yes/no, on/off.
+    public static func parseBool(_ text: String) -> Bool? {
+        switch text.lowercased() {
+        case "true", "1", "yes", "on": true
+        case "false", "0", "no", "off": false
+        default: nil
+        }
+    }
+}
+
+extension Dictionary where Key == String, Value == String {
+    /// The variable's value, treating an empty string as unset (as shells commonly do).
+    func nonEmpty(_ name: String) -> String? {
+        guard let value = self[name], !value.isEmpty else { return nil }
+        return value
+    }
+}

@@ -1,0 +1,43 @@
+/// Where a resolved setting came from, so `apns-jwt check` and error messages can name it.
+public enum SettingSource: Sendable, Equatable, CustomStringConvertible {
+    /// A command-line flag, e.g. `--key-path`.
+    case flag(String)
+    /// An environment variable, e.g. `APNS_KEY_PATH`.
+    case environment(String)
+    /// A key of the config file at `path`.
+    case configFile(key: String, path: String)
+    /// The built-in default.
+    case defaultValue
+
+    /// Short label for reports: `flag`, `env`, `file` or `default`.
+    public var kind: String {
+        switch self {
+        case .flag: "flag"
+        case .environment: "env"
+        case .configFile: "file"
+        case .defaultValue: "default"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .flag(let name): name
+        case .environment(let name): name
+        case .configFile(let key, let path): "\(key) in \(path)"
+        case .defaultValue: "the default"
+        }
+    }
+}
+
+/// A setting's value together with where it came from.
+public struct Setting<Value: Sendable>: Sendable {
+    public var value: Value
+    public var source: SettingSource
+
+    public init(_ value: Value, from source: SettingSource) {
+        self.value = value
+        self.source = source
+    }
+}
+
+extension Setting: Equatable where Value: Equatable {}

@@ -1,0 +1,30 @@
+/// The XDG base directories the tools use, derived from an environment.
+///
+/// Config: `$XDG_CONFIG_HOME/pushkit-free` (else `~/.config/pushkit-free`).
+/// State: `$XDG_STATE_HOME/pushkit-free` (else `~/.local/state/pushkit-free`).
+/// Relative XDG values are ignored, as the XDG Base Directory specification requires.
+public struct XDGPaths: Sendable {
+    /// `$HOME`, or `/` when it is unset.
+    public let home: String
+    public let configDirectory: String
+    public let stateDirectory: String
+
+    public init(environment: [String: String]) {
+        let rawHome = environment.nonEmpty("HOME") ?? "/"
+        let home = rawHome.count > 1 && rawHome.hasSuffix("/") ? String(rawHome.dropLast()) : rawHome
+        self.home = home
+        func base(_ variable: String, fallback: String) -> String {
+            if let value = environment.nonEmpty(variable), value.hasPrefix("/") { return value }
+            return home == "/" ? "/" + fallback : home + "/" + fallback
+        }
+        configDirectory = base("XDG_CONFIG_HOME", fallback: ".config") + "/pushkit-free"
+        stateDirectory = base("XDG_STATE_HOME", fallback: ".local/state") + "/pushkit-free"
+    }
+
+    /// Replaces a leading `~` or `~/` with the home directory; other paths are returned unchanged.
+    public func expandingTilde(_ path: String) -> String {
+        if path == "~" { return home }
+        if path.hasPrefix("~/") { return (home == "/" ? "" : home) + path.dropFirst() }
+        return path
+    }
+}

@@ -1,0 +1,114 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// One line of `apns-jwt check`: a setting, its value and source, and what is wrong with it.
+public struct DoctorFinding: Sendable, Equatable {
+    public enum Severity: String, Sendable { case ok, warning, error }
+
+    public let setting: String
+    public let value: String
+    /// `flag`, `env`, `file`, `default`, or "" for checks that are not settings (the clock).
+    public let source: String
+    public let severity: Severity
+    /// What is wrong and how to fix it; empty when all is well.
+    public let message: String
+}
+
+/// Examines a resolved configuration the way `apns-jwt check` reports it: every setting, where it
+/// came from, and problems in words a user can act on.
+public struct ConfigurationDoctor: Sendable {
+    /// Before this time the clock is obviously wrong (the tool was written later).
+    public static let earliestPlausibleTime = 1_767_225_600 // 2026-01-01T00:00:00Z
+    /// After this time the clock is obviously wrong.
+    public static let latestPlausibleTime = 4_102_444_800 // 2100-01-01T00:00:00Z
+
+    public let configuration: Configuration
+    public let clock: any WallClock
+
+    public init(configuration: Configuration, clock: any WallClock = SystemClock()) {
+        self.configuration = configuration
+        self.clock = clock
+    }
+
+    /// All findings, in report order.
+    public func findings() -> [DoctorFinding] {
+        var findings: [DoctorFinding] = []
+        let c = configuration
+        findings.append(DoctorFinding(
+            setting: "config file", value: c.file.path, source: c.fileSource.kind, severity: .ok,
+            message: c.file.exists ? "" : "not found; using flags, environment and defaults"))
+        for warning in c.warnings {
+            findings.append(DoctorFinding(setting: "config file", value: c.file.path, source: "file", severity: .warning, message: warning))
+        }
+        findings.append(keyFinding())
+        findings.append(identifierFinding(c.keyID, name: "key id", hint: "set --key-id, APNS_KEY_ID or key_id"))
+        findings.append(identifierFinding(c.teamID, name: "team id", hint: "set --team-id, APNS_TEAM_ID or team_id"))
+        if let topic = c.topic {
+            let bad = topic.value.contains(where: { $0 == " " || $0 == "/" })
+            findings.append(DoctorFinding(setting: "topic", value: topic.value, source: topic.source.kind,
+                                          severity: bad ? .error : .ok,
+                                          message: bad ? "a bundle id has no spaces or slashes" : ""))
+        } else {
+            findings.append(DoctorFinding(setting: "topic", value: "(none)", source: "", severity: .error,
+                                          message: "no topic: set --topic, APNS_TOPIC or bundle_id to the app's bundle id"))
+        }
+        findings.append(DoctorFinding(setting: "environment", value: c.environment.value.rawValue, source: c.environment.source.kind, severity: .ok, message: ""))
+        let url = c.baseURL(for: c.environment.value)
+        findings.append(DoctorFinding(setting: "apns url", value: url.value, source: url.source.kind, severity: .ok, message: ""))
+        if let caFile = c.caFile {
+            let readable = (try? PosixFile.readIfPresent(caFile.value)) != nil
+            findings.append(DoctorFinding(setting: "ca file", value: caFile.value, source: caFile.source.kind,
+                                          severity: readable ? .ok : .error,
+                                          message: readable ? "" : "cannot read the CA file (from \(caFile.source))"))
+        }
+        findings.append(DoctorFinding(setting: "state dir", value: c.stateDirectory.value, source: c.stateDirectory.source.kind, severity: .ok, message: ""))
+        findings.append(DoctorFinding(setting: "devices file", value: c.stateFile.value, source: c.stateFile.source.kind, severity: .ok, message: ""))
+        findings.append(clockFinding())
+        return findings
+    }
+
+    private func keyFinding() -> DoctorFinding {
+        guard let keyPath = configuration.keyPath else {
+            return DoctorFinding(setting: "key file", value: "(none)", source: "", severity: .error,
+                                 message: "no key file: set --key-path, APNS_KEY_PATH or key_path to the .p8 from the developer account")
+        }
+        let source = keyPath.source.kind
+        do {
+            let key = try ProviderKey.load(path: keyPath.value, source: keyPath.source)
+            if let mode = PosixFile.permissions(of: keyPath.value), mode & 0o077 != 0 {
+                return DoctorFinding(setting: "key file", value: keyPath.value, source: source, severity: .warning,
+                                     message: "permissions \(String(mode, radix: 8)) let other users read the key; run chmod 600 \(keyPath.value)")
+            }
+            return DoctorFinding(setting: "key file", value: keyPath.value, source: source, severity: .ok,
+                                 message: "P-256 key, fingerprint \(key.fingerprint)")
+        } catch {
+            return DoctorFinding(setting: "key file", value: keyPath.value, source: source, severity: .error, message: error.message)
+        }
+    }
+
+    private func identifierFinding(_ setting: Setting<String>?, name: String, hint: String) -> DoctorFinding {
+        guard let setting else {
+            return DoctorFinding(setting: name, value: "(none)", source: "", severity: .error, message: "no \(name): \(hint)")
+        }
+        let problem = ProviderCredentials.identifierProblem(setting.value, name: name)
+        return DoctorFinding(setting: name, value: setting.value, source: setting.source.kind,
+                             severity: problem == nil ? .ok : .error, message: problem ?? "")
+    }
+
+    private func clockFinding() -> DoctorFinding {
+        let now = Int(clock.now().timeIntervalSince1970)
+        let shown = clock.now().formatted(.iso8601)
+        if now < Self.earliestPlausibleTime || now > Self.latestPlausibleTime {
+            return DoctorFinding(setting: "clock", value: shown, source: "", severity: .error,
+                                 message: "the system clock is obviously wrong; APNs rejects tokens whose iat is off by more than an hour (check NTP)")
+        }
+        if let keyPath = configuration.keyPath?.value, let modified = PosixFile.modificationTime(of: keyPath), modified > now + 86_400 {
+            return DoctorFinding(setting: "clock", value: shown, source: "", severity: .error,
+                                 message: "the key file was modified in the future; the system clock is behind (check NTP)")
+        }
+        return DoctorFinding(setting: "clock", value: shown, source: "", severity: .ok, message: "")
+    }
+}

@@ -1,0 +1,29 @@
+/// Renders doctor findings as an aligned plain-text report, one setting a line, then a verdict.
+public enum DoctorReport {
+    public static func render(_ findings: [DoctorFinding]) -> String {
+        let settingWidth = findings.map(\.setting.count).max() ?? 0
+        let valueWidth = min(findings.map(\.value.count).max() ?? 0, 60)
+        var text = ""
+        for finding in findings {
+            let mark = switch finding.severity {
+            case .ok: "ok  "
+            case .warning: "warn"
+            case .error: "FAIL"
+            }
+            let source = finding.source.isEmpty ? "" : "[\(finding.source)]"
+            var line = "\(mark)  \(pad(finding.setting, settingWidth))  \(pad(finding.value, valueWidth))  \(pad(source, 9))"
+            if !finding.message.isEmpty { line += "  " + finding.message }
+            text += String(line.reversed().drop(while: { $0 == " " }).reversed()) + "\n"
+        }
+        let errors = findings.filter { $0.severity == .error }.count
+        let warnings = findings.filter { $0.severity == .warning }.count
+        text += errors == 0
+            ? "all good\(warnings > 0 ? " (\(warnings) warning\(warnings == 1 ? "" : "s"))" : "")\n"
+            : "\(errors) problem\(errors == 1 ? "" : "s") to fix\n"
+        return text
+    }
+
+    private static func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+}

@@ -1,0 +1,42 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An exclusive advisory lock (`flock`) on a lock file, serializing writers across processes.
+///
+/// The lock file is created 0600 and never removed: removing it would let two processes lock two
+/// different inodes. The kernel releases the lock when the process exits, even after `SIGKILL`.
+public final class FileLock {
+    private let descriptor: Int32
+    /// The lock file's path.
+    public let path: String
+
+    /// Opens (creating if needed) `path` and blocks until the exclusive lock is held.
+    public init(exclusiveAt path: String) throws(FileSystemError) {
+        self.path = path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        if descriptor < 0 {
+            throw FileSystemError("cannot open lock file", path: path, errno: errno, exitStatus: .cannotCreate)
+        }
+        while flock(descriptor, LOCK_EX) != 0 {
+            if errno == EINTR { continue }
+            let code = errno
+            close(descriptor)
+            throw FileSystemError("cannot lock", path: path, errno: code)
+        }
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        flock(descriptor, LOCK_UN)
+        close(descriptor)
+    }
+
+    /// Runs `body` while holding the exclusive lock on `path`.
+    public static func withExclusiveLock<T, E: Error>(at path: String, _ body: () throws(E) -> T) throws -> T {
+        let lock = try FileLock(exclusiveAt: path)
+        return try withExtendedLifetime(lock) { () throws(E) -> T in try body() }
+    }
+}

@@ -1,0 +1,124 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Small wrappers over the POSIX calls the state files need: reading whole files, creating private
+/// directories, and replacing a file atomically.
+public enum PosixFile {
+    /// `strerror(code)` as a Swift string.
+    public static func describe(errno code: Int32) -> String {
+        String(cString: strerror(code))
+    }
+
+    /// Reads a whole file. Returns `nil` when it does not exist.
+    /// - Throws: `FileSystemError` for any other failure (permission, a directory, I/O).
+    public static func readIfPresent(_ path: String) throws(FileSystemError) -> Data? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor < 0 {
+            let code = errno
+            if code == ENOENT { return nil }
+            throw FileSystemError("cannot read", path: path, errno: code, exitStatus: code == EACCES ? .noInput : .ioError)
+        }
+        defer { close(descriptor) }
+        var data = Data()
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FileSystemError("cannot read", path: path, errno: errno)
+            }
+            if count == 0 { break }
+            data.append(contentsOf: chunk[0..<count])
+        }
+        return data
+    }
+
+    /// Creates `path` and any missing parents with mode 0700. Existing directories are left as they are.
+    public static func createPrivateDirectory(_ path: String) throws(FileSystemError) {
+        var isDirectory = stat()
+        if stat(path, &isDirectory) == 0 {
+            if (isDirectory.st_mode & S_IFMT) == S_IFDIR { return }
+            throw FileSystemError("cannot create directory", path: path, errno: ENOTDIR, exitStatus: .cannotCreate)
+        }
+        let parent = PosixFile.parentDirectory(of: path)
+        if !parent.isEmpty, parent != path { try createPrivateDirectory(parent) }
+        if mkdir(path, 0o700) != 0, errno != EEXIST {
+            throw FileSystemError("cannot create directory", path: path, errno: errno, exitStatus: .cannotCreate)
+        }
+    }
+
+    /// Replaces `path` with `data` so that a reader sees the old file or the new one, never a mix,
+    /// and a crash at any point leaves one of them whole.
+    ///
+    /// Writes a temporary file in the same directory, `fsync`s it, renames it over `path`, then
+    /// `fsync`s the directory so the rename itself is durable. New files get `mode` (0600 by default).
+    public static func replaceAtomically(_ path: String, with data: Data, mode: mode_t = 0o600) throws(FileSystemError) {
+        let directory = PosixFile.parentDirectory(of: path)
+        let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        if descriptor < 0 {
+            throw FileSystemError("cannot create", path: temporary, errno: errno, exitStatus: .cannotCreate)
+        }
+        var failure: FileSystemError?
+        data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = FileSystemError("cannot write", path: temporary, errno: errno)
+                    return
+                }
+                offset += written
+            }
+        }
+        if failure == nil, fsync(descriptor) != 0 {
+            failure = FileSystemError("cannot sync", path: temporary, errno: errno)
+        }
+        close(descriptor)
+        if failure == nil, rename(temporary, path) != 0 {
+            failure = FileSystemError("cannot replace", path: path, errno: errno)
+        }
+        if let failure {
+            unlink(temporary)
+            throw failure
+        }
+        let directoryDescriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryDescriptor >= 0 {
+            fsync(directoryDescriptor)
+            close(directoryDescriptor)
+        }
+    }
+
+    /// The permission bits of `path`, or `nil` when it cannot be examined.
+    public static func permissions(of path: String) -> mode_t? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return info.st_mode & 0o7777
+    }
+
+    /// The modification time of `path` in seconds since 1970, or `nil`.
+    public static func modificationTime(of path: String) -> Int? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int(info.st_mtim.tv_sec)
+    }
+}
+
+extension PosixFile {
+    /// The directory part of `path`: everything before the last `/`; "" for a bare name, "/" for a
+    /// top-level entry. Plain string arithmetic, no `URL` round trip.
+    public static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "" }
+        if slash == path.startIndex { return "/" }
+        return String(path[..<slash])
+    }
+}

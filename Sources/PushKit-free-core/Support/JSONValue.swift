@@ -1,0 +1,162 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Any JSON value, kept as parsed so that fields this version does not know survive a rewrite.
+public enum JSONValue: Sendable, Equatable, Hashable {
+    case null
+    case bool(Bool)
+    case number(Double)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    /// The string, when this value is one.
+    public var stringValue: String? {
+        if case .string(let value) = self { return value }
+        return nil
+    }
+
+    /// The boolean, when this value is one.
+    public var boolValue: Bool? {
+        if case .bool(let value) = self { return value }
+        return nil
+    }
+
+    /// The number, when this value is one.
+    public var numberValue: Double? {
+        if case .number(let value) = self { return value }
+        return nil
+    }
+
+    /// The integer, when this value is a number without a fractional part.
+    public var integerValue: Int? {
+        guard case .number(let value) = self, value.rounded() == value, abs(value) < 9.0e15 else { return nil }
+        return Int(value)
+    }
+
+    /// The members, when this value is an object.
+    public var objectValue: [String: JSONValue]? {
+        if case .object(let value) = self { return value }
+        return nil
+    }
+
+    /// The elements, when this value is an array.
+    public var arrayValue: [JSONValue]? {
+        if case .array(let value) = self { return value }
+        return nil
+    }
+
+    /// The JSON type name used in error messages ("string", "object", ...).
+    public var typeName: String {
+        switch self {
+        case .null: "null"
+        case .bool: "boolean"
+        case .number: "number"
+        case .string: "string"
+        case .array: "array"
+        case .object: "object"
+        }
+    }
+
+    /// Member access for objects; `nil` for other values or missing keys.
+    public subscript(key: String) -> JSONValue? {
+        objectValue?[key]
+    }
+}
+
+extension JSONValue: Codable {
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let value = try? container.decode(Bool.self) {
+            self = .bool(value)
+        } else if let value = try? container.decode(Double.self) {
+            self = .number(value)
+        } else if let value = try? container.decode(String.self) {
+            self = .string(value)
+        } else if let value = try? container.decode([JSONValue].self) {
+            self = .array(value)
+        } else if let value = try? container.decode([String: JSONValue].self) {
+            self = .object(value)
+        } else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a JSON value")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        switch self {
+        case .null: try container.encodeNil()
+        case .bool(let value): try container.encode(value)
+        case .number(let value):
+            if value.rounded() == value, abs(value) < 9.0e15 {
+                try container.encode(Int64(value))
+            } else {
+                try container.encode(value)
+            }
+        case .string(let value): try container.encode(value)
+        case .array(let value): try container.encode(value)
+        case .object(let value): try container.encode(value)
+        }
+    }
+}
+
+extension JSONValue {
+    /// Parses `data` as one JSON document.
+    /// - Throws: `JSONSyntaxError` with a message that says where parsing stopped.
+    public static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
+        do {
+            return try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch let error as DecodingError {
+            throw JSONSyntaxError(detail: error.readableDescription)
+        } catch {
+            throw JSONSyntaxError(detail: "\(error)")
+        }
+    }
+
+    /// Serializes this value compactly, with keys sorted so output is stable.
+    public func serialized(pretty: Bool = false) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding a JSONValue cannot fail: every case maps to a JSON value.
+        return (try? encoder.encode(self)) ?? Data("null".utf8)
+    }
+
+    /// Serializes this value to a `String`.
+    public func serializedString(pretty: Bool = false) -> String {
+        String(decoding: serialized(pretty: pretty), as: UTF8.self)
+    }
+}
+
+/// Raised when bytes are not valid JSON; `detail` says where and why, in the decoder's words.
+public struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
+    /// What the parser reported, e.g. "unexpected end of file at line 3".
+    public let detail: String
+    public var description: String { detail }
+}
+
+extension DecodingError {
+    /// A one-line description with the coding path and the underlying parser message, without Swift type dumps.
+    var readableDescription: String {
+        func path(_ codingPath: [any CodingKey]) -> String {
+            codingPath.isEmpty ? "" : " at " + codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch self {
+        case .dataCorrupted(let context):
+            let underlying = (context.underlyingError.map { "\($0)" }) ?? context.debugDescription
+            return underlying.isEmpty ? "invalid JSON\(path(context.codingPath))" : underlying + path(context.codingPath)
+        case .keyNotFound(let key, let context):
+            return "missing key \"\(key.stringValue)\"\(path(context.codingPath))"
+        case .typeMismatch(let type, let context):
+            return "expected \(type)\(path(context.codingPath))"
+        case .valueNotFound(let type, let context):
+            return "missing \(type)\(path(context.codingPath))"
+        @unknown default:
+            return "invalid JSON"
+        }
+    }
+}

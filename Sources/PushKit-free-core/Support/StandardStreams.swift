@@ -1,0 +1,41 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes to the process's standard streams with `write(2)`.
+///
+/// Used instead of `FileHandle` so the tools need only `FoundationEssentials`, which keeps start-up
+/// in the low milliseconds. Writes are unbuffered: a line reaches a pipe before the process exits or
+/// crashes.
+public enum StandardStreams {
+    /// Writes `text` to standard output.
+    public static func writeOutput(_ text: String) {
+        write(text, to: 1)
+    }
+
+    /// Writes `text` to standard error.
+    public static func writeError(_ text: String) {
+        write(text, to: 2)
+    }
+
+    private static func write(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                #if canImport(Darwin)
+                let written = Darwin.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                #else
+                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                #endif
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import ArgumentParser
+import PushKitFreeCLI
+import PushKitFreeCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+@main
+struct APNsJWT: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apns-jwt",
+        abstract: "Print an APNs provider token (ES256 JWT), reused across runs for 50 minutes.",
+        discussion: """
+            Prints the token and a newline, nothing else, so this works:
+              curl --http2 -H "authorization: bearer $(apns-jwt)" ...
+            The token is cached in the state directory and reused while younger than 50 minutes \
+            (APNs refuses tokens older than an hour and throttles new ones within 20 minutes).
+            """,
+        subcommands: [Print.self, Decode.self, Check.self],
+        defaultSubcommand: Print.self
+    )
+}
+
+extension APNsJWT {
+    struct Print: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "token",
+            abstract: "Print the current provider token (the default)."
+        )
+
+        @OptionGroup var options: SharedOptions
+
+        @Flag(help: "Mint a new token even if the cached one is fresh (after APNs rejected it).")
+        var refresh = false
+
+        func run() throws {
+            try ToolSupport.run(tool: "apns-jwt") {
+                let configuration = try ToolSupport.configuration(options, tool: "apns-jwt")
+                let credentials = try ProviderCredentials.load(from: configuration)
+                let cache = ProviderTokenCache(path: configuration.tokenCachePath)
+                let lease = refresh ? try cache.refresh(for: credentials) : try cache.token(for: credentials)
+                if let warning = lease.warning { ToolSupport.warn(warning, tool: "apns-jwt") }
+                StandardStreams.writeOutput(lease.token.compact + "\n")
+            }
+        }
+    }
+
+    struct Decode: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print a token's header and claims as JSON, with its age. The signature is not checked."
+        )
+
+        @Argument(help: ArgumentHelp("The token; read from standard input when omitted or '-'.", valueName: "token"))
+        var token: String?
+
+        func run() throws {
+            try ToolSupport.run(tool: "apns-jwt") {
+                var text = token ?? "-"
+                if text == "-" {
+                    text = String(decoding: FileDescriptorInput.readAll(), as: UTF8.self)
+                }
+                text = String(text.filter { !$0.isWhitespace })
+                guard !text.isEmpty else { throw ProviderTokenFormatError("no token given (argument or standard input)") }
+                let decoded = try DecodedProviderToken(compact: text)
+                var report: [String: JSONValue] = [
+                    "header": .object(decoded.header),
+                    "claims": .object(decoded.claims),
+                    "signature_bytes": .number(Double(decoded.signature.count)),
+                ]
+                if let issuedAt = decoded.issuedAt {
+                    let age = Int(Date().timeIntervalSince1970) - issuedAt
+                    report["age_seconds"] = .number(Double(age))
+                    report["expires_in_seconds"] = .number(Double(3600 - age))
+                    report["issued_at"] = .string(Date(timeIntervalSince1970: Double(issuedAt)).formatted(.iso8601))
+                }
+                StandardStreams.writeOutput(JSONValue.object(report).serializedString(pretty: true) + "\n")
+            }
+        }
+    }
+
+    struct Check: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Report every setting, where it came from, and what is wrong. Exit 0 when all is well, 78 otherwise."
+        )
+
+        @OptionGroup var options: SharedOptions
+
+        func run() throws {
+            try ToolSupport.run(tool: "apns-jwt") {
+                let configuration = try Configuration.resolve(flags: options.flags, environment: ProcessInfo.processInfo.environment)
+                let findings = ConfigurationDoctor(configuration: configuration).findings()
+                StandardStreams.writeOutput(DoctorReport.render(findings))
+                if findings.contains(where: { $0.severity == .error }) {
+                    throw ExitCode(ExitStatus.configuration.rawValue)
+                }
+            }
+        }
+    }
+}
