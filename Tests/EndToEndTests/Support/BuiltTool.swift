@@ -1,0 +1,130 @@
+import Foundation
+import Testing
+
+/// The result of running one of the built executables.
+struct ToolResult: Sendable {
+    let status: Int32
+    let stdout: String
+    let stderr: String
+}
+
+/// Runs the executables this package builds, the way a shell would.
+///
+/// The products directory is `PUSHKIT_BIN_DIR` (set by `make test`), else the directory of the test
+/// bundle, which `swift test` places next to the executables.
+enum BuiltTool {
+    static let binDirectory: String = {
+        if let dir = ProcessInfo.processInfo.environment["PUSHKIT_BIN_DIR"], !dir.isEmpty { return dir }
+        var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        // On Linux the runner is `<bin>/<package>PackageTests.xctest`; on macOS a bundle inside <bin>.
+        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("apns-jwt").path), url.path != "/" {
+            url.deleteLastPathComponent()
+        }
+        return url.path
+    }()
+
+    static func path(_ tool: String) -> String { binDirectory + "/" + tool }
+
+    /// Runs `tool` with `arguments`, a clean environment (`environment` plus PATH), optional stdin,
+    /// and waits for it to exit.
+    @discardableResult
+    static func run(_ tool: String, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil, directory: String? = nil) throws -> ToolResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path(tool))
+        process.arguments = arguments
+        var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+        env.merge(environment) { _, new in new }
+        process.environment = env
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        return try capture(process, stdin: stdin)
+    }
+
+    /// Runs any program (openssl, curl, python3) found on PATH.
+    @discardableResult
+    static func runSystem(_ program: String, _ arguments: [String], stdin: Data? = nil, directory: String? = nil) throws -> ToolResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [program] + arguments
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        return try capture(process, stdin: stdin)
+    }
+
+    private static func capture(_ process: Process, stdin: Data?) throws -> ToolResult {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushkit-run-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let outURL = directory.appendingPathComponent("out"), errURL = directory.appendingPathComponent("err")
+        FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        process.standardOutput = out
+        process.standardError = err
+        if let stdin {
+            let inURL = directory.appendingPathComponent("in")
+            try stdin.write(to: inURL)
+            process.standardInput = try FileHandle(forReadingFrom: inURL)
+        } else {
+            process.standardInput = FileHandle.nullDevice
+        }
+        try process.run()
+        process.waitUntilExit()
+        try out.close()
+        try err.close()
+        return ToolResult(
+            status: process.terminationStatus,
+            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
+        )
+    }
+}
+
+/// A throw-away directory for one test, removed when the test ends.
+final class TemporaryDirectory {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("pushkit-test-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    @discardableResult
+    func write(_ name: String, _ text: String, mode: Int = 0o600) throws -> String {
+        let target = file(name)
+        try Data(text.utf8).write(to: URL(fileURLWithPath: target))
+        try FileManager.default.setAttributes([.posixPermissions: mode], ofItemAtPath: target)
+        return target
+    }
+
+    func read(_ name: String) throws -> String {
+        String(decoding: try Data(contentsOf: URL(fileURLWithPath: file(name))), as: UTF8.self)
+    }
+}
+
+/// A P-256 key made by `openssl` (not by our code), in the formats the tools accept.
+struct OpenSSLKey {
+    let pkcs8Path: String
+    let sec1Path: String
+    let publicKeyPath: String
+
+    init(in directory: TemporaryDirectory, name: String = "key") throws {
+        sec1Path = directory.file("\(name)-sec1.pem")
+        pkcs8Path = directory.file("\(name).p8")
+        publicKeyPath = directory.file("\(name)-public.pem")
+        try BuiltTool.runSystem("openssl", ["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", sec1Path]).expectSuccess()
+        try BuiltTool.runSystem("openssl", ["pkcs8", "-topk8", "-nocrypt", "-in", sec1Path, "-out", pkcs8Path]).expectSuccess()
+        try BuiltTool.runSystem("openssl", ["ec", "-in", sec1Path, "-pubout", "-out", publicKeyPath]).expectSuccess()
+        chmod(pkcs8Path, 0o600)
+        chmod(sec1Path, 0o600)
+    }
+}
+
+extension ToolResult {
+    /// Fails the test with the tool's stderr when it did not exit 0.
+    func expectSuccess(sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(status == 0, "exit \(status): \(stderr)", sourceLocation: sourceLocation)
+    }
+}
