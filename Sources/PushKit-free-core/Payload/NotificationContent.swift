@@ -1,0 +1,51 @@
+/// What a notification says and does, from which the APNs payload (`aps` plus custom keys) is built.
+///
+/// Every field is optional; only the ones set appear in the payload. Custom data sits beside `aps`
+/// at the top level, as Apple requires.
+public struct NotificationContent: Sendable, Equatable {
+    public var title: String?
+    public var subtitle: String?
+    public var body: String?
+    /// The app icon badge; 0 clears it.
+    public var badge: Int?
+    /// A sound file name, `default`, or `nil` for a silent notification.
+    public var sound: String?
+    public var category: String?
+    public var threadID: String?
+    public var mutableContent = false
+    public var contentAvailable = false
+    /// `passive`, `active`, `time-sensitive` or `critical`.
+    public var interruptionLevel: String?
+    /// 0 to 1: how the system ranks this notification in the summary.
+    public var relevanceScore: Double?
+    public var targetContentID: String?
+    /// Keys beside `aps`, e.g. `message_id`.
+    public var customData: [String: JSONValue] = [:]
+
+    public init() {}
+
+    /// The interruption levels Apple defines.
+    public static let interruptionLevels: Set<String> = ["passive", "active", "time-sensitive", "critical"]
+
+    /// The payload as a JSON object.
+    public var payload: JSONValue {
+        var aps: [String: JSONValue] = [:]
+        var alert: [String: JSONValue] = [:]
+        if let title { alert["title"] = .string(title) }
+        if let subtitle { alert["subtitle"] = .string(subtitle) }
+        if let body { alert["body"] = .string(body) }
+        if !alert.isEmpty { aps["alert"] = .object(alert) }
+        if let badge { aps["badge"] = .number(Double(badge)) }
+        if let sound { aps["sound"] = .string(sound) }
+        if let category { aps["category"] = .string(category) }
+        if let threadID { aps["thread-id"] = .string(threadID) }
+        if mutableContent { aps["mutable-content"] = 1 }
+        if contentAvailable { aps["content-available"] = 1 }
+        if let interruptionLevel { aps["interruption-level"] = .string(interruptionLevel) }
+        if let relevanceScore { aps["relevance-score"] = .number(relevanceScore) }
+        if let targetContentID { aps["target-content-id"] = .string(targetContentID) }
+        var root = customData
+        root["aps"] = .object(aps)
+        return .object(root)
+    }
+}

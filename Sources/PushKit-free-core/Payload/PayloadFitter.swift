@@ -1,0 +1,61 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Fits a notification into APNs' payload size limit: 4096 bytes, 5120 for VoIP.
+///
+/// When only the body makes it too large, the body is shortened on a character boundary (never
+/// inside a grapheme, so no broken emoji) and ends with "…". Anything else too large is refused.
+public enum PayloadFitter {
+    /// The ellipsis appended to a shortened body.
+    public static let ellipsis = "…"
+
+    /// The serialized payload for `content`, at most `limit` bytes.
+    /// - Returns: the bytes and whether the body was shortened.
+    /// - Throws: `PayloadError.tooLarge` when it cannot fit even with an empty body.
+    public static func fit(_ content: NotificationContent, limit: Int) throws(PayloadError) -> (data: Data, shortened: Bool) {
+        let full = content.payload.serialized()
+        if full.count <= limit { return (full, false) }
+        guard let body = content.body, !body.isEmpty else {
+            throw PayloadError.tooLarge(size: full.count, limit: limit, detail: "")
+        }
+        var trial = content
+        trial.body = ellipsis
+        let minimal = trial.payload.serialized()
+        guard minimal.count <= limit else {
+            throw PayloadError.tooLarge(size: full.count, limit: limit, detail: " even with the body shortened; shorten the title, data or other fields")
+        }
+        // Largest prefix (in characters) whose payload fits: binary search, each probe one serialization.
+        let characters = Array(body)
+        var low = 0, high = characters.count - 1, best = minimal
+        while low <= high {
+            let middle = (low + high) / 2
+            trial.body = String(characters[0..<middle]) + ellipsis
+            let data = trial.payload.serialized()
+            if data.count <= limit {
+                best = data
+                low = middle + 1
+            } else {
+                high = middle - 1
+            }
+        }
+        return (best, true)
+    }
+}
+
+/// A payload that cannot be sent as given.
+public enum PayloadError: PushKitError, Equatable {
+    case tooLarge(size: Int, limit: Int, detail: String)
+    case invalid(String)
+
+    public var exitStatus: ExitStatus { .dataError }
+
+    public var description: String {
+        switch self {
+        case .tooLarge(let size, let limit, let detail): "payload is \(size) bytes, over the \(limit)-byte limit\(detail)"
+        case .invalid(let message): message
+        }
+    }
+}

@@ -1,0 +1,110 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import CCurlShim
+
+/// An HTTP/2 client over libcurl's multi interface: every request of a batch is multiplexed on one
+/// connection per origin, with as many streams in flight as the server's SETTINGS allow.
+///
+/// - One multi handle lives as long as the client, so its connection is reused across batches
+///   (retries go out on the connection that is still good, or a new one when it was closed).
+/// - `CURLMOPT_PIPELINING = CURLPIPE_MULTIPLEX`, `CURLOPT_PIPEWAIT` and one connection per host make
+///   requests wait for the first connection instead of opening more; libcurl then follows the
+///   server's `SETTINGS_MAX_CONCURRENT_STREAMS` (APNs starts at 1 and raises it once a provider token
+///   is accepted). The client-side stream cap is lifted so only the server's number applies.
+/// - `maximumQueued` bounds how many requests are handed to libcurl at once, which bounds memory for
+///   large fan-outs; it is not a stream limit (streams open only as the server allows).
+/// - Peer and host verification are always on; `caFile` adds a CA to the system's trust store.
+///
+/// Not thread-safe: one client is driven by one thread.
+public final class CurlHTTP2Client {
+    private let multi: UnsafeMutableRawPointer
+    private let caFile: String?
+    private let connectTimeout: Duration
+    private var idleTransfers: [Transfer] = []
+    /// At most this many requests are handed to libcurl at a time.
+    public let maximumQueued: Int
+
+    public init(caFile: String?, connectTimeout: Duration = .seconds(10), maximumQueued: Int = 2000) {
+        CurlGlobal.initializeOnce()
+        multi = curl_multi_init()
+        self.caFile = caFile
+        self.connectTimeout = connectTimeout
+        self.maximumQueued = max(1, maximumQueued)
+        pushkit_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        pushkit_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 1)
+        pushkit_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, Int(Int32.max))
+    }
+
+    deinit {
+        for transfer in idleTransfers { transfer.close() }
+        curl_multi_cleanup(multi)
+    }
+
+    /// Sends every request and returns one response per request (in completion order).
+    ///
+    /// Returns when all requests have an answer or a failure, or when `deadline` passes: requests
+    /// still in flight then fail with `.timeout`, and requests not yet handed to libcurl fail with
+    /// `.timeout` and code 0 (they were never sent).
+    public func perform(_ requests: [HTTP2Request], deadline: ContinuousClock.Instant) -> [HTTP2Response] {
+        var queue = requests[...]
+        var active: [Int: Transfer] = [:] // by ObjectIdentifier hash of the easy handle
+        var responses: [HTTP2Response] = []
+        responses.reserveCapacity(requests.count)
+
+        while !queue.isEmpty || !active.isEmpty {
+            let now = ContinuousClock.now
+            if now >= deadline {
+                for transfer in active.values {
+                    curl_multi_remove_handle(multi, transfer.handle)
+                    responses.append(HTTP2Response(tag: transfer.tag, result: .failure(
+                        TransportFailure(kind: .timeout, code: Int32(CURLE_OPERATION_TIMEDOUT.rawValue), message: "no answer before the deadline"))))
+                    idleTransfers.append(transfer)
+                }
+                for request in queue {
+                    responses.append(HTTP2Response(tag: request.tag, result: .failure(
+                        TransportFailure(kind: .timeout, code: 0, message: "not sent: the deadline passed first"))))
+                }
+                return responses
+            }
+            while active.count < maximumQueued, let request = queue.popFirst() {
+                let transfer = idleTransfers.popLast() ?? Transfer()
+                transfer.configure(for: request, caFile: caFile, connectTimeout: connectTimeout, remaining: deadline - now)
+                curl_multi_add_handle(multi, transfer.handle)
+                active[transfer.key] = transfer
+            }
+
+            var running: Int32 = 0
+            curl_multi_perform(multi, &running)
+
+            var remainingMessages: Int32 = 0
+            while let message = curl_multi_info_read(multi, &remainingMessages) {
+                guard message.pointee.msg == CURLMSG_DONE, let handle = message.pointee.easy_handle else { continue }
+                let code = message.pointee.data.result
+                guard let transfer = active.removeValue(forKey: Int(bitPattern: handle)) else { continue }
+                curl_multi_remove_handle(multi, handle)
+                responses.append(HTTP2Response(tag: transfer.tag, result: transfer.finish(code: code)))
+                idleTransfers.append(transfer)
+            }
+
+            if !active.isEmpty {
+                let wait = min(Duration.milliseconds(100), deadline - ContinuousClock.now)
+                let milliseconds = max(0, Int32(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000))
+                curl_multi_poll(multi, nil, 0, milliseconds, nil)
+            }
+        }
+        return responses
+    }
+}
+
+/// `curl_global_init`, exactly once per process.
+enum CurlGlobal {
+    private static let initialized: Bool = {
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        return true
+    }()
+
+    static func initializeOnce() { _ = initialized }
+}

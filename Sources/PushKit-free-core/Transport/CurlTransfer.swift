@@ -1,0 +1,134 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import CCurlShim
+
+/// One libcurl easy handle and the buffers its callbacks fill; reused across requests so a fan-out
+/// allocates handles only up to the number in flight.
+final class Transfer {
+    let handle: UnsafeMutableRawPointer
+    private(set) var tag = 0
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var responseBody = Data()
+    private var responseHeaders: [String: String] = [:]
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+
+    /// The dictionary key for this transfer: the easy handle's address.
+    var key: Int { Int(bitPattern: handle) }
+
+    init() {
+        handle = curl_easy_init()
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        pushkit_easy_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errorBuffer)
+        pushkit_easy_setopt_data_callback(handle, CURLOPT_WRITEFUNCTION, Transfer.receiveBody)
+        pushkit_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
+        pushkit_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, Transfer.receiveHeader)
+        pushkit_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
+        pushkit_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
+        pushkit_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        pushkit_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
+        pushkit_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
+        // APNs answers are tiny; libcurl's minimum receive buffer keeps a 10,000-device fan-out small.
+        pushkit_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, 1024)
+        pushkit_easy_setopt_long(handle, CURLOPT_POST, 1)
+    }
+
+    /// Frees the easy handle; the transfer must not be in a multi handle.
+    func close() {
+        curl_easy_cleanup(handle)
+        if let headerList { curl_slist_free_all(headerList) }
+        errorBuffer.deallocate()
+    }
+
+    func configure(for request: HTTP2Request, caFile: String?, connectTimeout: Duration, remaining: Duration) {
+        tag = request.tag
+        responseBody.removeAll(keepingCapacity: true)
+        responseHeaders.removeAll(keepingCapacity: true)
+        errorBuffer[0] = 0
+        let priorKnowledge = request.url.hasPrefix("http://")
+        pushkit_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, priorKnowledge ? Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE) : Int(CURL_HTTP_VERSION_2TLS))
+        request.url.withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_URL, $0) }
+        if let caFile {
+            caFile.withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_CAINFO, $0) }
+            // CAINFO replaces the default bundle; the system directory keeps public CAs trusted too.
+            "/etc/ssl/certs".withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_CAPATH, $0) }
+        }
+        pushkit_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connectTimeout))
+        pushkit_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(remaining)))
+
+        if let headerList { curl_slist_free_all(headerList) }
+        headerList = nil
+        for header in request.headers {
+            headerList = "\(header.name): \(header.value)".withCString { curl_slist_append(headerList, $0) }
+        }
+        // Without this libcurl adds "Expect: 100-continue" for larger bodies, costing a round trip.
+        headerList = "Expect:".withCString { curl_slist_append(headerList, $0) }
+        pushkit_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
+
+        // COPYPOSTFIELDS: libcurl keeps its own copy, so no Swift buffer has to outlive this call.
+        pushkit_easy_setopt_long(handle, CURLOPT_POSTFIELDSIZE, request.body.count)
+        request.body.withUnsafeBytes { buffer in
+            _ = pushkit_easy_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: buffer.baseAddress))
+        }
+    }
+
+    /// The outcome once libcurl reports the transfer done with `code`.
+    func finish(code: CURLcode) -> Result<HTTP2Answer, TransportFailure> {
+        guard code == CURLE_OK else {
+            let detail = String(cString: errorBuffer)
+            let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+            return .failure(TransportFailure(kind: Self.classify(code), code: Int32(code.rawValue), message: message))
+        }
+        var status = 0
+        pushkit_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
+        return .success(HTTP2Answer(status: status, headers: responseHeaders, body: responseBody))
+    }
+
+    static func classify(_ code: CURLcode) -> TransportFailure.Kind {
+        switch code {
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT:
+            return .connect
+        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
+             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
+             CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CRL_BADFILE:
+            return .tls
+        case CURLE_OPERATION_TIMEDOUT:
+            return .timeout
+        case CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE:
+            return .connectionLost
+        default:
+            return .other
+        }
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return max(0, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
+    }
+
+    private static let receiveBody: pushkit_curl_data_callback = { buffer, size, count, context in
+        let length = size * count
+        guard let buffer, let context else { return length }
+        let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+        transfer.responseBody.append(UnsafeRawPointer(buffer).assumingMemoryBound(to: UInt8.self), count: length)
+        return length
+    }
+
+    private static let receiveHeader: pushkit_curl_data_callback = { buffer, size, count, context in
+        let length = size * count
+        guard let buffer, let context else { return length }
+        let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
+        let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: length), as: UTF8.self)
+        if line.hasPrefix("HTTP/") {
+            transfer.responseHeaders.removeAll(keepingCapacity: true) // a new response (after 100 Continue)
+        } else if let colon = line.firstIndex(of: ":") {
+            let name = line[..<colon].lowercased()
+            let value = line[line.index(after: colon)...].filter { $0 != "\r" && $0 != "\n" }
+            transfer.responseHeaders[name] = String(value.drop(while: { $0 == " " }))
+        }
+        return length
+    }
+}
