@@ -1,0 +1,28 @@
+/// How hard a run tries: retries of temporary failures, the overall time limit and the back-off.
+public struct DeliveryPolicy: Sendable {
+    /// Resends after a temporary failure (429 TooManyRequests, 500, 503, a lost connection).
+    public var retries: Int
+    /// No run outlives this, from the first request to the last answer.
+    public var timeout: Duration
+    /// The first back-off; each later one doubles, up to `maximumBackoff`, with ±50 % jitter.
+    public var initialBackoff: Duration
+    public var maximumBackoff: Duration
+    /// TCP + TLS connect limit for each connection.
+    public var connectTimeout: Duration
+
+    public init(retries: Int = 3, timeout: Duration = .seconds(30), initialBackoff: Duration = .milliseconds(250),
+                maximumBackoff: Duration = .seconds(8), connectTimeout: Duration = .seconds(10)) {
+        self.retries = retries
+        self.timeout = timeout
+        self.initialBackoff = initialBackoff
+        self.maximumBackoff = maximumBackoff
+        self.connectTimeout = connectTimeout
+    }
+
+    /// The pause before retry number `retry` (1-based): exponential with jitter in [0.5, 1.5).
+    public func backoff(beforeRetry retry: Int, jitter: Double) -> Duration {
+        let exponent = min(max(retry - 1, 0), 20)
+        let base = min(initialBackoff * (1 << exponent), maximumBackoff)
+        return base * (0.5 + min(max(jitter, 0), 1))
+    }
+}

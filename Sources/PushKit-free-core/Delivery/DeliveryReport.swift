@@ -1,0 +1,94 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The results of a run, and what they mean for the exit status and the output.
+public struct DeliveryReport: Sendable {
+    public let results: [DeliveryResult]
+    /// Wall time of the run, in seconds.
+    public let seconds: Double
+
+    public init(results: [DeliveryResult], seconds: Double) {
+        self.results = results
+        self.seconds = seconds
+    }
+
+    public var delivered: Int { results.count { $0.outcome == .delivered } }
+    public var pruned: Int { results.count(where: \.pruned) }
+    /// Devices neither delivered nor unregistered.
+    public var failed: Int { results.count { $0.outcome == .rejected || $0.outcome == .failed } }
+
+    /// The process exit status:
+    /// 0 when every device was delivered (a dead token that was answered 410 counts as handled);
+    /// 69 when nothing got an HTTP answer and every failure was a connect or TLS failure;
+    /// 75 when only temporary failures are left; 1 otherwise.
+    public var exitStatus: ExitStatus {
+        let unsuccessful = results.filter { $0.outcome == .rejected || $0.outcome == .failed }
+        if unsuccessful.isEmpty { return .success }
+        let answered = results.contains { $0.status != 0 }
+        if !answered, unsuccessful.allSatisfy({ $0.transportFailure == .connect || $0.transportFailure == .tls }) {
+            return .unavailable
+        }
+        if unsuccessful.allSatisfy(\.isTemporaryFailure) { return .temporaryFailure }
+        return .partialFailure
+    }
+
+    /// One human-readable line per device: outcome, device id, masked token, then the status and
+    /// reason (or the apns-id when delivered).
+    public func lines(fullTokens: Bool) -> String {
+        let idWidth = min(results.map { ($0.target.deviceID ?? "-").count }.max() ?? 1, 40)
+        var text = ""
+        for result in results {
+            let id = result.target.deviceID ?? "-"
+            let token = fullTokens ? result.target.token.hex : result.target.token.masked
+            var line = pad(result.outcome.rawValue, 12) + " " + pad(id, idWidth) + "  " + token + "  "
+            switch result.outcome {
+            case .delivered:
+                line += "200 \(result.apnsID ?? "")"
+            default:
+                line += result.status == 0 ? "no answer: \(result.reason ?? "")" : "\(result.status) \(result.reason ?? "")"
+            }
+            if result.pruned { line += " (removed from registry)" }
+            if result.learnedEnvironment { line += " (environment: \(result.environment.rawValue))" }
+            if result.attempts > 1 { line += " [\(result.attempts) attempts]" }
+            text += String(line.reversed().drop(while: { $0 == " " }).reversed()) + "\n"
+        }
+        return text
+    }
+
+    /// One JSON object per device per line (JSON Lines).
+    public func jsonLines(fullTokens: Bool) -> String {
+        var text = ""
+        for result in results {
+            let object: JSONValue = [
+                "device": result.target.deviceID.map(JSONValue.string) ?? .null,
+                "token": .string(fullTokens ? result.target.token.hex : result.target.token.masked),
+                "environment": .string(result.environment.rawValue),
+                "outcome": .string(result.outcome.rawValue),
+                "status": .number(Double(result.status)),
+                "reason": result.reason.map(JSONValue.string) ?? .null,
+                "apns_id": result.apnsID.map(JSONValue.string) ?? .null,
+                "attempts": .number(Double(result.attempts)),
+                "pruned": .bool(result.pruned),
+            ]
+            text += object.serializedString() + "\n"
+        }
+        return text
+    }
+
+    /// The summary line for standard error.
+    public var summary: String {
+        var parts = ["\(delivered) delivered", "\(failed) failed", "\(pruned) pruned"]
+        let unregisteredKept = results.count { $0.outcome == .unregistered && !$0.pruned }
+        if unregisteredKept > 0 { parts.append("\(unregisteredKept) unregistered kept") }
+        let hundredths = Int((seconds * 100).rounded())
+        let fraction = hundredths % 100
+        return parts.joined(separator: ", ") + " in \(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) s"
+    }
+
+    private func pad(_ text: String, _ width: Int) -> String {
+        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    }
+}

@@ -1,0 +1,56 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What happened to one device in a run.
+public struct DeliveryResult: Sendable, Equatable {
+    /// The four outcomes a device can end with.
+    public enum Outcome: String, Sendable {
+        /// APNs accepted the notification (200).
+        case delivered
+        /// APNs answered 410 (Unregistered, ExpiredToken): the token is dead.
+        case unregistered
+        /// APNs refused it for good (any other 4xx); not retried, token kept.
+        case rejected
+        /// No success after retries: 429, 5xx, or no HTTP answer (connection, TLS, timeout).
+        case failed
+    }
+
+    public let target: DeliveryTarget
+    /// The environment of the last attempt.
+    public var environment: APNsEnvironment
+    public var outcome: Outcome
+    /// The HTTP status of the last answer; 0 when there was none.
+    public var status: Int
+    /// APNs' reason, or the transport's message when there was no answer.
+    public var reason: String?
+    public var apnsID: String?
+    /// How many times the request was sent.
+    public var attempts: Int
+    /// Whether the device was removed from the registry (only for `unregistered`).
+    public var pruned = false
+    /// Whether the environment was recorded in the registry by this run.
+    public var learnedEnvironment = false
+    /// For `unregistered`: when APNs says the token stopped being valid.
+    public var unregisteredAt: Date?
+    /// For `failed`: what kind of transport failure, when there was no HTTP answer.
+    public var transportFailure: TransportFailure.Kind?
+
+    public init(target: DeliveryTarget, environment: APNsEnvironment) {
+        self.target = target
+        self.environment = environment
+        outcome = .failed
+        status = 0
+        attempts = 0
+    }
+
+    /// Whether a later run could succeed without anything changing: 429, 5xx, lost connections,
+    /// timeouts. TLS failures are not temporary (a certificate does not fix itself).
+    public var isTemporaryFailure: Bool {
+        guard outcome == .failed else { return false }
+        if status == 0 { return transportFailure != .tls }
+        return status == 429 || status >= 500
+    }
+}

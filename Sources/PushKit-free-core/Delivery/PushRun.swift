@@ -1,0 +1,35 @@
+/// One `send-push` run wired together: provider token from the shared cache, one libcurl client,
+/// delivery with retries, then the registry bookkeeping (prune, environments, last delivery).
+public struct PushRun {
+    public let configuration: Configuration
+    public let policy: DeliveryPolicy
+
+    public init(configuration: Configuration, policy: DeliveryPolicy) {
+        self.configuration = configuration
+        self.policy = policy
+    }
+
+    /// Sends `request` to `targets` and returns the report.
+    /// - Parameter warn: receives non-fatal problems (token not cached, registry not updated).
+    /// - Throws: when the provider key or ids are unusable (exit 66/78), before anything is sent.
+    public func send(_ request: APNsRequest, to targets: [DeliveryTarget], warn: @escaping (String) -> Void) throws -> DeliveryReport {
+        let started = ContinuousClock.now
+        let credentials = try ProviderCredentials.load(from: configuration)
+        let tokens = CachedProviderTokens(cache: ProviderTokenCache(path: configuration.tokenCachePath), credentials: credentials, warn: warn)
+        let client = CurlHTTP2Client(caFile: configuration.caFile?.value, connectTimeout: min(policy.connectTimeout, policy.timeout))
+        let configuration = self.configuration
+        let delivery = PushDelivery(client: client, baseURL: { configuration.baseURL(for: $0).value }, tokens: tokens,
+                                    policy: policy, defaultEnvironment: configuration.environment.value)
+        var results = try delivery.deliver(request, to: targets)
+        if targets.contains(where: { $0.deviceID != nil }) {
+            do {
+                try RegistryBookkeeping.apply(&results, to: DeviceRegistry(path: configuration.stateFile.value))
+            } catch {
+                warn("the registry was not updated: \(error)")
+            }
+        }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return DeliveryReport(results: results, seconds: seconds)
+    }
+}

@@ -1,0 +1,35 @@
+/// Writes what a run learned back to the registry, in one locked update:
+/// prunes tokens APNs answered 410 for (unless the app registered again after the 410's
+/// timestamp), records environments that were not yet known, and `last_delivered_at`.
+///
+/// A token is removed for no other reason: never for a timeout, a TLS error or a 5xx.
+public enum RegistryBookkeeping {
+    /// Applies `results` to `registry`, setting `pruned` and `learnedEnvironment` on them.
+    /// Results without a device id (`--token`) are left alone.
+    public static func apply(_ results: inout [DeliveryResult], to registry: DeviceRegistry) throws {
+        guard results.contains(where: { $0.target.deviceID != nil && ($0.outcome == .delivered || $0.outcome == .unregistered) }) else {
+            return
+        }
+        let now = registry.clock.now()
+        try registry.update { devices in
+            var delivered: [String] = []
+            for index in results.indices {
+                guard let deviceID = results[index].target.deviceID else { continue }
+                let token = results[index].target.token
+                switch results[index].outcome {
+                case .unregistered:
+                    results[index].pruned = devices.removeIfUnregistered(
+                        deviceID: deviceID, token: token, unregisteredAt: results[index].unregisteredAt)
+                case .delivered:
+                    delivered.append(deviceID)
+                    if results[index].target.recordedEnvironment == nil {
+                        results[index].learnedEnvironment = devices.recordEnvironment(results[index].environment, deviceID: deviceID, token: token)
+                    }
+                case .rejected, .failed:
+                    break
+                }
+            }
+            devices.recordDelivery(to: delivered, at: now)
+        }
+    }
+}

@@ -1,0 +1,137 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Everything a user said about one notification, as plain values (from `send-push`'s flags), and
+/// the rules that turn it into an `APNsRequest`.
+public struct PushSpecification: Sendable {
+    public var content = NotificationContent()
+    /// `--sound`; `nil` means the default (`default` for alerts), "none" means silent.
+    public var sound: String?
+    /// `--data`, each a JSON object merged beside `aps`.
+    public var data: [String] = []
+    /// `--payload-file`: the bytes of a complete payload (or a simulator `.apns` file).
+    public var payloadFile: Data?
+    public var pushType = "alert"
+    public var priority: Int?
+    public var expiration: Int?
+    public var collapseID: String?
+    public var apnsID: String?
+    /// The legacy positional form `send-push MESSAGE_ID PREVIEW`.
+    public var legacy: (messageID: String, preview: String)?
+    /// The config file's `title`, used by the legacy form.
+    public var configuredTitle: String?
+
+    public init() {}
+
+    /// The longest preview the legacy form sends before cutting it and adding "...".
+    public static let legacyPreviewLimit = 100
+    /// The key of a simulator `.apns` file that names the app; dropped from the payload.
+    public static let simulatorBundleKey = "Simulator Target Bundle"
+
+    /// What `build` produced.
+    public struct Built: Sendable {
+        public let request: APNsRequest
+        /// Whether the body was shortened to fit the size limit.
+        public let shortened: Bool
+    }
+
+    /// Builds and checks the request.
+    /// - Parameter bundleID: the configured topic; may be `nil` when a `.apns` file names the app.
+    /// - Throws: `PayloadError` (exit 65) for a payload or header APNs would refuse, or
+    ///   `ConfigurationError` (78) when no topic is known.
+    public func build(bundleID configuredBundleID: String?) throws -> Built {
+        guard let pushType = APNsPushType(rawValue: pushType.lowercased()) else {
+            throw PayloadError.invalid("--push-type \"\(pushType)\" is not one of \(APNsPushType.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        var priority: APNsPriority?
+        if let value = self.priority {
+            guard let known = APNsPriority(rawValue: value) else {
+                throw PayloadError.invalid("--priority must be 10, 5 or 1, not \(value)")
+            }
+            priority = known
+        }
+        var bundleID = configuredBundleID
+        let payload: Data
+        var shortened = false
+        if let payloadFile {
+            let (data, simulatorBundle) = try Self.completePayload(payloadFile)
+            if bundleID == nil { bundleID = simulatorBundle }
+            payload = data
+        } else {
+            var content = try self.content(pushType: pushType, bundleID: bundleID)
+            for text in data {
+                let value = try? JSONValue.parse(Data(text.utf8))
+                guard let object = value?.objectValue else {
+                    throw PayloadError.invalid("--data must be a JSON object, e.g. '{\"message_id\":\"42\"}', not \(text)")
+                }
+                if object["aps"] != nil { throw PayloadError.invalid("--data cannot set \"aps\"; use the notification flags or --payload-file") }
+                content.customData.merge(object) { _, new in new }
+            }
+            (payload, shortened) = try PayloadFitter.fit(content, limit: pushType.maximumPayloadSize)
+        }
+        guard let bundleID, !bundleID.isEmpty else {
+            throw ConfigurationError("no topic: set --topic, APNS_TOPIC or bundle_id to the app's bundle id")
+        }
+        let request = APNsRequest(bundleID: bundleID, pushType: pushType, priority: priority, expiration: expiration,
+                                  collapseID: collapseID, apnsID: apnsID?.lowercased(), payload: payload)
+        try request.validate()
+        return Built(request: request, shortened: shortened)
+    }
+
+    private func content(pushType: APNsPushType, bundleID: String?) throws -> NotificationContent {
+        var content = self.content
+        if let legacy {
+            content.title = content.title ?? configuredTitle ?? bundleID.flatMap { $0.split(separator: ".").last.map(String.init) }
+            let preview = legacy.preview
+            content.body = preview.count > Self.legacyPreviewLimit ? String(preview.prefix(Self.legacyPreviewLimit)) + "..." : preview
+            content.badge = content.badge ?? 1
+            content.customData["message_id"] = .string(legacy.messageID)
+        }
+        let hasAlert = content.title != nil || content.subtitle != nil || content.body != nil
+        if pushType == .background {
+            if hasAlert || content.badge != nil || sound != nil {
+                throw PayloadError.invalid("background notifications carry no alert, badge or sound; drop them or use --push-type alert")
+            }
+            content.contentAvailable = true
+        } else if pushType == .alert, !hasAlert, content.badge == nil, !content.contentAvailable, data.isEmpty {
+            throw PayloadError.invalid("nothing to send: give --title/--body (or MESSAGE_ID PREVIEW), --badge, --data or --payload-file")
+        }
+        switch sound {
+        case nil: content.sound = (pushType == .alert && hasAlert) ? "default" : nil
+        case "none"?: content.sound = nil
+        case let name?: content.sound = name
+        }
+        if let level = content.interruptionLevel, !NotificationContent.interruptionLevels.contains(level) {
+            throw PayloadError.invalid("--interruption-level must be passive, active, time-sensitive or critical, not \"\(level)\"")
+        }
+        if let score = content.relevanceScore, !(0...1).contains(score) {
+            throw PayloadError.invalid("--relevance-score must be between 0 and 1, not \(score)")
+        }
+        if let badge = content.badge, badge < 0 {
+            throw PayloadError.invalid("--badge must be 0 or more, not \(badge)")
+        }
+        return content
+    }
+
+    /// Parses a complete payload; a simulator `.apns` file's bundle key is removed and returned.
+    static func completePayload(_ bytes: Data) throws(PayloadError) -> (Data, String?) {
+        guard !bytes.isEmpty else { throw PayloadError.invalid("--payload-file is empty") }
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(bytes)
+        } catch {
+            throw PayloadError.invalid("--payload-file is not valid JSON: \(error.detail)")
+        }
+        guard var object = value.objectValue else {
+            throw PayloadError.invalid("--payload-file must hold a JSON object, not a \(value.typeName)")
+        }
+        guard object["aps"]?.objectValue != nil else {
+            throw PayloadError.invalid("--payload-file has no \"aps\" object; APNs requires one")
+        }
+        guard let bundle = object.removeValue(forKey: simulatorBundleKey) else { return (bytes, nil) }
+        return (JSONValue.object(object).serialized(), bundle.stringValue)
+    }
+}

@@ -1,0 +1,89 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The parts of an APNs request that are the same for every device of a run: topic, push type,
+/// priority, expiration, collapse id, apns-id and the payload. It computes the headers.
+public struct APNsRequest: Sendable {
+    /// The app's bundle id; the topic adds the push type's suffix.
+    public var bundleID: String
+    public var pushType: APNsPushType
+    public var priority: APNsPriority
+    /// UNIX seconds after which APNs stops trying; 0 = try once, do not store; `nil` = header omitted.
+    public var expiration: Int?
+    public var collapseID: String?
+    /// A canonical lowercase UUID; `nil` lets APNs assign one per request.
+    public var apnsID: String?
+    /// The serialized payload.
+    public var payload: Data
+
+    public init(bundleID: String, pushType: APNsPushType = .alert, priority: APNsPriority? = nil, expiration: Int? = nil,
+                collapseID: String? = nil, apnsID: String? = nil, payload: Data) {
+        self.bundleID = bundleID
+        self.pushType = pushType
+        self.priority = priority ?? .default(for: pushType)
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.apnsID = apnsID
+        self.payload = payload
+    }
+
+    /// `apns-topic`: bundle id plus the push type's suffix (`.voip`, `.push-type.liveactivity`, …).
+    public var topic: String { pushType.topic(forBundleID: bundleID) }
+
+    /// The longest `apns-collapse-id` APNs accepts, in UTF-8 bytes.
+    public static let maximumCollapseIDBytes = 64
+
+    /// Checks what APNs would refuse, before anything is sent.
+    /// - Throws: `PayloadError.invalid` naming the flag at fault.
+    public func validate() throws(PayloadError) {
+        if !priority.isAllowed(for: pushType) {
+            throw .invalid("--priority \(priority.rawValue) is not allowed for background notifications; APNs requires 5")
+        }
+        if let collapseID, collapseID.utf8.count > Self.maximumCollapseIDBytes {
+            throw .invalid("--collapse-id is \(collapseID.utf8.count) bytes; APNs allows at most \(Self.maximumCollapseIDBytes)")
+        }
+        if let apnsID, !Self.isCanonicalUUID(apnsID) {
+            throw .invalid("--apns-id \"\(apnsID)\" is not a UUID like 123e4567-e89b-12d3-a456-426614174000")
+        }
+        if payload.count > pushType.maximumPayloadSize {
+            throw .tooLarge(size: payload.count, limit: pushType.maximumPayloadSize, detail: "")
+        }
+    }
+
+    /// The request headers, names lowercase, for `providerToken` (the compact JWT).
+    public func headers(providerToken: String) -> [(name: String, value: String)] {
+        var headers: [(name: String, value: String)] = [
+            ("authorization", "bearer " + providerToken),
+            ("apns-topic", topic),
+            ("apns-push-type", pushType.rawValue),
+            ("apns-priority", String(priority.rawValue)),
+        ]
+        if let expiration { headers.append(("apns-expiration", String(expiration))) }
+        if let collapseID { headers.append(("apns-collapse-id", collapseID)) }
+        if let apnsID { headers.append(("apns-id", apnsID)) }
+        headers.append(("content-type", "application/json"))
+        return headers
+    }
+
+    /// The URL for `token` at `baseURL` (`https://host[:port]`, trailing slash tolerated).
+    public static func url(baseURL: String, token: String) -> String {
+        (baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL) + "/3/device/" + token
+    }
+
+    /// Whether `text` is a UUID in 8-4-4-4-12 hex form (either case; APNs echoes it lowercase).
+    public static func isCanonicalUUID(_ text: String) -> Bool {
+        let utf8 = Array(text.utf8)
+        guard utf8.count == 36 else { return false }
+        for (index, byte) in utf8.enumerated() {
+            if [8, 13, 18, 23].contains(index) {
+                if byte != UInt8(ascii: "-") { return false }
+            } else if !((byte >= 48 && byte <= 57) || (byte >= 97 && byte <= 102) || (byte >= 65 && byte <= 70)) {
+                return false
+            }
+        }
+        return true
+    }
+}
