@@ -27,17 +27,23 @@ public enum PosixFile {
             throw FileSystemError("cannot read", path: path, errno: code, exitStatus: code == EACCES ? .noInput : .ioError)
         }
         defer { close(descriptor) }
-        var data = Data()
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        // Read straight into a buffer of the file's size (state files reach tens of megabytes);
+        // keep reading past it in case the file grew.
+        var info = stat()
+        let expected = fstat(descriptor, &info) == 0 ? max(Int(info.st_size), 0) : 0
+        var data = Data(count: expected + 64 * 1024)
+        var length = 0
         while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if length == data.count { data.count *= 2 }
+            let count = data.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + length, $0.count - length) }
             if count < 0 {
                 if errno == EINTR { continue }
                 throw FileSystemError("cannot read", path: path, errno: errno)
             }
             if count == 0 { break }
-            data.append(contentsOf: chunk[0..<count])
+            length += count
         }
+        data.count = length
         return data
     }
 
@@ -58,15 +64,17 @@ public enum PosixFile {
     /// Replaces `path` with `data` so that a reader sees the old file or the new one, never a mix,
     /// and a crash at any point leaves one of them whole.
     ///
-    /// Writes a temporary file in the same directory, `fsync`s it, renames it over `path`, then
-    /// `fsync`s the directory so the rename itself is durable. New files get `mode` (0600 by default).
-    public static func replaceAtomically(_ path: String, with data: Data, mode: mode_t = 0o600) throws(FileSystemError) {
+    /// Writes a temporary file `<path>.tmp-<pid>-<random>` in the same directory, `fsync`s it, renames
+    /// it over `path`, then `fsync`s the directory so the rename itself is durable. The new file gets
+    /// exactly `mode` (0600 by default), whatever the umask.
+    public static func replaceAtomically(_ path: String, with data: some ContiguousBytes, mode: mode_t = 0o600) throws(FileSystemError) {
         let directory = PosixFile.parentDirectory(of: path)
-        let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let temporary = "\(path)\(temporarySuffix)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         if descriptor < 0 {
             throw FileSystemError("cannot create", path: temporary, errno: errno, exitStatus: .cannotCreate)
         }
+        fchmod(descriptor, mode)
         var failure: FileSystemError?
         data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
             var offset = 0
@@ -95,6 +103,27 @@ public enum PosixFile {
         if directoryDescriptor >= 0 {
             fsync(directoryDescriptor)
             close(directoryDescriptor)
+        }
+    }
+
+    /// What `replaceAtomically` appends to a path to name its temporary file.
+    static let temporarySuffix = ".tmp-"
+
+    /// Removes the temporary files `replaceAtomically(path, ...)` left behind when a writer was
+    /// killed mid-write. Call it only while holding the lock every writer of `path` holds, so no
+    /// live writer's file is taken.
+    public static func removeStaleTemporaries(of path: String) {
+        let directory = parentDirectory(of: path)
+        let prefix = (path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path) + temporarySuffix
+        guard let stream = opendir(directory.isEmpty ? "." : directory) else { return }
+        defer { closedir(stream) }
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name.hasPrefix(prefix) {
+                unlink(directory.isEmpty ? name : directory + "/" + name)
+            }
         }
     }
 

@@ -20,22 +20,30 @@ public enum StandardStreams {
         write(text, to: 2)
     }
 
+    /// Writes `bytes` (already UTF-8, e.g. JSON Lines built in one buffer) to standard output.
+    public static func writeOutput(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { write($0, to: 1) }
+    }
+
     private static func write(_ text: String, to descriptor: Int32) {
         var text = text
-        text.withUTF8 { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                #if canImport(Darwin)
-                let written = Darwin.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                #else
-                let written = Glibc.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                #endif
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return
-                }
-                offset += written
+        text.withUTF8 { write($0, to: descriptor) }
+    }
+
+    private static func write(_ buffer: UnsafeBufferPointer<UInt8>, to descriptor: Int32) {
+        guard let base = buffer.baseAddress else { return }
+        var offset = 0
+        while offset < buffer.count {
+            #if canImport(Darwin)
+            let written = Darwin.write(descriptor, base + offset, buffer.count - offset)
+            #else
+            let written = Glibc.write(descriptor, base + offset, buffer.count - offset)
+            #endif
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
             }
+            offset += written
         }
     }
 }

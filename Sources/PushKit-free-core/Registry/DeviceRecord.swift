@@ -1,0 +1,55 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What the registry knows about one app install: its current APNs token and what the app said
+/// about itself when it registered.
+///
+/// Fields a newer version of the tools writes are kept in `otherFields` and written back unchanged.
+public struct DeviceRecord: Sendable, Equatable {
+    /// The current APNs device token; a rotated token replaces it.
+    public var token: DeviceToken
+    /// Which APNs environment the token belongs to; `nil` until the app or a delivery says.
+    public var environment: APNsEnvironment?
+    /// The device's user-visible name, e.g. "Sven's iPhone".
+    public var name: String?
+    /// The hardware model, e.g. "iPhone15,2".
+    public var model: String?
+    /// The OS version, e.g. "17.4.1".
+    public var osVersion: String?
+    /// The app's version, e.g. "2.3.0".
+    public var appVersion: String?
+    /// Named groups the device belongs to, for sending to several devices at once.
+    public var groups: [String]
+    /// When this device id was first registered; `nil` for entries upgraded from the flat map.
+    public var registeredAt: Date?
+    /// When the app last registered (with this or an earlier token).
+    public var lastSeenAt: Date?
+    /// When a notification was last accepted by APNs for this device (recorded by `send-push`).
+    public var lastDeliveredAt: Date?
+    /// Fields this version does not know, preserved on rewrite.
+    public var otherFields: [String: JSONValue]
+
+    public init(
+        token: DeviceToken, environment: APNsEnvironment? = nil, name: String? = nil, model: String? = nil,
+        osVersion: String? = nil, appVersion: String? = nil, groups: [String] = [], registeredAt: Date? = nil,
+        lastSeenAt: Date? = nil, lastDeliveredAt: Date? = nil, otherFields: [String: JSONValue] = [:]
+    ) {
+        self.token = token
+        self.environment = environment
+        self.name = name
+        self.model = model
+        self.osVersion = osVersion
+        self.appVersion = appVersion
+        self.groups = groups
+        self.registeredAt = registeredAt
+        self.lastSeenAt = lastSeenAt
+        self.lastDeliveredAt = lastDeliveredAt
+        self.otherFields = otherFields
+    }
+
+    /// The latest sign of life from the app: `lastSeenAt`, else `registeredAt`.
+    public var lastRegisteredAt: Date? { lastSeenAt ?? registeredAt }
+}

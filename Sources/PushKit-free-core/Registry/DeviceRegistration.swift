@@ -1,0 +1,56 @@
+/// One registration as an app (or an operator) makes it: a device id, its current token, and what
+/// the app tells about itself. `nil` fields leave what the registry already knows unchanged.
+public struct DeviceRegistration: Sendable, Equatable {
+    /// The app's own id for this install; the registry's key.
+    public var deviceID: String
+    /// The APNs token the app got from `didRegisterForRemoteNotificationsWithDeviceToken`.
+    public var token: DeviceToken
+    public var environment: APNsEnvironment?
+    public var name: String?
+    public var model: String?
+    public var osVersion: String?
+    public var appVersion: String?
+    /// The groups to put the device in, replacing its current ones; `nil` keeps them.
+    public var groups: [String]?
+
+    /// Checks `deviceID` and `groups` (see `validateDeviceID` and `validateGroup`).
+    /// - Throws: `RegistryError.invalidInput` (exit 65).
+    public init(
+        deviceID: String, token: DeviceToken, environment: APNsEnvironment? = nil, name: String? = nil,
+        model: String? = nil, osVersion: String? = nil, appVersion: String? = nil, groups: [String]? = nil
+    ) throws(RegistryError) {
+        try Self.validateDeviceID(deviceID)
+        if let groups {
+            for group in groups { try Self.validateGroup(group) }
+        }
+        self.deviceID = deviceID
+        self.token = token
+        self.environment = environment
+        self.name = name
+        self.model = model
+        self.osVersion = osVersion
+        self.appVersion = appVersion
+        self.groups = groups.map(Self.removingDuplicates)
+    }
+
+    /// A device id must be non-empty and free of control characters (it is printed one per line).
+    public static func validateDeviceID(_ deviceID: String) throws(RegistryError) {
+        if deviceID.isEmpty { throw RegistryError.invalidInput("device id is empty") }
+        if deviceID.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
+            throw RegistryError.invalidInput("device id \"\(deviceID.debugDescription.dropFirst().dropLast())\" contains a control character")
+        }
+    }
+
+    /// A group name must be non-empty and free of control characters and commas (lists are comma-separated).
+    public static func validateGroup(_ group: String) throws(RegistryError) {
+        if group.isEmpty { throw RegistryError.invalidInput("group name is empty") }
+        if group.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f || $0 == "," }) {
+            throw RegistryError.invalidInput("group name \"\(group.debugDescription.dropFirst().dropLast())\" contains a comma or control character")
+        }
+    }
+
+    private static func removingDuplicates(_ groups: [String]) -> [String] {
+        var seen = Set<String>()
+        return groups.filter { seen.insert($0).inserted }
+    }
+}

@@ -1,0 +1,52 @@
+/// An APNs device token: hex text, stored lowercase.
+///
+/// Apple says the length varies (32 bytes today) and must not be hard-coded, so any even number of
+/// hex digits from 16 to 256 bytes is accepted; anything else is refused with a message naming the
+/// length or the first character that is not hex.
+public struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The fewest bytes accepted.
+    public static let minimumBytes = 16
+    /// The most bytes accepted.
+    public static let maximumBytes = 256
+
+    /// The token as lowercase hex, the form APNs' `/3/device/<token>` path and the state file use.
+    public let hex: String
+
+    /// Validates `text` (hex in either case) and stores it lowercase.
+    /// - Throws: `DeviceTokenError` (exit 65) saying what is wrong.
+    public init(validating text: String) throws(DeviceTokenError) {
+        var hasUppercase = false
+        var badOffset: Int?
+        var utf8 = text
+        utf8.withUTF8 { bytes in
+            for (index, byte) in bytes.enumerated() {
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"): continue
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): hasUppercase = true
+                default:
+                    badOffset = index
+                    return
+                }
+            }
+        }
+        if let badOffset { throw DeviceTokenError.badCharacter(in: text, utf8Offset: badOffset) }
+        let digits = text.utf8.count
+        guard digits % 2 == 0, digits >= 2 * Self.minimumBytes, digits <= 2 * Self.maximumBytes else {
+            throw DeviceTokenError.badLength(digits)
+        }
+        hex = hasUppercase ? text.lowercased() : text
+    }
+
+    /// The token's length in bytes (32 for today's tokens).
+    public var byteCount: Int { hex.utf8.count / 2 }
+
+    /// The first 8 and last 4 hex digits, `740f4707…8e2a`: enough to tell tokens apart in human output
+    /// without printing a deliverable address.
+    public var masked: String {
+        "\(hex.prefix(8))…\(hex.suffix(4))"
+    }
+
+    public var description: String { hex }
+
+    public static func < (lhs: DeviceToken, rhs: DeviceToken) -> Bool { lhs.hex < rhs.hex }
+}

@@ -1,0 +1,37 @@
+/// Why a device token was refused (exit 65): its length, or the first character that is not hex.
+public struct DeviceTokenError: PushKitError, Equatable {
+    public let message: String
+    public var exitStatus: ExitStatus { .dataError }
+    public var description: String { message }
+
+    public init(_ message: String) {
+        self.message = message
+    }
+
+    static func badLength(_ digits: Int) -> DeviceTokenError {
+        let expected = "an even number from \(2 * DeviceToken.minimumBytes) to \(2 * DeviceToken.maximumBytes) (\(DeviceToken.minimumBytes) to \(DeviceToken.maximumBytes) bytes)"
+        if digits == 0 { return DeviceTokenError("device token is empty; expected \(expected) hex digits") }
+        return DeviceTokenError("device token has \(digits) hex digits; expected \(expected)")
+    }
+
+    static func badCharacter(in text: String, utf8Offset: Int) -> DeviceTokenError {
+        // Every byte before the bad one is an ASCII hex digit, so the byte offset is also the
+        // character position, and the bad byte starts a Unicode scalar.
+        let scalar = text.unicodeScalars[text.utf8.index(text.utf8.startIndex, offsetBy: utf8Offset)]
+        let shown: String
+        switch scalar {
+        case " ": shown = "a space"
+        case "\t": shown = "a tab"
+        case "\n", "\r": shown = "a line break"
+        default:
+            if scalar.value < 0x20 || scalar.value == 0x7f {
+                shown = "control character U+\(String(scalar.value, radix: 16, uppercase: true))"
+            } else {
+                shown = "\"\(scalar)\""
+            }
+        }
+        let hint = scalar == " " || scalar == "<" || scalar == ">"
+            ? " (tokens are plain hex: drop the spaces and angle brackets of NSData's description)" : ""
+        return DeviceTokenError("device token has \(shown) at position \(utf8Offset + 1); only hex digits 0-9 and a-f are allowed\(hint)")
+    }
+}

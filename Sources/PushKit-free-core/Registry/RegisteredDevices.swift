@@ -1,0 +1,178 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The contents of the device registry: device id → record, and the rules for changing it.
+///
+/// A plain value, with no file behind it: `DeviceRegistry` reads one from the state file, lets a
+/// closure change it, and writes it back. Every change goes through the methods here, which keep one
+/// invariant: a token belongs to one device id (one app install).
+public struct RegisteredDevices: Sendable {
+    /// How the state file stored the registry when it was read.
+    public enum StoredFormat: Sendable, Equatable {
+        /// There was no file (or an empty one).
+        case absent
+        /// `{"version": 1, "devices": {...}}`.
+        case versioned
+        /// The flat map `{"<device id>": "<token>"}` of earlier servers; upgraded on the first write.
+        case legacyFlatMap
+    }
+
+    /// The state file's layout version this code reads and writes.
+    public static let formatVersion = 1
+
+    /// Records by device id.
+    public internal(set) var records: [String: DeviceRecord]
+    /// Top-level members of the state file this version does not know, preserved on rewrite.
+    public var otherFields: [String: JSONValue] {
+        didSet { changeCount += 1 }
+    }
+    /// How the file was stored when read; `.absent` for a registry built in memory.
+    public internal(set) var storedFormat: StoredFormat
+    /// Incremented by every change, so `DeviceRegistry.update` can skip writing when nothing changed.
+    public internal(set) var changeCount = 0
+
+    /// A registry holding `records`.
+    public init(records: [String: DeviceRecord] = [:], otherFields: [String: JSONValue] = [:]) {
+        self.records = records
+        self.otherFields = otherFields
+        self.storedFormat = .absent
+    }
+
+    /// The number of devices.
+    public var count: Int { records.count }
+
+    /// The record of `deviceID`; setting `nil` removes the device. Setting does not check that the
+    /// token is unique: use `register(_:at:)` for that.
+    public subscript(deviceID: String) -> DeviceRecord? {
+        get { records[deviceID] }
+        set {
+            records[deviceID] = newValue
+            changeCount += 1
+        }
+    }
+
+    /// Every device, sorted by id.
+    public var sortedDevices: [RegisteredDevice] {
+        records.sorted { $0.key < $1.key }.map { RegisteredDevice(id: $0.key, record: $0.value) }
+    }
+
+    /// The ids of the devices holding `token`, sorted.
+    public func deviceIDs(holding token: DeviceToken) -> [String] {
+        records.compactMap { $0.value.token == token ? $0.key : nil }.sorted()
+    }
+
+    // MARK: Registering and removing
+
+    /// What `register(_:at:)` did.
+    public struct RegistrationOutcome: Sendable, Equatable {
+        /// The device as now stored.
+        public let device: RegisteredDevice
+        /// `true` when the device id was not registered before.
+        public let isNew: Bool
+        /// `true` when the device was registered before with a different token.
+        public let tokenChanged: Bool
+        /// Device ids that held the token before and were removed (a token belongs to one install).
+        public let movedFrom: [String]
+    }
+
+    /// Adds or updates a device.
+    ///
+    /// An update keeps `registered_at`, sets `last_seen_at` to `now`, and replaces only the fields
+    /// the registration carries. When the token changes and no environment is given, the environment
+    /// is reset to unknown: a new token may come from the other environment (a debug build after a
+    /// TestFlight one). Other device ids holding the same token are removed.
+    @discardableResult
+    public mutating func register(_ registration: DeviceRegistration, at now: Date) -> RegistrationOutcome {
+        let id = registration.deviceID
+        let existing = records[id]
+        var record = existing ?? DeviceRecord(token: registration.token)
+        let tokenChanged = existing.map { $0.token != registration.token } ?? false
+        if tokenChanged { record.environment = nil }
+        record.token = registration.token
+        if record.registeredAt == nil { record.registeredAt = now }
+        record.lastSeenAt = now
+        if let environment = registration.environment { record.environment = environment }
+        if let name = registration.name { record.name = name }
+        if let model = registration.model { record.model = model }
+        if let osVersion = registration.osVersion { record.osVersion = osVersion }
+        if let appVersion = registration.appVersion { record.appVersion = appVersion }
+        if let groups = registration.groups { record.groups = groups }
+
+        let movedFrom = deviceIDs(holding: registration.token).filter { $0 != id }
+        for other in movedFrom { records[other] = nil }
+        records[id] = record
+        changeCount += 1
+        return RegistrationOutcome(
+            device: RegisteredDevice(id: id, record: record), isNew: existing == nil,
+            tokenChanged: tokenChanged, movedFrom: movedFrom
+        )
+    }
+
+    /// Removes the device with id `idOrToken`, or else every device holding the token `idOrToken`
+    /// (any case). Returns what was removed, sorted by id; empty when nothing matched.
+    public mutating func remove(idOrToken: String) -> [RegisteredDevice] {
+        if let record = records.removeValue(forKey: idOrToken) {
+            changeCount += 1
+            return [RegisteredDevice(id: idOrToken, record: record)]
+        }
+        guard let token = try? DeviceToken(validating: idOrToken) else { return [] }
+        let removed = deviceIDs(holding: token).compactMap { id in
+            records.removeValue(forKey: id).map { RegisteredDevice(id: id, record: $0) }
+        }
+        if !removed.isEmpty { changeCount += 1 }
+        return removed
+    }
+
+    // MARK: What send-push records
+
+    /// Removes `deviceID` after APNs answered 410 for `token`, unless the app registered again after
+    /// `unregisteredAt` (Apple: stop sending "unless the app registers it again after timestamp").
+    ///
+    /// Nothing happens when the device now holds another token (it re-registered meanwhile).
+    /// - Parameter unregisteredAt: the 410 response's `timestamp`; `nil` removes unconditionally.
+    /// - Returns: `true` when the device was removed.
+    @discardableResult
+    public mutating func removeIfUnregistered(deviceID: String, token: DeviceToken, unregisteredAt: Date?) -> Bool {
+        guard let record = records[deviceID], record.token == token else { return false }
+        if let unregisteredAt, let seen = record.lastRegisteredAt, seen > unregisteredAt { return false }
+        self[deviceID] = nil
+        return true
+    }
+
+    /// Records the environment where `token` was accepted (or where it must belong after the other
+    /// one answered `BadDeviceToken`). Nothing happens when the device now holds another token.
+    /// - Returns: `true` when the record changed.
+    @discardableResult
+    public mutating func recordEnvironment(_ environment: APNsEnvironment, deviceID: String, token: DeviceToken) -> Bool {
+        guard var record = records[deviceID], record.token == token, record.environment != environment else { return false }
+        record.environment = environment
+        self[deviceID] = record
+        return true
+    }
+
+    /// Sets `last_delivered_at` of each of `deviceIDs` to `date`; ids not in the registry are skipped.
+    /// - Returns: how many records changed.
+    @discardableResult
+    public mutating func recordDelivery(to deviceIDs: some Sequence<String>, at date: Date) -> Int {
+        var changed = 0
+        for id in deviceIDs {
+            guard var record = records[id] else { continue }
+            record.lastDeliveredAt = date
+            records[id] = record
+            changed += 1
+        }
+        if changed > 0 { changeCount += 1 }
+        return changed
+    }
+}
+
+extension RegisteredDevices: Equatable {
+    /// Registries are equal when they hold the same devices and top-level fields, however they
+    /// were stored or changed.
+    public static func == (lhs: RegisteredDevices, rhs: RegisteredDevices) -> Bool {
+        lhs.records == rhs.records && lhs.otherFields == rhs.otherFields
+    }
+}

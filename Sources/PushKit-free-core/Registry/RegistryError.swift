@@ -1,0 +1,35 @@
+/// What went wrong with the device registry, each with its exit status.
+public enum RegistryError: PushKitError {
+    /// The state file is not valid JSON or not a registry (exit 65); it is never overwritten.
+    /// `detail` says where: "line 3, column 17: ...".
+    case corruptStateFile(path: String, detail: String)
+    /// A token, device id, registration body or file to import is not usable (exit 65).
+    case invalidInput(String)
+    /// No device has this id or token (exit 65).
+    case unknownDevice(String, path: String)
+    /// The state file, its directory, lock or temporary file cannot be created (exit 73).
+    case cannotCreate(FileSystemError)
+    /// Reading, locking or replacing the state file failed (exit 74).
+    case io(FileSystemError)
+
+    public var exitStatus: ExitStatus {
+        switch self {
+        case .corruptStateFile, .invalidInput, .unknownDevice: .dataError
+        case .cannotCreate: .cannotCreate
+        case .io: .ioError
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .corruptStateFile(let path, let detail):
+            "state file \(path) is corrupt: \(detail); it was left unchanged (fix it or move it aside)"
+        case .invalidInput(let message):
+            message
+        case .unknownDevice(let idOrToken, let path):
+            "no device with id or token \"\(idOrToken)\" in \(path)"
+        case .cannotCreate(let error), .io(let error):
+            error.description
+        }
+    }
+}

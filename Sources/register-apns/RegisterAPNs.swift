@@ -1,0 +1,224 @@
+import ArgumentParser
+import PushKitFreeCLI
+import PushKitFreeCore
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct RegisterAPNs: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "register-apns",
+        abstract: "Keep the map from your app's device ids to their current APNs tokens.",
+        discussion: """
+            The devices file is --state-file, else APNS_STATE_FILE, else state_file in the config, \
+            else devices.json in the state directory. A rotated token replaces the old one; a token \
+            already registered under another device id moves to the new one. Changes are atomic and \
+            safe to run from many processes at once.
+            Exit status: 0 done, 64 usage, 65 bad input (token, body, corrupt state file), \
+            66 input file missing, 73 state file cannot be created, 74 I/O error.
+            """,
+        subcommands: [Add.self, Remove.self, List.self, Import.self],
+        defaultSubcommand: Add.self
+    )
+
+    static let tool = "register-apns"
+}
+
+extension RegisterAPNs {
+    struct Add: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Add or update a device (the default: `register-apns DEVICE_ID APNS_TOKEN` works).",
+            discussion: """
+                Updating keeps registered_at, refreshes last_seen_at and replaces only the fields given. \
+                --environment (or --sandbox, --production) is the environment of this device's token. \
+                With --from-json, the body an app posts is read from a file or '-' (standard input): \
+                {"device_token": "<device id>", "apns_token": "<hex>"} or {"device_token": "<hex>", \
+                "device_name": ..., "device_model": ..., "os_version": ..., "app_version": ...}, one \
+                object, an array, or one object per line. Flags fill in what a body leaves out.
+                """
+        )
+
+        @Argument(help: ArgumentHelp("The app's id for this install.", valueName: "device-id"))
+        var deviceID: String?
+
+        @Argument(help: ArgumentHelp("The APNs device token, hex.", valueName: "apns-token"))
+        var token: String?
+
+        @Option(name: .customLong("from-json"), help: ArgumentHelp("Read registration bodies from a file, or '-' for standard input.", valueName: "file"))
+        var bodyPath: String?
+
+        @Option(help: ArgumentHelp("The device's name.", valueName: "name"))
+        var name: String?
+
+        @Option(help: ArgumentHelp("The device's model, e.g. iPhone15,2.", valueName: "model"))
+        var model: String?
+
+        @Option(name: .customLong("os-version"), help: ArgumentHelp("The OS version.", valueName: "version"))
+        var osVersion: String?
+
+        @Option(name: .customLong("app-version"), help: ArgumentHelp("The app's version.", valueName: "version"))
+        var appVersion: String?
+
+        @Option(name: .customLong("group"), help: ArgumentHelp("A group to put the device in; repeat for several. Replaces its groups.", valueName: "group"))
+        var groups: [String] = []
+
+        @OptionGroup var options: SharedOptions
+
+        func validate() throws {
+            if bodyPath != nil {
+                if deviceID != nil || token != nil {
+                    throw ValidationError("give either DEVICE_ID APNS_TOKEN or --from-json, not both")
+                }
+            } else if deviceID == nil {
+                throw ValidationError("missing DEVICE_ID and APNS_TOKEN (or --from-json FILE|-)")
+            } else if token == nil {
+                throw ValidationError("missing APNS_TOKEN after the device id")
+            }
+        }
+
+        func run() throws {
+            try ToolSupport.run(tool: RegisterAPNs.tool) {
+                let registrations = try makeRegistrations()
+                let configuration = try ToolSupport.configuration(options, tool: RegisterAPNs.tool)
+                let registry = DeviceRegistry(path: configuration.stateFile.value)
+                for outcome in try registry.register(registrations) {
+                    StandardStreams.writeOutput(Self.describe(outcome) + "\n")
+                }
+            }
+        }
+
+        /// Everything is validated before the state file is touched.
+        private func makeRegistrations() throws -> [DeviceRegistration] {
+            let defaults = DeviceRegistration.Defaults(
+                environment: options.flags.environment, name: name, model: model, osVersion: osVersion,
+                appVersion: appVersion, groups: groups.isEmpty ? nil : groups
+            )
+            if let bodyPath {
+                let (data, source) = try readInput(bodyPath)
+                return try DeviceRegistration.parseRequestBodies(data, source: source, defaults: defaults)
+            }
+            guard let deviceID, let token else { return [] }
+            return [try DeviceRegistration(
+                deviceID: deviceID, token: try DeviceToken(validating: token), environment: defaults.environment,
+                name: name, model: model, osVersion: osVersion, appVersion: appVersion, groups: defaults.groups
+            )]
+        }
+
+        private static func describe(_ outcome: RegisteredDevices.RegistrationOutcome) -> String {
+            let record = outcome.device.record
+            var text = "\(outcome.isNew ? "added" : "updated") \(outcome.device.id): token \(record.token.masked)"
+            if outcome.tokenChanged { text += " (new token)" }
+            if let environment = record.environment { text += ", \(environment.rawValue)" }
+            if !outcome.movedFrom.isEmpty {
+                text += "; token moved from " + outcome.movedFrom.joined(separator: ", ")
+            }
+            return text
+        }
+    }
+
+    struct Remove: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove a device by its id, or every device holding a token.",
+            discussion: "An argument that is a registered device id is taken as one; otherwise as a token. Exit 65 when nothing matches."
+        )
+
+        @Argument(help: ArgumentHelp("A device id or an APNs token.", valueName: "device-id-or-token"))
+        var idOrToken: String
+
+        @OptionGroup var options: SharedOptions
+
+        func run() throws {
+            try ToolSupport.run(tool: RegisterAPNs.tool) {
+                let configuration = try ToolSupport.configuration(options, tool: RegisterAPNs.tool)
+                let registry = DeviceRegistry(path: configuration.stateFile.value)
+                for device in try registry.remove(idOrToken: idOrToken) {
+                    StandardStreams.writeOutput("removed \(device.id): token \(device.record.token.masked)\n")
+                }
+            }
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the registered devices, sorted by id.",
+            discussion: "Tokens are masked (first 8 and last 4 hex digits) unless --full. --json prints one object per line: device_id and the fields as stored, full tokens."
+        )
+
+        @Flag(help: "Print JSON Lines instead of a table.")
+        var json = false
+
+        @Flag(help: "Show whole tokens in the table.")
+        var full = false
+
+        @OptionGroup var options: SharedOptions
+
+        func run() throws {
+            try ToolSupport.run(tool: RegisterAPNs.tool) {
+                let configuration = try ToolSupport.configuration(options, tool: RegisterAPNs.tool)
+                let registry = DeviceRegistry(path: configuration.stateFile.value)
+                let devices = try registry.load().sortedDevices
+                if json {
+                    StandardStreams.writeOutput(DeviceListing.jsonLines(devices))
+                } else if devices.isEmpty {
+                    StandardStreams.writeError("\(RegisterAPNs.tool): no devices in \(registry.path)\n")
+                } else {
+                    StandardStreams.writeOutput(DeviceListing.table(devices, fullTokens: full))
+                }
+            }
+        }
+    }
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Merge another registry, a flat map {\"<device id>\": \"<token>\"}, or `list --json` output.",
+            discussion: """
+                Per device, the record whose app registered last wins (the imported one on a tie); \
+                a token stays with one device id. Nothing is written unless the whole file is valid.
+                """
+        )
+
+        @Argument(help: ArgumentHelp("The file to import, or '-' for standard input.", valueName: "file"))
+        var file: String
+
+        @OptionGroup var options: SharedOptions
+
+        func run() throws {
+            try ToolSupport.run(tool: RegisterAPNs.tool) {
+                let (data, source) = try readInput(file)
+                if data.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) {
+                    throw RegistryError.invalidInput("nothing to import: \(source) is empty")
+                }
+                let imported: RegisteredDevices
+                do throws(JSONSyntaxError) {
+                    imported = try RegisteredDevices(importing: data)
+                } catch {
+                    throw RegistryError.invalidInput("\(source) is not a registry, flat map or JSON Lines: \(error.detail)")
+                }
+                let configuration = try ToolSupport.configuration(options, tool: RegisterAPNs.tool)
+                let registry = DeviceRegistry(path: configuration.stateFile.value)
+                let summary = try registry.merge(imported)
+                var text = "imported \(imported.count) device\(imported.count == 1 ? "" : "s") from \(source): "
+                text += "\(summary.added.count) added, \(summary.updated.count) updated, \(summary.unchanged.count) unchanged, "
+                text += "\(summary.keptNewer.count) kept (registered later here)"
+                if !summary.movedFrom.isEmpty { text += "; tokens moved from " + summary.movedFrom.joined(separator: ", ") }
+                StandardStreams.writeOutput(text + "\n")
+            }
+        }
+    }
+}
+
+/// The bytes of `path`, or of standard input for `-`, with the name messages should use.
+/// - Throws: `FileSystemError` (66 when the file does not exist, 74 when it cannot be read).
+private func readInput(_ path: String) throws -> (data: Data, source: String) {
+    if path == "-" { return (FileDescriptorInput.readAll(), "standard input") }
+    guard let data = try PosixFile.readIfPresent(path) else {
+        throw FileSystemError("cannot read", path: path, errno: ENOENT, exitStatus: .noInput)
+    }
+    return (data, path)
+}

@@ -1,0 +1,34 @@
+import Foundation
+@testable import PushKitFreeCore
+
+/// A clock the registry tests set by hand.
+final class ManualClock: WallClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+
+    init(_ date: Date = Date(timeIntervalSince1970: 1_714_564_800)) {
+        current = date
+    }
+
+    func now() -> Date { lock.withLock { current } }
+
+    func advance(by seconds: TimeInterval) {
+        lock.withLock { current += seconds }
+    }
+}
+
+/// Distinct valid tokens, `token(1)`, `token(2)`, ...: 32 bytes of hex with the number at the end.
+func token(_ number: Int) -> DeviceToken {
+    let suffix = String(number, radix: 16)
+    return try! DeviceToken(validating: String(repeating: "ab", count: 32).dropLast(suffix.count) + suffix)
+}
+
+func registration(_ id: String, _ number: Int, environment: APNsEnvironment? = nil, name: String? = nil, groups: [String]? = nil) -> DeviceRegistration {
+    try! DeviceRegistration(deviceID: id, token: token(number), environment: environment, name: name, groups: groups)
+}
+
+let may1 = Date(timeIntervalSince1970: 1_714_564_800)
+
+extension Data {
+    init(_ text: String) { self.init(text.utf8) }
+}

@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+@testable import PushKitFreeCore
+
+@Suite("registry: registration bodies (--from-json)")
+struct RegistryRequestBodyTests {
+    func parse(_ text: String, defaults: DeviceRegistration.Defaults = .init()) throws(RegistryError) -> [DeviceRegistration] {
+        try DeviceRegistration.parseRequestBodies(Data(text), source: "body.json", defaults: defaults)
+    }
+
+    func failure(_ text: String) -> String {
+        do throws(RegistryError) {
+            _ = try parse(text)
+            return "no error"
+        } catch {
+            #expect(error.exitStatus == .dataError)
+            return error.description
+        }
+    }
+
+    @Test("device id and apns token")
+    func idAndToken() throws {
+        let parsed = try parse(#"{"device_token": "install-42", "apns_token": "\#(token(1).hex.uppercased())"}"#)
+        #expect(parsed == [registration("install-42", 1)])
+    }
+
+    @Test("keyed by the token itself, with what the app says about itself")
+    func keyedByToken() throws {
+        let parsed = try parse(#"{"device_token": "\#(token(2).hex)", "device_name": "iPad", "device_model": "iPad13,1", "os_version": "17.4", "app_version": "2.0", "locale": "de"}"#)
+        let expected = try DeviceRegistration(deviceID: token(2).hex, token: token(2), name: "iPad", model: "iPad13,1", osVersion: "17.4", appVersion: "2.0")
+        #expect(parsed == [expected])
+    }
+
+    @Test("one per line, blank lines skipped, or an array")
+    func several() throws {
+        let lines = "{\"device_token\": \"a\", \"apns_token\": \"\(token(1).hex)\"}\n\n{\"device_token\": \"\(token(2).hex)\"}\n"
+        #expect(try parse(lines).map(\.deviceID) == ["a", token(2).hex])
+        let array = "[{\"device_token\": \"a\", \"apns_token\": \"\(token(1).hex)\"}, {\"device_token\": \"b\", \"apns_token\": \"\(token(2).hex)\"}]"
+        #expect(try parse(array).map(\.deviceID) == ["a", "b"])
+    }
+
+    @Test("flags fill what a body leaves out; the body wins")
+    func defaultsFillGaps() throws {
+        let defaults = DeviceRegistration.Defaults(environment: .sandbox, name: "flag", groups: ["g"])
+        let parsed = try parse(#"{"device_token": "a", "apns_token": "\#(token(1).hex)", "device_name": "body", "environment": "production"}"#, defaults: defaults)
+        #expect(parsed.first?.environment == .production && parsed.first?.name == "body" && parsed.first?.groups == ["g"])
+    }
+
+    @Test("bad bodies say where and what", arguments: [
+        ("", "no registration body: body.json is empty"),
+        ("  \n ", "no registration body: body.json is empty"),
+        ("{\"device_token\": ", "registration body in body.json is not valid JSON: line 1, column 18"),
+        ("{\n  \"device_token\": \"a\",\n  \"apns_token\": }", "registration body in body.json is not valid JSON: line 3, column 17"),
+        ("{\"device_token\": \"a\", \"apns_token\": \"\(String(repeating: "a", count: 64))\"}\n{\"device_token\": 5}", "line 2 of body.json: \"device_token\" must be a string, not number"),
+        ("{\"device_token\": \"a\", \"apns_token\": \"\(String(repeating: "a", count: 64))\"}\n{oops", "line 2 of body.json is not valid JSON: line 1, column 2"),
+        ("{\"apns_token\": \"abc\"}", "registration body in body.json: \"device_token\" is missing"),
+        ("{\"device_token\": \"not hex\"}", "device token has \"n\" at position 1"),
+        ("{\"device_token\": \"a\", \"apns_token\": \"abcd\"}", "device token has 4 hex digits"),
+        ("[1]", "element 1 of body.json: expected a JSON object, not number"),
+        ("{\"device_token\": \"a\", \"apns_token\": \"\(String(repeating: "a", count: 64))\", \"groups\": \"x\"}", "\"groups\" must be an array of strings"),
+        ("{\"device_token\": \"a\", \"apns_token\": \"\(String(repeating: "a", count: 64))\", \"environment\": \"qa\"}", "\"environment\" must be production or sandbox, not \"qa\""),
+    ])
+    func refusesBadBodies(text: String, expected: String) {
+        let message = failure(text)
+        #expect(message.contains(expected), "\(message)")
+    }
+
+    @Test("device ids and groups are checked")
+    func checksIDsAndGroups() throws {
+        #expect(throws: RegistryError.self) { try DeviceRegistration(deviceID: "", token: token(1)) }
+        #expect(throws: RegistryError.self) { try DeviceRegistration(deviceID: "a\nb", token: token(1)) }
+        #expect(throws: RegistryError.self) { try DeviceRegistration(deviceID: "a", token: token(1), groups: ["x,y"]) }
+        #expect(try DeviceRegistration(deviceID: "a", token: token(1), groups: ["x", "y", "x"]).groups == ["x", "y"])
+    }
+}
