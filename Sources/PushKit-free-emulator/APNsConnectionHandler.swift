@@ -221,10 +221,14 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         } else {
             write(streamID, status: 200, headers: extra, contentType: nil, body: nil, context: context)
         }
-        if thenReset {
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.noError))), promise: nil)
-        }
         streamFinished(streamID, context: context)
+        if thenReset {
+            // After the answer has left: NIOHTTP2 drops DATA still queued on a stream it resets.
+            let reset = wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.noError)))
+            context.eventLoop.assumeIsolated().execute {
+                context.writeAndFlush(reset, promise: nil)
+            }
+        }
     }
 
     private func write(_ streamID: HTTP2StreamID, status: Int, headers extra: [(String, String)], contentType: String?, body: [UInt8]?, context: ChannelHandlerContext) {
