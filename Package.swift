@@ -50,6 +50,21 @@ let package = Package(
             ],
             path: "Sources/PushKit-free-cli"
         ),
+        // The emulator's server (SwiftNIO, HTTP/2, TLS) lives apart so the other tools never link NIO.
+        .target(
+            name: "PushKitFreeEmulator",
+            dependencies: [
+                "PushKitFreeCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
+                .product(name: "NIOHPACK", package: "swift-nio-http2"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Sources/PushKit-free-emulator"
+        ),
 
         // MARK: Tools
         .executableTarget(
@@ -79,13 +94,8 @@ let package = Package(
         .executableTarget(
             name: "apns-emulator",
             dependencies: [
-                "PushKitFreeCore", "PushKitFreeCLI",
+                "PushKitFreeCore", "PushKitFreeCLI", "PushKitFreeEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "NIOHTTP2", package: "swift-nio-http2"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "X509", package: "swift-certificates"),
             ],
             path: "Sources/apns-emulator"
         ),
@@ -93,12 +103,12 @@ let package = Package(
         // MARK: Tests
         .testTarget(
             name: "PushKitFreeCoreTests",
-            dependencies: ["PushKitFreeCore"],
+            dependencies: ["PushKitFreeCore", .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/PushKitFreeCoreTests"
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["apns-jwt", "register-apns", "send-push", "apns-emulator"],
+            dependencies: ["apns-jwt", "register-apns", "send-push", "apns-emulator", "PushKitFreeCore"],
             path: "Tests/EndToEndTests"
         ),
     ],

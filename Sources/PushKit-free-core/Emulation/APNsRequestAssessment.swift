@@ -1,0 +1,40 @@
+/// What the emulator made of one request: the fields it read (as far as they could be read) and
+/// Apple's answer to it, `rejection == nil` meaning 200.
+public struct APNsRequestAssessment: Sendable {
+    /// The hex device token from the path.
+    public var deviceToken: String?
+    /// `apns-topic`.
+    public var topic: String?
+    /// `apns-push-type` as sent.
+    public var pushTypeHeader: String?
+    /// The push type that applies: the header's, or alert when it is absent.
+    public var pushType: APNsPushType?
+    /// `apns-priority` as sent.
+    public var priorityHeader: String?
+    /// `apns-collapse-id`.
+    public var collapseID: String?
+    /// `apns-id` as sent.
+    public var apnsID: String?
+    /// `apns-expiration` as sent.
+    public var expirationHeader: String?
+    /// The payload as compact JSON, when the body is JSON.
+    public var payload: [UInt8]?
+    /// The body's size in bytes.
+    public var payloadSize = 0
+    /// Why the body is not JSON, when it is not.
+    public var payloadProblem: String?
+    /// The provider token as checked (decoded parts, never the token itself).
+    public var providerToken: ProviderTokenCheck?
+    /// Why the provider token was refused, in words (the reason code says less).
+    public var providerTokenProblem: String?
+    /// Whether the request carried a valid, current, admitted provider token. APNs raises a
+    /// connection's stream limit after the first such request.
+    public var isAuthenticated = false
+    /// Apple's error answer; `nil` when the request is accepted.
+    public var rejection: APNsRejection?
+
+    public init() {}
+
+    /// Whether APNs would accept the request (answer 200).
+    public var isAccepted: Bool { rejection == nil }
+}

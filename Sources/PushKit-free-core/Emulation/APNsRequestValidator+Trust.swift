@@ -1,0 +1,57 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Crypto
+
+extension APNsRequestValidator.Trust {
+    /// What a server trusts according to the shared configuration: the provider key's public half
+    /// (from `publicKeyPath` when given, else derived from the configured `.p8`), the key id, the
+    /// team id, and the topic as the bundle id (optional).
+    /// - Throws: `ProviderKeyError` (66 missing file, 78 unusable key) or `ConfigurationError` (78).
+    public static func load(from configuration: Configuration, publicKeyPath: String?) throws -> APNsRequestValidator.Trust {
+        let publicKey: P256.Signing.PublicKey
+        if let publicKeyPath {
+            publicKey = try loadPublicKey(path: publicKeyPath)
+        } else if let keyPath = configuration.keyPath {
+            publicKey = try ProviderKey.load(path: keyPath.value, source: keyPath.source).privateKey.publicKey
+        } else {
+            throw ConfigurationError("no provider key to trust: set --key-path (the .p8), --public-key, APNS_KEY_PATH or key_path in \(configuration.file.path)")
+        }
+        func identifier(_ setting: Setting<String>?, name: String, flag: String, variable: String, key: String) throws(ConfigurationError) -> String {
+            guard let setting else {
+                throw ConfigurationError("no \(name) to trust: set \(flag), \(variable) or \(key) in \(configuration.file.path)")
+            }
+            if let problem = ProviderCredentials.identifierProblem(setting.value, name: name) {
+                throw ConfigurationError("\(problem) (from \(setting.source))")
+            }
+            return setting.value
+        }
+        return APNsRequestValidator.Trust(
+            publicKey: publicKey,
+            keyID: try identifier(configuration.keyID, name: "key id", flag: "--key-id", variable: "APNS_KEY_ID", key: "key_id"),
+            teamID: try identifier(configuration.teamID, name: "team id", flag: "--team-id", variable: "APNS_TEAM_ID", key: "team_id"),
+            bundleID: configuration.topic?.value
+        )
+    }
+
+    /// Reads a P-256 public key (PEM `BEGIN PUBLIC KEY`); a private key file is accepted too and its
+    /// public half used.
+    static func loadPublicKey(path: String) throws(ProviderKeyError) -> P256.Signing.PublicKey {
+        let origin = "--public-key \(path)"
+        let data: Data?
+        do {
+            data = try PosixFile.readIfPresent(path)
+        } catch {
+            throw ProviderKeyError("cannot read \(origin): \(error.reason)", exitStatus: .noInput)
+        }
+        guard let data else { throw ProviderKeyError("\(origin) does not exist", exitStatus: .noInput) }
+        let text = String(decoding: data, as: UTF8.self)
+        if let key = try? P256.Signing.PublicKey(pemRepresentation: text) { return key }
+        if text.contains("PRIVATE KEY-----") {
+            return try ProviderKey(pem: text, origin: origin).privateKey.publicKey
+        }
+        throw ProviderKeyError("\(origin) is not a P-256 public key (expected PEM \"BEGIN PUBLIC KEY\")", exitStatus: .configuration)
+    }
+}

@@ -1,0 +1,236 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Crypto
+
+/// Judges an APNs provider API request by Apple's rules (see `docs/apns-emulator.md` and APNS.md),
+/// without any I/O: method, path, headers and body in, `APNsRequestAssessment` out.
+///
+/// Checks run in this order and the first failure answers:
+/// 1. method POST (405 MethodNotAllowed); path `/3/device/<token>` (404 BadPath,
+///    400 MissingDeviceToken); no header repeated (400 DuplicateHeaders);
+/// 2. provider token: present (403 MissingProviderToken), well formed, ES256, trusted `kid` and
+///    `iss`, raw r‖s signature by the trusted key (403 InvalidProviderToken), `iat` not older than
+///    an hour (403 ExpiredProviderToken) nor more than 5 minutes ahead (403 InvalidProviderToken),
+///    not a too-early replacement (429 TooManyProviderTokenUpdates);
+/// 3. device token hex of even length (400 BadDeviceToken); `apns-id` a lowercase canonical UUID
+///    (400 BadMessageId); topic present (400 MissingTopic); push type known (400 InvalidPushType);
+///    topic equal to the bundle id plus the push type's suffix (400 DeviceTokenNotForTopic);
+///    priority 10, 5 or 1, and 5 for background (400 BadPriority); collapse id at most 64 bytes
+///    (400 BadCollapseId); expiration a non-negative integer (400 BadExpirationDate);
+/// 4. body: not empty (400 PayloadEmpty), within 4096 bytes or 5120 for voip (413 PayloadTooLarge),
+///    a JSON object with an `aps` object (400 BadPayload).
+///
+/// One validator serves one connection: it caches the verdict on each distinct token string, so a
+/// token's signature is verified once, not per request. It is not thread-safe.
+public final class APNsRequestValidator {
+    /// What the server trusts.
+    public struct Trust: Sendable {
+        /// The public half of the provider key.
+        public var publicKey: P256.Signing.PublicKey
+        /// The key id tokens must name (`kid`).
+        public var keyID: String
+        /// The team id tokens must name (`iss`).
+        public var teamID: String
+        /// The app's bundle id; `nil` accepts any topic whose suffix fits the push type.
+        public var bundleID: String?
+
+        public init(publicKey: P256.Signing.PublicKey, keyID: String, teamID: String, bundleID: String?) {
+            self.publicKey = publicKey
+            self.keyID = keyID
+            self.teamID = teamID
+            self.bundleID = bundleID
+        }
+    }
+
+    /// How old a provider token may be, in seconds (one hour).
+    public static let tokenLifetime = 3600
+    /// How far in the future a token's `iat` may lie, in seconds, to allow for clock skew.
+    public static let tokenClockSkew = 300
+    /// The longest collapse id, in bytes.
+    public static let maximumCollapseIDLength = 64
+    /// How many distinct token strings the cache keeps before it starts over.
+    static let tokenCacheLimit = 256
+
+    public let trust: Trust
+    /// Shared between connections; `nil` switches the token-update rate check off.
+    public let tokenUpdates: ProviderTokenUpdateTracker?
+
+    private final class CachedToken {
+        let token: String
+        let check: ProviderTokenCheck
+        var admitted = false
+        init(token: String, check: ProviderTokenCheck) {
+            self.token = token
+            self.check = check
+        }
+    }
+    private var tokenCache: [String: CachedToken] = [:]
+
+    public init(trust: Trust, tokenUpdates: ProviderTokenUpdateTracker?) {
+        self.trust = trust
+        self.tokenUpdates = tokenUpdates
+    }
+
+    /// Judges one request.
+    /// - Parameters:
+    ///   - headers: every header in the order received, pseudo-headers included or not (they are
+    ///     skipped), so repeated names are visible.
+    ///   - now: the time to judge token ages against.
+    public func assess(method: String, path: String, headers: [(name: String, value: String)], body: [UInt8], now: Date) -> APNsRequestAssessment {
+        var result = APNsRequestAssessment()
+        var authorization: String?
+        var duplicated = false
+        for (position, header) in headers.enumerated() where !header.name.hasPrefix(":") {
+            if !duplicated {
+                for earlier in headers[..<position] where earlier.name == header.name {
+                    duplicated = true
+                    break
+                }
+            }
+            switch header.name {
+            case "authorization": authorization = header.value
+            case "apns-topic": result.topic = header.value
+            case "apns-push-type": result.pushTypeHeader = header.value
+            case "apns-priority": result.priorityHeader = header.value
+            case "apns-collapse-id": result.collapseID = header.value
+            case "apns-id": result.apnsID = header.value
+            case "apns-expiration": result.expirationHeader = header.value
+            default: break
+            }
+        }
+        let devicePrefix = "/3/device/"
+        let isDevicePath = path.hasPrefix(devicePrefix) || path == "/3/device"
+        if isDevicePath, path.utf8.count > devicePrefix.utf8.count {
+            result.deviceToken = String(path.utf8.dropFirst(devicePrefix.utf8.count))
+        }
+        if let header = result.pushTypeHeader {
+            result.pushType = APNsPushType(rawValue: header)
+        } else {
+            result.pushType = .alert
+        }
+        result.payloadSize = body.count
+        if !body.isEmpty, body.count <= 64 * 1024 {
+            switch PayloadJSONScanner.scan(body) {
+            case .success(let scan):
+                result.payload = scan.compact
+                if scan.kind != .object {
+                    result.payloadProblem = "the payload is a JSON \(scan.kind.rawValue), not an object"
+                } else if scan.apsKind != .object {
+                    result.payloadProblem = scan.apsKind.map { "\"aps\" is a \($0.rawValue), not an object" } ?? "the payload has no \"aps\" object"
+                }
+            case .failure(let failure):
+                result.payloadProblem = "the payload is not JSON: \(failure)"
+            }
+        }
+        let token = authorization.map(inspectToken)
+        result.providerToken = token?.check
+        result.rejection = firstProblem(method: method, isDevicePath: isDevicePath, duplicated: duplicated, token: token, body: body, now: now, result: &result)
+        return result
+    }
+
+    private func firstProblem(method: String, isDevicePath: Bool, duplicated: Bool, token: CachedToken?, body: [UInt8], now: Date, result: inout APNsRequestAssessment) -> APNsRejection? {
+        if method != "POST" { return APNsRejection(.methodNotAllowed) }
+        guard isDevicePath else { return APNsRejection(.badPath) }
+        guard let deviceToken = result.deviceToken else { return APNsRejection(.missingDeviceToken) }
+        if duplicated { return APNsRejection(.duplicateHeaders) }
+        guard let token else { return APNsRejection(.missingProviderToken) }
+        if let reason = authenticate(token, now: now, problem: &result.providerTokenProblem) { return APNsRejection(reason) }
+        result.isAuthenticated = true
+        if !Self.isHexOfEvenLength(deviceToken) { return APNsRejection(.badDeviceToken) }
+        if let apnsID = result.apnsID, !Self.isCanonicalUUID(apnsID) { return APNsRejection(.badMessageID) }
+        guard let topic = result.topic, !topic.isEmpty else { return APNsRejection(.missingTopic) }
+        guard let pushType = result.pushType else { return APNsRejection(.invalidPushType) }
+        if !topicFits(topic, pushType: pushType) { return APNsRejection(.deviceTokenNotForTopic) }
+        if let text = result.priorityHeader {
+            guard let priority = Int(text).flatMap(APNsPriority.init(rawValue:)), priority.isAllowed(for: pushType) else {
+                return APNsRejection(.badPriority)
+            }
+        }
+        if let collapseID = result.collapseID, collapseID.utf8.count > Self.maximumCollapseIDLength {
+            return APNsRejection(.badCollapseID)
+        }
+        if let expiration = result.expirationHeader {
+            guard let seconds = Int(expiration), seconds >= 0 else { return APNsRejection(.badExpirationDate) }
+        }
+        if body.isEmpty { return APNsRejection(.payloadEmpty) }
+        if body.count > pushType.maximumPayloadSize { return APNsRejection(.payloadTooLarge) }
+        if result.payloadProblem != nil { return APNsRejection(.badPayload) }
+        return nil
+    }
+
+    /// Finds the check of the header's token in the cache (keyed by the whole header value, so a
+    /// hit costs no copy), or checks the token, signature included, and caches the verdict.
+    private func inspectToken(_ authorization: String) -> CachedToken {
+        if let hit = tokenCache[authorization] { return hit }
+        let cached: CachedToken
+        if authorization.utf8.count > 7, authorization.prefix(7).lowercased() == "bearer " {
+            let token = String(authorization.dropFirst(7))
+            cached = CachedToken(token: token, check: ProviderTokenCheck.inspect(token, publicKey: trust.publicKey, keyID: trust.keyID, teamID: trust.teamID))
+        } else {
+            cached = CachedToken(token: "", check: ProviderTokenCheck(problem: "the authorization header is not \"bearer <token>\""))
+        }
+        if tokenCache.count >= Self.tokenCacheLimit { tokenCache.removeAll(keepingCapacity: true) }
+        tokenCache[authorization] = cached
+        return cached
+    }
+
+    /// Judges the token's authenticity, age and novelty; returns the reason to refuse it, if any.
+    private func authenticate(_ inspected: CachedToken, now: Date, problem: inout String?) -> APNsReason? {
+        let check = inspected.check
+        if let reason = check.problem {
+            problem = reason
+            return .invalidProviderToken
+        }
+        let age = Int(now.timeIntervalSince1970.rounded(.down)) - (check.issuedAt ?? 0)
+        if age > Self.tokenLifetime {
+            problem = "the token was issued \(age) seconds ago; APNs refuses tokens older than \(Self.tokenLifetime)"
+            return .expiredProviderToken
+        }
+        if -age > Self.tokenClockSkew {
+            problem = "the token's iat lies \(-age) seconds in the future"
+            return .invalidProviderToken
+        }
+        if !inspected.admitted, let tokenUpdates {
+            guard tokenUpdates.admit(token: inspected.token, keyID: trust.keyID, teamID: trust.teamID, now: now) else {
+                problem = "a new provider token less than 20 minutes after the previous one"
+                return .tooManyProviderTokenUpdates
+            }
+        }
+        inspected.admitted = true
+        return nil
+    }
+
+    private func topicFits(_ topic: String, pushType: APNsPushType) -> Bool {
+        if let bundleID = trust.bundleID {
+            return topic == pushType.topic(forBundleID: bundleID)
+        }
+        let suffix = pushType.topicSuffix
+        return suffix.isEmpty || (topic.hasSuffix(suffix) && topic.utf8.count > suffix.utf8.count)
+    }
+
+    /// Whether `text` is a non-empty run of hex digits of even length (a device token).
+    public static func isHexOfEvenLength(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        guard !utf8.isEmpty, utf8.count % 2 == 0 else { return false }
+        return utf8.allSatisfy { PayloadJSONScanner.hexValue($0) != nil }
+    }
+
+    /// Whether `text` is a canonical UUID: 8-4-4-4-12 lowercase hex digits.
+    public static func isCanonicalUUID(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        guard utf8.count == 36 else { return false }
+        for (offset, byte) in utf8.enumerated() {
+            switch offset {
+            case 8, 13, 18, 23:
+                if byte != UInt8(ascii: "-") { return false }
+            default:
+                let isLowerHex = (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
+                if !isLowerHex { return false }
+            }
+        }
+        return true
+    }
+}

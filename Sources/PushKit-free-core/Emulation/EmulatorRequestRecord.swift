@@ -1,0 +1,104 @@
+/// One request as the emulator records it: what arrived, what it meant, and the answer.
+///
+/// `jsonLine()` is the `--record` format (one JSON object per line, documented in
+/// `docs/apns-emulator.md`); `summary()` is the one-line human form printed on standard error.
+/// The provider token itself is never recorded, only its decoded header and claims.
+public struct EmulatorRequestRecord: Sendable {
+    /// When the answer was sent, in milliseconds since 1970.
+    public var time: Int64
+    /// The connection's number, counting from 1 in the order connections were accepted.
+    public var connection: Int
+    /// The HTTP/2 stream id.
+    public var stream: Int
+    public var method: String
+    public var path: String
+    public var assessment: APNsRequestAssessment
+    /// The HTTP status sent.
+    public var status: Int
+    /// The reason sent; `nil` for 200.
+    public var reason: APNsReason?
+    /// The `apns-id` answered (echoed or generated) on success, else the one the request carried.
+    public var apnsID: String?
+    /// The `apns-unique-id` answered (sandbox only).
+    public var apnsUniqueID: String?
+    /// The 410 `timestamp`, in milliseconds since 1970.
+    public var timestamp: Int64?
+    /// Why, in words, when the request was refused: a token or payload problem, an injected fault,
+    /// a scripted device state.
+    public var detail: String?
+
+    public init(time: Int64, connection: Int, stream: Int, method: String, path: String, assessment: APNsRequestAssessment, status: Int, reason: APNsReason?) {
+        self.time = time
+        self.connection = connection
+        self.stream = stream
+        self.method = method
+        self.path = path
+        self.assessment = assessment
+        self.status = status
+        self.reason = reason
+        self.apnsID = assessment.apnsID
+    }
+
+    /// The record as one line of JSON, newline included.
+    public func jsonLine() -> [UInt8] {
+        var writer = JSONObjectWriter(capacity: 512 + (assessment.payload?.count ?? 0))
+        writer.field("time", UTCTimestamp.iso8601(milliseconds: time))
+        writer.field("connection", connection)
+        writer.field("stream", stream)
+        writer.field("method", method)
+        writer.field("path", path)
+        writer.field("device_token", assessment.deviceToken)
+        writer.field("topic", assessment.topic)
+        writer.field("push_type", assessment.pushType?.rawValue ?? assessment.pushTypeHeader)
+        if let text = assessment.priorityHeader, Int(text) == nil {
+            writer.field("priority", text)
+        } else {
+            writer.field("priority", assessment.priorityHeader.flatMap { Int($0) })
+        }
+        writer.field("collapse_id", assessment.collapseID)
+        writer.field("apns_id", apnsID)
+        if let text = assessment.expirationHeader, Int(text) == nil {
+            writer.field("expiration", text)
+        } else {
+            writer.field("expiration", assessment.expirationHeader.flatMap { Int($0) })
+        }
+        writer.rawField("payload", json: assessment.payload)
+        writer.field("payload_bytes", assessment.payloadSize)
+        writer.rawField("provider_token", json: assessment.providerToken?.recordJSON)
+        writer.field("status", status)
+        writer.field("reason", reason?.rawValue)
+        if let timestamp { writer.field("timestamp", Int(timestamp)) }
+        if let apnsUniqueID { writer.field("apns_unique_id", apnsUniqueID) }
+        if let detail { writer.field("detail", detail) }
+        var line = writer.finish()
+        line.append(0x0A)
+        return line
+    }
+
+    /// The request in one human-readable line, newline included, e.g.
+    /// `12:00:01.234 200 alert 5 1a2b3c4d…9f8e com.example.app {"aps":{"alert":"Hi"}}`.
+    public func summary() -> String {
+        var parts = [UTCTimestamp.clockTime(milliseconds: time), String(status)]
+        if let reason { parts.append(reason.rawValue) }
+        if method != "POST" || assessment.deviceToken == nil {
+            parts.append("\(method) \(path)")
+        } else {
+            parts.append(assessment.pushType?.rawValue ?? assessment.pushTypeHeader ?? "alert")
+            if let priority = assessment.priorityHeader { parts.append("prio=\(priority)") }
+            parts.append(Self.abbreviated(assessment.deviceToken ?? "-"))
+            parts.append(assessment.topic ?? "(no topic)")
+        }
+        if let payload = assessment.payload {
+            var text = String(decoding: payload, as: UTF8.self)
+            if text.count > 120 { text = String(text.prefix(119)) + "…" }
+            parts.append(text)
+        }
+        if let detail { parts.append("(\(detail))") }
+        return parts.joined(separator: " ") + "\n"
+    }
+
+    /// A device token shortened to its first and last 8 characters.
+    static func abbreviated(_ token: String) -> String {
+        token.count <= 20 ? token : "\(token.prefix(8))…\(token.suffix(8))"
+    }
+}

@@ -1,0 +1,70 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Crypto
+
+/// What a server learns from a provider token: its decoded parts and whether it was signed, as APNs
+/// requires, by the trusted key for the trusted key id and team.
+///
+/// The verdict on a token string never changes, so `ProviderTokenCheck.inspect` computes it once and
+/// servers cache it; only the token's age is judged again on every request.
+public struct ProviderTokenCheck: Sendable {
+    /// The decoded header, when the token could be taken apart.
+    public let header: [String: JSONValue]?
+    /// The decoded claims, when the token could be taken apart.
+    public let claims: [String: JSONValue]?
+    /// `header` and `claims` as one compact JSON object, `{"header":{...},"claims":{...}}`, ready to
+    /// record (the token itself is never recorded); `nil` when undecodable.
+    public let recordJSON: String?
+    /// The `iat` claim in seconds since 1970, when present and an integer.
+    public let issuedAt: Int?
+    /// The key id (`kid`) the token names.
+    public let keyID: String?
+    /// The team id (`iss`) the token names.
+    public let teamID: String?
+    /// Why the token is not acceptable regardless of its age; `nil` when it is.
+    public let problem: String?
+
+    /// Whether the token is well formed and correctly signed for the trusted key, key id and team.
+    public var isAuthentic: Bool { problem == nil }
+
+    /// Checks everything about `compact` except its age: the three parts decode, `alg` is ES256,
+    /// `kid` and `iss` are the trusted ones, `iat` is an integer, and the signature is the 64-byte
+    /// raw r‖s ES256 signature by `publicKey` (a DER signature is refused, as APNs refuses it).
+    public static func inspect(_ compact: String, publicKey: P256.Signing.PublicKey, keyID trustedKeyID: String, teamID trustedTeamID: String) -> ProviderTokenCheck {
+        let decoded: DecodedProviderToken
+        do {
+            decoded = try DecodedProviderToken(compact: compact)
+        } catch {
+            return ProviderTokenCheck(header: nil, claims: nil, recordJSON: nil, issuedAt: nil, keyID: nil, teamID: nil, problem: error.message)
+        }
+        let recordJSON = JSONValue.object(["header": .object(decoded.header), "claims": .object(decoded.claims)]).serializedString()
+        var problem: String?
+        if decoded.algorithm != "ES256" {
+            problem = "alg is \(decoded.header["alg"]?.serializedString() ?? "missing"), not \"ES256\""
+        } else if decoded.keyID != trustedKeyID {
+            problem = "kid is \(decoded.header["kid"]?.serializedString() ?? "missing"), not the trusted key id \"\(trustedKeyID)\""
+        } else if decoded.issuer != trustedTeamID {
+            problem = "iss is \(decoded.claims["iss"]?.serializedString() ?? "missing"), not the trusted team id \"\(trustedTeamID)\""
+        } else if decoded.issuedAt == nil {
+            problem = "iat is \(decoded.claims["iat"]?.serializedString() ?? "missing"), not whole seconds since 1970"
+        } else if decoded.signature.count != 64 {
+            problem = "the signature has \(decoded.signature.count) bytes; ES256 in a JWS is the 64-byte r‖s (not DER)"
+        } else if !decoded.hasValidSignature(from: publicKey) {
+            problem = "the signature does not verify with the trusted public key"
+        }
+        return ProviderTokenCheck(
+            header: decoded.header, claims: decoded.claims, recordJSON: recordJSON,
+            issuedAt: decoded.issuedAt, keyID: decoded.keyID, teamID: decoded.issuer, problem: problem
+        )
+    }
+}
+
+extension ProviderTokenCheck {
+    /// A check that failed before the token could be decoded.
+    init(problem: String) {
+        self.init(header: nil, claims: nil, recordJSON: nil, issuedAt: nil, keyID: nil, teamID: nil, problem: problem)
+    }
+}

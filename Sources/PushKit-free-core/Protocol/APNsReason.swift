@@ -1,0 +1,104 @@
+/// The `reason` APNs gives in an error response body, e.g. `{"reason":"BadDeviceToken"}`.
+///
+/// Known reasons are static values that carry the HTTP status Apple sends them with. A reason this
+/// version does not know still parses (`init(rawValue:)` never fails) and reports `isKnown == false`
+/// and no `status`, so a new reason from Apple is shown as it is rather than lost.
+public struct APNsReason: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public var description: String { rawValue }
+
+    /// Whether this is one of the reasons Apple documents (or `badPayload`, see there).
+    public var isKnown: Bool { Self.statuses[rawValue] != nil }
+
+    /// The HTTP status Apple answers with this reason; `nil` for an unknown reason.
+    public var status: Int? { Self.statuses[rawValue] }
+
+    // MARK: 400 Bad Request
+    public static let badCollapseID = APNsReason(rawValue: "BadCollapseId")
+    public static let badDeviceToken = APNsReason(rawValue: "BadDeviceToken")
+    public static let badExpirationDate = APNsReason(rawValue: "BadExpirationDate")
+    public static let badMessageID = APNsReason(rawValue: "BadMessageId")
+    public static let badPriority = APNsReason(rawValue: "BadPriority")
+    public static let badTopic = APNsReason(rawValue: "BadTopic")
+    public static let deviceTokenNotForTopic = APNsReason(rawValue: "DeviceTokenNotForTopic")
+    public static let duplicateHeaders = APNsReason(rawValue: "DuplicateHeaders")
+    public static let idleTimeout = APNsReason(rawValue: "IdleTimeout")
+    public static let invalidPushType = APNsReason(rawValue: "InvalidPushType")
+    public static let missingDeviceToken = APNsReason(rawValue: "MissingDeviceToken")
+    public static let missingTopic = APNsReason(rawValue: "MissingTopic")
+    public static let payloadEmpty = APNsReason(rawValue: "PayloadEmpty")
+    public static let topicDisallowed = APNsReason(rawValue: "TopicDisallowed")
+    /// A body that is not a JSON object with an `aps` object. Apple's table has no reason for this;
+    /// the emulator answers it with 400, as the project's issue 4 specifies.
+    public static let badPayload = APNsReason(rawValue: "BadPayload")
+
+    // MARK: 403 Forbidden
+    public static let badCertificate = APNsReason(rawValue: "BadCertificate")
+    public static let badCertificateEnvironment = APNsReason(rawValue: "BadCertificateEnvironment")
+    public static let expiredProviderToken = APNsReason(rawValue: "ExpiredProviderToken")
+    public static let forbidden = APNsReason(rawValue: "Forbidden")
+    public static let invalidProviderToken = APNsReason(rawValue: "InvalidProviderToken")
+    public static let missingProviderToken = APNsReason(rawValue: "MissingProviderToken")
+    public static let unrelatedKeyIDInToken = APNsReason(rawValue: "UnrelatedKeyIdInToken")
+    public static let badEnvironmentKeyIDInToken = APNsReason(rawValue: "BadEnvironmentKeyIdInToken")
+
+    // MARK: 404, 405, 410, 413
+    public static let badPath = APNsReason(rawValue: "BadPath")
+    public static let methodNotAllowed = APNsReason(rawValue: "MethodNotAllowed")
+    public static let expiredToken = APNsReason(rawValue: "ExpiredToken")
+    public static let unregistered = APNsReason(rawValue: "Unregistered")
+    public static let payloadTooLarge = APNsReason(rawValue: "PayloadTooLarge")
+
+    // MARK: 429, 500, 503
+    public static let tooManyProviderTokenUpdates = APNsReason(rawValue: "TooManyProviderTokenUpdates")
+    public static let tooManyRequests = APNsReason(rawValue: "TooManyRequests")
+    public static let internalServerError = APNsReason(rawValue: "InternalServerError")
+    public static let serviceUnavailable = APNsReason(rawValue: "ServiceUnavailable")
+    public static let shutdown = APNsReason(rawValue: "Shutdown")
+
+    /// Every known reason.
+    public static let allKnown: [APNsReason] = statuses.keys.sorted().map(APNsReason.init(rawValue:))
+
+    private static let statuses: [String: Int] = [
+        "BadCollapseId": 400, "BadDeviceToken": 400, "BadExpirationDate": 400, "BadMessageId": 400,
+        "BadPriority": 400, "BadTopic": 400, "DeviceTokenNotForTopic": 400, "DuplicateHeaders": 400,
+        "IdleTimeout": 400, "InvalidPushType": 400, "MissingDeviceToken": 400, "MissingTopic": 400,
+        "PayloadEmpty": 400, "TopicDisallowed": 400, "BadPayload": 400,
+        "BadCertificate": 403, "BadCertificateEnvironment": 403, "ExpiredProviderToken": 403,
+        "Forbidden": 403, "InvalidProviderToken": 403, "MissingProviderToken": 403,
+        "UnrelatedKeyIdInToken": 403, "BadEnvironmentKeyIdInToken": 403,
+        "BadPath": 404,
+        "MethodNotAllowed": 405,
+        "ExpiredToken": 410, "Unregistered": 410,
+        "PayloadTooLarge": 413,
+        "TooManyProviderTokenUpdates": 429, "TooManyRequests": 429,
+        "InternalServerError": 500,
+        "ServiceUnavailable": 503, "Shutdown": 503,
+    ]
+}
+
+/// An APNs error answer: HTTP status and reason, as the emulator sends it and clients receive it.
+public struct APNsRejection: Sendable, Hashable, CustomStringConvertible {
+    /// The HTTP status, e.g. 400.
+    public let status: Int
+    public let reason: APNsReason
+
+    /// A rejection with the status Apple pairs with `reason`.
+    public init(_ reason: APNsReason) {
+        self.status = reason.status ?? 400
+        self.reason = reason
+    }
+
+    /// A rejection with any status, e.g. an injected `500 InternalServerError`.
+    public init(status: Int, reason: APNsReason) {
+        self.status = status
+        self.reason = reason
+    }
+
+    public var description: String { "\(status) \(reason)" }
+}

@@ -1,0 +1,290 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import NIOCore
+import NIOHPACK
+import NIOHTTP2
+import PushKitFreeCore
+
+/// Serves one HTTP/2 connection at the frame level: collects each stream's headers and body,
+/// judges the request like APNs, and answers on the same stream.
+///
+/// Working on frames (no child channel per stream) keeps a request to a few dictionary operations,
+/// which is what lets one connection carry tens of thousands of requests a second. Because of
+/// that, this handler also returns the connection's flow-control window to the client itself.
+final class APNsConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTP2Frame
+    typealias OutboundOut = HTTP2Frame
+
+    /// A stream whose request has not been answered yet.
+    private struct PendingRequest {
+        var headers: HPACKHeaders
+        var body: ByteBuffer?
+        var bodySize = 0
+    }
+
+    /// Bodies beyond this many bytes are answered 413 at once, without waiting for the end.
+    static let bodyLimit = 32 * 1024
+    /// Connection window to return to the client in one WINDOW_UPDATE.
+    private static let windowUpdateThreshold = 32 * 1024
+
+    private let services: EmulatorServices
+    private let validator: APNsRequestValidator
+    private let resetter: ConnectionResetHandler
+    private let connection: Int
+    private var pending: [HTTP2StreamID: PendingRequest] = [:]
+    /// Streams with an ordinal beyond `--goaway-after`, ignored and never answered.
+    private var ignored: Set<HTTP2StreamID> = []
+    /// Streams answered early (413 before their end); their remaining frames are dropped.
+    private var answeredEarly: Set<HTTP2StreamID> = []
+    private var streamsOpened = 0
+    private var streamsFinished = 0
+    private var goAwayLastStreamID: HTTP2StreamID?
+    private var raisedStreamLimit = false
+    private var windowConsumed = 0
+    private var needsFlush = false
+    private var isClosing = false
+
+    init(services: EmulatorServices, resetter: ConnectionResetHandler, connection: Int) {
+        self.services = services
+        self.resetter = resetter
+        self.connection = connection
+        validator = APNsRequestValidator(trust: services.configuration.trust, tokenUpdates: services.tokenUpdates)
+    }
+
+    // MARK: Inbound frames
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let frame = unwrapInboundIn(data)
+        let streamID = frame.streamID
+        switch frame.payload {
+        case .headers(let headers):
+            if isClosing || ignored.contains(streamID) || answeredEarly.contains(streamID) { return }
+            if pending[streamID] != nil {
+                // Trailers: nothing in them matters to APNs.
+                if headers.endStream { finishRequest(streamID, context: context) }
+                return
+            }
+            streamsOpened += 1
+            let configuration = services.configuration
+            if let dropAfter = configuration.dropAfter, streamsOpened > dropAfter {
+                isClosing = true
+                resetter.reset()
+                return
+            }
+            if let goAwayAfter = configuration.goAwayAfter {
+                if streamsOpened > goAwayAfter {
+                    ignored.insert(streamID)
+                    return
+                }
+                if streamsOpened == goAwayAfter { goAwayLastStreamID = streamID }
+            }
+            pending[streamID] = PendingRequest(headers: headers.headers)
+            if headers.endStream { finishRequest(streamID, context: context) }
+        case .data(let data):
+            var length = data.data.readableBytes
+            if let padding = data.paddingBytes { length += padding + 1 }
+            returnWindow(length, context: context)
+            guard !isClosing, var request = pending[streamID], case .byteBuffer(var bytes) = data.data else { return }
+            request.bodySize += bytes.readableBytes
+            if request.bodySize > Self.bodyLimit {
+                pending[streamID] = nil
+                answeredEarly.insert(streamID)
+                answerOversized(streamID, request: request, context: context)
+                return
+            }
+            if request.body == nil {
+                request.body = bytes
+            } else {
+                request.body!.writeBuffer(&bytes)
+            }
+            pending[streamID] = request
+            if data.endStream { finishRequest(streamID, context: context) }
+        case .rstStream:
+            if pending.removeValue(forKey: streamID) != nil { streamFinished(streamID, context: context) }
+            ignored.remove(streamID)
+            answeredEarly.remove(streamID)
+        default:
+            break
+        }
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        flushIfNeeded(context: context)
+        context.fireChannelReadComplete()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let closed = event as? StreamClosedEvent {
+            if pending.removeValue(forKey: closed.streamID) != nil { streamFinished(closed.streamID, context: context) }
+            ignored.remove(closed.streamID)
+            answeredEarly.remove(closed.streamID)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        services.report(error, connection: connection)
+        context.close(promise: nil)
+    }
+
+    // MARK: Answering
+
+    private func finishRequest(_ streamID: HTTP2StreamID, context: ChannelHandlerContext) {
+        guard let request = pending.removeValue(forKey: streamID) else { return }
+        let method = request.headers.first(name: ":method") ?? ""
+        let path = request.headers.first(name: ":path") ?? ""
+        let now = Date()
+        if path.hasPrefix(EmulatorControl.prefix) {
+            let control = EmulatorControl(state: services.state, configuration: services.configuration)
+            let response = control.respond(method: method, path: path, now: Self.milliseconds(now))
+            write(streamID, status: response.status, headers: [], contentType: response.contentType, body: response.body, context: context)
+            streamFinished(streamID, context: context)
+            return
+        }
+        var headerList: [(name: String, value: String)] = []
+        headerList.reserveCapacity(request.headers.count)
+        for header in request.headers { headerList.append((header.name, header.value)) }
+        let body = request.body.map { Array($0.readableBytesView) } ?? []
+        let assessment = validator.assess(method: method, path: path, headers: headerList, body: body, now: now)
+        answer(streamID, method: method, path: path, assessment: assessment, context: context)
+    }
+
+    /// Answers a body over `bodyLimit` with 413 before it ends, then resets the stream (NO_ERROR)
+    /// so the client stops sending, as RFC 9113 §8.1 allows.
+    private func answerOversized(_ streamID: HTTP2StreamID, request: PendingRequest, context: ChannelHandlerContext) {
+        let method = request.headers.first(name: ":method") ?? ""
+        let path = request.headers.first(name: ":path") ?? ""
+        var headerList: [(name: String, value: String)] = []
+        for header in request.headers { headerList.append((header.name, header.value)) }
+        var assessment = validator.assess(method: method, path: path, headers: headerList, body: [], now: Date())
+        assessment.payloadSize = request.bodySize
+        if assessment.rejection == nil || assessment.rejection?.reason == .payloadEmpty {
+            assessment.rejection = APNsRejection(.payloadTooLarge)
+        }
+        answer(streamID, method: method, path: path, assessment: assessment, context: context, thenReset: true)
+    }
+
+    private func answer(_ streamID: HTTP2StreamID, method: String, path: String, assessment: APNsRequestAssessment, context: ChannelHandlerContext, thenReset: Bool = false) {
+        let configuration = services.configuration
+        if assessment.isAuthenticated, !raisedStreamLimit {
+            raisedStreamLimit = true
+            let settings: HTTP2Settings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.maximumConcurrentStreams)]
+            context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings)))), promise: nil)
+            needsFlush = true
+        }
+        var record = EmulatorRequestRecord(time: 0, connection: connection, stream: Int(streamID), method: method, path: path, assessment: assessment, status: 200, reason: nil)
+        if let rejection = assessment.rejection {
+            record.status = rejection.status
+            record.reason = rejection.reason
+            record.detail = assessment.providerTokenProblem ?? (rejection.reason == .badPayload ? assessment.payloadProblem : nil)
+        } else if let verdict = services.state.verdict(forAccepted: assessment.deviceToken ?? "", failFirst: configuration.failFirst, failRate: configuration.failRate) {
+            record.status = verdict.rejection.status
+            record.reason = verdict.rejection.reason
+            record.timestamp = verdict.timestamp
+            record.detail = verdict.detail
+        }
+        record.apnsID = assessment.apnsID.flatMap { APNsRequestValidator.isCanonicalUUID($0) ? $0 : nil } ?? Self.newUUID()
+        if record.status == 200, configuration.environment == .sandbox {
+            record.apnsUniqueID = Self.newUUID()
+        }
+        if configuration.delayMilliseconds > 0 {
+            context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(configuration.delayMilliseconds)) {
+                guard context.channel.isActive else { return }
+                self.send(streamID, record: record, context: context, thenReset: thenReset)
+                self.flushIfNeeded(context: context)
+            }
+        } else {
+            send(streamID, record: record, context: context, thenReset: thenReset)
+        }
+    }
+
+    /// Records the answer, then writes it (flushed at the end of the read batch).
+    private func send(_ streamID: HTTP2StreamID, record: EmulatorRequestRecord, context: ChannelHandlerContext, thenReset: Bool) {
+        var record = record
+        let now = Date()
+        record.time = Self.milliseconds(now)
+        let line = record.jsonLine()
+        services.records.append(line)
+        services.summaries?.append(record.summary())
+        services.state.didAnswer(accepted: record.status == 200, recordLine: line)
+
+        var extra: [(String, String)] = [("apns-id", record.apnsID ?? Self.newUUID())]
+        if let uniqueID = record.apnsUniqueID { extra.append(("apns-unique-id", uniqueID)) }
+        if let reason = record.reason {
+            var writer = JSONObjectWriter(capacity: 64)
+            writer.field("reason", reason.rawValue)
+            if let timestamp = record.timestamp { writer.field("timestamp", Int(timestamp)) }
+            write(streamID, status: record.status, headers: extra, contentType: "application/json", body: writer.finish(), context: context)
+        } else {
+            write(streamID, status: 200, headers: extra, contentType: nil, body: nil, context: context)
+        }
+        streamFinished(streamID, context: context)
+        if thenReset {
+            // After the answer has left: NIOHTTP2 drops DATA still queued on a stream it resets.
+            let reset = wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.noError)))
+            context.eventLoop.assumeIsolated().execute {
+                context.writeAndFlush(reset, promise: nil)
+            }
+        }
+    }
+
+    private func write(_ streamID: HTTP2StreamID, status: Int, headers extra: [(String, String)], contentType: String?, body: [UInt8]?, context: ChannelHandlerContext) {
+        var headers = HPACKHeaders()
+        headers.add(name: ":status", value: String(status))
+        for (name, value) in extra { headers.add(name: name, value: value) }
+        if let body, let contentType {
+            headers.add(name: "content-type", value: contentType)
+            headers.add(name: "content-length", value: String(body.count))
+        }
+        let endsWithHeaders = body == nil
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: endsWithHeaders)))), promise: nil)
+        if let body {
+            let buffer = context.channel.allocator.buffer(bytes: body)
+            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(buffer), endStream: true)))), promise: nil)
+        }
+        needsFlush = true
+    }
+
+    // MARK: Connection housekeeping
+
+    /// Counts a stream as done; after `--goaway-after` streams, says GOAWAY and closes.
+    private func streamFinished(_ streamID: HTTP2StreamID, context: ChannelHandlerContext) {
+        streamsFinished += 1
+        guard let goAwayAfter = services.configuration.goAwayAfter, streamsFinished == goAwayAfter, !isClosing else { return }
+        isClosing = true
+        let reason = context.channel.allocator.buffer(string: #"{"reason":"Shutdown"}"#)
+        let goAway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: goAwayLastStreamID ?? streamID, errorCode: .noError, opaqueData: reason))
+        services.flushOutputs()
+        context.writeAndFlush(wrapOutboundOut(goAway)).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
+        needsFlush = false
+    }
+
+    /// Gives consumed DATA bytes back to the connection window in batches.
+    private func returnWindow(_ length: Int, context: ChannelHandlerContext) {
+        windowConsumed += length
+        guard windowConsumed >= Self.windowUpdateThreshold, !isClosing else { return }
+        context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: windowConsumed))), promise: nil)
+        windowConsumed = 0
+        needsFlush = true
+    }
+
+    private func flushIfNeeded(context: ChannelHandlerContext) {
+        guard needsFlush else { return }
+        needsFlush = false
+        services.flushOutputs()
+        context.flush()
+    }
+
+    private static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    private static func newUUID() -> String {
+        UUID().uuidString.lowercased()
+    }
+}

@@ -1,0 +1,155 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Dispatch
+import NIOCore
+import NIOHTTP2
+import NIOPosix
+import NIOSSL
+import PushKitFreeCore
+import Synchronization
+
+/// A local APNs: an HTTP/2 server (TLS with ALPN `h2`, or prior knowledge, on one port) that
+/// judges provider API requests like Apple's and records each one.
+///
+/// Life cycle: `init` (checks the TLS material), `start()` (binds; returns the port),
+/// `openOutputs()` once the caller has printed its `listening on` line, then `waitUntilStopped()`
+/// until `stop()` or a signal from `stopOnSignals`.
+public final class APNsEmulator: Sendable {
+    public let configuration: EmulatorConfiguration
+    private let services: EmulatorServices
+    private let sslContext: NIOSSLContext
+    private let group: MultiThreadedEventLoopGroup
+    private let serverChannel = Mutex<(any Channel)?>(nil)
+    private let signalSources = Mutex<SignalSources?>(nil)
+
+    /// - Parameters:
+    ///   - recordDescriptor: where records go (1 for standard output, or an open `--record` file).
+    ///   - closesRecordDescriptor: whether to close it at the end.
+    ///   - quiet: leaves out the one-line summaries on standard error.
+    /// - Throws: `EmulatorSetupError` (78) when the certificate or key cannot be used.
+    public init(configuration: EmulatorConfiguration, recordDescriptor: Int32, closesRecordDescriptor: Bool, quiet: Bool) throws(EmulatorSetupError) {
+        self.configuration = configuration
+        services = EmulatorServices(
+            configuration: configuration,
+            records: OutputBuffer(descriptor: recordDescriptor, closesDescriptor: closesRecordDescriptor),
+            summaries: quiet ? nil : OutputBuffer(descriptor: 2, closesDescriptor: false)
+        )
+        do {
+            let chain = try NIOSSLCertificate.fromPEMBytes(Array(configuration.tls.certificateChainPEM.utf8))
+            let key = try NIOSSLPrivateKey(bytes: Array(configuration.tls.privateKeyPEM.utf8), format: .pem)
+            var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+            tls.applicationProtocols = ["h2"]
+            tls.minimumTLSVersion = .tlsv12
+            sslContext = try NIOSSLContext(configuration: tls)
+        } catch {
+            throw EmulatorSetupError("cannot use the TLS certificate and key (\(configuration.tls.caPath)): \(error)", exitStatus: .configuration)
+        }
+        group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads ?? System.coreCount))
+    }
+
+    /// Binds and starts accepting connections; returns the port (useful with port 0).
+    /// - Throws: `EmulatorSetupError` (69) when the address cannot be bound.
+    public func start() throws(EmulatorSetupError) -> Int {
+        let services = self.services
+        let sslContext = self.sslContext
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try Self.configureConnection(channel, services: services, sslContext: sslContext)
+                }
+            }
+        let channel: any Channel
+        do {
+            channel = try bootstrap.bind(host: configuration.host, port: configuration.port).wait()
+        } catch {
+            try? group.syncShutdownGracefully()
+            throw EmulatorSetupError("cannot listen on \(configuration.host):\(configuration.port): \(Self.describe(error))", exitStatus: .unavailable)
+        }
+        serverChannel.withLock { $0 = channel }
+        return channel.localAddress?.port ?? configuration.port
+    }
+
+    /// Lets records and summaries through (held back until the `listening on` line is out).
+    public func openOutputs() {
+        services.records.open()
+        services.summaries?.open()
+    }
+
+    /// Stops on SIGINT and SIGTERM (and ignores SIGPIPE, so a closed record pipe only stops the
+    /// records).
+    public func stopOnSignals() {
+        signal(SIGPIPE, SIG_IGN)
+        let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { [weak self] in self?.stop() }
+            source.resume()
+            return source
+        }
+        let kept = SignalSources(sources)
+        signalSources.withLock { $0 = kept }
+    }
+
+    /// Stops accepting connections; `waitUntilStopped()` then returns.
+    public func stop() {
+        let channel = serverChannel.withLock { $0 }
+        channel?.close(promise: nil)
+    }
+
+    /// Blocks until `stop()`, then closes every connection and writes out the records.
+    public func waitUntilStopped() {
+        if let channel = serverChannel.withLock({ $0 }) {
+            try? channel.closeFuture.wait()
+        }
+        try? group.syncShutdownGracefully()
+        services.flushOutputs()
+        services.records.close()
+    }
+
+    private static func configureConnection(_ channel: any Channel, services: EmulatorServices, sslContext: NIOSSLContext) throws {
+        let connection = services.state.nextConnectionNumber()
+        let resetter = ConnectionResetHandler()
+        let report: (any Error) -> Void = { services.report($0, connection: connection) }
+        let configureHTTP2: (ChannelHandlerContext) throws -> Void = { context in
+            let settings: HTTP2Settings = [
+                HTTP2Setting(parameter: .maxConcurrentStreams, value: 1),
+                HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024),
+            ]
+            let http2 = NIOHTTP2Handler(mode: .server, initialSettings: settings)
+            let handler = APNsConnectionHandler(services: services, resetter: resetter, connection: connection)
+            try context.pipeline.syncOperations.addHandlers([http2, handler], position: .after(context.handler))
+        }
+        let sniffer = ProtocolSniffer(allowsTLS: true, configure: { found, context in
+            switch found {
+            case .http2:
+                try configureHTTP2(context)
+            case .tls:
+                let tls = NIOSSLServerHandler(context: sslContext)
+                let inner = ProtocolSniffer(allowsTLS: false, configure: { _, context in try configureHTTP2(context) }, reportError: report)
+                try context.pipeline.syncOperations.addHandlers([tls, inner], position: .after(context.handler))
+            }
+        }, reportError: report)
+        try channel.pipeline.syncOperations.addHandlers([resetter, sniffer])
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if let error = error as? IOError {
+            return String(cString: strerror(error.errnoCode)).lowercased()
+        }
+        return "\(error)"
+    }
+}
+
+/// Keeps the signal sources alive for the emulator's lifetime. Dispatch sources are thread-safe;
+/// they are only created, resumed and held here.
+private final class SignalSources: @unchecked Sendable {
+    let sources: [any DispatchSourceSignal]
+    init(_ sources: [any DispatchSourceSignal]) { self.sources = sources }
+}

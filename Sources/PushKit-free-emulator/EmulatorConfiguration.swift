@@ -1,0 +1,40 @@
+import PushKitFreeCore
+
+/// Everything `apns-emulator` was told: where to listen, what to trust, which devices and faults
+/// to script. Built by the command from its flags and the shared configuration.
+public struct EmulatorConfiguration: Sendable {
+    /// The address to bind, `127.0.0.1` unless `--host`.
+    public var host = "127.0.0.1"
+    /// The port; 0 picks a free one.
+    public var port = 2197
+    /// The environment the emulator plays: sandbox answers also carry `apns-unique-id`.
+    public var environment: APNsEnvironment = .production
+    /// The provider key, ids and bundle id requests are judged against.
+    public var trust: APNsRequestValidator.Trust
+    /// SETTINGS_MAX_CONCURRENT_STREAMS once a connection has sent a valid provider token (before
+    /// that it is 1, as at APNs).
+    public var maximumConcurrentStreams = 1000
+    /// When set, token updates are not rate-limited (no `429 TooManyProviderTokenUpdates`).
+    public var lenientTokenUpdates = false
+    /// Tokens answered `410 Unregistered` or `400 BadDeviceToken` from the start.
+    public var deviceStates = ScriptedDeviceStates()
+    public var failFirst: FailFirstFault?
+    public var failRate: FailRateFault?
+    /// Seed for `--fail-rate`'s random choices, so runs can be repeated.
+    public var seed: UInt64?
+    /// Milliseconds to wait before answering each request.
+    public var delayMilliseconds: Int64 = 0
+    /// Send GOAWAY and close each connection after this many streams.
+    public var goAwayAfter: Int?
+    /// Reset each connection (TCP RST, no answer) when its stream number this plus one arrives.
+    public var dropAfter: Int?
+    /// The server certificate and key.
+    public var tls: EmulatorTLSMaterial
+    /// Event-loop threads; defaults to the number of cores.
+    public var threads: Int?
+
+    public init(trust: APNsRequestValidator.Trust, tls: EmulatorTLSMaterial) {
+        self.trust = trust
+        self.tls = tls
+    }
+}

@@ -1,0 +1,86 @@
+import PushKitFreeCore
+
+/// The control surface under `/emulator/` on the emulator's own port, for tests and demos. No
+/// provider token is needed and nothing here is recorded.
+///
+/// - `POST /emulator/unregister/<token>`: answer `410 Unregistered` for the token from now on.
+/// - `POST /emulator/register/<token>`: forget any scripted state of the token.
+/// - `GET /emulator/requests`: the last 1000 records, one JSON object per line.
+/// - `GET /emulator/status`: counters, environment and scripted tokens as JSON.
+struct EmulatorControl {
+    struct Response {
+        var status: Int
+        var contentType: String
+        var body: [UInt8]
+    }
+
+    static let prefix = "/emulator/"
+
+    let state: EmulatorState
+    let configuration: EmulatorConfiguration
+
+    func respond(method: String, path: String, now milliseconds: Int64) -> Response {
+        let route = path.dropFirst(Self.prefix.count).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        let action = route.first.map(String.init) ?? ""
+        let argument = route.count > 1 ? String(route[1]) : nil
+        switch (action, argument) {
+        case ("unregister", let token?), ("register", let token?):
+            guard method == "POST" else { return error(405, .methodNotAllowed) }
+            guard APNsRequestValidator.isHexOfEvenLength(token) else { return error(400, .badDeviceToken) }
+            var writer = JSONObjectWriter()
+            writer.field("device_token", token)
+            if action == "unregister" {
+                state.unregister(token, at: milliseconds)
+                writer.field("state", "unregistered")
+                writer.field("timestamp", Int(milliseconds))
+            } else {
+                writer.field("state", "registered")
+                writer.field("was_scripted", state.register(token))
+            }
+            return json(writer)
+        case ("requests", nil):
+            guard method == "GET" else { return error(405, .methodNotAllowed) }
+            return Response(status: 200, contentType: "application/x-ndjson", body: state.recentRecords())
+        case ("status", nil):
+            guard method == "GET" else { return error(405, .methodNotAllowed) }
+            let (counters, devices) = state.snapshot()
+            var writer = JSONObjectWriter()
+            writer.field("environment", configuration.environment.rawValue)
+            writer.field("topic", configuration.trust.bundleID)
+            writer.field("key_id", configuration.trust.keyID)
+            writer.field("team_id", configuration.trust.teamID)
+            writer.field("connections", counters.connections)
+            writer.field("requests", counters.requests)
+            writer.field("accepted", counters.accepted)
+            writer.field("rejected", counters.rejected)
+            var unregistered = JSONObjectWriter()
+            for (token, timestamp) in devices.unregistered.sorted(by: { $0.key < $1.key }) {
+                unregistered.field(token, Int(timestamp))
+            }
+            writer.rawField("unregistered", json: unregistered.finish())
+            var wrong: [UInt8] = [UInt8(ascii: "[")]
+            for (index, token) in devices.wrongEnvironment.sorted().enumerated() {
+                if index > 0 { wrong.append(UInt8(ascii: ",")) }
+                JSONObjectWriter.appendQuoted(token, to: &wrong)
+            }
+            wrong.append(UInt8(ascii: "]"))
+            writer.rawField("wrong_environment", json: wrong)
+            return json(writer)
+        default:
+            return error(404, .badPath)
+        }
+    }
+
+    private func json(_ writer: JSONObjectWriter) -> Response {
+        var writer = writer
+        var body = writer.finish()
+        body.append(0x0A)
+        return Response(status: 200, contentType: "application/json", body: body)
+    }
+
+    private func error(_ status: Int, _ reason: APNsReason) -> Response {
+        var writer = JSONObjectWriter()
+        writer.field("reason", reason.rawValue)
+        return Response(status: status, contentType: "application/json", body: writer.finish())
+    }
+}

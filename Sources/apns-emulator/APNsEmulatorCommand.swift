@@ -1,0 +1,182 @@
+import ArgumentParser
+import PushKitFreeCLI
+import PushKitFreeCore
+import PushKitFreeEmulator
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct APNsEmulatorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apns-emulator",
+        abstract: "A local APNs: an HTTP/2 server that judges push requests like Apple's and shows what devices would get.",
+        discussion: """
+            Prints one line, "listening on https://127.0.0.1:PORT (ca: PATH)", then one JSON line per \
+            request (or into --record FILE), and a one-line summary per request on standard error. \
+            Pass the CA file to clients: curl --http2 --cacert PATH ... It trusts the provider key of \
+            the shared configuration (--key-path, APNS_KEY_PATH, key_path), so tokens from apns-jwt pass. \
+            Control: POST /emulator/unregister/TOKEN, POST /emulator/register/TOKEN, \
+            GET /emulator/requests, GET /emulator/status. See docs/apns-emulator.md.
+            """
+    )
+
+    @OptionGroup var options: SharedOptions
+
+    @Option(help: ArgumentHelp("Address to listen on.", valueName: "address"))
+    var host = "127.0.0.1"
+
+    @Option(help: ArgumentHelp("Port to listen on; 0 picks a free one.", valueName: "port"))
+    var port = 2197
+
+    @Option(name: .customLong("public-key"), help: ArgumentHelp("Trust this public key (PEM) instead of the .p8's public half.", valueName: "file"))
+    var publicKeyPath: String?
+
+    @Option(name: .customLong("cert"), help: ArgumentHelp("Server certificate chain (PEM); default: a generated one for localhost.", valueName: "file"))
+    var certificatePath: String?
+
+    @Option(name: .customLong("cert-key"), help: ArgumentHelp("The --cert certificate's private key (PEM).", valueName: "file"))
+    var certificateKeyPath: String?
+
+    @Option(name: .customLong("max-streams"), help: ArgumentHelp("SETTINGS_MAX_CONCURRENT_STREAMS after the first valid provider token (1 before).", valueName: "n"))
+    var maxStreams = 1000
+
+    @Flag(name: .customLong("lenient-token-updates"), help: "Do not answer 429 TooManyProviderTokenUpdates to tokens replaced within 20 minutes.")
+    var lenientTokenUpdates = false
+
+    @Option(help: ArgumentHelp("Answer 410 Unregistered for this device token (repeatable).", valueName: "token"))
+    var unregistered: [String] = []
+
+    @Option(name: .customLong("unregistered-file"), help: ArgumentHelp("Device tokens to answer 410 Unregistered, one per line, optionally with a time in ms.", valueName: "file"))
+    var unregisteredFile: String?
+
+    @Option(name: .customLong("wrong-environment"), help: ArgumentHelp("Answer 400 BadDeviceToken for this device token, as for a token of the other environment (repeatable).", valueName: "token"))
+    var wrongEnvironment: [String] = []
+
+    @Option(name: .customLong("fail-first"), help: ArgumentHelp("Fail the first N valid requests per device token, e.g. 1:500:InternalServerError.", valueName: "n:status:reason"))
+    var failFirst: String?
+
+    @Option(name: .customLong("fail-rate"), help: ArgumentHelp("Fail valid requests with probability P (0-1 or %), e.g. 0.1:503:ServiceUnavailable.", valueName: "p:status:reason"))
+    var failRate: String?
+
+    @Option(help: ArgumentHelp("Seed for --fail-rate, to repeat a run.", valueName: "n"))
+    var seed: UInt64?
+
+    @Option(help: ArgumentHelp("Wait this many milliseconds before each answer.", valueName: "ms"))
+    var delay = 0
+
+    @Option(name: .customLong("goaway-after"), help: ArgumentHelp("Send GOAWAY and close each connection after N streams.", valueName: "n"))
+    var goAwayAfter: Int?
+
+    @Option(name: .customLong("drop-after"), help: ArgumentHelp("Reset each connection (TCP RST, no answer) when stream N+1 arrives.", valueName: "n"))
+    var dropAfter: Int?
+
+    @Option(help: ArgumentHelp("Append request records (JSON lines) to this file; '-' is standard output.", valueName: "file"))
+    var record = "-"
+
+    @Flag(help: "No one-line request summaries on standard error.")
+    var quiet = false
+
+    @Option(help: ArgumentHelp("Event-loop threads (default: one per core).", valueName: "n"))
+    var threads: Int?
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535, not \(port)") }
+        guard maxStreams >= 1 else { throw ValidationError("--max-streams must be at least 1, not \(maxStreams)") }
+        guard delay >= 0 else { throw ValidationError("--delay must be 0 or more milliseconds, not \(delay)") }
+        if let goAwayAfter, goAwayAfter < 1 { throw ValidationError("--goaway-after must be at least 1, not \(goAwayAfter)") }
+        if let dropAfter, dropAfter < 0 { throw ValidationError("--drop-after must be 0 or more, not \(dropAfter)") }
+        if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, not \(threads)") }
+        if (certificatePath == nil) != (certificateKeyPath == nil) {
+            throw ValidationError("--cert and --cert-key go together")
+        }
+        if publicKeyPath != nil, options.keyPath != nil {
+            throw ValidationError("--public-key and --key-path cannot be used together")
+        }
+        for token in unregistered + wrongEnvironment where !APNsRequestValidator.isHexOfEvenLength(token) {
+            throw ValidationError("\"\(token)\" is not a device token (hex digits, even length)")
+        }
+        do {
+            _ = try failFirst.map(FailFirstFault.init(argument:))
+            _ = try failRate.map(FailRateFault.init(argument:))
+        } catch {
+            throw ValidationError(error.message)
+        }
+    }
+
+    func run() throws {
+        try ToolSupport.run(tool: "apns-emulator") {
+            let settings = try ToolSupport.configuration(options, tool: "apns-emulator")
+            let trust = try APNsRequestValidator.Trust.load(from: settings, publicKeyPath: publicKeyPath)
+            let tls: EmulatorTLSMaterial
+            if let certificatePath, let certificateKeyPath {
+                tls = try EmulatorTLSMaterial.load(certificatePath: certificatePath, keyPath: certificateKeyPath)
+            } else {
+                let made = try EmulatorTLSMaterial.loadOrCreate(in: settings.stateDirectory.value + "/emulator", host: host)
+                if let warning = made.warning { ToolSupport.warn(warning, tool: "apns-emulator") }
+                tls = made.material
+            }
+
+            var configuration = EmulatorConfiguration(trust: trust, tls: tls)
+            configuration.host = host
+            configuration.port = port
+            configuration.environment = settings.environment.value
+            configuration.maximumConcurrentStreams = maxStreams
+            configuration.lenientTokenUpdates = lenientTokenUpdates
+            configuration.deviceStates = try deviceStates()
+            configuration.failFirst = try failFirst.map(FailFirstFault.init(argument:))
+            configuration.failRate = try failRate.map(FailRateFault.init(argument:))
+            configuration.seed = seed
+            configuration.delayMilliseconds = Int64(delay)
+            configuration.goAwayAfter = goAwayAfter
+            configuration.dropAfter = dropAfter
+            configuration.threads = threads
+
+            let recordDescriptor = try openRecord()
+            let emulator = try APNsEmulator(configuration: configuration, recordDescriptor: recordDescriptor, closesRecordDescriptor: recordDescriptor != 1, quiet: quiet)
+            let boundPort = try emulator.start()
+            emulator.stopOnSignals()
+            StandardStreams.writeOutput("listening on https://\(displayHost):\(boundPort) (ca: \(tls.caPath))\n")
+            emulator.openOutputs()
+            emulator.waitUntilStopped()
+        }
+    }
+
+    /// The host as clients write it in a URL: loopback for the wildcard addresses, IPv6 in brackets.
+    private var displayHost: String {
+        switch host {
+        case "0.0.0.0", "": "127.0.0.1"
+        case "::": "[::1]"
+        default: host.contains(":") ? "[\(host)]" : host
+        }
+    }
+
+    private func deviceStates() throws -> ScriptedDeviceStates {
+        var states = ScriptedDeviceStates()
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        if let unregisteredFile {
+            guard let data = try PosixFile.readIfPresent(unregisteredFile) else {
+                throw EmulatorSetupError("--unregistered-file \(unregisteredFile) does not exist", exitStatus: .noInput)
+            }
+            let entries = try ScriptedDeviceStates.parseTokenList(String(decoding: data, as: UTF8.self), origin: "--unregistered-file \(unregisteredFile)")
+            for entry in entries { states.unregister(entry.token, at: entry.timestamp ?? now) }
+        }
+        for token in unregistered { states.unregister(token, at: now) }
+        for token in wrongEnvironment { states.markWrongEnvironment(token) }
+        return states
+    }
+
+    private func openRecord() throws -> Int32 {
+        if record == "-" { return 1 }
+        let descriptor = open(record, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw FileSystemError("cannot open --record", path: record, errno: errno, exitStatus: .cannotCreate)
+        }
+        return descriptor
+    }
+}

@@ -1,0 +1,18 @@
+import Foundation
+import PushKitFreeCore
+
+/// Signs provider tokens with any key, key id, team id and `iat`, for the cases `apns-jwt` will not
+/// make (expired, another key, DER signatures). Uses the core's `ProviderToken.sign`.
+enum ProviderTokenMaker {
+    static func sign(keyPath: String, keyID: String = ProviderSetup.keyID, teamID: String = ProviderSetup.teamID, issuedAt: Int = Int(Date().timeIntervalSince1970)) throws -> String {
+        let key = try ProviderKey.load(path: keyPath, source: .flag("test"))
+        return try ProviderToken.sign(key: key, keyID: keyID, teamID: teamID, issuedAt: issuedAt).compact
+    }
+
+    /// The same token with its raw r‖s signature re-encoded as DER (what APNs refuses).
+    static func withDERSignature(_ token: String) -> String {
+        let parts = token.split(separator: ".")
+        guard parts.count == 3, let raw = Base64URL.decode(parts[2]) else { return token }
+        return "\(parts[0]).\(parts[1]).\(Base64URL.encode(derSignature(fromRaw: raw)))"
+    }
+}
