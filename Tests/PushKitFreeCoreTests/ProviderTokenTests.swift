@@ -3,15 +3,6 @@ import Foundation
 import Testing
 @testable import PushKitFreeCore
 
-/// A clock the test moves by hand.
-final class ManualClock: WallClock, @unchecked Sendable {
-    private let lock = NSLock()
-    private var current: Date
-    init(_ start: Date = Date(timeIntervalSince1970: 1_795_000_000)) { current = start }
-    func now() -> Date { lock.withLock { current } }
-    func advance(minutes: Double) { lock.withLock { current += minutes * 60 } }
-}
-
 @Suite("provider token")
 struct ProviderTokenTests {
     let key = ProviderKey(privateKey: P256.Signing.PrivateKey())
@@ -80,11 +71,11 @@ struct ProviderTokenCacheTests {
         let cache = try makeCache(clock)
         let first = try cache.token(for: credentials)
         #expect(first.minted)
-        clock.advance(minutes: 49)
+        clock.advance(by: 49 * 60)
         let second = try cache.token(for: credentials)
         #expect(!second.minted)
         #expect(second.token == first.token)
-        clock.advance(minutes: 2) // 51 minutes after minting
+        clock.advance(by: 2 * 60) // 51 minutes after minting
         let third = try cache.token(for: credentials)
         #expect(third.minted)
         #expect(third.token != first.token)
@@ -104,7 +95,7 @@ struct ProviderTokenCacheTests {
         let clock = ManualClock()
         let cache = try makeCache(clock)
         let first = try cache.token(for: credentials).token
-        clock.advance(minutes: 1)
+        clock.advance(by: 1 * 60)
         let refreshed = try cache.refresh(for: credentials)
         #expect(refreshed.minted && refreshed.token != first)
         #expect(try cache.token(for: credentials).token == refreshed.token)
@@ -132,7 +123,7 @@ struct ProviderTokenCacheTests {
         let clock = ManualClock()
         let cache = try makeCache(clock)
         let first = try cache.token(for: credentials).token
-        clock.advance(minutes: -10)
+        clock.advance(by: -10 * 60)
         #expect(try cache.token(for: credentials).token != first)
         try Data("{not json".utf8).write(to: URL(fileURLWithPath: cache.path))
         #expect(try cache.token(for: credentials).minted)

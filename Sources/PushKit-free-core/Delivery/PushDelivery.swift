@@ -36,11 +36,7 @@ public final class PushDelivery {
     ///   - jitter: a random number in [0, 1).
     public init(client: CurlHTTP2Client, baseURL: @escaping (APNsEnvironment) -> String, tokens: any ProviderTokenSource,
                 policy: DeliveryPolicy, defaultEnvironment: APNsEnvironment,
-                pause: @escaping (Duration) -> Void = { duration in
-                    let (seconds, attoseconds) = duration.components
-                    var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-                    while nanosleep(&request, &request) != 0 && errno == EINTR {}
-                },
+                pause: @escaping (Duration) -> Void = PushDelivery.sleep,
                 jitter: @escaping () -> Double = { Double.random(in: 0..<1) }) {
         self.client = client
         self.baseURL = baseURL
@@ -49,6 +45,14 @@ public final class PushDelivery {
         self.defaultEnvironment = defaultEnvironment
         self.pause = pause
         self.jitter = jitter
+    }
+
+    /// Blocks the thread for `duration` (the tools are single-threaded command-line programs).
+    public static func sleep(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
+        var remaining = timespec()
+        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
     }
 
     /// What to do next with one device after an answer.

@@ -126,7 +126,7 @@ final class Transfer {
             transfer.responseHeaders.removeAll(keepingCapacity: true) // a new response (after 100 Continue)
         } else if let colon = line.firstIndex(of: ":") {
             let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].filter { $0 != "\r" && $0 != "\n" }
+            let value = line[line.index(after: colon)...].filter { !$0.isNewline }
             transfer.responseHeaders[name] = String(value.drop(while: { $0 == " " }))
         }
         return length
