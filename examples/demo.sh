@@ -1,29 +1,62 @@
 #!/usr/bin/env bash
-# `make demo`: the main job of the toolbox, offline, with a throw-away key and state directory.
+# `make demo`: the main job of the toolbox, offline. A throw-away key, a local apns-emulator in
+# place of Apple, two registered devices (one of them dead), and the push an assistant's reply hook
+# would send. Nothing outside a temporary directory is touched.
 # Usage: examples/demo.sh BIN_DIR
 set -euo pipefail
 BIN=${1:?usage: examples/demo.sh BIN_DIR}
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-
+emulator_pid=""
+cleanup() {
+  [ -n "$emulator_pid" ] && kill "$emulator_pid" 2>/dev/null && wait "$emulator_pid" 2>/dev/null
+  rm -rf "$work"
+}
+trap cleanup EXIT
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+run() { printf '$ %s\n' "$*"; "$@"; }
 
-step "a throw-away APNs key (a real one is the .p8 from the Apple developer account)"
+step "a throw-away APNs key (yours is the .p8 from the Apple developer account)"
 openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null | openssl pkcs8 -topk8 -nocrypt -out "$work/AuthKey_DEMO000001.p8"
 chmod 600 "$work/AuthKey_DEMO000001.p8"
 export HOME="$work/home"
-export APNS_KEY_PATH="$work/AuthKey_DEMO000001.p8" APNS_KEY_ID=DEMO000001 APNS_TEAM_ID=TEAMDEMO01 APNS_TOPIC=com.example.demo
-echo "key: $APNS_KEY_PATH  key id: $APNS_KEY_ID  team id: $APNS_TEAM_ID  topic: $APNS_TOPIC"
+export APNS_KEY_PATH="$work/AuthKey_DEMO000001.p8" APNS_KEY_ID=DEMO000001 APNS_TEAM_ID=TEAMDEMO01 APNS_TOPIC=com.example.Sven
+echo "key id $APNS_KEY_ID, team id $APNS_TEAM_ID, topic $APNS_TOPIC (set here by environment variables)"
 
 step "apns-jwt check: every setting, where it came from, what is wrong"
-"$BIN/apns-jwt" check
+run "$BIN/apns-jwt" check
 
-step "apns-jwt: a provider token (cached for 50 minutes)"
+step "apns-jwt: the provider token, cached for 50 minutes across runs"
 token=$("$BIN/apns-jwt")
 echo "$token"
+[ "$("$BIN/apns-jwt")" = "$token" ] && echo "a second run printed the same token"
+run "$BIN/apns-jwt" decode "$token"
 
-step "a second run reuses it (APNs throttles new tokens within 20 minutes)"
-[ "$("$BIN/apns-jwt")" = "$token" ] && echo "same token: yes"
+step "apns-emulator: a local APNs (Apple is not reachable from here), trusting this key"
+"$BIN/apns-emulator" --port 0 --record "$work/received.jsonl" --quiet > "$work/emulator.out" 2>&1 &
+emulator_pid=$!
+for _ in $(seq 500); do grep -q '^listening on' "$work/emulator.out" 2>/dev/null && break; sleep 0.02; done
+line=$(head -n 1 "$work/emulator.out"); echo "$line"
+export APNS_PRODUCTION_URL=$(sed 's/^listening on \([^ ]*\) .*/\1/' <<<"$line")
+export APNS_CA_FILE=$(sed 's/.*(ca: \(.*\))$/\1/' <<<"$line")
 
-step "apns-jwt decode"
-"$BIN/apns-jwt" decode "$token"
+step "register-apns: the app hands the server its device token"
+run "$BIN/register-apns" iphone-of-ada 7f1c9d2e4b6a8c0e1f3a5b7d9c2e4f6a8b0c1d3e5f7a9b2c4d6e8f0a1b3c5d7e --name "Ada's iPhone"
+dead=0d1e2a3d0d1e2a3d0d1e2a3d0d1e2a3d0d1e2a3d0d1e2a3d0d1e2a3d0d1e2a3d
+echo '{"device_token": "old-ipad", "apns_token": "'$dead'"}' | "$BIN/register-apns" add --from-json -
+run "$BIN/register-apns" list
+curl -s --http2 --cacert "$APNS_CA_FILE" -X POST "$APNS_PRODUCTION_URL/emulator/unregister/$dead" > /dev/null
+echo "(the emulator now answers 410 Unregistered for the old iPad, as APNs does after an app is deleted)"
+
+step "send-push: what a reply hook runs when the assistant answers (the legacy call, unchanged)"
+run "$BIN/send-push" msg-0042 "Your morning briefing is ready: three meetings, rain after four, and the build is green." || true
+
+step "the dead token was pruned; the live device has its environment and delivery time recorded"
+run "$BIN/register-apns" list
+
+step "what the phone would have received (from the emulator's record)"
+python3 - "$work/received.jsonl" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    print(f"{r['status']} {r.get('reason') or 'delivered'}: {json.dumps(r['payload'], ensure_ascii=False)}")
+PY

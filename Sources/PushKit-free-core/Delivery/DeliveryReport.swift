@@ -46,14 +46,15 @@ public struct DeliveryReport: Sendable {
             var line = pad(result.outcome.rawValue, 12) + " " + pad(id, idWidth) + "  " + token + "  "
             switch result.outcome {
             case .delivered:
-                line += "200 \(result.apnsID ?? "")"
+                line += "200"
+                if let apnsID = result.apnsID { line += " " + apnsID }
             default:
                 line += result.status == 0 ? "no answer: \(result.reason ?? "")" : "\(result.status) \(result.reason ?? "")"
             }
             if result.pruned { line += " (removed from registry)" }
             if result.learnedEnvironment { line += " (environment: \(result.environment.rawValue))" }
             if result.attempts > 1 { line += " [\(result.attempts) attempts]" }
-            text += String(line.reversed().drop(while: { $0 == " " }).reversed()) + "\n"
+            text += line + "\n"
         }
         return text
     }

@@ -76,14 +76,15 @@ public final class PushDelivery {
 
         while !pending.isEmpty {
             let headers = request.headers(providerToken: providerToken)
-            let requests = pending.map { index in
-                HTTP2Request(url: APNsRequest.url(baseURL: baseURL(results[index].environment), token: targets[index].token.hex),
+            let environmentOf = results.map(\.environment)
+            let requests = pending.lazy.map { [baseURL] index in
+                HTTP2Request(url: APNsRequest.url(baseURL: baseURL(environmentOf[index]), token: targets[index].token.hex),
                              headers: headers, body: request.payload, tag: index)
             }
             var resend: [Int] = []
             var needsBackoff = false
             var tokenRejected = false
-            for response in client.perform(requests, deadline: deadline) {
+            client.perform(requests, deadline: deadline) { response in
                 let index = response.tag
                 let next: Next
                 switch response.result {

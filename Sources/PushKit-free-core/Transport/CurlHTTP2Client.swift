@@ -27,7 +27,7 @@ public final class CurlHTTP2Client {
     /// At most this many requests are handed to libcurl at a time.
     public let maximumQueued: Int
 
-    public init(caFile: String?, connectTimeout: Duration = .seconds(10), maximumQueued: Int = 2000) {
+    public init(caFile: String?, connectTimeout: Duration = .seconds(10), maximumQueued: Int = 500) {
         CurlGlobal.initializeOnce()
         multi = curl_multi_init()
         self.caFile = caFile
@@ -41,39 +41,60 @@ public final class CurlHTTP2Client {
     deinit {
         for transfer in idleTransfers { transfer.close() }
         curl_multi_cleanup(multi)
+        for list in headerLists.values { curl_slist_free_all(list) }
     }
 
-    /// Sends every request and returns one response per request (in completion order).
-    ///
-    /// Returns when all requests have an answer or a failure, or when `deadline` passes: requests
-    /// still in flight then fail with `.timeout`, and requests not yet handed to libcurl fail with
-    /// `.timeout` and code 0 (they were never sent).
-    public func perform(_ requests: [HTTP2Request], deadline: ContinuousClock.Instant) -> [HTTP2Response] {
-        var queue = requests[...]
-        var active: [Int: Transfer] = [:] // by ObjectIdentifier hash of the easy handle
-        var responses: [HTTP2Response] = []
-        responses.reserveCapacity(requests.count)
+    /// curl header lists by their text, built once and shared by every request that has those
+    /// headers (all devices of a run do). Freed with the client.
+    private var headerLists: [String: UnsafeMutablePointer<curl_slist>] = [:]
 
-        while !queue.isEmpty || !active.isEmpty {
+    private func headerList(for headers: [(name: String, value: String)]) -> UnsafeMutablePointer<curl_slist>? {
+        let lines = headers.map { "\($0.name): \($0.value)" }
+            // Without this libcurl adds "Expect: 100-continue" for larger bodies, costing a round trip.
+            + ["Expect:"]
+        let key = lines.joined(separator: "\n")
+        if let list = headerLists[key] { return list }
+        var list: UnsafeMutablePointer<curl_slist>?
+        for line in lines { list = line.withCString { curl_slist_append(list, $0) } }
+        headerLists[key] = list
+        return list
+    }
+
+    /// Sends every request and reports one response per request, in completion order.
+    ///
+    /// Requests are taken from `requests` only as room frees up (at most `maximumQueued` at once) and
+    /// each response is handed to `onResponse` as soon as it completes, so a large fan-out never
+    /// holds all requests or all answers in memory. Returns when every request has been answered
+    /// or has failed, or when `deadline` passes: requests still in flight then fail with
+    /// `.timeout`, and requests not yet handed to libcurl fail with `.timeout` and code 0 (never sent).
+    public func perform<Requests: Sequence<HTTP2Request>>(_ requests: Requests, deadline: ContinuousClock.Instant,
+                                                          onResponse: (HTTP2Response) -> Void) {
+        var queue = requests.makeIterator()
+        var next = queue.next()
+        var active: [Int: Transfer] = [:] // by easy handle address
+
+        while next != nil || !active.isEmpty {
             let now = ContinuousClock.now
             if now >= deadline {
                 for transfer in active.values {
                     curl_multi_remove_handle(multi, transfer.handle)
-                    responses.append(HTTP2Response(tag: transfer.tag, result: .failure(
+                    onResponse(HTTP2Response(tag: transfer.tag, result: .failure(
                         TransportFailure(kind: .timeout, code: Int32(CURLE_OPERATION_TIMEDOUT.rawValue), message: "no answer before the deadline"))))
                     idleTransfers.append(transfer)
                 }
-                for request in queue {
-                    responses.append(HTTP2Response(tag: request.tag, result: .failure(
+                while let request = next {
+                    onResponse(HTTP2Response(tag: request.tag, result: .failure(
                         TransportFailure(kind: .timeout, code: 0, message: "not sent: the deadline passed first"))))
+                    next = queue.next()
                 }
-                return responses
+                return
             }
-            while active.count < maximumQueued, let request = queue.popFirst() {
-                let transfer = idleTransfers.popLast() ?? Transfer()
-                transfer.configure(for: request, caFile: caFile, connectTimeout: connectTimeout, remaining: deadline - now)
+            while active.count < maximumQueued, let request = next {
+                let transfer = idleTransfers.popLast() ?? Transfer(caFile: caFile, connectTimeout: connectTimeout)
+                transfer.configure(for: request, headerList: headerList(for: request.headers), remaining: deadline - now)
                 curl_multi_add_handle(multi, transfer.handle)
                 active[transfer.key] = transfer
+                next = queue.next()
             }
 
             var running: Int32 = 0
@@ -85,16 +106,22 @@ public final class CurlHTTP2Client {
                 let code = message.pointee.data.result
                 guard let transfer = active.removeValue(forKey: Int(bitPattern: handle)) else { continue }
                 curl_multi_remove_handle(multi, handle)
-                responses.append(HTTP2Response(tag: transfer.tag, result: transfer.finish(code: code)))
+                onResponse(HTTP2Response(tag: transfer.tag, result: transfer.finish(code: code)))
                 idleTransfers.append(transfer)
             }
 
             if !active.isEmpty {
                 let wait = min(Duration.milliseconds(100), deadline - ContinuousClock.now)
-                let milliseconds = max(0, Int32(wait.components.seconds * 1000 + wait.components.attoseconds / 1_000_000_000_000_000))
-                curl_multi_poll(multi, nil, 0, milliseconds, nil)
+                curl_multi_poll(multi, nil, 0, Int32(clamping: Transfer.milliseconds(wait)), nil)
             }
         }
+    }
+
+    /// Sends every request and returns all responses (for small batches and tests).
+    public func perform(_ requests: [HTTP2Request], deadline: ContinuousClock.Instant) -> [HTTP2Response] {
+        var responses: [HTTP2Response] = []
+        responses.reserveCapacity(requests.count)
+        perform(requests, deadline: deadline) { responses.append($0) }
         return responses
     }
 }

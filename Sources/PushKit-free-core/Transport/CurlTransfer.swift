@@ -10,7 +10,6 @@ import CCurlShim
 final class Transfer {
     let handle: UnsafeMutableRawPointer
     private(set) var tag = 0
-    private var headerList: UnsafeMutablePointer<curl_slist>?
     private var responseBody = Data()
     private var responseHeaders: [String: String] = [:]
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
@@ -18,7 +17,8 @@ final class Transfer {
     /// The dictionary key for this transfer: the easy handle's address.
     var key: Int { Int(bitPattern: handle) }
 
-    init() {
+    /// - Parameters: the per-client settings, set once per handle rather than once per request.
+    init(caFile: String?, connectTimeout: Duration) {
         handle = curl_easy_init()
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -33,17 +33,26 @@ final class Transfer {
         pushkit_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
         // APNs answers are tiny; libcurl's minimum receive buffer keeps a 10,000-device fan-out small.
         pushkit_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, 1024)
+        pushkit_easy_setopt_long(handle, CURLOPT_UPLOAD_BUFFERSIZE, 16 * 1024) // libcurl's minimum; payloads are ≤ 5 KB
         pushkit_easy_setopt_long(handle, CURLOPT_POST, 1)
+        if let caFile {
+            caFile.withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_CAINFO, $0) }
+            // CAINFO replaces the default bundle; the system directory keeps public CAs trusted too.
+            "/etc/ssl/certs".withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_CAPATH, $0) }
+        }
+        pushkit_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connectTimeout))
     }
 
     /// Frees the easy handle; the transfer must not be in a multi handle.
     func close() {
         curl_easy_cleanup(handle)
-        if let headerList { curl_slist_free_all(headerList) }
         errorBuffer.deallocate()
     }
 
-    func configure(for request: HTTP2Request, caFile: String?, connectTimeout: Duration, remaining: Duration) {
+    /// Points the handle at `request`.
+    /// - Parameter headerList: the request's headers as a curl list, owned by the caller and kept
+    ///   alive until the transfer is done (one list is shared by every request of a batch).
+    func configure(for request: HTTP2Request, headerList: UnsafeMutablePointer<curl_slist>?, remaining: Duration) {
         tag = request.tag
         responseBody.removeAll(keepingCapacity: true)
         responseHeaders.removeAll(keepingCapacity: true)
@@ -51,21 +60,7 @@ final class Transfer {
         let priorKnowledge = request.url.hasPrefix("http://")
         pushkit_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, priorKnowledge ? Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE) : Int(CURL_HTTP_VERSION_2TLS))
         request.url.withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_URL, $0) }
-        if let caFile {
-            caFile.withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_CAINFO, $0) }
-            // CAINFO replaces the default bundle; the system directory keeps public CAs trusted too.
-            "/etc/ssl/certs".withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_CAPATH, $0) }
-        }
-        pushkit_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connectTimeout))
         pushkit_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(remaining)))
-
-        if let headerList { curl_slist_free_all(headerList) }
-        headerList = nil
-        for header in request.headers {
-            headerList = "\(header.name): \(header.value)".withCString { curl_slist_append(headerList, $0) }
-        }
-        // Without this libcurl adds "Expect: 100-continue" for larger bodies, costing a round trip.
-        headerList = "Expect:".withCString { curl_slist_append(headerList, $0) }
         pushkit_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
 
         // COPYPOSTFIELDS: libcurl keeps its own copy, so no Swift buffer has to outlive this call.
@@ -104,7 +99,7 @@ final class Transfer {
         }
     }
 
-    private static func milliseconds(_ duration: Duration) -> Int {
+    static func milliseconds(_ duration: Duration) -> Int {
         let (seconds, attoseconds) = duration.components
         return max(0, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
     }
@@ -121,14 +116,23 @@ final class Transfer {
         let length = size * count
         guard let buffer, let context else { return length }
         let transfer = Unmanaged<Transfer>.fromOpaque(context).takeUnretainedValue()
-        let line = String(decoding: UnsafeRawBufferPointer(start: buffer, count: length), as: UTF8.self)
-        if line.hasPrefix("HTTP/") {
+        let bytes = UnsafeRawBufferPointer(start: buffer, count: length)
+        if bytes.starts(with: "HTTP/".utf8) {
             transfer.responseHeaders.removeAll(keepingCapacity: true) // a new response (after 100 Continue)
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = line[..<colon].lowercased()
-            let value = line[line.index(after: colon)...].filter { !$0.isNewline }
-            transfer.responseHeaders[name] = String(value.drop(while: { $0 == " " }))
+        } else if Transfer.isKept(bytes), let colon = bytes.firstIndex(of: UInt8(ascii: ":")) {
+            // Only APNs' own headers are kept: one small string per answer, not one per header line.
+            let name = String(decoding: bytes[..<colon], as: UTF8.self).lowercased()
+            var value = bytes[(colon + 1)...]
+            while let first = value.first, first == UInt8(ascii: " ") { value = value.dropFirst() }
+            while let last = value.last, last == 0x0d || last == 0x0a || last == UInt8(ascii: " ") { value = value.dropLast() }
+            transfer.responseHeaders[name] = String(decoding: value, as: UTF8.self)
         }
         return length
+    }
+
+    /// Whether a header line starts with `apns-` (any case): the only response headers APNs clients need.
+    private static func isKept(_ line: UnsafeRawBufferPointer) -> Bool {
+        guard line.count > 5 else { return false }
+        return zip(line.prefix(5), "apns-".utf8).allSatisfy { $0 | 0x20 == $1 }
     }
 }

@@ -1,0 +1,39 @@
+# Shared pieces of the benchmark scripts: a throw-away key and HOME, and an emulator to talk to.
+# Source it after setting BIN (release products directory); it creates $work and cleans up on exit.
+work=$(mktemp -d)
+emulator_pid=""
+cleanup() {
+  if [ -n "$emulator_pid" ]; then kill -TERM "$emulator_pid" 2>/dev/null || true; wait "$emulator_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null | openssl pkcs8 -topk8 -nocrypt -out "$work/key.p8"
+export HOME="$work/home" APNS_KEY_PATH="$work/key.p8" APNS_KEY_ID=BENCHKEY01 APNS_TEAM_ID=BENCHTEAM1 APNS_TOPIC=com.example.bench
+
+# Starts the emulator with the given extra arguments and waits for its listening line;
+# sets $port and $ca.
+start_emulator() {
+  : > "$work/emulator.out"
+  "$BIN/apns-emulator" --port 0 "$@" > "$work/emulator.out" 2> "$work/emulator.err" &
+  emulator_pid=$!
+  for _ in $(seq 500); do
+    line=$(head -n 1 "$work/emulator.out")
+    port=$(sed -n 's/^listening on https:\/\/[^ ]*:\([0-9]*\) (ca: .*)$/\1/p' <<<"$line")
+    ca=$(sed -n 's/^listening on .* (ca: \(.*\))$/\1/p' <<<"$line")
+    [ -n "$port" ] && return 0
+    kill -0 "$emulator_pid" 2>/dev/null || { cat "$work/emulator.err" >&2; return 1; }
+    sleep 0.02
+  done
+  echo "apns-emulator did not start" >&2
+  return 1
+}
+
+stop_emulator() {
+  kill -TERM "$emulator_pid"
+  wait "$emulator_pid" || true
+  emulator_pid=""
+}
+
+# median of the numbers on standard input
+median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
