@@ -125,8 +125,12 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
+    /// HTTP/2 protocol errors were already answered by NIOHTTP2 (RST_STREAM for a stream error,
+    /// GOAWAY for a connection error), so only they leave the connection to the client; anything
+    /// else (I/O, TLS) closes it.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         services.report(error, connection: connection)
+        if error is any NIOHTTP2Error || error is any NIOHPACKError { return }
         context.close(promise: nil)
     }
 
