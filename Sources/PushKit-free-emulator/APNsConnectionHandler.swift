@@ -87,10 +87,10 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             var length = data.data.readableBytes
             if let padding = data.paddingBytes { length += padding + 1 }
             returnWindow(length, context: context)
-            guard !isClosing, var request = pending[streamID], case .byteBuffer(var bytes) = data.data else { return }
+            // Taken out while it grows, so appending does not copy a buffer the dictionary shares.
+            guard !isClosing, case .byteBuffer(var bytes) = data.data, var request = pending.removeValue(forKey: streamID) else { return }
             request.bodySize += bytes.readableBytes
             if request.bodySize > Self.bodyLimit {
-                pending[streamID] = nil
                 answeredEarly.insert(streamID)
                 answerOversized(streamID, request: request, context: context)
                 return
@@ -148,11 +148,8 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             streamFinished(streamID, context: context)
             return
         }
-        var headerList: [(name: String, value: String)] = []
-        headerList.reserveCapacity(request.headers.count)
-        for header in request.headers { headerList.append((header.name, header.value)) }
         let body = request.body.map { Array($0.readableBytesView) } ?? []
-        let assessment = validator.assess(method: method, path: path, headers: headerList, body: body, now: now)
+        let assessment = validator.assess(method: method, path: path, headers: Self.headerList(request.headers), body: body, now: now)
         answer(streamID, method: method, path: path, assessment: assessment, context: context)
     }
 
@@ -161,9 +158,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     private func answerOversized(_ streamID: HTTP2StreamID, request: PendingRequest, context: ChannelHandlerContext) {
         let method = request.headers.first(name: ":method") ?? ""
         let path = request.headers.first(name: ":path") ?? ""
-        var headerList: [(name: String, value: String)] = []
-        for header in request.headers { headerList.append((header.name, header.value)) }
-        var assessment = validator.assess(method: method, path: path, headers: headerList, body: [], now: Date())
+        var assessment = validator.assess(method: method, path: path, headers: Self.headerList(request.headers), body: [], now: Date())
         assessment.payloadSize = request.bodySize
         if assessment.rejection == nil || assessment.rejection?.reason == .payloadEmpty {
             assessment.rejection = APNsRejection(.payloadTooLarge)
@@ -282,6 +277,14 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         needsFlush = false
         services.flushOutputs()
         context.flush()
+    }
+
+    /// The headers in order, repeats kept, as the validator takes them.
+    private static func headerList(_ headers: HPACKHeaders) -> [(name: String, value: String)] {
+        var list: [(name: String, value: String)] = []
+        list.reserveCapacity(headers.count)
+        for header in headers { list.append((header.name, header.value)) }
+        return list
     }
 
     private static func milliseconds(_ date: Date) -> Int64 {

@@ -37,6 +37,7 @@ public final class APNsRequestValidator {
         /// The app's bundle id; `nil` accepts any topic whose suffix fits the push type.
         public var bundleID: String?
 
+        /// Trusts tokens signed by `publicKey`'s private half for `keyID` and `teamID`.
         public init(publicKey: P256.Signing.PublicKey, keyID: String, teamID: String, bundleID: String?) {
             self.publicKey = publicKey
             self.keyID = keyID
@@ -54,6 +55,7 @@ public final class APNsRequestValidator {
     /// How many distinct token strings the cache keeps before it starts over.
     static let tokenCacheLimit = 256
 
+    /// The key, ids and bundle id requests are judged against.
     public let trust: Trust
     /// Shared between connections; `nil` switches the token-update rate check off.
     public let tokenUpdates: ProviderTokenUpdateTracker?
@@ -69,6 +71,8 @@ public final class APNsRequestValidator {
     }
     private var tokenCache: [String: CachedToken] = [:]
 
+    /// A validator for one connection.
+    /// - Parameter tokenUpdates: the tracker all connections share; `nil` for no 429 on token updates.
     public init(trust: Trust, tokenUpdates: ProviderTokenUpdateTracker?) {
         self.trust = trust
         self.tokenUpdates = tokenUpdates

@@ -10,8 +10,11 @@ public struct EmulatorRequestRecord: Sendable {
     public var connection: Int
     /// The HTTP/2 stream id.
     public var stream: Int
+    /// `:method` as received.
     public var method: String
+    /// `:path` as received.
     public var path: String
+    /// What the validator read and judged.
     public var assessment: APNsRequestAssessment
     /// The HTTP status sent.
     public var status: Int
@@ -27,6 +30,7 @@ public struct EmulatorRequestRecord: Sendable {
     /// a scripted device state.
     public var detail: String?
 
+    /// A record of `assessment` answered with `status` and `reason`; `apnsID` starts as the request's.
     public init(time: Int64, connection: Int, stream: Int, method: String, path: String, assessment: APNsRequestAssessment, status: Int, reason: APNsReason?) {
         self.time = time
         self.connection = connection

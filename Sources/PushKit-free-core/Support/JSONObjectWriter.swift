@@ -14,6 +14,7 @@ public struct JSONObjectWriter: Sendable {
     private var isFirst = true
     private var isFinished = false
 
+    /// Starts an object, reserving `capacity` bytes.
     public init(capacity: Int = 512) {
         bytes = []
         bytes.reserveCapacity(capacity)
