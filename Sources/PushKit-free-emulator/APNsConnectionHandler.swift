@@ -46,6 +46,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     private var windowConsumed = 0
     private var needsFlush = false
     private var isClosing = false
+    private var uuids = RandomUUIDGenerator()
 
     init(services: EmulatorServices, resetter: ConnectionResetHandler, connection: Int) {
         self.services = services
@@ -138,8 +139,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
 
     private func finishRequest(_ streamID: HTTP2StreamID, context: ChannelHandlerContext) {
         guard let request = pending.removeValue(forKey: streamID) else { return }
-        let method = request.headers.first(name: ":method") ?? ""
-        let path = request.headers.first(name: ":path") ?? ""
+        let (headers, method, path) = Self.headerList(request.headers)
         let now = Date()
         if path.hasPrefix(EmulatorControl.prefix) {
             let control = EmulatorControl(state: services.state, configuration: services.configuration)
@@ -149,16 +149,15 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             return
         }
         let body = request.body.map { Array($0.readableBytesView) } ?? []
-        let assessment = validator.assess(method: method, path: path, headers: Self.headerList(request.headers), body: body, now: now)
+        let assessment = validator.assess(method: method, path: path, headers: headers, body: body, now: now)
         answer(streamID, method: method, path: path, assessment: assessment, context: context)
     }
 
     /// Answers a body over `bodyLimit` with 413 before it ends, then resets the stream (NO_ERROR)
     /// so the client stops sending, as RFC 9113 §8.1 allows.
     private func answerOversized(_ streamID: HTTP2StreamID, request: PendingRequest, context: ChannelHandlerContext) {
-        let method = request.headers.first(name: ":method") ?? ""
-        let path = request.headers.first(name: ":path") ?? ""
-        var assessment = validator.assess(method: method, path: path, headers: Self.headerList(request.headers), body: [], now: Date())
+        let (headers, method, path) = Self.headerList(request.headers)
+        var assessment = validator.assess(method: method, path: path, headers: headers, body: [], now: Date())
         assessment.payloadSize = request.bodySize
         if assessment.rejection == nil || assessment.rejection?.reason == .payloadEmpty {
             assessment.rejection = APNsRejection(.payloadTooLarge)
@@ -185,9 +184,9 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             record.timestamp = verdict.timestamp
             record.detail = verdict.detail
         }
-        record.apnsID = assessment.apnsID.flatMap { APNsRequestValidator.isCanonicalUUID($0) ? $0 : nil } ?? Self.newUUID()
+        record.apnsID = assessment.apnsID.flatMap { APNsRequestValidator.isCanonicalUUID($0) ? $0 : nil } ?? uuids.uuidString()
         if record.status == 200, configuration.environment == .sandbox {
-            record.apnsUniqueID = Self.newUUID()
+            record.apnsUniqueID = uuids.uuidString()
         }
         if configuration.delayMilliseconds > 0 {
             context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(configuration.delayMilliseconds)) {
@@ -210,7 +209,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         services.summaries?.append(record.summary())
         services.state.didAnswer(accepted: record.status == 200, recordLine: line)
 
-        var extra: [(String, String)] = [("apns-id", record.apnsID ?? Self.newUUID())]
+        var extra: [(String, String)] = [("apns-id", record.apnsID ?? uuids.uuidString())]
         if let uniqueID = record.apnsUniqueID { extra.append(("apns-unique-id", uniqueID)) }
         if let reason = record.reason {
             var writer = JSONObjectWriter(capacity: 64)
@@ -279,19 +278,23 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         context.flush()
     }
 
-    /// The headers in order, repeats kept, as the validator takes them.
-    private static func headerList(_ headers: HPACKHeaders) -> [(name: String, value: String)] {
+    /// The headers in order, repeats kept, as the validator takes them, and `:method` and `:path`
+    /// picked out on the way.
+    private static func headerList(_ headers: HPACKHeaders) -> (list: [(name: String, value: String)], method: String, path: String) {
         var list: [(name: String, value: String)] = []
         list.reserveCapacity(headers.count)
-        for header in headers { list.append((header.name, header.value)) }
-        return list
+        var method = "", path = ""
+        for header in headers {
+            list.append((header.name, header.value))
+            if header.name.utf8.first == UInt8(ascii: ":") {
+                if header.name.utf8.elementsEqual(":method".utf8) { method = header.value }
+                if header.name.utf8.elementsEqual(":path".utf8) { path = header.value }
+            }
+        }
+        return (list, method, path)
     }
 
     private static func milliseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
-    }
-
-    private static func newUUID() -> String {
-        UUID().uuidString.lowercased()
     }
 }
