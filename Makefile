@@ -10,7 +10,8 @@ TOOLS = apns-jwt register-apns send-push apns-emulator
 .PHONY: deps build debug test demo bench install clean
 
 # Installs what a fresh Debian machine lacks: libcurl's headers (for the CCurl bridge) and the
-# command-line tools the tests and benchmarks drive (openssl, curl with HTTP/2, h2load, hyperfine).
+# command-line tools the tests and benchmarks drive (openssl, curl with HTTP/2, nghttp, h2load,
+# hyperfine).
 deps:
 	@missing=""; \
 	command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
@@ -18,6 +19,7 @@ deps:
 	command -v openssl >/dev/null || missing="$$missing openssl"; \
 	command -v curl >/dev/null || missing="$$missing curl"; \
 	command -v python3 >/dev/null || missing="$$missing python3"; \
+	command -v nghttp >/dev/null || missing="$$missing nghttp2-client"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \

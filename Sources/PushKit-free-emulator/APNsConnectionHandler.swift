@@ -46,6 +46,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     private var windowConsumed = 0
     private var needsFlush = false
     private var isClosing = false
+    private var uuids = RandomUUIDGenerator()
 
     init(services: EmulatorServices, resetter: ConnectionResetHandler, connection: Int) {
         self.services = services
@@ -71,7 +72,12 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             let configuration = services.configuration
             if let dropAfter = configuration.dropAfter, streamsOpened > dropAfter {
                 isClosing = true
-                resetter.reset()
+                // The answers to the first N streams leave before the reset, and the client gets a
+                // moment to read them: only the streams from N+1 on go unanswered, as the flag
+                // promises (an RST can otherwise overtake answers still in the client's buffers).
+                flushIfNeeded(context: context)
+                let resetter = self.resetter
+                context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(50)) { resetter.reset() }
                 return
             }
             if let goAwayAfter = configuration.goAwayAfter {
@@ -87,10 +93,10 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             var length = data.data.readableBytes
             if let padding = data.paddingBytes { length += padding + 1 }
             returnWindow(length, context: context)
-            guard !isClosing, var request = pending[streamID], case .byteBuffer(var bytes) = data.data else { return }
+            // Taken out while it grows, so appending does not copy a buffer the dictionary shares.
+            guard !isClosing, case .byteBuffer(var bytes) = data.data, var request = pending.removeValue(forKey: streamID) else { return }
             request.bodySize += bytes.readableBytes
             if request.bodySize > Self.bodyLimit {
-                pending[streamID] = nil
                 answeredEarly.insert(streamID)
                 answerOversized(streamID, request: request, context: context)
                 return
@@ -125,8 +131,12 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
+    /// HTTP/2 protocol errors were already answered by NIOHTTP2 (RST_STREAM for a stream error,
+    /// GOAWAY for a connection error), so only they leave the connection to the client; anything
+    /// else (I/O, TLS) closes it.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         services.report(error, connection: connection)
+        if error is any NIOHTTP2Error || error is any NIOHPACKError { return }
         context.close(promise: nil)
     }
 
@@ -134,8 +144,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
 
     private func finishRequest(_ streamID: HTTP2StreamID, context: ChannelHandlerContext) {
         guard let request = pending.removeValue(forKey: streamID) else { return }
-        let method = request.headers.first(name: ":method") ?? ""
-        let path = request.headers.first(name: ":path") ?? ""
+        let (headers, method, path) = Self.headerList(request.headers)
         let now = Date()
         if path.hasPrefix(EmulatorControl.prefix) {
             let control = EmulatorControl(state: services.state, configuration: services.configuration)
@@ -144,22 +153,16 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             streamFinished(streamID, context: context)
             return
         }
-        var headerList: [(name: String, value: String)] = []
-        headerList.reserveCapacity(request.headers.count)
-        for header in request.headers { headerList.append((header.name, header.value)) }
         let body = request.body.map { Array($0.readableBytesView) } ?? []
-        let assessment = validator.assess(method: method, path: path, headers: headerList, body: body, now: now)
+        let assessment = validator.assess(method: method, path: path, headers: headers, body: body, now: now)
         answer(streamID, method: method, path: path, assessment: assessment, context: context)
     }
 
     /// Answers a body over `bodyLimit` with 413 before it ends, then resets the stream (NO_ERROR)
     /// so the client stops sending, as RFC 9113 §8.1 allows.
     private func answerOversized(_ streamID: HTTP2StreamID, request: PendingRequest, context: ChannelHandlerContext) {
-        let method = request.headers.first(name: ":method") ?? ""
-        let path = request.headers.first(name: ":path") ?? ""
-        var headerList: [(name: String, value: String)] = []
-        for header in request.headers { headerList.append((header.name, header.value)) }
-        var assessment = validator.assess(method: method, path: path, headers: headerList, body: [], now: Date())
+        let (headers, method, path) = Self.headerList(request.headers)
+        var assessment = validator.assess(method: method, path: path, headers: headers, body: [], now: Date())
         assessment.payloadSize = request.bodySize
         if assessment.rejection == nil || assessment.rejection?.reason == .payloadEmpty {
             assessment.rejection = APNsRejection(.payloadTooLarge)
@@ -186,9 +189,9 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             record.timestamp = verdict.timestamp
             record.detail = verdict.detail
         }
-        record.apnsID = assessment.apnsID.flatMap { APNsRequestValidator.isCanonicalUUID($0) ? $0 : nil } ?? Self.newUUID()
+        record.apnsID = assessment.apnsID.flatMap { APNsRequestValidator.isCanonicalUUID($0) ? $0 : nil } ?? uuids.uuidString()
         if record.status == 200, configuration.environment == .sandbox {
-            record.apnsUniqueID = Self.newUUID()
+            record.apnsUniqueID = uuids.uuidString()
         }
         if configuration.delayMilliseconds > 0 {
             context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(configuration.delayMilliseconds)) {
@@ -211,7 +214,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         services.summaries?.append(record.summary())
         services.state.didAnswer(accepted: record.status == 200, recordLine: line)
 
-        var extra: [(String, String)] = [("apns-id", record.apnsID ?? Self.newUUID())]
+        var extra: [(String, String)] = [("apns-id", record.apnsID ?? uuids.uuidString())]
         if let uniqueID = record.apnsUniqueID { extra.append(("apns-unique-id", uniqueID)) }
         if let reason = record.reason {
             var writer = JSONObjectWriter(capacity: 64)
@@ -280,11 +283,23 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         context.flush()
     }
 
-    private static func milliseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    /// The headers in order, repeats kept, as the validator takes them, and `:method` and `:path`
+    /// picked out on the way.
+    private static func headerList(_ headers: HPACKHeaders) -> (list: [(name: String, value: String)], method: String, path: String) {
+        var list: [(name: String, value: String)] = []
+        list.reserveCapacity(headers.count)
+        var method = "", path = ""
+        for header in headers {
+            list.append((header.name, header.value))
+            if header.name.utf8.first == UInt8(ascii: ":") {
+                if header.name.utf8.elementsEqual(":method".utf8) { method = header.value }
+                if header.name.utf8.elementsEqual(":path".utf8) { path = header.value }
+            }
+        }
+        return (list, method, path)
     }
 
-    private static func newUUID() -> String {
-        UUID().uuidString.lowercased()
+    private static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
     }
 }

@@ -18,6 +18,7 @@ import Synchronization
 /// `openOutputs()` once the caller has printed its `listening on` line, then `waitUntilStopped()`
 /// until `stop()` or a signal from `stopOnSignals`.
 public final class APNsEmulator: Sendable {
+    /// What the emulator was started with.
     public let configuration: EmulatorConfiguration
     private let services: EmulatorServices
     private let sslContext: NIOSSLContext

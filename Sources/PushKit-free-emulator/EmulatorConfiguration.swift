@@ -18,7 +18,9 @@ public struct EmulatorConfiguration: Sendable {
     public var lenientTokenUpdates = false
     /// Tokens answered `410 Unregistered` or `400 BadDeviceToken` from the start.
     public var deviceStates = ScriptedDeviceStates()
+    /// `--fail-first`.
     public var failFirst: FailFirstFault?
+    /// `--fail-rate`.
     public var failRate: FailRateFault?
     /// Seed for `--fail-rate`'s random choices, so runs can be repeated.
     public var seed: UInt64?
@@ -33,6 +35,7 @@ public struct EmulatorConfiguration: Sendable {
     /// Event-loop threads; defaults to the number of cores.
     public var threads: Int?
 
+    /// The defaults: port 2197 on loopback, production, no scripts or faults.
     public init(trust: APNsRequestValidator.Trust, tls: EmulatorTLSMaterial) {
         self.trust = trust
         self.tls = tls

@@ -55,7 +55,7 @@ struct EmulatorControl {
             writer.field("rejected", counters.rejected)
             var unregistered = JSONObjectWriter()
             for (token, timestamp) in devices.unregistered.sorted(by: { $0.key < $1.key }) {
-                unregistered.field(token, Int(timestamp))
+                unregistered.field(named: token, Int(timestamp))
             }
             writer.rawField("unregistered", json: unregistered.finish())
             var wrong: [UInt8] = [UInt8(ascii: "[")]

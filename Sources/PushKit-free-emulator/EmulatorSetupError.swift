@@ -6,6 +6,7 @@ public struct EmulatorSetupError: PushKitError {
     public let message: String
     public let exitStatus: ExitStatus
 
+    /// An error with a short, lowercase message naming the flag or file at fault.
     public init(_ message: String, exitStatus: ExitStatus) {
         self.message = message
         self.exitStatus = exitStatus

@@ -28,6 +28,7 @@ public struct EmulatorTLSMaterial: Sendable {
     /// What clients pass as `--cacert`: the generated CA, or the `--cert` file.
     public let caPath: String
 
+    /// Material from PEM text already at hand.
     public init(certificateChainPEM: String, privateKeyPEM: String, caPath: String) {
         self.certificateChainPEM = certificateChainPEM
         self.privateKeyPEM = privateKeyPEM

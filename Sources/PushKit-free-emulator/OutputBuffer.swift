@@ -37,7 +37,9 @@ final class OutputBuffer: Sendable {
 
     /// Queues `text` for the next flush.
     func append(_ text: String) {
-        append(Array(text.utf8))
+        state.withLock { state in
+            if !state.isBroken { state.pending.append(contentsOf: text.utf8) }
+        }
     }
 
     /// Lets flushes write from now on.

@@ -37,6 +37,7 @@ public final class APNsRequestValidator {
         /// The app's bundle id; `nil` accepts any topic whose suffix fits the push type.
         public var bundleID: String?
 
+        /// Trusts tokens signed by `publicKey`'s private half for `keyID` and `teamID`.
         public init(publicKey: P256.Signing.PublicKey, keyID: String, teamID: String, bundleID: String?) {
             self.publicKey = publicKey
             self.keyID = keyID
@@ -54,6 +55,7 @@ public final class APNsRequestValidator {
     /// How many distinct token strings the cache keeps before it starts over.
     static let tokenCacheLimit = 256
 
+    /// The key, ids and bundle id requests are judged against.
     public let trust: Trust
     /// Shared between connections; `nil` switches the token-update rate check off.
     public let tokenUpdates: ProviderTokenUpdateTracker?
@@ -69,6 +71,8 @@ public final class APNsRequestValidator {
     }
     private var tokenCache: [String: CachedToken] = [:]
 
+    /// A validator for one connection.
+    /// - Parameter tokenUpdates: the tracker all connections share; `nil` for no 429 on token updates.
     public init(trust: Trust, tokenUpdates: ProviderTokenUpdateTracker?) {
         self.trust = trust
         self.tokenUpdates = tokenUpdates
@@ -83,28 +87,34 @@ public final class APNsRequestValidator {
         var result = APNsRequestAssessment()
         var authorization: String?
         var duplicated = false
-        for (position, header) in headers.enumerated() where !header.name.hasPrefix(":") {
+        for (position, header) in headers.enumerated() {
+            let name = header.name.utf8
+            if name.first == UInt8(ascii: ":") { continue }
             if !duplicated {
-                for earlier in headers[..<position] where earlier.name == header.name {
-                    duplicated = true
-                    break
+                duplicated = headers[..<position].contains { $0.name.utf8.count == name.count && $0.name.utf8.elementsEqual(name) }
+            }
+            if Self.equals(header.name, "authorization") {
+                authorization = header.value
+            } else if name.starts(with: "apns-".utf8) {
+                if Self.equals(header.name, "apns-topic") {
+                    result.topic = header.value
+                } else if Self.equals(header.name, "apns-push-type") {
+                    result.pushTypeHeader = header.value
+                } else if Self.equals(header.name, "apns-priority") {
+                    result.priorityHeader = header.value
+                } else if Self.equals(header.name, "apns-collapse-id") {
+                    result.collapseID = header.value
+                } else if Self.equals(header.name, "apns-id") {
+                    result.apnsID = header.value
+                } else if Self.equals(header.name, "apns-expiration") {
+                    result.expirationHeader = header.value
                 }
             }
-            switch header.name {
-            case "authorization": authorization = header.value
-            case "apns-topic": result.topic = header.value
-            case "apns-push-type": result.pushTypeHeader = header.value
-            case "apns-priority": result.priorityHeader = header.value
-            case "apns-collapse-id": result.collapseID = header.value
-            case "apns-id": result.apnsID = header.value
-            case "apns-expiration": result.expirationHeader = header.value
-            default: break
-            }
         }
-        let devicePrefix = "/3/device/"
-        let isDevicePath = path.hasPrefix(devicePrefix) || path == "/3/device"
-        if isDevicePath, path.utf8.count > devicePrefix.utf8.count {
-            result.deviceToken = String(path.utf8.dropFirst(devicePrefix.utf8.count))
+        let devicePrefix = "/3/device/".utf8
+        let isDevicePath = path.utf8.starts(with: devicePrefix) || Self.equals(path, "/3/device")
+        if isDevicePath, path.utf8.count > devicePrefix.count {
+            result.deviceToken = String(path.utf8.dropFirst(devicePrefix.count))
         }
         if let header = result.pushTypeHeader {
             result.pushType = APNsPushType(rawValue: header)
@@ -209,6 +219,15 @@ public final class APNsRequestValidator {
         }
         let suffix = pushType.topicSuffix
         return suffix.isEmpty || (topic.hasSuffix(suffix) && topic.utf8.count > suffix.utf8.count)
+    }
+
+    /// Byte-wise equality with a literal: header names are lowercase ASCII, so no Unicode
+    /// comparison is needed (this runs for every header of every request).
+    @inline(__always)
+    static func equals(_ text: String, _ literal: StaticString) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard text.utf8.count == count else { return false }
+        return text.utf8.elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: count))
     }
 
     /// Whether `text` is a non-empty run of hex digits of even length (a device token).

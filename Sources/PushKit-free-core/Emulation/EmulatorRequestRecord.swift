@@ -10,8 +10,11 @@ public struct EmulatorRequestRecord: Sendable {
     public var connection: Int
     /// The HTTP/2 stream id.
     public var stream: Int
+    /// `:method` as received.
     public var method: String
+    /// `:path` as received.
     public var path: String
+    /// What the validator read and judged.
     public var assessment: APNsRequestAssessment
     /// The HTTP status sent.
     public var status: Int
@@ -27,6 +30,7 @@ public struct EmulatorRequestRecord: Sendable {
     /// a scripted device state.
     public var detail: String?
 
+    /// A record of `assessment` answered with `status` and `reason`; `apnsID` starts as the request's.
     public init(time: Int64, connection: Int, stream: Int, method: String, path: String, assessment: APNsRequestAssessment, status: Int, reason: APNsReason?) {
         self.time = time
         self.connection = connection
@@ -78,27 +82,47 @@ public struct EmulatorRequestRecord: Sendable {
     /// The request in one human-readable line, newline included, e.g.
     /// `12:00:01.234 200 alert 5 1a2b3c4d…9f8e com.example.app {"aps":{"alert":"Hi"}}`.
     public func summary() -> String {
-        var parts = [UTCTimestamp.clockTime(milliseconds: time), String(status)]
-        if let reason { parts.append(reason.rawValue) }
+        var line = UTCTimestamp.clockTime(milliseconds: time)
+        line.reserveCapacity(200)
+        line += " "
+        line += String(status)
+        if let reason {
+            line += " "
+            line += reason.rawValue
+        }
         if method != "POST" || assessment.deviceToken == nil {
-            parts.append("\(method) \(path)")
+            line += " \(method) \(path)"
         } else {
-            parts.append(assessment.pushType?.rawValue ?? assessment.pushTypeHeader ?? "alert")
-            if let priority = assessment.priorityHeader { parts.append("prio=\(priority)") }
-            parts.append(Self.abbreviated(assessment.deviceToken ?? "-"))
-            parts.append(assessment.topic ?? "(no topic)")
+            line += " "
+            line += assessment.pushType?.rawValue ?? assessment.pushTypeHeader ?? "alert"
+            if let priority = assessment.priorityHeader {
+                line += " prio="
+                line += priority
+            }
+            line += " "
+            line += Self.abbreviated(assessment.deviceToken ?? "-")
+            line += " "
+            line += assessment.topic ?? "(no topic)"
         }
         if let payload = assessment.payload {
-            var text = String(decoding: payload, as: UTF8.self)
-            if text.count > 120 { text = String(text.prefix(119)) + "…" }
-            parts.append(text)
+            line += " "
+            if payload.count <= 120 {
+                line += String(decoding: payload, as: UTF8.self)
+            } else {
+                line += String(String(decoding: payload.prefix(160), as: UTF8.self).prefix(119)) + "…"
+            }
         }
-        if let detail { parts.append("(\(detail))") }
-        return parts.joined(separator: " ") + "\n"
+        if let detail {
+            line += " ("
+            line += detail
+            line += ")"
+        }
+        line += "\n"
+        return line
     }
 
     /// A device token shortened to its first and last 8 characters.
     static func abbreviated(_ token: String) -> String {
-        token.count <= 20 ? token : "\(token.prefix(8))…\(token.suffix(8))"
+        token.utf8.count <= 20 ? token : "\(token.prefix(8))…\(token.suffix(8))"
     }
 }

@@ -1,7 +1,9 @@
 /// An injected failure the emulator answers instead of the real one: `STATUS:REASON`.
 public struct InjectedFailure: Sendable, Hashable {
+    /// The status and reason answered.
     public let rejection: APNsRejection
 
+    /// A failure answering `status` with `reason`.
     public init(status: Int, reason: APNsReason) {
         rejection = APNsRejection(status: status, reason: reason)
     }
@@ -24,6 +26,7 @@ public struct InjectedFailure: Sendable, Hashable {
 public struct FailFirstFault: Sendable, Hashable {
     /// How many requests per device token fail.
     public let count: Int
+    /// What those requests are answered.
     public let failure: InjectedFailure
 
     /// Parses `N:STATUS:REASON`, e.g. `2:429:TooManyRequests`.
@@ -41,6 +44,7 @@ public struct FailFirstFault: Sendable, Hashable {
 public struct FailRateFault: Sendable, Hashable {
     /// The probability, 0 to 1.
     public let probability: Double
+    /// What a failing request is answered.
     public let failure: InjectedFailure
 
     /// Parses `P:STATUS:REASON` with P a fraction (`0.1`) or a percentage (`10%`).

@@ -23,6 +23,7 @@ public struct PayloadJSONScanner {
     /// Why a scan failed: what was wrong and at which byte offset.
     public struct Failure: Error, Sendable, CustomStringConvertible {
         public let message: String
+        /// Where, counting bytes from 0.
         public let offset: Int
         public var description: String { "\(message) at byte \(offset)" }
     }

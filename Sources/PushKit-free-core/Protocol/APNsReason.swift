@@ -86,6 +86,7 @@ public struct APNsReason: RawRepresentable, Sendable, Hashable, CustomStringConv
 public struct APNsRejection: Sendable, Hashable, CustomStringConvertible {
     /// The HTTP status, e.g. 400.
     public let status: Int
+    /// The reason in the body.
     public let reason: APNsReason
 
     /// A rejection with the status Apple pairs with `reason`.

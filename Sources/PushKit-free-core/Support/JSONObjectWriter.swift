@@ -14,38 +14,48 @@ public struct JSONObjectWriter: Sendable {
     private var isFirst = true
     private var isFinished = false
 
+    /// Starts an object, reserving `capacity` bytes.
     public init(capacity: Int = 512) {
         bytes = []
         bytes.reserveCapacity(capacity)
         bytes.append(UInt8(ascii: "{"))
     }
 
-    /// Adds a string field.
-    public mutating func field(_ key: String, _ value: String?) {
+    /// Adds a string field. Keys are fixed names that need no escaping.
+    public mutating func field(_ key: StaticString, _ value: String?) {
         writeKey(key)
         if let value { Self.appendQuoted(value, to: &bytes) } else { appendNull() }
     }
 
     /// Adds an integer field.
-    public mutating func field(_ key: String, _ value: Int?) {
+    public mutating func field(_ key: StaticString, _ value: Int?) {
         writeKey(key)
         if let value { bytes.append(contentsOf: String(value).utf8) } else { appendNull() }
     }
 
     /// Adds a boolean field.
-    public mutating func field(_ key: String, _ value: Bool) {
+    public mutating func field(_ key: StaticString, _ value: Bool) {
         writeKey(key)
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
+    /// Adds an integer field whose name is data (escaped as needed).
+    public mutating func field(named key: String, _ value: Int?) {
+        if !isFirst { bytes.append(UInt8(ascii: ",")) }
+        isFirst = false
+        Self.appendQuoted(key, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        if let value { bytes.append(contentsOf: String(value).utf8) } else { appendNull() }
+    }
+
     /// Adds a field whose value is already JSON text (not checked).
-    public mutating func rawField(_ key: String, json: [UInt8]?) {
+    public mutating func rawField(_ key: StaticString, json: [UInt8]?) {
         writeKey(key)
         if let json { bytes.append(contentsOf: json) } else { appendNull() }
     }
 
     /// Adds a field whose value is already JSON text (not checked).
-    public mutating func rawField(_ key: String, json: String?) {
+    public mutating func rawField(_ key: StaticString, json: String?) {
         writeKey(key)
         if let json { bytes.append(contentsOf: json.utf8) } else { appendNull() }
     }
@@ -63,27 +73,35 @@ public struct JSONObjectWriter: Sendable {
         bytes.append(contentsOf: "null".utf8)
     }
 
-    private mutating func writeKey(_ key: String) {
+    private mutating func writeKey(_ key: StaticString) {
         if !isFirst { bytes.append(UInt8(ascii: ",")) }
         isFirst = false
-        Self.appendQuoted(key, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(contentsOf: UnsafeBufferPointer(start: key.utf8Start, count: key.utf8CodeUnitCount))
+        bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
     }
 
     /// Appends `text` as a JSON string literal, escaping quotes, backslashes and control characters.
     public static func appendQuoted(_ text: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x00..<0x20, 0x7F:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
-            default: bytes.append(byte)
+        var text = text
+        text.withUTF8 { utf8 in
+            if !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F }) {
+                bytes.append(contentsOf: utf8)
+                return
+            }
+            let hex = Array("0123456789abcdef".utf8)
+            for byte in utf8 {
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
+                case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
+                case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
+                case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+                case 0x00..<0x20, 0x7F:
+                    bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+                default: bytes.append(byte)
+                }
             }
         }
         bytes.append(UInt8(ascii: "\""))
@@ -101,22 +119,37 @@ public struct JSONObjectWriter: Sendable {
 public enum UTCTimestamp {
     /// `2025-01-31T12:34:56.789Z` for `milliseconds` since 1970.
     public static func iso8601(milliseconds: Int64) -> String {
-        var seconds = time_t(milliseconds / 1000)
-        let millis = Int(milliseconds % 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        return "\(Int(parts.tm_year) + 1900)-\(pad(Int(parts.tm_mon) + 1))-\(pad(Int(parts.tm_mday)))T\(pad(Int(parts.tm_hour))):\(pad(Int(parts.tm_min))):\(pad(Int(parts.tm_sec))).\(pad(millis, width: 3))Z"
+        String(decoding: iso8601Bytes(milliseconds: milliseconds), as: UTF8.self)
     }
 
     /// `12:34:56.789` (UTC) for `milliseconds` since 1970: the clock time in one-line summaries.
     public static func clockTime(milliseconds: Int64) -> String {
-        let text = iso8601(milliseconds: milliseconds)
-        let start = text.index(text.startIndex, offsetBy: 11)
-        return String(text[start..<text.index(before: text.endIndex)])
+        String(decoding: iso8601Bytes(milliseconds: milliseconds)[11..<23], as: UTF8.self)
     }
 
-    private static func pad(_ value: Int, width: Int = 2) -> String {
-        let text = String(value)
-        return text.count >= width ? text : String(repeating: "0", count: width - text.count) + text
+    /// The 24 bytes of `iso8601(milliseconds:)`, written digit by digit (this runs per request).
+    static func iso8601Bytes(milliseconds: Int64) -> [UInt8] {
+        var seconds = time_t(milliseconds / 1000)
+        var parts = tm()
+        gmtime_r(&seconds, &parts)
+        var bytes = [UInt8](repeating: 0, count: 24)
+        func put(_ value: Int, at offset: Int, width: Int) {
+            var value = value
+            for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                bytes[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            }
+        }
+        put(Int(parts.tm_year) + 1900, at: 0, width: 4)
+        put(Int(parts.tm_mon) + 1, at: 5, width: 2)
+        put(Int(parts.tm_mday), at: 8, width: 2)
+        put(Int(parts.tm_hour), at: 11, width: 2)
+        put(Int(parts.tm_min), at: 14, width: 2)
+        put(Int(parts.tm_sec), at: 17, width: 2)
+        put(Int(milliseconds % 1000), at: 20, width: 3)
+        for (offset, character) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "."), (23, "Z")] as [(Int, Unicode.Scalar)] {
+            bytes[offset] = UInt8(ascii: character)
+        }
+        return bytes
     }
 }
