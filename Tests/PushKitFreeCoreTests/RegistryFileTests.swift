@@ -63,7 +63,7 @@ struct RegistryFileTests {
         #expect(try bytes(registry.legacyBackupPath) == original)
         let upgraded = try registry.load()
         #expect(upgraded.storedFormat == .versioned)
-        #expect(Set(upgraded.records.keys) == ["phone", "tablet", "watch"])
+        #expect(Set(upgraded.deviceIDs) == ["phone", "tablet", "watch"])
         #expect(upgraded["tablet"]?.token == token(2) && upgraded["tablet"]?.registeredAt == nil)
     }
 
