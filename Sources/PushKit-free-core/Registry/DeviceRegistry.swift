@@ -26,6 +26,7 @@ public struct DeviceRegistry: Sendable {
     /// The source of `registered_at`, `last_seen_at` and `last_delivered_at` times.
     public let clock: any WallClock
 
+    /// The registry in the state file at `path` (usually `Configuration.stateFile`), stamping times from `clock`.
     public init(path: String, clock: any WallClock = SystemClock()) {
         self.path = path
         self.clock = clock
@@ -73,7 +74,13 @@ public struct DeviceRegistry: Sendable {
             if devices.storedFormat == .legacyFlatMap, let original {
                 try write(original, to: legacyBackupPath, mode: mode)
             }
-            try write(devices.stateFileBytes(), to: path, mode: mode)
+            do throws(FileSystemError) {
+                try PosixFile.replaceAtomically(path, mode: mode) { (output: inout FileOutput) throws(FileSystemError) in
+                    try devices.writeStateFile(to: &output)
+                }
+            } catch {
+                throw error.exitStatus == .cannotCreate ? RegistryError.cannotCreate(error) : RegistryError.io(error)
+            }
             return result
         }
     }

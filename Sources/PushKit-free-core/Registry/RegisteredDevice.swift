@@ -17,6 +17,7 @@ public struct RegisteredDevice: Sendable {
     /// A slice of the file's bytes (it keeps them alive, it does not copy them).
     var storedJSON: Data?
 
+    /// A device not read from a file (so it is always encoded when written).
     public init(id: String, record: DeviceRecord) {
         self.id = id
         self.record = record

@@ -19,6 +19,7 @@ extension RegisteredDevices {
         /// Registry devices removed because an imported device took their token.
         public var movedFrom: [String] = []
 
+        /// An empty summary.
         public init() {}
     }
 

@@ -106,7 +106,27 @@ extension RegisteredDevices {
     /// diffable and greppable; preserved top-level members follow `devices`. Records not changed
     /// since they were read are copied as they were in the file.
     public func stateFileBytes() -> [UInt8] {
-        var writer = JSONWriter(capacity: 64 + devices.count * 400)
+        var bytes: [UInt8] = []
+        encodeStateFile(chunkSize: .max) { (writer: inout JSONWriter) in
+            bytes += writer.bytes
+            writer.bytes.removeAll(keepingCapacity: true)
+        }
+        return bytes
+    }
+
+    /// Writes the state file's bytes (see `stateFileBytes()`) to `output` in chunks of about a
+    /// megabyte, so a large registry is never held in memory twice.
+    func writeStateFile(to output: inout FileOutput) throws(FileSystemError) {
+        try encodeStateFile(chunkSize: 1 << 20) { (writer: inout JSONWriter) throws(FileSystemError) in
+            try output.write(writer.bytes)
+            writer.bytes.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Encodes the state file, calling `flush` (which must empty the writer) whenever `chunkSize`
+    /// bytes are ready, and once at the end.
+    private func encodeStateFile<Failure: Error>(chunkSize: Int, _ flush: (inout JSONWriter) throws(Failure) -> Void) throws(Failure) {
+        var writer = JSONWriter(capacity: chunkSize == .max ? 64 + devices.count * 400 : chunkSize + 4096)
         writer.raw("{\n  \"version\": 1,\n  \"devices\": {")
         for (index, device) in devices.enumerated() {
             writer.raw(index == 0 ? "\n    " : ",\n    ")
@@ -117,6 +137,7 @@ extension RegisteredDevices {
             } else {
                 device.record.write(to: &writer)
             }
+            if writer.bytes.count >= chunkSize { try flush(&writer) }
         }
         writer.raw(devices.isEmpty ? "}" : "\n  }")
         for (key, value) in otherFields.sorted(by: { $0.key < $1.key }) where key != "version" && key != "devices" {
@@ -126,6 +147,6 @@ extension RegisteredDevices {
             writer.value(value)
         }
         writer.raw("\n}\n")
-        return writer.bytes
+        try flush(&writer)
     }
 }

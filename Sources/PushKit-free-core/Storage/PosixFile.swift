@@ -68,6 +68,21 @@ public enum PosixFile {
     /// it over `path`, then `fsync`s the directory so the rename itself is durable. The new file gets
     /// exactly `mode` (0600 by default), whatever the umask.
     public static func replaceAtomically(_ path: String, with data: some ContiguousBytes, mode: mode_t = 0o600) throws(FileSystemError) {
+        try replaceAtomically(path, mode: mode) { (output: inout FileOutput) throws(FileSystemError) in
+            let result: Result<Void, FileSystemError> = data.withUnsafeBytes { buffer in
+                do throws(FileSystemError) {
+                    return .success(try output.write(buffer))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            try result.get()
+        }
+    }
+
+    /// Like `replaceAtomically(_:with:mode:)`, with the contents written piece by piece by `body`, so
+    /// a large file need not be held in memory whole. When `body` throws, `path` is left as it was.
+    public static func replaceAtomically(_ path: String, mode: mode_t = 0o600, writing body: (inout FileOutput) throws(FileSystemError) -> Void) throws(FileSystemError) {
         let directory = PosixFile.parentDirectory(of: path)
         let temporary = "\(path)\(temporarySuffix)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
@@ -76,17 +91,11 @@ public enum PosixFile {
         }
         fchmod(descriptor, mode)
         var failure: FileSystemError?
-        data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = FileSystemError("cannot write", path: temporary, errno: errno)
-                    return
-                }
-                offset += written
-            }
+        var output = FileOutput(descriptor: descriptor, path: temporary)
+        do throws(FileSystemError) {
+            try body(&output)
+        } catch {
+            failure = error
         }
         if failure == nil, fsync(descriptor) != 0 {
             failure = FileSystemError("cannot sync", path: temporary, errno: errno)
