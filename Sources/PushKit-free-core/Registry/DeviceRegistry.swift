@@ -61,7 +61,7 @@ public struct DeviceRegistry: Sendable {
             if !directory.isEmpty { try PosixFile.createPrivateDirectory(directory) }
             lock = try FileLock(exclusiveAt: lockPath)
         } catch {
-            throw error.exitStatus == .cannotCreate ? RegistryError.cannotCreate(error) : RegistryError.io(error)
+            throw Self.classify(error)
         }
         return try withExtendedLifetime(lock) {
             let original = try read()
@@ -71,15 +71,15 @@ public struct DeviceRegistry: Sendable {
             let mode = PosixFile.permissions(of: path) ?? 0o600
             PosixFile.removeStaleTemporaries(of: path)
             PosixFile.removeStaleTemporaries(of: legacyBackupPath)
-            if devices.storedFormat == .legacyFlatMap, let original {
-                try write(original, to: legacyBackupPath, mode: mode)
-            }
             do throws(FileSystemError) {
+                if devices.storedFormat == .legacyFlatMap, let original {
+                    try PosixFile.replaceAtomically(legacyBackupPath, with: original, mode: mode)
+                }
                 try PosixFile.replaceAtomically(path, mode: mode) { (output: inout FileOutput) throws(FileSystemError) in
                     try devices.writeStateFile(to: &output)
                 }
             } catch {
-                throw error.exitStatus == .cannotCreate ? RegistryError.cannotCreate(error) : RegistryError.io(error)
+                throw Self.classify(error)
             }
             return result
         }
@@ -101,12 +101,9 @@ public struct DeviceRegistry: Sendable {
         }
     }
 
-    private func write(_ bytes: some ContiguousBytes, to target: String, mode: mode_t) throws(RegistryError) {
-        do throws(FileSystemError) {
-            try PosixFile.replaceAtomically(target, with: bytes, mode: mode)
-        } catch {
-            throw error.exitStatus == .cannotCreate ? RegistryError.cannotCreate(error) : RegistryError.io(error)
-        }
+    /// Failures to create the directory, lock, temporary or backup file are 73; the rest 74.
+    private static func classify(_ error: FileSystemError) -> RegistryError {
+        error.exitStatus == .cannotCreate ? .cannotCreate(error) : .io(error)
     }
 
     // MARK: What the tools ask
