@@ -87,7 +87,8 @@ public struct DeviceRegistry: Sendable {
 
     private func read() throws(RegistryError) -> Data? {
         do throws(FileSystemError) {
-            return try PosixFile.readIfPresent(path)
+            // Mapped: the state file is only ever replaced by rename, never rewritten in place.
+            return try PosixFile.readIfPresent(path, mapLargeFiles: true)
         } catch {
             throw RegistryError.io(error)
         }

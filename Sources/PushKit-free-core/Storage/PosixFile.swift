@@ -18,8 +18,13 @@ public enum PosixFile {
     }
 
     /// Reads a whole file. Returns `nil` when it does not exist.
+    ///
+    /// - Parameter mapLargeFiles: map a file over 1 MB into memory (read-only, private) instead of
+    ///   copying it: for the device registry, tens of megabytes read on every registration, this
+    ///   saves a third of the system time. Only for files that are replaced by `rename`, never
+    ///   rewritten in place: truncating a mapped file under a reader kills the reader with SIGBUS.
     /// - Throws: `FileSystemError` for any other failure (permission, a directory, I/O).
-    public static func readIfPresent(_ path: String) throws(FileSystemError) -> Data? {
+    public static func readIfPresent(_ path: String, mapLargeFiles: Bool = false) throws(FileSystemError) -> Data? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         if descriptor < 0 {
             let code = errno
@@ -31,6 +36,10 @@ public enum PosixFile {
         // keep reading past it in case the file grew.
         var info = stat()
         let expected = fstat(descriptor, &info) == 0 ? max(Int(info.st_size), 0) : 0
+        if mapLargeFiles, expected > 1 << 20,
+           let mapped = mmap(nil, expected, PROT_READ, mapFlags, descriptor, 0), mapped != MAP_FAILED {
+            return Data(bytesNoCopy: mapped, count: expected, deallocator: .unmap)
+        }
         var data = Data(count: expected + 64 * 1024)
         var length = 0
         while true {
@@ -46,6 +55,12 @@ public enum PosixFile {
         data.count = length
         return data
     }
+
+    #if os(Linux)
+    private static let mapFlags = MAP_PRIVATE | MAP_POPULATE
+    #else
+    private static let mapFlags = MAP_PRIVATE
+    #endif
 
     /// Creates `path` and any missing parents with mode 0700. Existing directories are left as they are.
     public static func createPrivateDirectory(_ path: String) throws(FileSystemError) {
