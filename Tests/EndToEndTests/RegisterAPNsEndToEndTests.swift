@@ -372,7 +372,7 @@ struct RegisterAPNsEndToEndTests {
             }
             previous = now
         }
-        #expect(outcomes.old + outcomes.new == rounds)
+        #expect(outcomes.killed > 0, "no writer was caught before it finished: \(outcomes)")
 
         try tool("after-the-crashes", tokenB).expectSuccess()
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.file("state")).filter { $0.contains(".tmp-") }
