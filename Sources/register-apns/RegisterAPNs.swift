@@ -162,7 +162,7 @@ extension RegisterAPNs {
             try ToolSupport.run(tool: RegisterAPNs.tool) {
                 let configuration = try ToolSupport.configuration(options, tool: RegisterAPNs.tool)
                 let registry = DeviceRegistry(path: configuration.stateFile.value)
-                let devices = try registry.load().sortedDevices
+                let devices = try registry.load().devices
                 if json {
                     StandardStreams.writeOutput(DeviceListing.jsonLines(devices))
                 } else if devices.isEmpty {

@@ -134,7 +134,7 @@ struct RegistryChangesTests {
         imported.register(registration("stale-id", 6), at: may1 + 10)
         let summary = registry.merge(imported)
         #expect(summary.movedFrom == ["old-id"] && summary.keptNewer == ["stale-id"])
-        #expect(Set(registry.records.keys) == ["new-id", "fresh-id"])
+        #expect(Set(registry.deviceIDs) == ["new-id", "fresh-id"])
     }
 
     @Test("a flat map merged into a registry does not clobber what the registry knows")

@@ -41,6 +41,26 @@ struct RegistryFileTests {
         #expect(try registry.load()["a"]?.lastSeenAt == clock.now())
     }
 
+    @Test("a registry over a megabyte (read through a memory map) takes a registration and reads back whole")
+    func largeRegistry() throws {
+        let registry = registry()
+        let devices = RegisteredDevices(devices: (1...6_000).map { number in
+            RegisteredDevice(id: "device-\(number)", record: DeviceRecord(
+                token: token(number), name: "Phone \(number)", groups: number.isMultiple(of: 7) ? ["seven"] : [],
+                registeredAt: may1, lastSeenAt: may1
+            ))
+        })
+        try Data(devices.stateFileBytes()).write(to: URL(fileURLWithPath: registry.path))
+        #expect(try bytes(registry.path).count > 1 << 20, "large enough to be mapped")
+
+        try registry.register([registration("device-3000", 99_999, name: "renamed")])
+        let reread = try registry.load()
+        #expect(reread.count == 6_000)
+        #expect(reread["device-3000"]?.name == "renamed" && reread["device-3000"]?.token == token(99_999))
+        #expect(reread["device-2999"] == devices["device-2999"] && reread["device-6000"] == devices["device-6000"])
+        #expect(try registry.devices(DeviceSelection(groups: ["seven"])).devices.count == 6_000 / 7)
+    }
+
     @Test("a rewrite keeps the file's permissions")
     func keepsPermissions() throws {
         let registry = registry()
@@ -63,7 +83,7 @@ struct RegistryFileTests {
         #expect(try bytes(registry.legacyBackupPath) == original)
         let upgraded = try registry.load()
         #expect(upgraded.storedFormat == .versioned)
-        #expect(Set(upgraded.records.keys) == ["phone", "tablet", "watch"])
+        #expect(Set(upgraded.deviceIDs) == ["phone", "tablet", "watch"])
         #expect(upgraded["tablet"]?.token == token(2) && upgraded["tablet"]?.registeredAt == nil)
     }
 

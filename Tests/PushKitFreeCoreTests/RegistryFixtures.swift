@@ -17,10 +17,9 @@ final class ManualClock: WallClock, @unchecked Sendable {
     }
 }
 
-/// Distinct valid tokens, `token(1)`, `token(2)`, ...: 32 bytes of hex with the number at the end.
+/// Distinct valid tokens, `token(1)`, `token(2)`, ...: the number as 32 bytes of zero-padded hex.
 func token(_ number: Int) -> DeviceToken {
-    let suffix = String(number, radix: 16)
-    return try! DeviceToken(validating: String(repeating: "ab", count: 32).dropLast(suffix.count) + suffix)
+    try! DeviceToken(validating: String(format: "%064x", number))
 }
 
 func registration(_ id: String, _ number: Int, environment: APNsEnvironment? = nil, name: String? = nil, groups: [String]? = nil) -> DeviceRegistration {

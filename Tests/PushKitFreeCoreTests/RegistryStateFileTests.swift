@@ -47,7 +47,22 @@ struct RegistryStateFileTests {
         let devices = try #require(object["devices"] as? [String: [String: Any]])
         #expect(devices["b"]?["push_count"] as? Int == 3)
         #expect(devices["a"]?["registered_at"] as? String == "2024-05-01T12:00:00.000Z")
-        #expect(devices["a"]?["name"] is NSNull)
+    }
+
+    @Test("unchanged records are copied byte for byte; a changed one is written whole")
+    func copiesUnchangedRecords() throws {
+        let a = #"{"token": "\#(token(0xa).hex.uppercased())", "environment": "development", "custom": 1}"#
+        let b = #"{"token":"\#(token(0xb).hex)"}"#
+        var registry = try RegisteredDevices(stateFile: Data(#"{"version": 1, "devices": {"a": \#(a), "b": \#(b)}}"#))
+        var text = String(decoding: registry.stateFileBytes(), as: UTF8.self)
+        #expect(text.contains(#""a": \#(a),"#) && text.contains(#""b": \#(b)"#))
+
+        registry.recordDelivery(to: ["a"], at: may1)
+        text = String(decoding: registry.stateFileBytes(), as: UTF8.self)
+        #expect(text.contains(#""a": {"token":"\#(token(0xa).hex)","environment":"sandbox","name":null,"#))
+        #expect(text.contains(#""last_delivered_at":"2024-05-01T12:00:00.000Z","custom":1}"#))
+        #expect(text.contains(#""b": \#(b)"#))
+        #expect(try RegisteredDevices(stateFile: Data(text.utf8)) == registry)
     }
 
     @Test("the file has one device per line, sorted by id")
@@ -123,7 +138,7 @@ struct RegistryStateFileTests {
         registry.register(registration("a", 1, environment: .sandbox, name: "A\nB", groups: ["g"]), at: may1)
         registry.register(registration("b", 2), at: may1 + 1)
         registry["b"]?.otherFields["future"] = .bool(true)
-        let lines = DeviceListing.jsonLines(registry.sortedDevices)
+        let lines = DeviceListing.jsonLines(registry.devices)
         let imported = try RegisteredDevices(importing: Data(lines))
         #expect(imported == registry)
     }

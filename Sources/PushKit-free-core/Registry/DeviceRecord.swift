@@ -32,6 +32,7 @@ public struct DeviceRecord: Sendable, Equatable {
     /// Fields this version does not know, preserved on rewrite.
     public var otherFields: [String: JSONValue]
 
+    /// A record with `token`; everything else unknown unless given.
     public init(
         token: DeviceToken, environment: APNsEnvironment? = nil, name: String? = nil, model: String? = nil,
         osVersion: String? = nil, appVersion: String? = nil, groups: [String] = [], registeredAt: Date? = nil,

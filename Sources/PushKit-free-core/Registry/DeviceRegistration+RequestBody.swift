@@ -8,13 +8,20 @@ import Foundation
 extension DeviceRegistration {
     /// Fields given on the command line, used where a body does not say.
     public struct Defaults: Sendable, Equatable {
+        /// `--environment`, `--sandbox` or `--production`.
         public var environment: APNsEnvironment?
+        /// `--name`.
         public var name: String?
+        /// `--model`.
         public var model: String?
+        /// `--os-version`.
         public var osVersion: String?
+        /// `--app-version`.
         public var appVersion: String?
+        /// `--group`, repeated; `nil` when none was given.
         public var groups: [String]?
 
+        /// Defaults from the given flags; `nil` for those not given.
         public init(environment: APNsEnvironment? = nil, name: String? = nil, model: String? = nil, osVersion: String? = nil, appVersion: String? = nil, groups: [String]? = nil) {
             self.environment = environment
             self.name = name

@@ -5,10 +5,15 @@ public struct DeviceRegistration: Sendable, Equatable {
     public var deviceID: String
     /// The APNs token the app got from `didRegisterForRemoteNotificationsWithDeviceToken`.
     public var token: DeviceToken
+    /// The environment of `token`, when the app or the operator says.
     public var environment: APNsEnvironment?
+    /// The device's name.
     public var name: String?
+    /// The hardware model.
     public var model: String?
+    /// The OS version.
     public var osVersion: String?
+    /// The app's version.
     public var appVersion: String?
     /// The groups to put the device in, replacing its current ones; `nil` keeps them.
     public var groups: [String]?

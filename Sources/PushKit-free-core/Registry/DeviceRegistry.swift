@@ -26,6 +26,7 @@ public struct DeviceRegistry: Sendable {
     /// The source of `registered_at`, `last_seen_at` and `last_delivered_at` times.
     public let clock: any WallClock
 
+    /// The registry in the state file at `path` (usually `Configuration.stateFile`), stamping times from `clock`.
     public init(path: String, clock: any WallClock = SystemClock()) {
         self.path = path
         self.clock = clock
@@ -60,7 +61,7 @@ public struct DeviceRegistry: Sendable {
             if !directory.isEmpty { try PosixFile.createPrivateDirectory(directory) }
             lock = try FileLock(exclusiveAt: lockPath)
         } catch {
-            throw error.exitStatus == .cannotCreate ? RegistryError.cannotCreate(error) : RegistryError.io(error)
+            throw Self.classify(error)
         }
         return try withExtendedLifetime(lock) {
             let original = try read()
@@ -70,17 +71,24 @@ public struct DeviceRegistry: Sendable {
             let mode = PosixFile.permissions(of: path) ?? 0o600
             PosixFile.removeStaleTemporaries(of: path)
             PosixFile.removeStaleTemporaries(of: legacyBackupPath)
-            if devices.storedFormat == .legacyFlatMap, let original {
-                try write(original, to: legacyBackupPath, mode: mode)
+            do throws(FileSystemError) {
+                if devices.storedFormat == .legacyFlatMap, let original {
+                    try PosixFile.replaceAtomically(legacyBackupPath, with: original, mode: mode)
+                }
+                try PosixFile.replaceAtomically(path, mode: mode) { (output: inout FileOutput) throws(FileSystemError) in
+                    try devices.writeStateFile(to: &output)
+                }
+            } catch {
+                throw Self.classify(error)
             }
-            try write(devices.stateFileBytes(), to: path, mode: mode)
             return result
         }
     }
 
     private func read() throws(RegistryError) -> Data? {
         do throws(FileSystemError) {
-            return try PosixFile.readIfPresent(path)
+            // Mapped: the state file is only ever replaced by rename, never rewritten in place.
+            return try PosixFile.readIfPresent(path, mapLargeFiles: true)
         } catch {
             throw RegistryError.io(error)
         }
@@ -94,12 +102,9 @@ public struct DeviceRegistry: Sendable {
         }
     }
 
-    private func write(_ bytes: some ContiguousBytes, to target: String, mode: mode_t) throws(RegistryError) {
-        do throws(FileSystemError) {
-            try PosixFile.replaceAtomically(target, with: bytes, mode: mode)
-        } catch {
-            throw error.exitStatus == .cannotCreate ? RegistryError.cannotCreate(error) : RegistryError.io(error)
-        }
+    /// Failures to create the directory, lock, temporary or backup file are 73; the rest 74.
+    private static func classify(_ error: FileSystemError) -> RegistryError {
+        error.exitStatus == .cannotCreate ? .cannotCreate(error) : .io(error)
     }
 
     // MARK: What the tools ask

@@ -28,24 +28,23 @@ public struct DeviceSelection: Sendable, Equatable {
     /// (for a batch to report at the end rather than stop at).
     public func match(in registry: RegisteredDevices) -> Match {
         if deviceIDs.isEmpty, groups.isEmpty {
-            return Match(devices: registry.sortedDevices, unknownDeviceIDs: [], emptyGroups: [])
+            return Match(devices: registry.devices, unknownDeviceIDs: [], emptyGroups: [])
         }
-        var selected: [String: DeviceRecord] = [:]
-        var unknown: [String] = []
-        for id in deviceIDs {
-            if let record = registry[id] { selected[id] = record } else if !unknown.contains(id) { unknown.append(id) }
-        }
-        var filled = Set<String>()
+        let named = Set(deviceIDs)
         let wanted = Set(groups)
-        for (id, record) in registry.records {
-            let hits = record.groups.filter(wanted.contains)
-            guard !hits.isEmpty else { continue }
+        var found = Set<String>()
+        var filled = Set<String>()
+        var devices: [RegisteredDevice] = []
+        for device in registry.devices {
+            let hits = device.record.groups.filter(wanted.contains)
             filled.formUnion(hits)
-            selected[id] = record
+            if named.contains(device.id) { found.insert(device.id) }
+            if named.contains(device.id) || !hits.isEmpty { devices.append(device) }
         }
+        var unknown: [String] = []
+        for id in deviceIDs where !found.contains(id) && !unknown.contains(id) { unknown.append(id) }
         var empty: [String] = []
         for group in groups where !filled.contains(group) && !empty.contains(group) { empty.append(group) }
-        let devices = selected.sorted { $0.key < $1.key }.map { RegisteredDevice(id: $0.key, record: $0.value) }
         return Match(devices: devices, unknownDeviceIDs: unknown, emptyGroups: empty)
     }
 }

@@ -46,7 +46,9 @@ public struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertib
         "\(hex.prefix(8))…\(hex.suffix(4))"
     }
 
+    /// The lowercase hex.
     public var description: String { hex }
 
+    /// Orders tokens by their hex text.
     public static func < (lhs: DeviceToken, rhs: DeviceToken) -> Bool { lhs.hex < rhs.hex }
 }

@@ -19,6 +19,7 @@ extension RegisteredDevices {
         /// Registry devices removed because an imported device took their token.
         public var movedFrom: [String] = []
 
+        /// An empty summary.
         public init() {}
     }
 
@@ -28,12 +29,11 @@ extension RegisteredDevices {
     public init(importing data: Data) throws(JSONSyntaxError) {
         if Self.looksLikeJSONLines(data) {
             self = try JSONScanner.withScanner(over: data) { (scanner: inout JSONScanner) throws(JSONSyntaxError) in
-                var registry = RegisteredDevices()
+                var devices: [RegisteredDevice] = []
                 while !scanner.isAtEnd() {
-                    let (id, record) = try DeviceRecord.read(from: &scanner, deviceID: nil)
-                    registry.records[id] = record
+                    devices.append(try DeviceRecord.read(from: &scanner, deviceID: nil))
                 }
-                return registry
+                return RegisteredDevices(devices: devices)
             }
         } else {
             self = try RegisteredDevices(stateFile: data)
@@ -59,9 +59,20 @@ extension RegisteredDevices {
     @discardableResult
     public mutating func merge(_ imported: RegisteredDevices) -> ImportSummary {
         var summary = ImportSummary()
-        for device in imported.sortedDevices {
+        // Decided first, applied in one pass: inserting into the sorted array one by one would move
+        // the whole registry for each imported device.
+        var decided: [String: DeviceRecord?] = [:]
+        var holders: [DeviceToken: [String]] = [:]
+        for device in devices { holders[device.record.token, default: []].append(device.id) }
+        func current(_ id: String) -> DeviceRecord? {
+            if let decision = decided[id] { return decision }
+            return self[id]
+        }
+
+        for device in imported.devices {
             var incoming = device.record
-            if let existing = records[device.id] {
+            let existing = current(device.id)
+            if let existing {
                 if existing == incoming {
                     summary.unchanged.append(device.id)
                     continue
@@ -73,20 +84,33 @@ extension RegisteredDevices {
                 incoming.registeredAt = Self.earliest(existing.registeredAt, incoming.registeredAt)
                 incoming.lastDeliveredAt = Self.latest(existing.lastDeliveredAt, incoming.lastDeliveredAt)
             }
-            let holders = deviceIDs(holding: incoming.token).filter { $0 != device.id }
-            if holders.contains(where: { Self.isLater(records[$0]?.lastRegisteredAt, than: incoming.lastRegisteredAt) }) {
+            let others = (holders[incoming.token] ?? []).filter { $0 != device.id && current($0)?.token == incoming.token }
+            if others.contains(where: { Self.isLater(current($0)?.lastRegisteredAt, than: incoming.lastRegisteredAt) }) {
                 summary.keptNewer.append(device.id)
                 continue
             }
-            for holder in holders { records[holder] = nil }
-            summary.movedFrom += holders
-            if records.updateValue(incoming, forKey: device.id) == nil {
-                summary.added.append(device.id)
-            } else {
-                summary.updated.append(device.id)
+            for other in others { decided[other] = .some(nil) }
+            summary.movedFrom += others
+            if existing == nil { summary.added.append(device.id) } else { summary.updated.append(device.id) }
+            decided[device.id] = .some(incoming)
+            holders[incoming.token, default: []].append(device.id)
+        }
+        guard !decided.isEmpty else { return summary }
+
+        var merged: [RegisteredDevice] = []
+        merged.reserveCapacity(devices.count + summary.added.count)
+        for device in devices {
+            switch decided.removeValue(forKey: device.id) {
+            case .none: merged.append(device)
+            case .some(.none): continue
+            case .some(.some(let record)): merged.append(RegisteredDevice(id: device.id, record: record))
             }
         }
-        if !summary.added.isEmpty || !summary.updated.isEmpty { changeCount += 1 }
+        for (id, decision) in decided {
+            if let record = decision { merged.append(RegisteredDevice(id: id, record: record)) }
+        }
+        devices = Self.sortedByID(merged)
+        changeCount += 1
         return summary
     }
 

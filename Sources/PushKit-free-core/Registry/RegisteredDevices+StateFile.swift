@@ -16,39 +16,48 @@ extension RegisteredDevices {
     public init(stateFile data: Data) throws(JSONSyntaxError) {
         self = try JSONScanner.withScanner(over: data) { (scanner: inout JSONScanner) throws(JSONSyntaxError) in
             if scanner.isAtEnd() { return RegisteredDevices() }
-            return try Self.read(from: &scanner)
+            return try Self.read(from: &scanner, data: data)
         }
     }
 
-    private static func read(from scanner: inout JSONScanner) throws(JSONSyntaxError) -> RegisteredDevices {
+    private static func read(from scanner: inout JSONScanner, data: Data) throws(JSONSyntaxError) -> RegisteredDevices {
         guard try scanner.peekKind() == .object else {
             throw scanner.failure("expected an object with \"version\" and \"devices\", found \(try scanner.peekKind().name)")
         }
         scanner.skipWhitespace()
         let start = scanner.offset
         var version: (value: Double, position: Int)?
-        var devices: [String: DeviceRecord]?
+        var devices: [RegisteredDevice]?
         var stringMembers: [(key: String, value: String, position: Int)] = []
         var otherMembers: [(key: String, value: JSONValue, position: Int)] = []
 
-        try scanner.forEachMember { (key: String, scanner: inout JSONScanner) throws(JSONSyntaxError) in
-            scanner.skipWhitespace()
-            let position = scanner.offset
-            let kind = try scanner.peekKind()
-            switch (key, kind) {
-            case ("version", .number):
-                version = (try scanner.readNumber(), position)
-            case ("devices", .object):
-                var records: [String: DeviceRecord] = [:]
-                try scanner.forEachMember(depth: 1) { (id: String, scanner: inout JSONScanner) throws(JSONSyntaxError) in
-                    records[id] = try DeviceRecord.read(from: &scanner, deviceID: id).record
+        if try scanner.beginObject() {
+            repeat {
+                let key = try scanner.readMemberName()
+                let position = scanner.offset
+                switch (key, try scanner.peekKind()) {
+                case ("version", .number):
+                    version = (try scanner.readNumber(), position)
+                case ("devices", .object):
+                    // A registry is about 340 bytes per device; reserve to avoid regrowing a large array.
+                    var entries: [RegisteredDevice] = []
+                    entries.reserveCapacity(scanner.remainingByteCount / 256)
+                    if try scanner.beginObject(depth: 1) {
+                        repeat {
+                            let id = try scanner.readMemberName()
+                            let valueStart = scanner.offset
+                            var device = try DeviceRecord.read(from: &scanner, deviceID: id)
+                            device.storedJSON = data[data.startIndex + valueStart..<data.startIndex + scanner.offset]
+                            entries.append(device)
+                        } while try scanner.nextMember()
+                    }
+                    devices = entries
+                case (_, .string):
+                    stringMembers.append((key, try scanner.readString(), position))
+                default:
+                    otherMembers.append((key, try scanner.readValue(depth: 1), position))
                 }
-                devices = records
-            case (_, .string):
-                stringMembers.append((key, try scanner.readString(), position))
-            default:
-                otherMembers.append((key, try scanner.readValue(depth: 1), position))
-            }
+            } while try scanner.nextMember()
         }
         try scanner.expectEnd()
 
@@ -65,12 +74,13 @@ extension RegisteredDevices {
             let shown = version.value.rounded() == version.value && abs(version.value) < 1e15 ? String(Int(version.value)) : String(version.value)
             throw scanner.failure("version \(shown) is not supported: this register-apns reads version \(formatVersion) (a newer release may have written it)", at: version.position)
         }
-        var registry = RegisteredDevices(records: devices ?? [:])
-        for member in stringMembers.map({ ($0.key, JSONValue.string($0.value), $0.position) }) + otherMembers {
-            if member.0 == "devices" {
-                throw scanner.failure("\"devices\" must be an object, not \(member.1.typeName)", at: member.2)
+        var registry = RegisteredDevices(devices: devices ?? [])
+        let members = stringMembers.map { (key: $0.key, value: JSONValue.string($0.value), position: $0.position) } + otherMembers
+        for member in members {
+            if member.key == "devices" {
+                throw scanner.failure("\"devices\" must be an object, not \(member.value.typeName)", at: member.position)
             }
-            registry.otherFields[member.0] = member.1
+            registry.otherFields[member.key] = member.value
         }
         registry.storedFormat = .versioned
         registry.changeCount = 0
@@ -78,32 +88,58 @@ extension RegisteredDevices {
     }
 
     private static func legacyFlatMap(_ members: [(key: String, value: String, position: Int)], scanner: JSONScanner) throws(JSONSyntaxError) -> RegisteredDevices {
-        var records: [String: DeviceRecord] = [:]
-        records.reserveCapacity(members.count)
+        var devices: [RegisteredDevice] = []
+        devices.reserveCapacity(members.count)
         for member in members {
             do throws(DeviceTokenError) {
-                records[member.key] = DeviceRecord(token: try DeviceToken(validating: member.value))
+                devices.append(RegisteredDevice(id: member.key, record: DeviceRecord(token: try DeviceToken(validating: member.value))))
             } catch {
                 throw scanner.failure("device \"\(member.key)\": \(error.message)", at: member.position)
             }
         }
-        var registry = RegisteredDevices(records: records)
+        var registry = RegisteredDevices(devices: devices)
         registry.storedFormat = .legacyFlatMap
         return registry
     }
 
     /// The state file's bytes: version 1, one device per line sorted by id, so the file is stable,
-    /// diffable and greppable; preserved top-level members follow `devices`.
+    /// diffable and greppable; preserved top-level members follow `devices`. Records not changed
+    /// since they were read are copied as they were in the file.
     public func stateFileBytes() -> [UInt8] {
-        var writer = JSONWriter(capacity: 64 + records.count * 400)
-        writer.raw("{\n  \"version\": 1,\n  \"devices\": {")
-        for (index, device) in records.sorted(by: { $0.key < $1.key }).enumerated() {
-            writer.raw(index == 0 ? "\n    " : ",\n    ")
-            writer.string(device.key)
-            writer.raw(": ")
-            device.value.write(to: &writer)
+        var bytes: [UInt8] = []
+        encodeStateFile(chunkSize: .max) { (writer: inout JSONWriter) in
+            bytes += writer.bytes
+            writer.bytes.removeAll(keepingCapacity: true)
         }
-        writer.raw(records.isEmpty ? "}" : "\n  }")
+        return bytes
+    }
+
+    /// Writes the state file's bytes (see `stateFileBytes()`) to `output` in chunks of about a
+    /// megabyte, so a large registry is never held in memory twice.
+    func writeStateFile(to output: inout FileOutput) throws(FileSystemError) {
+        try encodeStateFile(chunkSize: 1 << 20) { (writer: inout JSONWriter) throws(FileSystemError) in
+            try output.write(writer.bytes)
+            writer.bytes.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// Encodes the state file, calling `flush` (which must empty the writer) whenever `chunkSize`
+    /// bytes are ready, and once at the end.
+    private func encodeStateFile<Failure: Error>(chunkSize: Int, _ flush: (inout JSONWriter) throws(Failure) -> Void) throws(Failure) {
+        var writer = JSONWriter(capacity: chunkSize == .max ? 64 + devices.count * 400 : chunkSize + 4096)
+        writer.raw("{\n  \"version\": 1,\n  \"devices\": {")
+        for (index, device) in devices.enumerated() {
+            writer.raw(index == 0 ? "\n    " : ",\n    ")
+            writer.string(device.id)
+            writer.raw(": ")
+            if let stored = device.storedJSON {
+                writer.bytes.append(contentsOf: stored)
+            } else {
+                device.record.write(to: &writer)
+            }
+            if writer.bytes.count >= chunkSize { try flush(&writer) }
+        }
+        writer.raw(devices.isEmpty ? "}" : "\n  }")
         for (key, value) in otherFields.sorted(by: { $0.key < $1.key }) where key != "version" && key != "devices" {
             writer.raw(",\n  ")
             writer.string(key)
@@ -111,6 +147,6 @@ extension RegisteredDevices {
             writer.value(value)
         }
         writer.raw("\n}\n")
-        return writer.bytes
+        try flush(&writer)
     }
 }

@@ -23,8 +23,12 @@ public struct RegisteredDevices: Sendable {
     /// The state file's layout version this code reads and writes.
     public static let formatVersion = 1
 
-    /// Records by device id.
-    public internal(set) var records: [String: DeviceRecord]
+    /// Every device, sorted by id: the order of the state file and of `list`.
+    ///
+    /// A sorted array rather than a dictionary: a registry of 100,000 devices is read, changed in one
+    /// place and written back on every registration, and the file is already in this order, so
+    /// reading builds no hash table and writing sorts nothing. Lookups by id are binary searches.
+    public internal(set) var devices: [RegisteredDevice]
     /// Top-level members of the state file this version does not know, preserved on rewrite.
     public var otherFields: [String: JSONValue] {
         didSet { changeCount += 1 }
@@ -34,34 +38,75 @@ public struct RegisteredDevices: Sendable {
     /// Incremented by every change, so `DeviceRegistry.update` can skip writing when nothing changed.
     public internal(set) var changeCount = 0
 
-    /// A registry holding `records`.
-    public init(records: [String: DeviceRecord] = [:], otherFields: [String: JSONValue] = [:]) {
-        self.records = records
+    /// A registry holding `devices`, in any order; of repeated ids the last wins.
+    public init(devices: [RegisteredDevice] = [], otherFields: [String: JSONValue] = [:]) {
+        self.devices = Self.sortedByID(devices)
         self.otherFields = otherFields
         self.storedFormat = .absent
     }
 
+    /// A registry holding `records` by device id.
+    public init(records: [String: DeviceRecord], otherFields: [String: JSONValue] = [:]) {
+        self.init(devices: records.map { RegisteredDevice(id: $0.key, record: $0.value) }, otherFields: otherFields)
+    }
+
+    /// `devices` sorted by id with each id once (the last of repeated ones, as JSON objects do);
+    /// returned as is, without sorting, when it already is.
+    static func sortedByID(_ devices: [RegisteredDevice]) -> [RegisteredDevice] {
+        var isStrictlySorted = true
+        for index in devices.indices.dropFirst() where !(devices[index - 1].id < devices[index].id) {
+            isStrictlySorted = false
+            break
+        }
+        if isStrictlySorted { return devices }
+        let sorted = devices.enumerated().sorted { ($0.element.id, $0.offset) < ($1.element.id, $1.offset) }.map(\.element)
+        var unique: [RegisteredDevice] = []
+        unique.reserveCapacity(sorted.count)
+        for device in sorted {
+            if unique.last?.id == device.id { unique[unique.count - 1] = device } else { unique.append(device) }
+        }
+        return unique
+    }
+
     /// The number of devices.
-    public var count: Int { records.count }
+    public var count: Int { devices.count }
+
+    /// The device ids, sorted.
+    public var deviceIDs: [String] { devices.map(\.id) }
+
+    /// Where `deviceID` is or would be inserted, by binary search.
+    private func position(of deviceID: String) -> (index: Int, found: Bool) {
+        var low = 0
+        var high = devices.count
+        while low < high {
+            let middle = (low + high) / 2
+            if devices[middle].id < deviceID { low = middle + 1 } else { high = middle }
+        }
+        return (low, low < devices.count && devices[low].id == deviceID)
+    }
 
     /// The record of `deviceID`; setting `nil` removes the device. Setting does not check that the
     /// token is unique: use `register(_:at:)` for that.
     public subscript(deviceID: String) -> DeviceRecord? {
-        get { records[deviceID] }
+        get {
+            let (index, found) = position(of: deviceID)
+            return found ? devices[index].record : nil
+        }
         set {
-            records[deviceID] = newValue
+            let (index, found) = position(of: deviceID)
+            switch (found, newValue) {
+            case (true, let record?): devices[index].record = record
+            case (true, nil): devices.remove(at: index)
+            case (false, let record?): devices.insert(RegisteredDevice(id: deviceID, record: record), at: index)
+            case (false, nil): return
+            }
             changeCount += 1
         }
     }
 
-    /// Every device, sorted by id.
-    public var sortedDevices: [RegisteredDevice] {
-        records.sorted { $0.key < $1.key }.map { RegisteredDevice(id: $0.key, record: $0.value) }
-    }
-
     /// The ids of the devices holding `token`, sorted.
     public func deviceIDs(holding token: DeviceToken) -> [String] {
-        records.compactMap { $0.value.token == token ? $0.key : nil }.sorted()
+        devices.compactMap { $0.record.token == token ? $0.id : nil }
     }
 
     // MARK: Registering and removing
@@ -87,7 +132,7 @@ public struct RegisteredDevices: Sendable {
     @discardableResult
     public mutating func register(_ registration: DeviceRegistration, at now: Date) -> RegistrationOutcome {
         let id = registration.deviceID
-        let existing = records[id]
+        let existing = self[id]
         var record = existing ?? DeviceRecord(token: registration.token)
         let tokenChanged = existing.map { $0.token != registration.token } ?? false
         if tokenChanged { record.environment = nil }
@@ -102,9 +147,8 @@ public struct RegisteredDevices: Sendable {
         if let groups = registration.groups { record.groups = groups }
 
         let movedFrom = deviceIDs(holding: registration.token).filter { $0 != id }
-        for other in movedFrom { records[other] = nil }
-        records[id] = record
-        changeCount += 1
+        for other in movedFrom { self[other] = nil }
+        self[id] = record
         return RegistrationOutcome(
             device: RegisteredDevice(id: id, record: record), isNew: existing == nil,
             tokenChanged: tokenChanged, movedFrom: movedFrom
@@ -114,15 +158,16 @@ public struct RegisteredDevices: Sendable {
     /// Removes the device with id `idOrToken`, or else every device holding the token `idOrToken`
     /// (any case). Returns what was removed, sorted by id; empty when nothing matched.
     public mutating func remove(idOrToken: String) -> [RegisteredDevice] {
-        if let record = records.removeValue(forKey: idOrToken) {
-            changeCount += 1
+        if let record = self[idOrToken] {
+            self[idOrToken] = nil
             return [RegisteredDevice(id: idOrToken, record: record)]
         }
         guard let token = try? DeviceToken(validating: idOrToken) else { return [] }
-        let removed = deviceIDs(holding: token).compactMap { id in
-            records.removeValue(forKey: id).map { RegisteredDevice(id: id, record: $0) }
+        let removed = devices.filter { $0.record.token == token }
+        if !removed.isEmpty {
+            devices.removeAll { $0.record.token == token }
+            changeCount += 1
         }
-        if !removed.isEmpty { changeCount += 1 }
         return removed
     }
 
@@ -136,7 +181,7 @@ public struct RegisteredDevices: Sendable {
     /// - Returns: `true` when the device was removed.
     @discardableResult
     public mutating func removeIfUnregistered(deviceID: String, token: DeviceToken, unregisteredAt: Date?) -> Bool {
-        guard let record = records[deviceID], record.token == token else { return false }
+        guard let record = self[deviceID], record.token == token else { return false }
         if let unregisteredAt, let seen = record.lastRegisteredAt, seen > unregisteredAt { return false }
         self[deviceID] = nil
         return true
@@ -147,7 +192,7 @@ public struct RegisteredDevices: Sendable {
     /// - Returns: `true` when the record changed.
     @discardableResult
     public mutating func recordEnvironment(_ environment: APNsEnvironment, deviceID: String, token: DeviceToken) -> Bool {
-        guard var record = records[deviceID], record.token == token, record.environment != environment else { return false }
+        guard var record = self[deviceID], record.token == token, record.environment != environment else { return false }
         record.environment = environment
         self[deviceID] = record
         return true
@@ -159,9 +204,9 @@ public struct RegisteredDevices: Sendable {
     public mutating func recordDelivery(to deviceIDs: some Sequence<String>, at date: Date) -> Int {
         var changed = 0
         for id in deviceIDs {
-            guard var record = records[id] else { continue }
-            record.lastDeliveredAt = date
-            records[id] = record
+            let (index, found) = position(of: id)
+            guard found else { continue }
+            devices[index].record.lastDeliveredAt = date
             changed += 1
         }
         if changed > 0 { changeCount += 1 }
@@ -173,6 +218,6 @@ extension RegisteredDevices: Equatable {
     /// Registries are equal when they hold the same devices and top-level fields, however they
     /// were stored or changed.
     public static func == (lhs: RegisteredDevices, rhs: RegisteredDevices) -> Bool {
-        lhs.records == rhs.records && lhs.otherFields == rhs.otherFields
+        lhs.devices == rhs.devices && lhs.otherFields == rhs.otherFields
     }
 }

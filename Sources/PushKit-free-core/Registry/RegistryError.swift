@@ -12,6 +12,7 @@ public enum RegistryError: PushKitError {
     /// Reading, locking or replacing the state file failed (exit 74).
     case io(FileSystemError)
 
+    /// 65, 73 or 74, as each case says.
     public var exitStatus: ExitStatus {
         switch self {
         case .corruptStateFile, .invalidInput, .unknownDevice: .dataError
@@ -20,6 +21,7 @@ public enum RegistryError: PushKitError {
         }
     }
 
+    /// One line naming the file, device or input at fault.
     public var description: String {
         switch self {
         case .corruptStateFile(let path, let detail):

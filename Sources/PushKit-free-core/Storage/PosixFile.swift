@@ -18,8 +18,13 @@ public enum PosixFile {
     }
 
     /// Reads a whole file. Returns `nil` when it does not exist.
+    ///
+    /// - Parameter mapLargeFiles: map a file over 1 MB into memory (read-only, private) instead of
+    ///   copying it: for the device registry, tens of megabytes read on every registration, this
+    ///   saves a third of the system time. Only for files that are replaced by `rename`, never
+    ///   rewritten in place: truncating a mapped file under a reader kills the reader with SIGBUS.
     /// - Throws: `FileSystemError` for any other failure (permission, a directory, I/O).
-    public static func readIfPresent(_ path: String) throws(FileSystemError) -> Data? {
+    public static func readIfPresent(_ path: String, mapLargeFiles: Bool = false) throws(FileSystemError) -> Data? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         if descriptor < 0 {
             let code = errno
@@ -31,6 +36,10 @@ public enum PosixFile {
         // keep reading past it in case the file grew.
         var info = stat()
         let expected = fstat(descriptor, &info) == 0 ? max(Int(info.st_size), 0) : 0
+        if mapLargeFiles, expected > 1 << 20,
+           let mapped = mmap(nil, expected, PROT_READ, mapFlags, descriptor, 0), mapped != MAP_FAILED {
+            return Data(bytesNoCopy: mapped, count: expected, deallocator: .unmap)
+        }
         var data = Data(count: expected + 64 * 1024)
         var length = 0
         while true {
@@ -46,6 +55,12 @@ public enum PosixFile {
         data.count = length
         return data
     }
+
+    #if os(Linux)
+    private static let mapFlags = MAP_PRIVATE | MAP_POPULATE
+    #else
+    private static let mapFlags = MAP_PRIVATE
+    #endif
 
     /// Creates `path` and any missing parents with mode 0700. Existing directories are left as they are.
     public static func createPrivateDirectory(_ path: String) throws(FileSystemError) {
@@ -68,6 +83,21 @@ public enum PosixFile {
     /// it over `path`, then `fsync`s the directory so the rename itself is durable. The new file gets
     /// exactly `mode` (0600 by default), whatever the umask.
     public static func replaceAtomically(_ path: String, with data: some ContiguousBytes, mode: mode_t = 0o600) throws(FileSystemError) {
+        try replaceAtomically(path, mode: mode) { (output: inout FileOutput) throws(FileSystemError) in
+            let result: Result<Void, FileSystemError> = data.withUnsafeBytes { buffer in
+                do throws(FileSystemError) {
+                    return .success(try output.write(buffer))
+                } catch {
+                    return .failure(error)
+                }
+            }
+            try result.get()
+        }
+    }
+
+    /// Like `replaceAtomically(_:with:mode:)`, with the contents written piece by piece by `body`, so
+    /// a large file need not be held in memory whole. When `body` throws, `path` is left as it was.
+    public static func replaceAtomically(_ path: String, mode: mode_t = 0o600, writing body: (inout FileOutput) throws(FileSystemError) -> Void) throws(FileSystemError) {
         let directory = PosixFile.parentDirectory(of: path)
         let temporary = "\(path)\(temporarySuffix)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
@@ -76,17 +106,11 @@ public enum PosixFile {
         }
         fchmod(descriptor, mode)
         var failure: FileSystemError?
-        data.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) in
-            var offset = 0
-            while offset < buffer.count {
-                let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = FileSystemError("cannot write", path: temporary, errno: errno)
-                    return
-                }
-                offset += written
-            }
+        var output = FileOutput(descriptor: descriptor, path: temporary)
+        do throws(FileSystemError) {
+            try body(&output)
+        } catch {
+            failure = error
         }
         if failure == nil, fsync(descriptor) != 0 {
             failure = FileSystemError("cannot sync", path: temporary, errno: errno)

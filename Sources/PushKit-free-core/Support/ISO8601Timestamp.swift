@@ -32,23 +32,26 @@ public enum ISO8601Timestamp {
         let (seconds, millisecond) = floorDivide(milliseconds, 1000)
         let (days, second) = floorDivide(seconds, 86_400)
         let (year, month, day) = civilDate(daysSince1970: days)
-        func digits(_ value: Int64, _ count: Int) {
-            var divisor: Int64 = 1
-            for _ in 1..<count { divisor *= 10 }
-            var value = value
-            while divisor > 0 {
-                bytes.append(UInt8(ascii: "0") + UInt8(value / divisor))
-                value %= divisor
-                divisor /= 10
-            }
+        let zero = UInt8(ascii: "0")
+        func digit(_ value: Int64) -> UInt8 { zero + UInt8(truncatingIfNeeded: value % 10) }
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
+            text[0] = digit(year / 1000); text[1] = digit(year / 100); text[2] = digit(year / 10); text[3] = digit(year)
+            text[4] = UInt8(ascii: "-")
+            text[5] = digit(month / 10); text[6] = digit(month)
+            text[7] = UInt8(ascii: "-")
+            text[8] = digit(day / 10); text[9] = digit(day)
+            text[10] = UInt8(ascii: "T")
+            let hour = second / 3600, minute = second / 60 % 60, secondOfMinute = second % 60
+            text[11] = digit(hour / 10); text[12] = digit(hour)
+            text[13] = UInt8(ascii: ":")
+            text[14] = digit(minute / 10); text[15] = digit(minute)
+            text[16] = UInt8(ascii: ":")
+            text[17] = digit(secondOfMinute / 10); text[18] = digit(secondOfMinute)
+            text[19] = UInt8(ascii: ".")
+            text[20] = digit(millisecond / 100); text[21] = digit(millisecond / 10); text[22] = digit(millisecond)
+            text[23] = UInt8(ascii: "Z")
+            bytes.append(contentsOf: UnsafeBufferPointer(text))
         }
-        digits(year, 4); bytes.append(UInt8(ascii: "-"))
-        digits(month, 2); bytes.append(UInt8(ascii: "-"))
-        digits(day, 2); bytes.append(UInt8(ascii: "T"))
-        digits(second / 3600, 2); bytes.append(UInt8(ascii: ":"))
-        digits(second / 60 % 60, 2); bytes.append(UInt8(ascii: ":"))
-        digits(second % 60, 2); bytes.append(UInt8(ascii: "."))
-        digits(millisecond, 3); bytes.append(UInt8(ascii: "Z"))
     }
 
     /// Parses an RFC 3339 timestamp; `nil` when `text` is not one (or names a day that does not exist).
@@ -57,7 +60,9 @@ public enum ISO8601Timestamp {
         return text.withUTF8 { parse(utf8: $0) }
     }
 
-    private static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+    /// Parses the UTF-8 bytes of an RFC 3339 timestamp (the state file reader passes them straight
+    /// from the file).
+    static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         var offset = 0
         func number(_ count: Int) -> Int64? {
             guard bytes.count - offset >= count else { return nil }

@@ -20,6 +20,9 @@ struct JSONScanner {
     /// Offset of the next unread byte.
     private(set) var offset = 0
 
+    /// How many bytes are left to read.
+    var remainingByteCount: Int { bytes.count - offset }
+
     init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
@@ -103,30 +106,51 @@ struct JSONScanner {
         }
     }
 
-    /// Reads an object member by member: `body` gets each key and must read exactly its value.
-    mutating func forEachMember(depth: Int = 0, _ body: (String, inout JSONScanner) throws(JSONSyntaxError) -> Void) throws(JSONSyntaxError) {
+    /// Consumes the `{` of an object. Returns `false` when the object is empty (its `}` is consumed
+    /// too); otherwise read members with `readMemberName()`, a value, and `nextMember()`:
+    ///
+    ///     if try scanner.beginObject() {
+    ///         repeat {
+    ///             let name = try scanner.readMemberName()
+    ///             ... read exactly one value ...
+    ///         } while try scanner.nextMember()
+    ///     }
+    ///
+    /// - Parameter depth: how deeply this object is nested, checked against `maximumDepth`.
+    mutating func beginObject(depth: Int = 0) throws(JSONSyntaxError) -> Bool {
         guard depth < Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
         try expect(UInt8(ascii: "{"), "to start an object")
-        if consume(UInt8(ascii: "}")) { return }
-        repeat {
-            skipWhitespace()
-            guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
-                throw failure("expected a member name in double quotes, found \(describeNext())")
-            }
-            let key = try readString()
-            try expect(UInt8(ascii: ":"), "after the member name")
-            try body(key, &self)
-        } while try continueAfterElement(closing: UInt8(ascii: "}"), "between object members")
+        return !consume(UInt8(ascii: "}"))
     }
 
-    /// Reads an array element by element: `body` must read exactly one value each time.
-    mutating func forEachElement(depth: Int = 0, _ body: (inout JSONScanner) throws(JSONSyntaxError) -> Void) throws(JSONSyntaxError) {
+    /// Reads a member name and the colon after it.
+    mutating func readMemberName() throws(JSONSyntaxError) -> String {
+        skipWhitespace()
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
+            throw failure("expected a member name in double quotes, found \(describeNext())")
+        }
+        let name = try readString()
+        try expect(UInt8(ascii: ":"), "after the member name")
+        skipWhitespace()
+        return name
+    }
+
+    /// After a member's value: `true` when a comma announces another member, `false` at the `}`.
+    mutating func nextMember() throws(JSONSyntaxError) -> Bool {
+        try continueAfterElement(closing: UInt8(ascii: "}"), "between object members")
+    }
+
+    /// Consumes the `[` of an array. Returns `false` when the array is empty; otherwise read one
+    /// value, then call `nextElement()`, as for objects.
+    mutating func beginArray(depth: Int = 0) throws(JSONSyntaxError) -> Bool {
         guard depth < Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
         try expect(UInt8(ascii: "["), "to start an array")
-        if consume(UInt8(ascii: "]")) { return }
-        repeat {
-            try body(&self)
-        } while try continueAfterElement(closing: UInt8(ascii: "]"), "between array elements")
+        return !consume(UInt8(ascii: "]"))
+    }
+
+    /// After an element: `true` when a comma announces another element, `false` at the `]`.
+    mutating func nextElement() throws(JSONSyntaxError) -> Bool {
+        try continueAfterElement(closing: UInt8(ascii: "]"), "between array elements")
     }
 
     private mutating func continueAfterElement(closing: UInt8, _ context: String) throws(JSONSyntaxError) -> Bool {
@@ -164,6 +188,48 @@ struct JSONScanner {
         return true
     }
 
+    /// Reads a string that has no escapes and returns its bytes without making a `String` (for member
+    /// names, timestamps and enumerations the caller compares or parses as bytes). Returns `nil`,
+    /// consuming nothing, when the string has escapes: call `readString()` then. The bytes are not
+    /// checked to be UTF-8.
+    mutating func readRawString() throws(JSONSyntaxError) -> UnsafeBufferPointer<UInt8>? {
+        skipWhitespace()
+        let start = offset
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
+            throw failure("expected a string, found \(describeNext())")
+        }
+        var index = offset + 1
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                offset = index + 1
+                return UnsafeBufferPointer(rebasing: bytes[start + 1..<index])
+            }
+            if byte == UInt8(ascii: "\\") { return nil }
+            if byte < 0x20 { throw failure("control character 0x\(String(byte, radix: 16)) in a string must be escaped", at: index) }
+            index += 1
+        }
+        throw failure("unterminated string", at: start)
+    }
+
+    /// Like `readMemberName()`, but returns the raw bytes of a name without escapes (see
+    /// `readRawString()`); `nil`, consuming nothing, for a name with escapes.
+    mutating func readRawMemberName() throws(JSONSyntaxError) -> UnsafeBufferPointer<UInt8>? {
+        skipWhitespace()
+        guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
+            throw failure("expected a member name in double quotes, found \(describeNext())")
+        }
+        guard let name = try readRawString() else { return nil }
+        try expect(UInt8(ascii: ":"), "after the member name")
+        skipWhitespace()
+        return name
+    }
+
+    /// Moves back to `position`, an offset this scanner was at before.
+    mutating func rewind(to position: Int) {
+        offset = position
+    }
+
     /// Reads a string, decoding escapes. Fails on raw control characters and invalid UTF-8.
     mutating func readString() throws(JSONSyntaxError) -> String {
         skipWhitespace()
@@ -173,14 +239,18 @@ struct JSONScanner {
         }
         offset += 1
         let contentStart = offset
+        var allBytes: UInt8 = 0
         // Fast path: no escapes, the common case for keys, tokens and timestamps.
         while offset < bytes.count {
             let byte = bytes[offset]
             if byte == UInt8(ascii: "\"") {
                 let content = UnsafeBufferPointer(rebasing: bytes[contentStart..<offset])
                 offset += 1
+                // ASCII needs no validation; `String(validating:)` costs a fifth of a large parse.
+                if allBytes < 0x80 { return String(decoding: content, as: UTF8.self) }
                 return try makeString(content, start: start)
             }
+            allBytes |= byte
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw failure("control character 0x\(String(byte, radix: 16)) in a string must be escaped") }
             offset += 1
@@ -312,14 +382,19 @@ struct JSONScanner {
         case .string: return .string(try readString())
         case .array:
             var elements: [JSONValue] = []
-            try forEachElement(depth: depth) { (scanner: inout JSONScanner) throws(JSONSyntaxError) in
-                elements.append(try scanner.readValue(depth: depth + 1))
+            if try beginArray(depth: depth) {
+                repeat {
+                    elements.append(try readValue(depth: depth + 1))
+                } while try nextElement()
             }
             return .array(elements)
         case .object:
             var members: [String: JSONValue] = [:]
-            try forEachMember(depth: depth) { (key: String, scanner: inout JSONScanner) throws(JSONSyntaxError) in
-                members[key] = try scanner.readValue(depth: depth + 1)
+            if try beginObject(depth: depth) {
+                repeat {
+                    let name = try readMemberName()
+                    members[name] = try readValue(depth: depth + 1)
+                } while try nextMember()
             }
             return .object(members)
         }

@@ -50,13 +50,37 @@ enum BuiltTool {
     }
 
     private static func capture(_ process: Process, stdin: Data?) throws -> ToolResult {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushkit-run-\(UUID().uuidString)")
+        try RunningTool(process, stdin: stdin).wait()
+    }
+
+    /// Starts `tool` like `run` does, but returns at once, for tests that race or kill processes.
+    static func start(_ tool: String, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) throws -> RunningTool {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path(tool))
+        process.arguments = arguments
+        var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
+        env.merge(environment) { _, new in new }
+        process.environment = env
+        return try RunningTool(process, stdin: stdin)
+    }
+}
+
+/// A started process whose output goes to files, collected by `wait()`.
+final class RunningTool {
+    let process: Process
+    private let directory: URL
+    private let out: FileHandle
+    private let err: FileHandle
+
+    init(_ process: Process, stdin: Data?) throws {
+        self.process = process
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushkit-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
         let outURL = directory.appendingPathComponent("out"), errURL = directory.appendingPathComponent("err")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        let out = try FileHandle(forWritingTo: outURL), err = try FileHandle(forWritingTo: errURL)
+        try Data().write(to: outURL)
+        try Data().write(to: errURL)
+        out = try FileHandle(forWritingTo: outURL)
+        err = try FileHandle(forWritingTo: errURL)
         process.standardOutput = out
         process.standardError = err
         if let stdin {
@@ -67,15 +91,30 @@ enum BuiltTool {
             process.standardInput = FileHandle.nullDevice
         }
         try process.run()
+    }
+
+    deinit { try? FileManager.default.removeItem(at: directory) }
+
+    /// Sends `signal` (SIGKILL by default) to the process.
+    func kill(_ signal: Int32 = SIGKILL) {
+        Foundation.kill(process.processIdentifier, signal)
+    }
+
+    /// Waits for the process to exit and returns its status and output. A process killed by a
+    /// signal reports the signal number as its status; see `wasSignaled`.
+    func wait() throws -> ToolResult {
         process.waitUntilExit()
         try out.close()
         try err.close()
         return ToolResult(
             status: process.terminationStatus,
-            stdout: String(decoding: try Data(contentsOf: outURL), as: UTF8.self),
-            stderr: String(decoding: try Data(contentsOf: errURL), as: UTF8.self)
+            stdout: String(decoding: try Data(contentsOf: directory.appendingPathComponent("out")), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: directory.appendingPathComponent("err")), as: UTF8.self)
         )
     }
+
+    /// Whether the process ended by a signal rather than by exiting.
+    var wasSignaled: Bool { process.terminationReason == .uncaughtSignal }
 }
 
 /// A throw-away directory for one test, removed when the test ends.
