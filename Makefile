@@ -35,7 +35,7 @@ bench-deps: deps
 	fi
 
 build: deps
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --static-swift-stdlib
 
 debug: deps
 	$(SWIFT) build

@@ -4,10 +4,7 @@
 # Usage: bench/apns-jwt.sh BIN_DIR      (release products directory)
 set -euo pipefail
 BIN=${1:?usage: bench/apns-jwt.sh BIN_DIR}
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null | openssl pkcs8 -topk8 -nocrypt -out "$work/key.p8"
-export HOME="$work/home" APNS_KEY_PATH="$work/key.p8" APNS_KEY_ID=BENCHKEY01 APNS_TEAM_ID=BENCHTEAM1
+source "$(dirname "$0")/lib.sh"
 "$BIN/apns-jwt" >/dev/null   # warm the cache
 printf '%s' "$("$BIN/apns-jwt" | cut -d. -f1-2)" > "$work/input"
 

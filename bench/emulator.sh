@@ -7,40 +7,10 @@
 set -euo pipefail
 BIN=${1:?usage: bench/emulator.sh BIN_DIR}
 RUNS=${RUNS:-3}
-work=$(mktemp -d)
-emulator_pid=""
-cleanup() {
-  if [ -n "$emulator_pid" ]; then kill -TERM "$emulator_pid" 2>/dev/null || true; wait "$emulator_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
-
-openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null | openssl pkcs8 -topk8 -nocrypt -out "$work/key.p8"
-export HOME="$work/home" APNS_KEY_PATH="$work/key.p8" APNS_KEY_ID=BENCHKEY01 APNS_TEAM_ID=BENCHTEAM1 APNS_TOPIC=com.example.bench
+source "$(dirname "$0")/lib.sh"
 token=$("$BIN/apns-jwt")
 printf '%s' '{"aps":{"alert":{"title":"Benchmark","body":"Hello from h2load"},"badge":1,"sound":"default"},"id":42}' > "$work/payload.json"
 device=$(printf 'a1%.0s' $(seq 32))
-
-# Starts the emulator with the given extra arguments and waits for its listening line; sets $port.
-start_emulator() {
-  : > "$work/stdout"
-  "$BIN/apns-emulator" --port 0 "$@" > "$work/stdout" 2> "$work/stderr" &
-  emulator_pid=$!
-  for _ in $(seq 500); do
-    port=$(sed -n 's/^listening on https:\/\/[^ ]*:\([0-9]*\) (ca: .*)$/\1/p' "$work/stdout")
-    [ -n "$port" ] && return 0
-    kill -0 "$emulator_pid" 2>/dev/null || { cat "$work/stderr" >&2; return 1; }
-    sleep 0.02
-  done
-  echo "apns-emulator did not start" >&2
-  return 1
-}
-
-stop_emulator() {
-  kill -TERM "$emulator_pid"
-  wait "$emulator_pid" || true
-  emulator_pid=""
-}
 
 # Runs h2load $RUNS times against the running emulator and prints each rate and the median.
 measure() {

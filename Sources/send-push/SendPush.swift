@@ -1,6 +1,7 @@
 import ArgumentParser
 import PushKitFreeCLI
 import PushKitFreeCore
+import PushKitFreeTransport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -98,7 +99,9 @@ struct SendPush: ParsableCommand {
                 return
             }
             let report = try PushRun(configuration: configuration, policy: DeliveryPolicy(retries: retries, timeout: .milliseconds(Int(timeout * 1000))))
-                .send(built.request, to: targets) { ToolSupport.warn($0, tool: "send-push") }
+                .send(built.request, to: targets, makeTransport: { CurlHTTP2Client(caFile: $0, connectTimeout: $1) }) {
+                    ToolSupport.warn($0, tool: "send-push")
+                }
             StandardStreams.writeOutput(json ? report.jsonLines(fullTokens: full) : report.lines(fullTokens: full))
             StandardStreams.writeError("send-push: \(report.summary)\n")
             if report.exitStatus != .success { throw ExitCode(report.exitStatus.rawValue) }

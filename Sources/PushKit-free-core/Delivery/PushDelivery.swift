@@ -21,7 +21,7 @@ import Glibc
 /// - Everything else is permanent: reported, never retried.
 /// A delivered device is never sent to again within a run.
 public final class PushDelivery {
-    private let client: CurlHTTP2Client
+    private let client: any HTTP2Transport
     private let baseURL: (APNsEnvironment) -> String
     private let tokens: any ProviderTokenSource
     private let policy: DeliveryPolicy
@@ -34,7 +34,7 @@ public final class PushDelivery {
     ///   - defaultEnvironment: for devices whose environment is not recorded.
     ///   - pause: how to wait between rounds (tests pass a recorder).
     ///   - jitter: a random number in [0, 1).
-    public init(client: CurlHTTP2Client, baseURL: @escaping (APNsEnvironment) -> String, tokens: any ProviderTokenSource,
+    public init(client: any HTTP2Transport, baseURL: @escaping (APNsEnvironment) -> String, tokens: any ProviderTokenSource,
                 policy: DeliveryPolicy, defaultEnvironment: APNsEnvironment,
                 pause: @escaping (Duration) -> Void = PushDelivery.sleep,
                 jitter: @escaping () -> Double = { Double.random(in: 0..<1) }) {

@@ -1,4 +1,4 @@
-/// One `send-push` run wired together: provider token from the shared cache, one libcurl client,
+/// One `send-push` run wired together: provider token from the shared cache, one HTTP/2 client,
 /// delivery with retries, then the registry bookkeeping (prune, environments, last delivery).
 public struct PushRun {
     public let configuration: Configuration
@@ -12,11 +12,15 @@ public struct PushRun {
     /// Sends `request` to `targets` and returns the report.
     /// - Parameter warn: receives non-fatal problems (token not cached, registry not updated).
     /// - Throws: when the provider key or ids are unusable (exit 66/78), before anything is sent.
-    public func send(_ request: APNsRequest, to targets: [DeliveryTarget], warn: @escaping (String) -> Void) throws -> DeliveryReport {
+    /// - Parameter makeTransport: builds the HTTP/2 client from the CA file to add and the connect
+    ///   timeout (`send-push` passes libcurl's).
+    public func send(_ request: APNsRequest, to targets: [DeliveryTarget],
+                     makeTransport: (_ caFile: String?, _ connectTimeout: Duration) -> any HTTP2Transport,
+                     warn: @escaping (String) -> Void) throws -> DeliveryReport {
         let started = ContinuousClock.now
         let credentials = try ProviderCredentials.load(from: configuration)
         let tokens = CachedProviderTokens(cache: ProviderTokenCache(path: configuration.tokenCachePath), credentials: credentials, warn: warn)
-        let client = CurlHTTP2Client(caFile: configuration.caFile?.value, connectTimeout: min(policy.connectTimeout, policy.timeout))
+        let client = makeTransport(configuration.caFile?.value, min(policy.connectTimeout, policy.timeout))
         let configuration = self.configuration
         let delivery = PushDelivery(client: client, baseURL: { configuration.baseURL(for: $0).value }, tokens: tokens,
                                     policy: policy, defaultEnvironment: configuration.environment.value)

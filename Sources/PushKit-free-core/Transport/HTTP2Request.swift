@@ -27,6 +27,11 @@ public struct HTTP2Request: Sendable {
 public struct HTTP2Response: Sendable {
     public let tag: Int
     public let result: Result<HTTP2Answer, TransportFailure>
+
+    public init(tag: Int, result: Result<HTTP2Answer, TransportFailure>) {
+        self.tag = tag
+        self.result = result
+    }
 }
 
 /// An HTTP answer: status, response headers (names lowercased) and body.
@@ -34,6 +39,12 @@ public struct HTTP2Answer: Sendable, Equatable {
     public let status: Int
     public let headers: [String: String]
     public let body: Data
+
+    public init(status: Int, headers: [String: String], body: Data) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
 }
 
 /// A request that got no HTTP answer, classified so delivery can decide what to do.

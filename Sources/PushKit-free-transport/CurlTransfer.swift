@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import CCurlShim
+import PushKitFreeCore
 
 /// One libcurl easy handle and the buffers its callbacks fill; reused across requests so a fan-out
 /// allocates handles only up to the number in flight.

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import CCurlShim
+import PushKitFreeCore
 
 /// An HTTP/2 client over libcurl's multi interface: every request of a batch is multiplexed on one
 /// connection per origin, with as many streams in flight as the server's SETTINGS allow.
@@ -19,7 +20,7 @@ import CCurlShim
 /// - Peer and host verification are always on; `caFile` adds a CA to the system's trust store.
 ///
 /// Not thread-safe: one client is driven by one thread.
-public final class CurlHTTP2Client {
+public final class CurlHTTP2Client: HTTP2Transport {
     private let multi: UnsafeMutableRawPointer
     private let caFile: String?
     private let connectTimeout: Duration
