@@ -9,10 +9,10 @@ import Foundation
 /// What every tool does around its core call: resolve the configuration, print warnings, and turn
 /// errors into one `tool: message` line on standard error and a sysexits status.
 public enum ToolSupport {
-    /// Resolves the shared configuration from `options` and the process environment, printing any
-    /// warnings (unknown config keys) to standard error.
-    public static func configuration(_ options: SharedOptions, tool: String) throws -> Configuration {
-        let configuration = try Configuration.resolve(flags: options.flags, environment: ProcessInfo.processInfo.environment)
+    /// Resolves the shared configuration from the command line's `flags` and the process
+    /// environment, printing any warnings (unknown config keys) to standard error.
+    public static func configuration(_ flags: ConfigurationFlags, tool: String) throws -> Configuration {
+        let configuration = try Configuration.resolve(flags: flags, environment: ProcessInfo.processInfo.environment)
         for warning in configuration.warnings {
             warn(warning, tool: tool)
         }

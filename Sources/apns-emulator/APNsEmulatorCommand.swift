@@ -26,7 +26,9 @@ struct APNsEmulatorCommand: ParsableCommand {
             """
     )
 
-    @OptionGroup var options: SharedOptions
+    @OptionGroup var file: ConfigFileOption
+    @OptionGroup var provider: ProviderOptions
+    @OptionGroup var environment: EnvironmentOptions
 
     @Option(help: ArgumentHelp("Address to listen on.", valueName: "address"))
     var host = "127.0.0.1"
@@ -95,7 +97,7 @@ struct APNsEmulatorCommand: ParsableCommand {
         if (certificatePath == nil) != (certificateKeyPath == nil) {
             throw ValidationError("--cert and --cert-key go together")
         }
-        if publicKeyPath != nil, options.keyPath != nil {
+        if publicKeyPath != nil, provider.keyPath != nil {
             throw ValidationError("--public-key and --key-path cannot be used together")
         }
         for token in unregistered + wrongEnvironment where !APNsRequestValidator.isHexOfEvenLength(token) {
@@ -111,7 +113,7 @@ struct APNsEmulatorCommand: ParsableCommand {
 
     func run() throws {
         try ToolSupport.run(tool: "apns-emulator") {
-            let settings = try ToolSupport.configuration(options, tool: "apns-emulator")
+            let settings = try ToolSupport.configuration(ConfigurationFlags(file, provider, environment), tool: "apns-emulator")
             let trust = try APNsRequestValidator.Trust.load(from: settings, publicKeyPath: publicKeyPath)
             let tls: EmulatorTLSMaterial
             if let certificatePath, let certificateKeyPath {

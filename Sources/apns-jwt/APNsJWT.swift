@@ -30,14 +30,15 @@ extension APNsJWT {
             abstract: "Print the current provider token (the default)."
         )
 
-        @OptionGroup var options: SharedOptions
+        @OptionGroup var file: ConfigFileOption
+        @OptionGroup var provider: ProviderOptions
 
         @Flag(help: "Mint a new token even if the cached one is fresh (after APNs rejected it).")
         var refresh = false
 
         func run() throws {
             try ToolSupport.run(tool: "apns-jwt") {
-                let configuration = try ToolSupport.configuration(options, tool: "apns-jwt")
+                let configuration = try ToolSupport.configuration(ConfigurationFlags(file, provider), tool: "apns-jwt")
                 let credentials = try ProviderCredentials.load(from: configuration)
                 let cache = ProviderTokenCache(path: configuration.tokenCachePath)
                 let lease = refresh ? try cache.refresh(for: credentials) : try cache.token(for: credentials)

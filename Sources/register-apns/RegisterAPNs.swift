@@ -68,7 +68,9 @@ extension RegisterAPNs {
         @Option(name: .customLong("group"), help: ArgumentHelp("A group to put the device in; repeat for several. Replaces its groups.", valueName: "group"))
         var groups: [String] = []
 
-        @OptionGroup var options: SharedOptions
+        @OptionGroup var configFile: ConfigFileOption
+        @OptionGroup var state: StateFileOption
+        @OptionGroup(title: "Device environment") var environment: EnvironmentOptions
 
         func validate() throws {
             if bodyPath != nil {
@@ -85,7 +87,7 @@ extension RegisterAPNs {
         func run() throws {
             try ToolSupport.run(tool: RegisterAPNs.tool) {
                 let registrations = try makeRegistrations()
-                let configuration = try ToolSupport.configuration(options, tool: RegisterAPNs.tool)
+                let configuration = try ToolSupport.configuration(ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
                 let registry = DeviceRegistry(path: configuration.stateFile.value)
                 for outcome in try registry.register(registrations) {
                     StandardStreams.writeOutput(Self.describe(outcome) + "\n")
@@ -96,7 +98,7 @@ extension RegisterAPNs {
         /// Everything is validated before the state file is touched.
         private func makeRegistrations() throws -> [DeviceRegistration] {
             let defaults = DeviceRegistration.Defaults(
-                environment: options.flags.environment, name: name, model: model, osVersion: osVersion,
+                environment: environment.chosen, name: name, model: model, osVersion: osVersion,
                 appVersion: appVersion, groups: groups.isEmpty ? nil : groups
             )
             if let bodyPath {
@@ -131,11 +133,12 @@ extension RegisterAPNs {
         @Argument(help: ArgumentHelp("A device id or an APNs token.", valueName: "device-id-or-token"))
         var idOrToken: String
 
-        @OptionGroup var options: SharedOptions
+        @OptionGroup var configFile: ConfigFileOption
+        @OptionGroup var state: StateFileOption
 
         func run() throws {
             try ToolSupport.run(tool: RegisterAPNs.tool) {
-                let configuration = try ToolSupport.configuration(options, tool: RegisterAPNs.tool)
+                let configuration = try ToolSupport.configuration(ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
                 let registry = DeviceRegistry(path: configuration.stateFile.value)
                 for device in try registry.remove(idOrToken: idOrToken) {
                     StandardStreams.writeOutput("removed \(device.id): token \(device.record.token.masked)\n")
@@ -156,11 +159,12 @@ extension RegisterAPNs {
         @Flag(help: "Show whole tokens in the table.")
         var full = false
 
-        @OptionGroup var options: SharedOptions
+        @OptionGroup var configFile: ConfigFileOption
+        @OptionGroup var state: StateFileOption
 
         func run() throws {
             try ToolSupport.run(tool: RegisterAPNs.tool) {
-                let configuration = try ToolSupport.configuration(options, tool: RegisterAPNs.tool)
+                let configuration = try ToolSupport.configuration(ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
                 let registry = DeviceRegistry(path: configuration.stateFile.value)
                 let devices = try registry.load().devices
                 if json {
@@ -186,7 +190,8 @@ extension RegisterAPNs {
         @Argument(help: ArgumentHelp("The file to import, or '-' for standard input.", valueName: "file"))
         var file: String
 
-        @OptionGroup var options: SharedOptions
+        @OptionGroup var configFile: ConfigFileOption
+        @OptionGroup var state: StateFileOption
 
         func run() throws {
             try ToolSupport.run(tool: RegisterAPNs.tool) {
@@ -200,7 +205,7 @@ extension RegisterAPNs {
                 } catch {
                     throw RegistryError.invalidInput("\(source) is not a registry, flat map or JSON Lines: \(error.detail)")
                 }
-                let configuration = try ToolSupport.configuration(options, tool: RegisterAPNs.tool)
+                let configuration = try ToolSupport.configuration(ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
                 let registry = DeviceRegistry(path: configuration.stateFile.value)
                 let summary = try registry.merge(imported)
                 var text = "imported \(imported.count) device\(imported.count == 1 ? "" : "s") from \(source): "

@@ -84,7 +84,7 @@ struct SendPush: ParsableCommand {
 
     func run() throws {
         try ToolSupport.run(tool: "send-push") {
-            let configuration = try ToolSupport.configuration(options, tool: "send-push")
+            let configuration = try ToolSupport.configuration(options.flags, tool: "send-push")
             let built = try specification(configuration).build(bundleID: configuration.topic?.value)
             if built.shortened { ToolSupport.warn("the body was shortened to fit APNs' payload limit", tool: "send-push") }
 

@@ -18,8 +18,7 @@ public struct ProviderCredentials: Sendable {
     /// Loads the key and checks the identifiers named by `configuration`.
     /// - Throws: `ProviderKeyError` (66 for a missing key file) or `ConfigurationError` (78).
     public static func load(from configuration: Configuration) throws -> ProviderCredentials {
-        let keyID = try validatedIdentifier(configuration.keyID, name: "key id", flag: "--key-id", variable: "APNS_KEY_ID", key: "key_id")
-        let teamID = try validatedIdentifier(configuration.teamID, name: "team id", flag: "--team-id", variable: "APNS_TEAM_ID", key: "team_id")
+        let (keyID, teamID) = try identifiers(from: configuration)
         guard let keyPath = configuration.keyPath else {
             throw ConfigurationError("no provider key: set --key-path, APNS_KEY_PATH or key_path in \(configuration.file.path)")
         }
@@ -36,6 +35,13 @@ public struct ProviderCredentials: Sendable {
             return "\(name) \"\(value)\" contains \"\(bad)\"; Apple's \(name)s are letters and digits"
         }
         return nil
+    }
+
+    /// The configured key id and team id, checked.
+    /// - Throws: `ConfigurationError` (78) naming the flag, variable or key to set or fix.
+    public static func identifiers(from configuration: Configuration) throws(ConfigurationError) -> (keyID: String, teamID: String) {
+        (try validatedIdentifier(configuration.keyID, name: "key id", flag: "--key-id", variable: "APNS_KEY_ID", key: "key_id"),
+         try validatedIdentifier(configuration.teamID, name: "team id", flag: "--team-id", variable: "APNS_TEAM_ID", key: "team_id"))
     }
 
     private static func validatedIdentifier(_ setting: Setting<String>?, name: String, flag: String, variable: String, key: String) throws(ConfigurationError) -> String {

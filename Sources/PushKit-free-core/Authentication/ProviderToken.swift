@@ -58,7 +58,7 @@ public struct DecodedProviderToken: Sendable {
     /// Splits and decodes a compact JWT without checking its signature.
     /// - Throws: `ProviderTokenFormatError` naming the part that is malformed.
     public init(compact: String) throws(ProviderTokenFormatError) {
-        let trimmed = compact.hasPrefix("bearer ") ? String(compact.dropFirst(7)) : compact
+        let trimmed = compact.lowercased().hasPrefix("bearer ") ? String(compact.dropFirst(7)) : compact
         let parts = trimmed.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else {
             throw ProviderTokenFormatError("a provider token has 3 dot-separated parts, this one has \(parts.count)")

@@ -19,21 +19,8 @@ extension APNsRequestValidator.Trust {
         } else {
             throw ConfigurationError("no provider key to trust: set --key-path (the .p8), --public-key, APNS_KEY_PATH or key_path in \(configuration.file.path)")
         }
-        func identifier(_ setting: Setting<String>?, name: String, flag: String, variable: String, key: String) throws(ConfigurationError) -> String {
-            guard let setting else {
-                throw ConfigurationError("no \(name) to trust: set \(flag), \(variable) or \(key) in \(configuration.file.path)")
-            }
-            if let problem = ProviderCredentials.identifierProblem(setting.value, name: name) {
-                throw ConfigurationError("\(problem) (from \(setting.source))")
-            }
-            return setting.value
-        }
-        return APNsRequestValidator.Trust(
-            publicKey: publicKey,
-            keyID: try identifier(configuration.keyID, name: "key id", flag: "--key-id", variable: "APNS_KEY_ID", key: "key_id"),
-            teamID: try identifier(configuration.teamID, name: "team id", flag: "--team-id", variable: "APNS_TEAM_ID", key: "team_id"),
-            bundleID: configuration.topic?.value
-        )
+        let (keyID, teamID) = try ProviderCredentials.identifiers(from: configuration)
+        return APNsRequestValidator.Trust(publicKey: publicKey, keyID: keyID, teamID: teamID, bundleID: configuration.topic?.value)
     }
 
     /// Reads a P-256 public key (PEM `BEGIN PUBLIC KEY`); a private key file is accepted too and its
