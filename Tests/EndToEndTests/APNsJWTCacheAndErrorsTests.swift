@@ -9,14 +9,11 @@ struct APNsJWTCacheAndErrorsTests {
     let environment: [String: String]
 
     init() throws {
-        directory = try TemporaryDirectory()
-        key = try OpenSSLKey(in: directory)
-        environment = [
-            "HOME": directory.file("home"),
-            "APNS_KEY_ID": "ABCDE12345",
-            "APNS_TEAM_ID": "TEAM678901",
-            "APNS_KEY_PATH": key.pkcs8Path,
-        ]
+        let setup = try ProviderSetup()
+        (directory, key) = (setup.directory, setup.key)
+        var environment = setup.environment
+        environment["APNS_TOPIC"] = nil // the checks below decide about the topic themselves
+        self.environment = environment
     }
 
     @Test("two runs print the same token; --refresh prints a new one that later runs reuse")

@@ -31,19 +31,8 @@ public enum StandardStreams {
     }
 
     private static func write(_ buffer: UnsafeBufferPointer<UInt8>, to descriptor: Int32) {
-        guard let base = buffer.baseAddress else { return }
-        var offset = 0
-        while offset < buffer.count {
-            #if canImport(Darwin)
-            let written = Darwin.write(descriptor, base + offset, buffer.count - offset)
-            #else
-            let written = Glibc.write(descriptor, base + offset, buffer.count - offset)
-            #endif
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
-        }
+        // A closed or broken pipe is not worth failing over: the caller has nothing better to do.
+        var output = FileOutput(descriptor: descriptor, path: descriptor == 1 ? "standard output" : "standard error")
+        try? output.write(UnsafeRawBufferPointer(buffer))
     }
 }
