@@ -20,11 +20,14 @@ public struct PushRun {
         let started = ContinuousClock.now
         let credentials = try ProviderCredentials.load(from: configuration)
         let tokens = CachedProviderTokens(cache: ProviderTokenCache(path: configuration.tokenCachePath), credentials: credentials, warn: warn)
-        let client = makeTransport(configuration.caFile?.value, min(policy.connectTimeout, policy.timeout))
         let configuration = self.configuration
-        let delivery = PushDelivery(client: client, baseURL: { configuration.baseURL(for: $0).value }, tokens: tokens,
-                                    policy: policy, defaultEnvironment: configuration.environment.value)
-        var results = try delivery.deliver(request, to: targets)
+        var results: [DeliveryResult]
+        do {
+            let delivery = PushDelivery(client: makeTransport(configuration.caFile?.value, min(policy.connectTimeout, policy.timeout)),
+                                        baseURL: { configuration.baseURL(for: $0).value }, tokens: tokens,
+                                        policy: policy, defaultEnvironment: configuration.environment.value)
+            results = try delivery.deliver(request, to: targets)
+        } // The client and its libcurl handles are freed here, before the registry is read again: peak memory.
         if targets.contains(where: { $0.deviceID != nil }) {
             do {
                 try RegistryBookkeeping.apply(&results, to: DeviceRegistry(path: configuration.stateFile.value))
