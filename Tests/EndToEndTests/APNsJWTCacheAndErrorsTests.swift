@@ -9,11 +9,7 @@ struct APNsJWTCacheAndErrorsTests {
     let environment: [String: String]
 
     init() throws {
-        let setup = try ProviderSetup()
-        (directory, key) = (setup.directory, setup.key)
-        var environment = setup.environment
-        environment["APNS_TOPIC"] = nil // the checks below decide about the topic themselves
-        self.environment = environment
+        (directory, key, environment) = try ProviderSetup().withoutTopic()
     }
 
     @Test("two runs print the same token; --refresh prints a new one that later runs reuse")

@@ -9,11 +9,7 @@ struct APNsJWTEndToEndTests {
     let environment: [String: String]
 
     init() throws {
-        let setup = try ProviderSetup()
-        (directory, key) = (setup.directory, setup.key)
-        var environment = setup.environment
-        environment["APNS_TOPIC"] = nil // the checks below decide about the topic themselves
-        self.environment = environment
+        (directory, key, environment) = try ProviderSetup().withoutTopic()
     }
 
     /// Verifies `token` with `openssl dgst -verify` against `publicKeyPath`, after converting the

@@ -61,6 +61,13 @@ public struct ProviderKey: Sendable {
     /// - Throws: `ProviderKeyError`: exit 66 when missing or unreadable, 78 when not a P-256 key.
     public static func load(path: String, source: SettingSource) throws(ProviderKeyError) -> ProviderKey {
         let origin = "key file \(path) (from \(source))"
+        let text = try readPEM(path: path, origin: origin)
+        return try ProviderKey(pem: text, origin: origin)
+    }
+
+    /// The text of the PEM file at `path`, named `origin` in errors.
+    /// - Throws: `ProviderKeyError`: exit 66 when missing or unreadable, 78 when not text.
+    public static func readPEM(path: String, origin: String) throws(ProviderKeyError) -> String {
         let data: Data?
         do {
             data = try PosixFile.readIfPresent(path)
@@ -71,8 +78,8 @@ public struct ProviderKey: Sendable {
             throw ProviderKeyError("\(origin) does not exist", exitStatus: .noInput)
         }
         guard let text = String(data: data, encoding: .utf8) else {
-            throw ProviderKeyError("\(origin) is not text; expected a PEM .p8 file", exitStatus: .configuration)
+            throw ProviderKeyError("\(origin) is not text; expected a PEM file", exitStatus: .configuration)
         }
-        return try ProviderKey(pem: text, origin: origin)
+        return text
     }
 }

@@ -27,14 +27,7 @@ extension APNsRequestValidator.Trust {
     /// public half used.
     static func loadPublicKey(path: String) throws(ProviderKeyError) -> P256.Signing.PublicKey {
         let origin = "--public-key \(path)"
-        let data: Data?
-        do {
-            data = try PosixFile.readIfPresent(path)
-        } catch {
-            throw ProviderKeyError("cannot read \(origin): \(error.reason)", exitStatus: .noInput)
-        }
-        guard let data else { throw ProviderKeyError("\(origin) does not exist", exitStatus: .noInput) }
-        let text = String(decoding: data, as: UTF8.self)
+        let text = try ProviderKey.readPEM(path: path, origin: origin)
         if let key = try? P256.Signing.PublicKey(pemRepresentation: text) { return key }
         if text.contains("PRIVATE KEY-----") {
             return try ProviderKey(pem: text, origin: origin).privateKey.publicKey

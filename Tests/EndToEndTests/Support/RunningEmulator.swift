@@ -26,6 +26,14 @@ struct ProviderSetup {
         ]
     }
 
+    /// The directory, key and environment without `APNS_TOPIC`, for tests that decide about the
+    /// topic themselves (`apns-jwt`, which needs none).
+    func withoutTopic() -> (TemporaryDirectory, OpenSSLKey, [String: String]) {
+        var environment = self.environment
+        environment["APNS_TOPIC"] = nil
+        return (directory, key, environment)
+    }
+
     /// A fresh provider token from the built `apns-jwt` (cached in this setup's HOME).
     func token() throws -> String {
         let result = try BuiltTool.run("apns-jwt", [], environment: environment)
