@@ -28,7 +28,7 @@ public final class CurlHTTP2Client: HTTP2Transport {
     /// At most this many requests are handed to libcurl at a time.
     public let maximumQueued: Int
 
-    public init(caFile: String?, connectTimeout: Duration = .seconds(10), maximumQueued: Int = 500) {
+    public init(caFile: String?, connectTimeout: Duration = .seconds(10), maximumQueued: Int = 200) {
         CurlGlobal.initializeOnce()
         multi = curl_multi_init()
         self.caFile = caFile
