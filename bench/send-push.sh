@@ -66,4 +66,4 @@ f=$(printf '%s\n' "${fanout[@]}" | median); h=$(printf '%s\n' "${h2[@]}" | media
 echo "   send-push, whole process (start, read 10,000-device registry, send, write registry): ${fanout[*]} req/s, median $f"
 echo "   h2load -n 10000 -c 1 -m 100 against the same emulator:                              ${h2[*]} req/s, median $h"
 python3 -c "print(f'   ratio send-push / h2load: {$f / $h:.2f}   (target >= 0.5)')"
-echo "   send-push peak RSS: ${rss[*]} KB, median $((r / 1024)) MB (target < 40 MB)"
+echo "   send-push peak RSS: ${rss[*]} KiB, median $((r / 1024)) MiB (target < 40 MB)"
