@@ -130,33 +130,11 @@ extension JSONValue {
     }
 }
 
-/// Raised when bytes are not valid JSON; `detail` says where and why, in the decoder's words.
+/// Raised when bytes are not valid JSON; `detail` says where and why.
 public struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
-    /// What the parser reported, e.g. "unexpected end of file at line 3".
+    /// What the parser reported, e.g. "line 3, column 7: expected ':'".
     public let detail: String
     public var description: String { detail }
-}
-
-extension DecodingError {
-    /// A one-line description with the coding path and the underlying parser message, without Swift type dumps.
-    var readableDescription: String {
-        func path(_ codingPath: [any CodingKey]) -> String {
-            codingPath.isEmpty ? "" : " at " + codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
-        }
-        switch self {
-        case .dataCorrupted(let context):
-            let underlying = (context.underlyingError.map { "\($0)" }) ?? context.debugDescription
-            return underlying.isEmpty ? "invalid JSON\(path(context.codingPath))" : underlying + path(context.codingPath)
-        case .keyNotFound(let key, let context):
-            return "missing key \"\(key.stringValue)\"\(path(context.codingPath))"
-        case .typeMismatch(let type, let context):
-            return "expected \(type)\(path(context.codingPath))"
-        case .valueNotFound(let type, let context):
-            return "missing \(type)\(path(context.codingPath))"
-        @unknown default:
-            return "invalid JSON"
-        }
-    }
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
