@@ -118,6 +118,23 @@ struct SendPushEndToEndTests {
         #expect(devices["phone"]?["environment"] as? String == "production")
     }
 
+    @Test("--device and --group choose registered devices; the others get nothing")
+    func selection() throws {
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        let env = clientEnvironment(emulator)
+        try register("phone", Self.hexToken(1), ["--group", "family"], env: env)
+        try register("ipad", Self.hexToken(2), ["--group", "family", "--group", "kitchen"], env: env)
+        try register("laptop", Self.hexToken(3), env: env)
+        try BuiltTool.run("send-push", ["--body", "a", "--device", "laptop"], environment: env).expectSuccess()
+        try BuiltTool.run("send-push", ["--body", "b", "--group", "kitchen"], environment: env).expectSuccess()
+        try BuiltTool.run("send-push", ["--body", "c", "--group", "family"], environment: env).expectSuccess()
+        let sent = emulator.waitForRecords(4).map { record -> String in
+            let body = ((record["payload"] as? [String: Any])?["aps"] as? [String: Any]).flatMap { ($0["alert"] as? [String: Any])?["body"] as? String } ?? "?"
+            return body + ":" + String((record["device_token"] as? String ?? "").suffix(1))
+        }
+        #expect(sent.sorted() == ["a:3", "b:2", "c:1", "c:2"])
+    }
+
     @Test("410: the device is pruned; a device that registered again after the 410's timestamp is kept")
     func pruning() throws {
         let unregisteredList = try setup.directory.write("unregistered.txt", "\(Self.hexToken(3)) 1000\n")
