@@ -261,8 +261,12 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         let reason = context.channel.allocator.buffer(string: #"{"reason":"Shutdown"}"#)
         let goAway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: goAwayLastStreamID ?? streamID, errorCode: .noError, opaqueData: reason))
         services.flushOutputs()
+        // Close a moment after the GOAWAY rather than at once: a close while the client's next
+        // requests sit unread in our receive buffer makes the kernel send RST, which can destroy
+        // answers the client has not read yet (they would then be resent as if never delivered).
+        // A client normally closes first, once its streams below the last stream id are answered.
         context.writeAndFlush(wrapOutboundOut(goAway)).assumeIsolated().whenComplete { _ in
-            context.close(promise: nil)
+            context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(250)) { context.close(promise: nil) }
         }
         needsFlush = false
     }

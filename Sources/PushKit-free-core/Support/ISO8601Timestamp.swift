@@ -22,9 +22,14 @@ public enum ISO8601Timestamp {
 
     /// Appends the formatted `date` to `bytes` (the state file's writer uses this directly).
     static func append(_ date: Date, to bytes: inout [UInt8]) {
-        // Clamped to years 0000...9999, the range the four-digit year can show.
         let exact = (date.timeIntervalSince1970 * 1000).rounded()
-        let milliseconds = exact.isNaN ? 0 : Int64(min(max(exact, -62_167_219_200_000), 253_402_300_799_999))
+        append(milliseconds: exact.isNaN ? 0 : Int64(min(max(exact, -62_167_219_200_000), 253_402_300_799_999)), to: &bytes)
+    }
+
+    /// Appends `milliseconds` since 1970 as `YYYY-MM-DDTHH:MM:SS.mmmZ` (24 bytes).
+    static func append(milliseconds unclamped: Int64, to bytes: inout [UInt8]) {
+        // Clamped to years 0000...9999, the range the four-digit year can show.
+        let milliseconds = min(max(unclamped, -62_167_219_200_000), 253_402_300_799_999)
         func floorDivide(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
             let quotient = value >= 0 ? value / divisor : -((-value + divisor - 1) / divisor)
             return (quotient, value - quotient * divisor)

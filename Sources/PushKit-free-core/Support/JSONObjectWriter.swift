@@ -127,29 +127,11 @@ public enum UTCTimestamp {
         String(decoding: iso8601Bytes(milliseconds: milliseconds)[11..<23], as: UTF8.self)
     }
 
-    /// The 24 bytes of `iso8601(milliseconds:)`, written digit by digit (this runs per request).
+    /// The 24 bytes of `iso8601(milliseconds:)` (this runs per request).
     static func iso8601Bytes(milliseconds: Int64) -> [UInt8] {
-        var seconds = time_t(milliseconds / 1000)
-        var parts = tm()
-        gmtime_r(&seconds, &parts)
-        var bytes = [UInt8](repeating: 0, count: 24)
-        func put(_ value: Int, at offset: Int, width: Int) {
-            var value = value
-            for index in stride(from: offset + width - 1, through: offset, by: -1) {
-                bytes[index] = UInt8(ascii: "0") + UInt8(value % 10)
-                value /= 10
-            }
-        }
-        put(Int(parts.tm_year) + 1900, at: 0, width: 4)
-        put(Int(parts.tm_mon) + 1, at: 5, width: 2)
-        put(Int(parts.tm_mday), at: 8, width: 2)
-        put(Int(parts.tm_hour), at: 11, width: 2)
-        put(Int(parts.tm_min), at: 14, width: 2)
-        put(Int(parts.tm_sec), at: 17, width: 2)
-        put(Int(milliseconds % 1000), at: 20, width: 3)
-        for (offset, character) in [(4, "-"), (7, "-"), (10, "T"), (13, ":"), (16, ":"), (19, "."), (23, "Z")] as [(Int, Unicode.Scalar)] {
-            bytes[offset] = UInt8(ascii: character)
-        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        ISO8601Timestamp.append(milliseconds: milliseconds, to: &bytes)
         return bytes
     }
 }
