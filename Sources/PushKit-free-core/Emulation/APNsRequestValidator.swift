@@ -150,7 +150,7 @@ public final class APNsRequestValidator {
         if let reason = authenticate(token, now: now, problem: &result.providerTokenProblem) { return APNsRejection(reason) }
         result.isAuthenticated = true
         if !Self.isHexOfEvenLength(deviceToken) { return APNsRejection(.badDeviceToken) }
-        if let apnsID = result.apnsID, !Self.isCanonicalUUID(apnsID) { return APNsRejection(.badMessageID) }
+        if let apnsID = result.apnsID, !APNsRequest.isCanonicalUUID(apnsID) { return APNsRejection(.badMessageID) }
         guard let topic = result.topic, !topic.isEmpty else { return APNsRejection(.missingTopic) }
         guard let pushType = result.pushType else { return APNsRejection(.invalidPushType) }
         if !topicFits(topic, pushType: pushType) { return APNsRejection(.deviceTokenNotForTopic) }
@@ -237,19 +237,4 @@ public final class APNsRequestValidator {
         return utf8.allSatisfy { PayloadJSONScanner.hexValue($0) != nil }
     }
 
-    /// Whether `text` is a canonical UUID: 8-4-4-4-12 lowercase hex digits.
-    public static func isCanonicalUUID(_ text: String) -> Bool {
-        let utf8 = text.utf8
-        guard utf8.count == 36 else { return false }
-        for (offset, byte) in utf8.enumerated() {
-            switch offset {
-            case 8, 13, 18, 23:
-                if byte != UInt8(ascii: "-") { return false }
-            default:
-                let isLowerHex = (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
-                if !isLowerHex { return false }
-            }
-        }
-        return true
-    }
 }

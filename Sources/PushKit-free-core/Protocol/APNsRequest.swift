@@ -73,15 +73,17 @@ public struct APNsRequest: Sendable {
         (baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL) + "/3/device/" + token
     }
 
-    /// Whether `text` is a UUID in 8-4-4-4-12 hex form (either case; APNs echoes it lowercase).
+    /// Whether `text` is a canonical UUID, as APNs wants `apns-id`: 8-4-4-4-12 lowercase hex digits.
     public static func isCanonicalUUID(_ text: String) -> Bool {
-        let utf8 = Array(text.utf8)
+        let utf8 = text.utf8
         guard utf8.count == 36 else { return false }
-        for (index, byte) in utf8.enumerated() {
-            if [8, 13, 18, 23].contains(index) {
+        for (offset, byte) in utf8.enumerated() {
+            switch offset {
+            case 8, 13, 18, 23:
                 if byte != UInt8(ascii: "-") { return false }
-            } else if !((byte >= 48 && byte <= 57) || (byte >= 97 && byte <= 102) || (byte >= 65 && byte <= 70)) {
-                return false
+            default:
+                let isLowerHex = (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
+                if !isLowerHex { return false }
             }
         }
         return true

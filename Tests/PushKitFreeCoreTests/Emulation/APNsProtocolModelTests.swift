@@ -154,7 +154,7 @@ struct RandomUUIDGeneratorTests {
         var seen = Set<String>()
         for _ in 0..<1000 {
             let text = generator.uuidString()
-            #expect(APNsRequestValidator.isCanonicalUUID(text), "\(text)")
+            #expect(APNsRequest.isCanonicalUUID(text), "\(text)")
             #expect(UUID(uuidString: text)?.uuidString.lowercased() == text)
             let characters = Array(text)
             #expect(characters[14] == "4", "version 4: \(text)")
