@@ -8,10 +8,10 @@ struct PayloadJSONScannerTests {
         try? PayloadJSONScanner.scan(Array(text.utf8)).get()
     }
 
-    @Test("compacts whitespace outside strings and keeps strings as written")
+    @Test("compacts: no whitespace outside strings, keys sorted, escapes and numbers normalized")
     func compacts() throws {
-        let result = try #require(scan(" {\n \"aps\" : { \"alert\" : \"a  b\\n\\u00e9\" } ,\n\t\"n\": [1, 2.5e-3, -0, true, false, null] }\r\n"))
-        #expect(String(decoding: result.compact, as: UTF8.self) == #"{"aps":{"alert":"a  b\n\u00e9"},"n":[1,2.5e-3,-0,true,false,null]}"#)
+        let result = try #require(scan(" {\n \"n\": [1, 2.5e-3, -0, true, false, null],\n \"aps\" : { \"alert\" : \"a  b\\n\\u00e9\" } }\r\n"))
+        #expect(String(decoding: result.compact, as: UTF8.self) == #"{"aps":{"alert":"a  b\né"},"n":[1,0.0025,0,true,false,null]}"#)
         #expect(result.kind == .object)
         #expect(result.apsKind == .object)
     }
