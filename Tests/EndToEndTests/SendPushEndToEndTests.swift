@@ -118,6 +118,22 @@ struct SendPushEndToEndTests {
         #expect(devices["phone"]?["environment"] as? String == "production")
     }
 
+    @Test("the legacy form with --sandbox goes to the sandbox; --full shows whole tokens")
+    func legacySandbox() throws {
+        let production = try RunningEmulator(["--quiet"], environment: setup.environment)
+        var sandboxEnv = setup.environment
+        sandboxEnv["HOME"] = setup.directory.file("sandbox-home")
+        let sandbox = try RunningEmulator(["--quiet", "--sandbox"], environment: sandboxEnv)
+        var env = clientEnvironment(production, sandbox: sandbox)
+        env["APNS_CA_FILE"] = sandbox.caPath
+        try register("phone", Self.hexToken(1), env: env)
+        let result = try BuiltTool.run("send-push", ["m-1", "hello", "--sandbox", "--full"], environment: env)
+        result.expectSuccess()
+        #expect(result.stdout.contains(Self.hexToken(1)))
+        #expect(sandbox.waitForRecords(1).first?["device_token"] as? String == Self.hexToken(1))
+        #expect(production.records().isEmpty)
+    }
+
     @Test("--device and --group choose registered devices; the others get nothing")
     func selection() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
