@@ -205,13 +205,10 @@ public struct EmulatorTLSMaterial: Sendable {
     }
 
     private static func readText(_ path: String, flag: String) throws(EmulatorSetupError) -> String {
-        let data: Data?
         do {
-            data = try PosixFile.readIfPresent(path)
+            return String(decoding: try InputFile.read(path, named: "\(flag) \(path)"), as: UTF8.self)
         } catch {
-            throw EmulatorSetupError("cannot read \(flag) \(path): \(error.reason)", exitStatus: .noInput)
+            throw EmulatorSetupError(error.message, exitStatus: error.exitStatus)
         }
-        guard let data else { throw EmulatorSetupError("\(flag) \(path) does not exist", exitStatus: .noInput) }
-        return String(decoding: data, as: UTF8.self)
     }
 }

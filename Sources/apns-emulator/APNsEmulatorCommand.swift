@@ -162,9 +162,7 @@ struct APNsEmulatorCommand: ParsableCommand {
         var states = ScriptedDeviceStates()
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         if let unregisteredFile {
-            guard let data = try PosixFile.readIfPresent(unregisteredFile) else {
-                throw EmulatorSetupError("--unregistered-file \(unregisteredFile) does not exist", exitStatus: .noInput)
-            }
+            let data = try InputFile.read(unregisteredFile, named: "--unregistered-file \(unregisteredFile)")
             let entries = try ScriptedDeviceStates.parseTokenList(String(decoding: data, as: UTF8.self), origin: "--unregistered-file \(unregisteredFile)")
             for entry in entries { states.unregister(entry.token, at: entry.timestamp ?? now) }
         }

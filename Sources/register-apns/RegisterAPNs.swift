@@ -219,11 +219,7 @@ extension RegisterAPNs {
 }
 
 /// The bytes of `path`, or of standard input for `-`, with the name messages should use.
-/// - Throws: `FileSystemError` (66 when the file does not exist, 74 when it cannot be read).
+/// - Throws: `InputFileError` (66) when the file is missing or cannot be read.
 private func readInput(_ path: String) throws -> (data: Data, source: String) {
-    if path == "-" { return (FileDescriptorInput.readAll(), "standard input") }
-    guard let data = try PosixFile.readIfPresent(path) else {
-        throw FileSystemError("cannot read", path: path, errno: ENOENT, exitStatus: .noInput)
-    }
-    return (data, path)
+    (try InputFile.read(path, named: path), path == "-" ? "standard input" : path)
 }

@@ -123,7 +123,7 @@ struct SendPush: ParsableCommand {
         spec.content.targetContentID = targetContentID
         spec.sound = sound
         spec.data = data
-        if let payloadFile { spec.payloadFile = try InputFile.read(payloadFile, flag: "--payload-file") }
+        if let payloadFile { spec.payloadFile = try InputFile.read(payloadFile, named: "--payload-file \(payloadFile)") }
         spec.pushType = pushType
         spec.priority = priority
         spec.expiration = expiration

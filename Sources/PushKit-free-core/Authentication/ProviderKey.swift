@@ -68,14 +68,11 @@ public struct ProviderKey: Sendable {
     /// The text of the PEM file at `path`, named `origin` in errors.
     /// - Throws: `ProviderKeyError`: exit 66 when missing or unreadable, 78 when not text.
     public static func readPEM(path: String, origin: String) throws(ProviderKeyError) -> String {
-        let data: Data?
+        let data: Data
         do {
-            data = try PosixFile.readIfPresent(path)
+            data = try InputFile.read(path, named: origin)
         } catch {
-            throw ProviderKeyError("cannot read \(origin): \(error.reason)", exitStatus: .noInput)
-        }
-        guard let data else {
-            throw ProviderKeyError("\(origin) does not exist", exitStatus: .noInput)
+            throw ProviderKeyError(error.message, exitStatus: .noInput)
         }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ProviderKeyError("\(origin) is not text; expected a PEM file", exitStatus: .configuration)

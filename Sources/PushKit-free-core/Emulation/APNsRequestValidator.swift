@@ -123,7 +123,7 @@ public final class APNsRequestValidator {
         }
         result.payloadSize = body.count
         if !body.isEmpty, body.count <= 64 * 1024 {
-            switch PayloadJSONScanner.scan(body) {
+            switch PayloadInspection.inspect(body) {
             case .success(let scan):
                 result.payload = scan.compact
                 if scan.kind != .object {
@@ -234,7 +234,9 @@ public final class APNsRequestValidator {
     public static func isHexOfEvenLength(_ text: String) -> Bool {
         let utf8 = text.utf8
         guard !utf8.isEmpty, utf8.count % 2 == 0 else { return false }
-        return utf8.allSatisfy { PayloadJSONScanner.hexValue($0) != nil }
+        return utf8.allSatisfy { byte in
+            (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))
+        }
     }
 
 }

@@ -3,9 +3,9 @@ import Testing
 @testable import PushKitFreeCore
 
 @Suite("JSON scanner")
-struct PayloadJSONScannerTests {
-    func scan(_ text: String) -> PayloadJSONScanner.Result? {
-        try? PayloadJSONScanner.scan(Array(text.utf8)).get()
+struct PayloadInspectionTests {
+    func scan(_ text: String) -> PayloadInspection.Result? {
+        try? PayloadInspection.inspect(Array(text.utf8)).get()
     }
 
     @Test("compacts: no whitespace outside strings, keys sorted, escapes and numbers normalized")
@@ -44,7 +44,7 @@ struct PayloadJSONScannerTests {
     @Test("rejects invalid UTF-8 inside strings")
     func rejectsInvalidUTF8() {
         for bytes: [UInt8] in [[0x22, 0xFF, 0x22], [0x22, 0xC3, 0x22], [0x22, 0xED, 0xA0, 0x80, 0x22], [0x22, 0xC0, 0xAF, 0x22]] {
-            #expect((try? PayloadJSONScanner.scan(bytes).get()) == nil, "\(bytes)")
+            #expect((try? PayloadInspection.inspect(bytes).get()) == nil, "\(bytes)")
         }
     }
 

@@ -11,7 +11,7 @@ import Foundation
 /// It parses with the shared `JSONScanner` (the registry's pull parser) and writes with
 /// `JSONWriter`, so the record holds the payload normalized: keys sorted, numbers and strings
 /// re-encoded, no insignificant whitespace.
-public enum PayloadJSONScanner {
+public enum PayloadInspection {
     /// The kind of a JSON value.
     public enum Kind: String, Sendable {
         case object, array, string, number, boolean, null
@@ -28,7 +28,7 @@ public enum PayloadJSONScanner {
         }
     }
 
-    /// What a successful scan found.
+    /// What a successful inspection found.
     public struct Result: Sendable {
         /// The payload as compact JSON (fits on one line).
         public let compact: [UInt8]
@@ -38,8 +38,8 @@ public enum PayloadJSONScanner {
         public let apsKind: Kind?
     }
 
-    /// Scans `bytes` as one JSON document; a failure says where parsing stopped ("line 1, column 9: …").
-    public static func scan(_ bytes: [UInt8]) -> Swift.Result<Result, JSONSyntaxError> {
+    /// Parses `bytes` as one JSON document; a failure says where parsing stopped ("line 1, column 9: …").
+    public static func inspect(_ bytes: [UInt8]) -> Swift.Result<Result, JSONSyntaxError> {
         let value: JSONValue
         do {
             value = try JSONValue.parse(Data(bytes))
@@ -49,15 +49,5 @@ public enum PayloadJSONScanner {
         var writer = JSONWriter(capacity: bytes.count)
         writer.value(value)
         return .success(Result(compact: writer.bytes, kind: Kind(value), apsKind: value["aps"].map(Kind.init)))
-    }
-
-    /// The value of one hex digit, or `nil`.
-    static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
