@@ -18,6 +18,9 @@ import PushKitFreeCore
 /// - `maximumQueued` bounds how many requests are handed to libcurl at once, which bounds memory for
 ///   large fan-outs; it is not a stream limit (streams open only as the server allows).
 /// - Peer and host verification are always on; `caFile` adds a CA to the system's trust store.
+/// - Two libcurl 7.88 bugs are worked around: it reset every finished stream (see
+///   `ClosedStreamResetFilter.c`), and it cannot reuse a plain-http prior-knowledge connection, so
+///   `http://` origins (local test servers only; APNs is TLS) get one connection per request there.
 ///
 /// Not thread-safe: one client is driven by one thread.
 public final class CurlHTTP2Client: HTTP2Transport {
@@ -135,4 +138,12 @@ enum CurlGlobal {
     }()
 
     static func initializeOnce() { _ = initialized }
+
+    /// libcurl 7.88.x fails every request after the first on a reused prior-knowledge (`http://`)
+    /// HTTP/2 connection with "Error in the HTTP2 framing layer" (curl issue #10634).
+    static let priorKnowledgeReuseIsBroken: Bool = {
+        // version_num is in every edition of the struct, so the first edition is enough.
+        guard let info = curl_version_info(CURLVERSION_FIRST) else { return true }
+        return (0x07_58_00..<0x08_00_00).contains(info.pointee.version_num)
+    }()
 }

@@ -28,7 +28,6 @@ final class Transfer {
         pushkit_easy_setopt_pointer(handle, CURLOPT_WRITEDATA, context)
         pushkit_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, Transfer.receiveHeader)
         pushkit_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
-        pushkit_easy_setopt_long(handle, CURLOPT_PIPEWAIT, 1)
         pushkit_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
         pushkit_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
         pushkit_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
@@ -60,6 +59,12 @@ final class Transfer {
         errorBuffer[0] = 0
         let priorKnowledge = request.url.hasPrefix("http://")
         pushkit_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, priorKnowledge ? Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE) : Int(CURL_HTTP_VERSION_2TLS))
+        // libcurl 7.88 cannot reuse a prior-knowledge connection (curl issue #10634, fixed in 8.0):
+        // there each plain-http request gets a connection of its own, one after the other.
+        let ownConnection = priorKnowledge && CurlGlobal.priorKnowledgeReuseIsBroken
+        pushkit_easy_setopt_long(handle, CURLOPT_FRESH_CONNECT, ownConnection ? 1 : 0)
+        pushkit_easy_setopt_long(handle, CURLOPT_FORBID_REUSE, ownConnection ? 1 : 0)
+        pushkit_easy_setopt_long(handle, CURLOPT_PIPEWAIT, ownConnection ? 0 : 1)
         request.url.withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_URL, $0) }
         pushkit_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(remaining)))
         pushkit_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
