@@ -17,6 +17,10 @@ import PushKitFreeCore
 ///   is accepted). The client-side stream cap is lifted so only the server's number applies.
 /// - `maximumQueued` bounds how many requests are handed to libcurl at once, which bounds memory for
 ///   large fan-outs; it is not a stream limit (streams open only as the server allows).
+/// - The multi handle is driven through libcurl's event interface (`MultiEvents.c`): only the
+///   transfers a ready socket or a due timer concerns are run, and the burst of frames that starts
+///   newly added requests is written corked, so it leaves in a few TCP segments rather than two
+///   per request. The run's deadline is enforced by `perform`'s loop, not per transfer.
 /// - Peer and host verification are always on; `caFile` adds a CA to the system's trust store.
 /// - Two libcurl 7.88 bugs are worked around: it reset every finished stream (see
 ///   `ClosedStreamResetFilter.c`), and it cannot reuse a plain-http prior-knowledge connection, so
@@ -28,6 +32,8 @@ public final class CurlHTTP2Client: HTTP2Transport {
     private let caFile: String?
     private let connectTimeout: Duration
     private var idleTransfers: [Transfer] = []
+    /// The sockets and timer libcurl asked to be watched (see `pushkit_multi_wait_and_act`).
+    private let events: UnsafeMutablePointer<pushkit_multi_events>
     /// At most this many requests are handed to libcurl at a time.
     public let maximumQueued: Int
 
@@ -37,6 +43,9 @@ public final class CurlHTTP2Client: HTTP2Transport {
         self.caFile = caFile
         self.connectTimeout = connectTimeout
         self.maximumQueued = max(1, maximumQueued)
+        events = .allocate(capacity: 1)
+        events.initialize(to: pushkit_multi_events())
+        pushkit_multi_watch_events(multi, events)
         pushkit_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         pushkit_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 1)
         pushkit_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, Int(Int32.max))
@@ -45,6 +54,7 @@ public final class CurlHTTP2Client: HTTP2Transport {
     deinit {
         for transfer in idleTransfers { transfer.close() }
         curl_multi_cleanup(multi)
+        events.deallocate()
         for list in headerLists.values { curl_slist_free_all(list) }
     }
 
@@ -56,6 +66,8 @@ public final class CurlHTTP2Client: HTTP2Transport {
         let lines = headers.map { "\($0.name): \($0.value)" }
             // Without this libcurl adds "Expect: 100-continue" for larger bodies, costing a round trip.
             + ["Expect:"]
+            // libcurl's default "Accept: */*" means nothing to APNs; dropping it saves work per request.
+            + ["Accept:"]
         let key = lines.joined(separator: "\n")
         if let list = headerLists[key] { return list }
         var list: UnsafeMutablePointer<curl_slist>?
@@ -95,14 +107,16 @@ public final class CurlHTTP2Client: HTTP2Transport {
             }
             while active.count < maximumQueued, let request = next {
                 let transfer = idleTransfers.popLast() ?? Transfer(caFile: caFile, connectTimeout: connectTimeout)
-                transfer.configure(for: request, headerList: headerList(for: request.headers), remaining: deadline - now)
+                transfer.configure(for: request, headerList: headerList(for: request.headers))
                 curl_multi_add_handle(multi, transfer.handle)
                 active[transfer.key] = transfer
                 next = queue.next()
             }
 
-            var running: Int32 = 0
-            curl_multi_perform(multi, &running)
+            // Never past the deadline, and at least every 100 ms back here to check it (libcurl
+            // gets no per-transfer timeout: this loop is what keeps a run within its deadline).
+            let wait = min(Duration.milliseconds(100), deadline - ContinuousClock.now)
+            pushkit_multi_wait_and_act(multi, events, Int32(clamping: Transfer.milliseconds(wait)))
 
             var remainingMessages: Int32 = 0
             while let message = curl_multi_info_read(multi, &remainingMessages) {
@@ -112,11 +126,6 @@ public final class CurlHTTP2Client: HTTP2Transport {
                 curl_multi_remove_handle(multi, handle)
                 onResponse(HTTP2Response(tag: transfer.tag, result: transfer.finish(code: code)))
                 idleTransfers.append(transfer)
-            }
-
-            if !active.isEmpty {
-                let wait = min(Duration.milliseconds(100), deadline - ContinuousClock.now)
-                curl_multi_poll(multi, nil, 0, Int32(clamping: Transfer.milliseconds(wait)), nil)
             }
         }
     }

@@ -52,7 +52,7 @@ final class Transfer {
     /// Points the handle at `request`.
     /// - Parameter headerList: the request's headers as a curl list, owned by the caller and kept
     ///   alive until the transfer is done (one list is shared by every request of a batch).
-    func configure(for request: HTTP2Request, headerList: UnsafeMutablePointer<curl_slist>?, remaining: Duration) {
+    func configure(for request: HTTP2Request, headerList: UnsafeMutablePointer<curl_slist>?) {
         tag = request.tag
         responseBody.removeAll(keepingCapacity: true)
         responseHeaders.removeAll(keepingCapacity: true)
@@ -66,7 +66,6 @@ final class Transfer {
         pushkit_easy_setopt_long(handle, CURLOPT_FORBID_REUSE, ownConnection ? 1 : 0)
         pushkit_easy_setopt_long(handle, CURLOPT_PIPEWAIT, ownConnection ? 0 : 1)
         request.url.withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_URL, $0) }
-        pushkit_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Self.milliseconds(remaining)))
         pushkit_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
 
         // COPYPOSTFIELDS: libcurl keeps its own copy, so no Swift buffer has to outlive this call.

@@ -2,6 +2,7 @@
 #define PUSHKIT_CCURLSHIM_H
 
 #include <curl/curl.h>
+#include "MultiEvents.h"
 
 /* curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic in C, which Swift cannot
    call. Each wrapper below fixes one argument type; nothing else belongs in this file.

@@ -1,0 +1,91 @@
+#include "MultiEvents.h"
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+enum { pushkit_watched_capacity = sizeof(((pushkit_multi_events *)0)->watched) / sizeof(struct pollfd) };
+
+static long long monotonic_milliseconds(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+static int on_socket(CURL *easy, curl_socket_t fd, int what, void *context, void *socket_context) {
+    (void)easy; (void)socket_context;
+    pushkit_multi_events *events = context;
+    int index = 0;
+    while (index < events->watchedCount && events->watched[index].fd != fd) index++;
+    if (what == CURL_POLL_REMOVE) {
+        if (index < events->watchedCount) events->watched[index] = events->watched[--events->watchedCount];
+        return 0;
+    }
+    if (index == events->watchedCount) {
+        if (events->watchedCount == pushkit_watched_capacity) return -1; /* libcurl fails that socket's transfers */
+        events->watchedCount += 1;
+        events->watched[index].fd = fd;
+    }
+    events->watched[index].events = (short)(((what & CURL_POLL_IN) ? POLLIN : 0) | ((what & CURL_POLL_OUT) ? POLLOUT : 0));
+    events->watched[index].revents = 0;
+    return 0;
+}
+
+static int on_timer(CURLM *multi, long timeout, void *context) {
+    (void)multi;
+    pushkit_multi_events *events = context;
+    events->timerDue = timeout < 0 ? -1 : monotonic_milliseconds() + timeout;
+    return 0;
+}
+
+void pushkit_multi_watch_events(CURLM *multi, pushkit_multi_events *events) {
+    memset(events, 0, sizeof(*events));
+    events->timerDue = -1;
+    curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, on_socket);
+    curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, events);
+    curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, on_timer);
+    curl_multi_setopt(multi, CURLMOPT_TIMERDATA, events);
+}
+
+static void set_cork(const int *fds, int count, int on) {
+    for (int i = 0; i < count; i++) (void)setsockopt(fds[i], IPPROTO_TCP, TCP_CORK, &on, sizeof(on));
+}
+
+void pushkit_multi_wait_and_act(CURLM *multi, pushkit_multi_events *events, int maximumWait) {
+    int wait = maximumWait < 0 ? 0 : maximumWait;
+    if (events->timerDue >= 0) {
+        long long untilDue = events->timerDue - monotonic_milliseconds();
+        if (untilDue < wait) wait = untilDue < 0 ? 0 : (int)untilDue;
+    }
+    /* libcurl may change the watched set while it acts, so act on a copy. */
+    struct pollfd ready[pushkit_watched_capacity];
+    int count = events->watchedCount;
+    memcpy(ready, events->watched, sizeof(ready[0]) * (size_t)count);
+    int running = 0;
+    if (poll(ready, (nfds_t)count, wait) > 0) {
+        for (int i = 0; i < count; i++) {
+            short revents = ready[i].revents;
+            if (revents == 0) continue;
+            int mask = ((revents & (POLLIN | POLLPRI | POLLHUP | POLLERR)) ? CURL_CSELECT_IN : 0)
+                     | ((revents & POLLOUT) ? CURL_CSELECT_OUT : 0)
+                     | ((revents & POLLERR) ? CURL_CSELECT_ERR : 0);
+            curl_multi_socket_action(multi, ready[i].fd, mask, &running);
+        }
+    }
+    if (events->timerDue >= 0 && monotonic_milliseconds() >= events->timerDue) {
+        events->timerDue = -1; /* libcurl sets the next one while it acts */
+        /* The timer is how libcurl starts the transfers added since it last ran: a burst of HEADERS
+           and DATA frames, each its own write. Corked, the burst leaves as a few full segments when
+           the cork comes off right after, instead of one segment (and one wake-up of the server)
+           per frame. Socket events are never corked, so nothing written in answer to the server
+           waits. Uncorking is harmless on any descriptor, so a socket libcurl closed meanwhile
+           (EBADF), or a number it reused, does no harm. */
+        int fds[pushkit_watched_capacity];
+        int corked = events->watchedCount;
+        for (int i = 0; i < corked; i++) fds[i] = events->watched[i].fd;
+        set_cork(fds, corked, 1);
+        curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
+        set_cork(fds, corked, 0);
+    }
+}
