@@ -62,7 +62,21 @@ public final class CurlHTTP2Client: HTTP2Transport {
     /// headers (all devices of a run do). Freed with the client.
     private var headerLists: [String: UnsafeMutablePointer<curl_slist>] = [:]
 
+    /// The headers last asked for and their list: consecutive requests of a run almost always
+    /// share them, and comparing is cheaper than building the text key every time.
+    private var lastHeaderList: (headers: [(name: String, value: String)], list: UnsafeMutablePointer<curl_slist>?)?
+
     private func headerList(for headers: [(name: String, value: String)]) -> UnsafeMutablePointer<curl_slist>? {
+        if let last = lastHeaderList, last.headers.count == headers.count,
+           zip(last.headers, headers).allSatisfy({ $0.name == $1.name && $0.value == $1.value }) {
+            return last.list
+        }
+        let list = makeHeaderList(for: headers)
+        lastHeaderList = (headers, list)
+        return list
+    }
+
+    private func makeHeaderList(for headers: [(name: String, value: String)]) -> UnsafeMutablePointer<curl_slist>? {
         let lines = headers.map { "\($0.name): \($0.value)" }
             // Without this libcurl adds "Expect: 100-continue" for larger bodies, costing a round trip.
             + ["Expect:"]
