@@ -2,12 +2,13 @@
 #define PUSHKIT_CCURLSHIM_H
 
 #include <curl/curl.h>
+/* The event loop that drives a multi handle. */
 #include "MultiEvents.h"
 
 /* curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic in C, which Swift cannot
    call. Each wrapper below fixes one argument type; nothing else belongs in this file.
    (ClosedStreamResetFilter.c, in the same target, works around a libcurl 7.88 bug; it declares
-   nothing here because only libcurl calls it.) */
+   nothing in a header because only libcurl calls it.) */
 
 typedef size_t (*pushkit_curl_data_callback)(char *buffer, size_t size, size_t count, void *context);
 
