@@ -48,8 +48,13 @@ void pushkit_multi_watch_events(CURLM *multi, pushkit_multi_events *events) {
     curl_multi_setopt(multi, CURLMOPT_TIMERDATA, events);
 }
 
+/* TCP_CORK is Linux's; elsewhere the burst simply goes out uncorked. */
 static void set_cork(const int *fds, int count, int on) {
+#ifdef TCP_CORK
     for (int i = 0; i < count; i++) (void)setsockopt(fds[i], IPPROTO_TCP, TCP_CORK, &on, sizeof(on));
+#else
+    (void)fds; (void)count; (void)on;
+#endif
 }
 
 void pushkit_multi_wait_and_act(CURLM *multi, pushkit_multi_events *events, int maximumWait) {
