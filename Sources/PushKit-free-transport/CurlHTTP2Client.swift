@@ -55,39 +55,30 @@ public final class CurlHTTP2Client: HTTP2Transport {
         for transfer in idleTransfers { transfer.close() }
         curl_multi_cleanup(multi)
         events.deallocate()
-        for list in headerLists.values { curl_slist_free_all(list) }
+        for entry in headerLists { curl_slist_free_all(entry.list) }
     }
 
-    /// curl header lists by their text, built once and shared by every request that has those
-    /// headers (all devices of a run do). Freed with the client.
-    private var headerLists: [String: UnsafeMutablePointer<curl_slist>] = [:]
-
-    /// The headers last asked for and their list: consecutive requests of a run almost always
-    /// share them, and comparing is cheaper than building the text key every time.
-    private var lastHeaderList: (headers: [(name: String, value: String)], list: UnsafeMutablePointer<curl_slist>?)?
+    /// curl header lists with the headers they were built from, each built once and shared by every
+    /// request that has those headers (all devices of a run do; a replaced provider token adds a
+    /// second). Freed with the client, so a list outlives every transfer that points at it.
+    private var headerLists: [(headers: [(name: String, value: String)], list: UnsafeMutablePointer<curl_slist>?)] = []
 
     private func headerList(for headers: [(name: String, value: String)]) -> UnsafeMutablePointer<curl_slist>? {
-        if let last = lastHeaderList, last.headers.count == headers.count,
-           zip(last.headers, headers).allSatisfy({ $0.name == $1.name && $0.value == $1.value }) {
-            return last.list
-        }
-        let list = makeHeaderList(for: headers)
-        lastHeaderList = (headers, list)
-        return list
-    }
-
-    private func makeHeaderList(for headers: [(name: String, value: String)]) -> UnsafeMutablePointer<curl_slist>? {
+        // Newest first: a run's requests almost always match the list built last.
+        if let known = headerLists.last(where: { Self.same($0.headers, headers) }) { return known.list }
+        var list: UnsafeMutablePointer<curl_slist>?
         let lines = headers.map { "\($0.name): \($0.value)" }
             // Without this libcurl adds "Expect: 100-continue" for larger bodies, costing a round trip.
             + ["Expect:"]
             // libcurl's default "Accept: */*" means nothing to APNs; dropping it saves work per request.
             + ["Accept:"]
-        let key = lines.joined(separator: "\n")
-        if let list = headerLists[key] { return list }
-        var list: UnsafeMutablePointer<curl_slist>?
         for line in lines { list = line.withCString { curl_slist_append(list, $0) } }
-        headerLists[key] = list
+        headerLists.append((headers, list))
         return list
+    }
+
+    private static func same(_ a: [(name: String, value: String)], _ b: [(name: String, value: String)]) -> Bool {
+        a.count == b.count && zip(a, b).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 
     /// Sends every request and reports one response per request, in completion order.

@@ -29,14 +29,20 @@ enum BuiltTool {
     /// and waits for it to exit.
     @discardableResult
     static func run(_ tool: String, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil, directory: String? = nil) throws -> ToolResult {
+        let process = Self.process(tool, arguments, environment: environment)
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        return try capture(process, stdin: stdin)
+    }
+
+    /// A not yet started `tool` with `arguments` and a clean environment: `environment` plus PATH.
+    static func process(_ tool: String, _ arguments: [String], environment: [String: String]) -> Process {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path(tool))
         process.arguments = arguments
         var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
         env.merge(environment) { _, new in new }
         process.environment = env
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        return try capture(process, stdin: stdin)
+        return process
     }
 
     /// Runs any program (openssl, curl, python3) found on PATH.
@@ -55,13 +61,7 @@ enum BuiltTool {
 
     /// Starts `tool` like `run` does, but returns at once, for tests that race or kill processes.
     static func start(_ tool: String, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) throws -> RunningTool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: path(tool))
-        process.arguments = arguments
-        var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
-        env.merge(environment) { _, new in new }
-        process.environment = env
-        return try RunningTool(process, stdin: stdin)
+        try RunningTool(Self.process(tool, arguments, environment: environment), stdin: stdin)
     }
 }
 

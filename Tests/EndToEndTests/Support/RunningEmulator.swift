@@ -78,12 +78,7 @@ final class RunningEmulator {
             recordPath = stdoutPath
         }
 
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: BuiltTool.path("apns-emulator"))
-        process.arguments = ["--port", "0"] + arguments
-        var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
-        env.merge(environment) { _, new in new }
-        process.environment = env
+        process = BuiltTool.process("apns-emulator", ["--port", "0"] + arguments, environment: environment)
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
