@@ -21,10 +21,11 @@ let package = Package(
     ],
     targets: [
         // MARK: C bridges
+        // libcurl's headers only (apt libcurl4-openssl-dev): the library itself is not linked but
+        // loaded when send-push first sends (CCurlShim/LibcurlLoader.c), so starting costs nothing.
         .systemLibrary(
             name: "CCurl",
             path: "Sources/CCurl",
-            pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
         .target(
@@ -95,7 +96,10 @@ let package = Package(
                 "PushKitFreeCore", "PushKitFreeCLI", "PushKitFreeTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Sources/send-push"
+            path: "Sources/send-push",
+            // libcurl is loaded at run time, so nothing links against the closed-stream reset filter
+            // (CCurlShim/ClosedStreamResetFilter.c): export it so the loaded libcurl calls it.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=nghttp2_submit_rst_stream"])]
         ),
         .executableTarget(
             name: "apns-emulator",

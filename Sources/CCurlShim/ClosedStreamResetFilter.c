@@ -12,7 +12,8 @@
  *
  * libcurl calls nghttp2's public nghttp2_submit_rst_stream through its PLT. Defining the same
  * symbol in the executable takes precedence (the executable comes first in the global lookup
- * scope, and the linker exports the definition because libcurl.so references it). This version
+ * scope; Package.swift has the linker export the definition, since libcurl is loaded at run time
+ * and no linked library references it). This version
  * drops the request only when nghttp2 itself no longer has the stream open (closed, or already
  * forgotten), and otherwise forwards to the real function, so a reset of a live stream (a transfer
  * abandoned at the deadline) still goes out. Newer libcurl releases do not make the call at all,
@@ -41,9 +42,16 @@ static pushkit_stream_get_state stream_get_state;
 int nghttp2_submit_rst_stream(nghttp2_session *session, uint8_t flags, int32_t stream_id, uint32_t error_code) {
     /* One thread drives a client (see CurlHTTP2Client), so plain lazy look-ups are enough. */
     if (real_submit_rst_stream == NULL) {
-        real_submit_rst_stream = (pushkit_submit_rst_stream)dlsym(RTLD_NEXT, "nghttp2_submit_rst_stream");
-        find_stream = (pushkit_find_stream)dlsym(RTLD_NEXT, "nghttp2_session_find_stream");
-        stream_get_state = (pushkit_stream_get_state)dlsym(RTLD_NEXT, "nghttp2_stream_get_state");
+        /* libcurl, and with it nghttp2, is opened RTLD_GLOBAL (LibcurlLoader.c), so RTLD_NEXT finds
+           it; asking for the already loaded library by name is the fallback. */
+        void *scope = RTLD_NEXT;
+        if (dlsym(scope, "nghttp2_submit_rst_stream") == NULL) {
+            scope = dlopen("libnghttp2.so.14", RTLD_NOLOAD | RTLD_LAZY);
+            if (scope == NULL) return -501; /* NGHTTP2_ERR_INVALID_ARGUMENT: cannot happen when libcurl called us */
+        }
+        real_submit_rst_stream = (pushkit_submit_rst_stream)dlsym(scope, "nghttp2_submit_rst_stream");
+        find_stream = (pushkit_find_stream)dlsym(scope, "nghttp2_session_find_stream");
+        stream_get_state = (pushkit_stream_get_state)dlsym(scope, "nghttp2_stream_get_state");
         if (real_submit_rst_stream == NULL) return -501; /* NGHTTP2_ERR_INVALID_ARGUMENT: cannot happen when libcurl called us */
     }
     if (stream_id > 0 && find_stream != NULL && stream_get_state != NULL) {

@@ -1,4 +1,5 @@
 #include "MultiEvents.h"
+#include "LoadedCalls.h"
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <string.h>
@@ -42,10 +43,10 @@ static int on_timer(CURLM *multi, long timeout, void *context) {
 void pushkit_multi_watch_events(CURLM *multi, pushkit_multi_events *events) {
     memset(events, 0, sizeof(*events));
     events->timerDue = -1;
-    curl_multi_setopt(multi, CURLMOPT_SOCKETFUNCTION, on_socket);
-    curl_multi_setopt(multi, CURLMOPT_SOCKETDATA, events);
-    curl_multi_setopt(multi, CURLMOPT_TIMERFUNCTION, on_timer);
-    curl_multi_setopt(multi, CURLMOPT_TIMERDATA, events);
+    pushkit_loaded_multi_setopt_pointer(multi, CURLMOPT_SOCKETFUNCTION, (const void *)on_socket);
+    pushkit_loaded_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, events);
+    pushkit_loaded_multi_setopt_pointer(multi, CURLMOPT_TIMERFUNCTION, (const void *)on_timer);
+    pushkit_loaded_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, events);
 }
 
 /* TCP_CORK is Linux's; elsewhere the burst simply goes out uncorked. */

@@ -144,14 +144,31 @@ public final class CurlHTTP2Client: HTTP2Transport {
     }
 }
 
-/// `curl_global_init`, exactly once per process.
-enum CurlGlobal {
-    private static let initialized: Bool = {
+/// Loading libcurl and `curl_global_init`, exactly once per process.
+///
+/// send-push does not link libcurl (see `LibcurlLoader.c`): it is loaded here, when the first
+/// client is about to be made, so the tool's start, `--help`, usage errors and the foreground of
+/// `--detach`/`--hook` never pay for mapping it and its dependent libraries.
+public enum CurlGlobal {
+    private static let loaded: Result<Void, LibcurlUnavailable> = {
+        var reason = [CChar](repeating: 0, count: 512)
+        guard pushkit_libcurl_load(&reason, reason.count) == 1 else {
+            return .failure(LibcurlUnavailable(reason: String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
+        }
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
-        return true
+        return .success(())
     }()
 
-    static func initializeOnce() { _ = initialized }
+    /// Loads and initializes libcurl, once.
+    /// - Throws: `LibcurlUnavailable` (exit 69) when libcurl.so.4 cannot be loaded.
+    public static func load() throws(LibcurlUnavailable) {
+        try loaded.get()
+    }
+
+    /// For the client's initializer: the caller has already called `load()`.
+    static func initializeOnce() {
+        guard case .success = loaded else { preconditionFailure("CurlGlobal.load() must succeed before a client is made") }
+    }
 
     /// libcurl 7.88.x fails every request after the first on a reused prior-knowledge (`http://`)
     /// HTTP/2 connection with "Error in the HTTP2 framing layer" (curl issue #10634).
@@ -160,4 +177,14 @@ enum CurlGlobal {
         guard let info = curl_version_info(CURLVERSION_FIRST) else { return true }
         return (0x07_58_00..<0x08_00_00).contains(info.pointee.version_num)
     }()
+}
+
+/// libcurl could not be loaded at run time.
+public struct LibcurlUnavailable: PushKitError {
+    /// What the dynamic loader said.
+    public let reason: String
+    public var exitStatus: ExitStatus { .unavailable }
+    public var description: String {
+        "cannot load libcurl (\(reason)); install it with: apt-get install libcurl4"
+    }
 }

@@ -17,8 +17,14 @@ struct SendPush: ParsableCommand {
             Legacy form: send-push MESSAGE_ID PREVIEW [--sandbox] sends PREVIEW (cut to 100 characters) \
             to every registered device, titled with the config file's "title" (default: the last part of the topic), \
             with badge 1, the default sound and "message_id" beside "aps".
-            Exit: 0 all delivered (410s pruned count as handled), 1 some failed, 64 usage, 65 bad payload, \
-            66 key missing, 69 APNs unreachable, 75 only temporary failures left, 78 configuration.
+            --detach checks everything it can, then delivers from a background process and exits 0; \
+            the outcome of each device goes to push.log in the state directory. --hook is --detach for the \
+            hook that runs after an assistant stores a reply: send-push --hook [MESSAGE_ID] < reply. It \
+            sends the legacy form with the reply as PREVIEW and exits 0 unless its own command line is \
+            wrong; any other problem goes to standard error and push.log.
+            Exit: 0 all delivered (410s pruned and policy skips count as handled), 1 some failed, 64 usage, \
+            65 bad payload, 66 key missing, 69 APNs unreachable, 71 no background process, 75 only \
+            temporary failures left, 78 configuration.
             """
     )
 
@@ -59,6 +65,20 @@ struct SendPush: ParsableCommand {
     @Flag(name: .customLong("require-device"), help: "Exit 66 when there is no device to send to (default: warn, exit 0).")
     var requireDevice = false
 
+    // MARK: Policy
+    @Option(help: ArgumentHelp("low, normal or high: interruption level passive, active or time-sensitive, and the config's urgency_categories category.", valueName: "level"))
+    var urgency: String?
+    @Option(name: .customLong("quiet-policy"), help: ArgumentHelp("During the config's quiet_hours: passive (default: no sound), skip, or ignore.", valueName: "policy"))
+    var quietPolicy: String?
+    @Option(name: .customLong("min-interval"), help: ArgumentHelp("At most one send per collapse id (else audience) this often; 0 turns the config's min_interval_seconds off.", valueName: "seconds"))
+    var minInterval: Int?
+
+    // MARK: Background
+    @Flag(help: "Check everything, then deliver from a background process and exit 0; outcomes go to push.log in the state directory.")
+    var detach = false
+    @Flag(help: "For hooks: --detach, the legacy form with the body read from standard input, and exit 0 unless this command line is wrong.")
+    var hook = false
+
     // MARK: Behaviour
     @Option(help: "Resends of temporary failures (429, 5xx, lost connections).") var retries = 3
     @Option(help: ArgumentHelp("No run outlives this many seconds.", valueName: "seconds")) var timeout: Double = 30
@@ -67,10 +87,16 @@ struct SendPush: ParsableCommand {
     @Flag(name: .customLong("dry-run"), help: "Print each request (token redacted) and send nothing.") var dryRun = false
 
     func validate() throws {
-        if !legacy.isEmpty && legacy.count != 2 {
+        if hook {
+            if legacy.count > 2 {
+                throw ValidationError("--hook takes at most MESSAGE_ID and PREVIEW (got \(legacy.count) arguments)")
+            }
+            if payloadFile != nil { throw ValidationError("--hook sends the reply as an alert; it cannot be combined with --payload-file") }
+            if legacy.count == 2 && body != nil { throw ValidationError("--body cannot be combined with PREVIEW") }
+        } else if !legacy.isEmpty && legacy.count != 2 {
             throw ValidationError("the legacy form takes exactly MESSAGE_ID PREVIEW (got \(legacy.count) argument\(legacy.count == 1 ? "" : "s"))")
         }
-        if !legacy.isEmpty && body != nil { throw ValidationError("--body cannot be combined with MESSAGE_ID PREVIEW") }
+        if !legacy.isEmpty && body != nil && !hook { throw ValidationError("--body cannot be combined with MESSAGE_ID PREVIEW") }
         if payloadFile != nil && (title != nil || subtitle != nil || body != nil || badge != nil || !legacy.isEmpty || !data.isEmpty) {
             throw ValidationError("--payload-file is a complete payload; it cannot be combined with --title, --subtitle, --body, --badge, --data or MESSAGE_ID PREVIEW")
         }
@@ -80,39 +106,160 @@ struct SendPush: ParsableCommand {
         if !token.isEmpty && (!device.isEmpty || !group.isEmpty) {
             throw ValidationError("--token bypasses the registry; it cannot be combined with --device or --group")
         }
+        if let urgency {
+            if Urgency(rawValue: urgency) == nil { throw ValidationError("--urgency must be low, normal or high, not \"\(urgency)\"") }
+            if interruptionLevel != nil { throw ValidationError("--urgency sets the interruption level; it cannot be combined with --interruption-level") }
+        }
+        if let quietPolicy, QuietPolicy(rawValue: quietPolicy) == nil {
+            throw ValidationError("--quiet-policy must be passive, skip or ignore, not \"\(quietPolicy)\"")
+        }
+        if let minInterval, minInterval < 0 { throw ValidationError("--min-interval must be 0 or more seconds") }
+        if collapseID == NotificationPolicy.automaticCollapseID, threadID == nil, group.isEmpty, payloadFile != nil {
+            throw ValidationError("--collapse-id auto derives the id from --thread-id or --group; give one of them with --payload-file")
+        }
     }
 
     func run() throws {
-        try ToolSupport.run(tool: "send-push") {
-            let configuration = try ToolSupport.configuration(options.flags, tool: "send-push")
-            let built = try specification(configuration).build(bundleID: configuration.topic?.value)
-            if built.shortened { ToolSupport.warn("the body was shortened to fit APNs' payload limit", tool: "send-push") }
-
-            let targets = try DeliveryTargets.select(configuration: configuration, deviceIDs: device, groups: group, tokens: token)
-            guard !targets.isEmpty else {
-                ToolSupport.warn("no devices to send to (registry: \(configuration.stateFile.value))", tool: "send-push")
-                if requireDevice { throw ExitCode(ExitStatus.noInput.rawValue) }
-                return
-            }
-            if dryRun {
-                StandardStreams.writeOutput(DryRun.render(built.request, targets: targets, configuration: configuration, fullTokens: full))
-                return
-            }
-            let report = try PushRun(configuration: configuration, policy: DeliveryPolicy(retries: retries, timeout: .milliseconds(Int(timeout * 1000))))
-                .send(built.request, to: targets, makeTransport: { CurlHTTP2Client(caFile: $0, connectTimeout: $1) }) {
-                    ToolSupport.warn($0, tool: "send-push")
-                }
-            StandardStreams.writeOutput(json ? report.jsonLines(fullTokens: full) : report.lines(fullTokens: full))
-            StandardStreams.writeError("send-push: \(report.summary)\n")
-            if report.exitStatus != .success { throw ExitCode(report.exitStatus.rawValue) }
+        if hook {
+            runHook()
+            return
         }
+        try ToolSupport.run(tool: Self.tool) {
+            var stage = Stage()
+            try send(background: detach, stage: &stage)
+        }
+    }
+
+    static let tool = "send-push"
+
+    /// How far a run got, for the hook's error record.
+    private struct Stage {
+        var configuration: Configuration?
+    }
+
+    /// The hook: whatever goes wrong past argument parsing is reported on standard error and in
+    /// push.log, and the caller still gets 0.
+    private func runHook() {
+        var stage = Stage()
+        do {
+            try send(background: true, stage: &stage)
+        } catch {
+            let status: Int32
+            let message: String
+            if let exit = error as? ExitCode {
+                status = exit.rawValue
+                message = "no devices to send to"
+            } else if let error = error as? PushKitError {
+                status = error.exitStatus.rawValue
+                message = error.description
+            } else {
+                status = 70
+                message = "unexpected error: \(error)"
+            }
+            guard status != 0 else { return }
+            StandardStreams.writeError("\(Self.tool): \(message)\n")
+            let directory = stage.configuration?.stateDirectory.value
+                ?? XDGPaths(environment: ProcessInfo.processInfo.environment).stateDirectory
+            let record = PushLog.errorRecord(message, exitStatus: status, at: Date(), messageID: legacy.first)
+            do {
+                try PushLog(stateDirectory: directory).append([record])
+            } catch {
+                StandardStreams.writeError("\(Self.tool): cannot write the push log: \(error)\n")
+            }
+        }
+    }
+
+    /// Resolves, checks and applies the policy, then delivers here or from a background process.
+    private func send(background: Bool, stage: inout Stage) throws {
+        let configuration = try ToolSupport.configuration(options.flags, tool: Self.tool)
+        stage.configuration = configuration
+        let policy = try NotificationPolicy(file: configuration.file, quietPolicy: quietPolicy, minimumInterval: minInterval,
+                                            makeZone: { name throws(PolicyError) in try SystemTimeZone(identifier: name) })
+        var spec = try specification(configuration)
+        let decision = policy.apply(to: &spec, urgency: urgency.flatMap(Urgency.init(rawValue:)), groups: group,
+                                    topic: configuration.topic?.value, at: Date())
+        let built = try spec.build(bundleID: configuration.topic?.value)
+        if built.shortened { ToolSupport.warn("the body was shortened to fit APNs' payload limit", tool: Self.tool) }
+
+        let targets = try DeliveryTargets.select(configuration: configuration, deviceIDs: device, groups: group, tokens: token)
+        guard !targets.isEmpty else {
+            ToolSupport.warn("no devices to send to (registry: \(configuration.stateFile.value))", tool: Self.tool)
+            if requireDevice { throw ExitCode(ExitStatus.noInput.rawValue) }
+            return
+        }
+        if dryRun {
+            StandardStreams.writeOutput(DryRun.render(built.request, targets: targets, configuration: configuration, fullTokens: full))
+            return
+        }
+        let log = PushLog(stateDirectory: configuration.stateDirectory.value, limit: policy.logLimit)
+        if let reason = try skipReason(decision, policy: policy, request: built.request, configuration: configuration) {
+            let report = DeliveryReport.skipped(targets, reason: reason) { $0.recordedEnvironment ?? configuration.environment.value }
+            if background { try log.append(PushLog.records(of: report, at: Date(), messageID: legacy.first)) }
+            if !hook { print(report) }
+            return
+        }
+        if case .send(let note?) = decision, !hook { StandardStreams.writeError("\(Self.tool): \(note)\n") }
+        let run = PushRun(configuration: configuration, policy: DeliveryPolicy(retries: retries, timeout: .milliseconds(Int(timeout * 1000))))
+        guard background else {
+            try CurlGlobal.load()
+            let report = try run.send(built.request, to: targets, makeTransport: { CurlHTTP2Client(caFile: $0, connectTimeout: $1) }) {
+                ToolSupport.warn($0, tool: Self.tool)
+            }
+            print(report)
+            if report.exitStatus != .success { throw ExitCode(report.exitStatus.rawValue) }
+            return
+        }
+        // What the background process would only find out later, checked while the caller waits.
+        _ = try ProviderCredentials.load(from: configuration)
+        try PosixFile.createPrivateDirectory(configuration.stateDirectory.value)
+        guard try ProcessDetacher.detach() == .detached else {
+            if !hook {
+                StandardStreams.writeError("\(Self.tool): sending to \(targets.count) device\(targets.count == 1 ? "" : "s") in the background; outcomes go to \(log.path)\n")
+            }
+            return
+        }
+        deliverDetached(run, request: built.request, targets: targets, log: log)
+    }
+
+    /// The background process: deliver, then log each device's outcome (or why nothing was sent).
+    private func deliverDetached(_ run: PushRun, request: APNsRequest, targets: [DeliveryTarget], log: PushLog) {
+        var warnings: [JSONValue] = []
+        var records: [JSONValue]
+        do {
+            try CurlGlobal.load()
+            let report = try run.send(request, to: targets, makeTransport: { CurlHTTP2Client(caFile: $0, connectTimeout: $1) }) { warning in
+                warnings.append(PushLog.errorRecord("warning: " + warning, exitStatus: 0, at: Date(), messageID: legacy.first))
+            }
+            records = PushLog.records(of: report, at: Date(), messageID: legacy.first)
+        } catch {
+            let status = (error as? PushKitError)?.exitStatus.rawValue ?? 70
+            records = [PushLog.errorRecord(String(describing: error), exitStatus: status, at: Date(), messageID: legacy.first)]
+        }
+        try? log.append(warnings + records)
+    }
+
+    /// Why the policy holds this send back, if it does: quiet hours with `skip`, or the frequency
+    /// cap (which records the send when it lets it through).
+    private func skipReason(_ decision: NotificationPolicy.Decision, policy: NotificationPolicy, request: APNsRequest, configuration: Configuration) throws -> String? {
+        if case .skip(let reason) = decision { return reason }
+        guard policy.capsFrequency, let interval = policy.minimumInterval else { return nil }
+        let key = NotificationPolicy.capKey(collapseID: request.collapseID, groups: group, deviceIDs: device, tokens: token)
+        let cap = FrequencyCap(path: configuration.stateDirectory.value + "/frequency-cap.json", interval: interval)
+        guard case .tooSoon(let secondsAgo) = try cap.admit(key: key) else { return nil }
+        return "frequency cap: the last send to \(key) was \(secondsAgo) s ago (minimum interval \(interval) s)"
+    }
+
+    private func print(_ report: DeliveryReport) {
+        StandardStreams.writeOutput(json ? report.jsonLines(fullTokens: full) : report.lines(fullTokens: full))
+        StandardStreams.writeError("\(Self.tool): \(report.summary)\n")
     }
 
     private func specification(_ configuration: Configuration) throws -> PushSpecification {
         var spec = PushSpecification()
         spec.content.title = title
         spec.content.subtitle = subtitle
-        spec.content.body = body == "-" ? StandardInputText.read(trimmingTrailingNewlines: true) : body
+        let bodyText = body == "-" ? StandardInputText.read(trimmingTrailingNewlines: true, hook: hook) : body
+        spec.content.body = hook ? nil : bodyText
         spec.content.badge = badge
         spec.content.category = category
         spec.content.threadID = threadID
@@ -129,7 +276,16 @@ struct SendPush: ParsableCommand {
         spec.expiration = expiration
         spec.collapseID = collapseID
         spec.apnsID = apnsID
-        if legacy.count == 2 { spec.legacy = (legacy[0], legacy[1]) }
+        if hook {
+            // The reply: PREVIEW, else --body, else standard input.
+            let preview = legacy.count == 2 ? legacy[1] : bodyText ?? StandardInputText.read(trimmingTrailingNewlines: true, hook: true)
+            guard !preview.allSatisfy(\.isWhitespace) else {
+                throw PayloadError.invalid("nothing to send: no reply on standard input, and no --body or PREVIEW")
+            }
+            spec.legacy = (legacy.first, preview)
+        } else if legacy.count == 2 {
+            spec.legacy = (legacy[0], legacy[1])
+        }
         spec.configuredTitle = try configuration.file.string("title")
         return spec
     }

@@ -4,6 +4,8 @@
 #include <curl/curl.h>
 /* The event loop that drives a multi handle. */
 #include "MultiEvents.h"
+/* libcurl is loaded at run time, on first use. */
+#include "LibcurlLoader.h"
 
 /* curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic in C, which Swift cannot
    call. Each wrapper below fixes one argument type; nothing else belongs in this file.

@@ -11,10 +11,10 @@ import Foundation
 /// are kept out of the settings and reported as warnings, never as errors.
 public struct ConfigurationFile: Sendable {
     /// Every key the tools read from the file.
-    public static let knownKeys: Set<String> = [
+    public static let knownKeys: Set<String> = NotificationPolicy.configKeys.union([
         "team_id", "key_id", "bundle_id", "topic", "key_path", "use_sandbox", "environment",
-        "production_url", "sandbox_url", "ca_file", "state_file", "state_dir", "title",
-    ]
+        "production_url", "sandbox_url", "ca_file", "proxy", "state_file", "state_dir", "title",
+    ])
 
     /// The file's path.
     public let path: String

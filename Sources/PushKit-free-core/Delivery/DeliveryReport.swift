@@ -15,7 +15,18 @@ public struct DeliveryReport: Sendable {
         self.seconds = seconds
     }
 
+    /// Every target reported `skipped` for `reason`, without anything sent.
+    public static func skipped(_ targets: [DeliveryTarget], reason: String, environment: (DeliveryTarget) -> APNsEnvironment) -> DeliveryReport {
+        DeliveryReport(results: targets.map { target in
+            var result = DeliveryResult(target: target, environment: environment(target))
+            result.outcome = .skipped
+            result.reason = reason
+            return result
+        }, seconds: 0)
+    }
+
     public var delivered: Int { results.count { $0.outcome == .delivered } }
+    public var skipped: Int { results.count { $0.outcome == .skipped } }
     public var pruned: Int { results.count(where: \.pruned) }
     /// Devices neither delivered nor unregistered.
     public var failed: Int { results.count { $0.outcome == .rejected || $0.outcome == .failed } }
@@ -48,6 +59,8 @@ public struct DeliveryReport: Sendable {
             case .delivered:
                 line += "200"
                 if let apnsID = result.apnsID { line += " " + apnsID }
+            case .skipped:
+                line += "not sent: \(result.reason ?? "")"
             default:
                 line += result.status == 0 ? "no answer: \(result.reason ?? "")" : "\(result.status) \(result.reason ?? "")"
             }
@@ -63,20 +76,25 @@ public struct DeliveryReport: Sendable {
     public func jsonLines(fullTokens: Bool) -> String {
         var text = ""
         for result in results {
-            let object: JSONValue = [
-                "device": result.target.deviceID.map(JSONValue.string) ?? .null,
-                "token": .string(fullTokens ? result.target.token.hex : result.target.token.masked),
-                "environment": .string(result.environment.rawValue),
-                "outcome": .string(result.outcome.rawValue),
-                "status": .number(Double(result.status)),
-                "reason": result.reason.map(JSONValue.string) ?? .null,
-                "apns_id": result.apnsID.map(JSONValue.string) ?? .null,
-                "attempts": .number(Double(result.attempts)),
-                "pruned": .bool(result.pruned),
-            ]
-            text += object.serializedString() + "\n"
+            text += JSONValue.object(Self.members(of: result, fullTokens: fullTokens)).serializedString() + "\n"
         }
         return text
+    }
+
+    /// The members of one device's JSON object: `device`, `token`, `environment`, `outcome`,
+    /// `status`, `reason`, `apns_id`, `attempts`, `pruned`.
+    public static func members(of result: DeliveryResult, fullTokens: Bool) -> [String: JSONValue] {
+        [
+            "device": result.target.deviceID.map(JSONValue.string) ?? .null,
+            "token": .string(fullTokens ? result.target.token.hex : result.target.token.masked),
+            "environment": .string(result.environment.rawValue),
+            "outcome": .string(result.outcome.rawValue),
+            "status": .number(Double(result.status)),
+            "reason": result.reason.map(JSONValue.string) ?? .null,
+            "apns_id": result.apnsID.map(JSONValue.string) ?? .null,
+            "attempts": .number(Double(result.attempts)),
+            "pruned": .bool(result.pruned),
+        ]
     }
 
     /// The summary line for standard error.
@@ -84,6 +102,7 @@ public struct DeliveryReport: Sendable {
         var parts = ["\(delivered) delivered", "\(failed) failed", "\(pruned) pruned"]
         let unregisteredKept = results.count { $0.outcome == .unregistered && !$0.pruned }
         if unregisteredKept > 0 { parts.append("\(unregisteredKept) unregistered kept") }
+        if skipped > 0 { parts.append("\(skipped) skipped") }
         let hundredths = Int((seconds * 100).rounded())
         let fraction = hundredths % 100
         return parts.joined(separator: ", ") + " in \(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) s"

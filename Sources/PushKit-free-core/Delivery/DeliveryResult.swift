@@ -6,7 +6,7 @@ import Foundation
 
 /// What happened to one device in a run.
 public struct DeliveryResult: Sendable, Equatable {
-    /// The four outcomes a device can end with.
+    /// The outcomes a device can end with.
     public enum Outcome: String, Sendable {
         /// APNs accepted the notification (200).
         case delivered
@@ -16,6 +16,9 @@ public struct DeliveryResult: Sendable, Equatable {
         case rejected
         /// No success after retries: 429, 5xx, or no HTTP answer (connection, TLS, timeout).
         case failed
+        /// Not sent, on purpose: the delivery policy held it back (quiet hours with `skip`, the
+        /// frequency cap); `reason` says which. Not a failure.
+        case skipped
     }
 
     public let target: DeliveryTarget

@@ -25,7 +25,7 @@ public enum RegistryBookkeeping {
                     if results[index].target.recordedEnvironment == nil {
                         results[index].learnedEnvironment = devices.recordEnvironment(results[index].environment, deviceID: deviceID, token: token)
                     }
-                case .rejected, .failed:
+                case .rejected, .failed, .skipped:
                     break
                 }
             }

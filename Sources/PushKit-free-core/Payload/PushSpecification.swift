@@ -19,8 +19,9 @@ public struct PushSpecification: Sendable {
     public var expiration: Int?
     public var collapseID: String?
     public var apnsID: String?
-    /// The legacy positional form `send-push MESSAGE_ID PREVIEW`.
-    public var legacy: (messageID: String, preview: String)?
+    /// The legacy positional form `send-push MESSAGE_ID PREVIEW` (and `--hook [MESSAGE_ID]`, whose
+    /// message id is optional).
+    public var legacy: (messageID: String?, preview: String)?
     /// The config file's `title`, used by the legacy form.
     public var configuredTitle: String?
 
@@ -88,7 +89,7 @@ public struct PushSpecification: Sendable {
             let preview = legacy.preview
             content.body = preview.count > Self.legacyPreviewLimit ? String(preview.prefix(Self.legacyPreviewLimit)) + "..." : preview
             content.badge = content.badge ?? 1
-            content.customData["message_id"] = .string(legacy.messageID)
+            if let messageID = legacy.messageID { content.customData["message_id"] = .string(messageID) }
         }
         let hasAlert = content.title != nil || content.subtitle != nil || content.body != nil
         if pushType == .background {

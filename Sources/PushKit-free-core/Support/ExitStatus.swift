@@ -12,6 +12,8 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
     case noInput = 66
     /// A service the tool needs is unreachable.
     case unavailable = 69
+    /// The operating system refused something the tool needs, e.g. a new process (`fork`).
+    case osError = 71
     /// A file that had to be created could not be.
     case cannotCreate = 73
     /// Reading or writing a file failed.

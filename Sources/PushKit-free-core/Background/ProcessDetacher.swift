@@ -1,0 +1,86 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Hands the rest of a run to a process of its own, so the caller (a reply hook, an agent's tool)
+/// gets its exit status at once and is never held by the delivery.
+///
+/// A double fork: the first child starts a new session (`setsid`, so no controlling terminal and no
+/// job-control signals from the caller's shell) and forks the process that carries on, then exits;
+/// the caller reaps it at once, so no zombie is left and the delivering process is adopted by init.
+/// The delivering process points standard input, output and error at `/dev/null` and closes every
+/// other descriptor it inherited: a caller that captures output through pipes
+/// (`subprocess.run(..., capture_output=True)`) sees them close when the caller's own process exits,
+/// not when the delivery ends. It also moves to `/`, so it keeps no directory busy.
+///
+/// Only for single-threaded processes (the tools are): after `fork` only the calling thread exists.
+public enum ProcessDetacher {
+    /// Which side of the fork a call returned on.
+    public enum Role: Sendable, Equatable {
+        /// The original process: the delivery is in other hands now.
+        case caller
+        /// The detached process: carry on with the delivery.
+        case detached
+    }
+
+    /// Detaches; returns `.caller` in the calling process and `.detached` in the new one.
+    /// - Throws: `DetachError` (exit 71) when no process can be made.
+    public static func detach() throws(DetachError) -> Role {
+        let first = fork()
+        if first < 0 { throw DetachError(reason: PosixFile.describe(errno: errno)) }
+        if first > 0 {
+            var status: Int32 = 0
+            while waitpid(first, &status, 0) < 0 && errno == EINTR {}
+            // The first child exits 0 only after it has forked the delivering process.
+            if status != 0 { throw DetachError(reason: "the background process could not be started") }
+            return .caller
+        }
+        // First child: a session of its own, then the process that delivers.
+        _ = setsid()
+        let second = fork()
+        if second != 0 { _exit(second < 0 ? 1 : 0) }
+        isolate()
+        return .detached
+    }
+
+    /// Standard streams to /dev/null, every other inherited descriptor closed, cwd `/`.
+    private static func isolate() {
+        let null = open("/dev/null", O_RDWR)
+        if null >= 0 {
+            for descriptor: Int32 in 0...2 { _ = dup2(null, descriptor) }
+            if null > 2 { close(null) }
+        }
+        closeInheritedDescriptors()
+        _ = chdir("/")
+        signal(SIGPIPE, SIG_IGN)
+        signal(SIGHUP, SIG_IGN)
+    }
+
+    /// Closes descriptors 3 and up: the ones listed in /proc/self/fd, else up to the soft limit.
+    private static func closeInheritedDescriptors() {
+        var open: [Int32] = []
+        if let directory = opendir("/proc/self/fd") {
+            let own = dirfd(directory)
+            while let entry = readdir(directory) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                    String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+                }
+                if let descriptor = Int32(name), descriptor > 2, descriptor != own { open.append(descriptor) }
+            }
+            closedir(directory)
+        } else {
+            let limit = sysconf(Int32(_SC_OPEN_MAX))
+            open = Array(3..<Int32(clamping: limit > 3 ? min(limit, 65_536) : 1024))
+        }
+        for descriptor in open { close(descriptor) }
+    }
+}
+
+/// The background process could not be started (`fork` failed): exit 71 (EX_OSERR).
+public struct DetachError: PushKitError {
+    public let reason: String
+    public var exitStatus: ExitStatus { .osError }
+    public var description: String { "cannot start the background delivery: \(reason)" }
+}

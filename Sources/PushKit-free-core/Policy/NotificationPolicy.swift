@@ -1,0 +1,157 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Crypto
+
+/// What quiet hours do to an alert: send it `passive` and silent (the default), hold it back
+/// (`skip`), or nothing (`ignore`). `time-sensitive` and `critical` alerts are never held back.
+public enum QuietPolicy: String, Sendable, CaseIterable {
+    case passive, skip, ignore
+}
+
+/// The delivery policy of the config file, overridable by flags: quiet hours, a frequency cap,
+/// urgency's category map, `--collapse-id auto`, and the size cap of `push.log`.
+///
+/// Config keys: `quiet_hours` (see `QuietHours`), `quiet_policy` (`passive`, `skip`, `ignore`),
+/// `min_interval_seconds` (see `FrequencyCap`), `urgency_categories`
+/// (`{"high": "URGENT", "low": "FYI"}`), `log_max_bytes` (default 1 MiB).
+public struct NotificationPolicy: Sendable {
+    public var quietHours: QuietHours?
+    public var quietPolicy: QuietPolicy = .passive
+    /// Seconds between two sends with the same cap key; `nil` or 0: no cap.
+    public var minimumInterval: Int?
+    /// The category an urgency adds when the notification names none.
+    public var urgencyCategories: [Urgency: String] = [:]
+    /// `push.log` is rotated before it would grow past this many bytes.
+    public var logLimit = PushLog.defaultLimit
+
+    /// The config keys read here (for `ConfigurationFile.knownKeys`).
+    public static let configKeys: Set<String> = ["quiet_hours", "quiet_policy", "min_interval_seconds", "urgency_categories", "log_max_bytes"]
+
+    /// The value `--collapse-id` takes to derive a stable id.
+    public static let automaticCollapseID = "auto"
+
+    public init() {}
+
+    /// Reads the policy from the config file, then lets the flags override it.
+    /// - Parameters:
+    ///   - quietPolicy: `--quiet-policy`.
+    ///   - minimumInterval: `--min-interval` (0 turns the cap off).
+    ///   - makeZone: turns `quiet_hours.timezone` (nil: absent) into a zone; tools pass `SystemTimeZone.init`.
+    /// - Throws: `PolicyError`: 78 for the file's values, 64 for a flag's.
+    public init(file: ConfigurationFile, quietPolicy: String?, minimumInterval: Int?,
+                makeZone: (String?) throws(PolicyError) -> any LocalTimeZone) throws(PolicyError) {
+        let path = file.path
+        if let value = file.values["quiet_hours"], value != .null {
+            quietHours = try QuietHours(configValue: value, in: path, makeZone: makeZone)
+        }
+        if let flag = quietPolicy {
+            guard let policy = QuietPolicy(rawValue: flag) else {
+                throw PolicyError("--quiet-policy must be passive, skip or ignore, not \"\(flag)\"", exitStatus: .usage)
+            }
+            self.quietPolicy = policy
+        } else if let value = file.values["quiet_policy"], value != .null {
+            guard let text = value.stringValue, let policy = QuietPolicy(rawValue: text) else {
+                throw PolicyError("quiet_policy in \(path) must be \"passive\", \"skip\" or \"ignore\", not \(value.serializedString())")
+            }
+            self.quietPolicy = policy
+        }
+        if let flag = minimumInterval {
+            guard flag >= 0 else { throw PolicyError("--min-interval must be 0 or more seconds, not \(flag)", exitStatus: .usage) }
+            self.minimumInterval = flag
+        } else if let value = file.values["min_interval_seconds"], value != .null {
+            guard let seconds = value.integerValue, seconds >= 0 else {
+                throw PolicyError("min_interval_seconds in \(path) must be a whole number of seconds, 0 or more, not \(value.serializedString())")
+            }
+            self.minimumInterval = seconds
+        }
+        if let value = file.values["urgency_categories"], value != .null {
+            guard let object = value.objectValue else {
+                throw PolicyError("urgency_categories in \(path) must be an object like {\"high\": \"URGENT\"}, not a \(value.typeName)")
+            }
+            for (key, category) in object {
+                guard let urgency = Urgency(rawValue: key) else {
+                    throw PolicyError("urgency_categories in \(path) has \"\(key)\"; the urgencies are low, normal and high")
+                }
+                guard let name = category.stringValue, !name.isEmpty else {
+                    throw PolicyError("urgency_categories.\(key) in \(path) must be a category name, not \(category.serializedString())")
+                }
+                urgencyCategories[urgency] = name
+            }
+        }
+        if let value = file.values["log_max_bytes"], value != .null {
+            guard let bytes = value.integerValue, bytes >= 4096 else {
+                throw PolicyError("log_max_bytes in \(path) must be a whole number of bytes, at least 4096, not \(value.serializedString())")
+            }
+            logLimit = bytes
+        }
+    }
+
+    /// Whether a frequency cap applies.
+    public var capsFrequency: Bool { (minimumInterval ?? 0) > 0 }
+
+    /// What the policy decided about one notification.
+    public enum Decision: Sendable, Equatable {
+        /// Send it; `note` says what the policy changed, if anything.
+        case send(note: String?)
+        /// Do not send it, for `reason`.
+        case skip(reason: String)
+    }
+
+    /// Applies urgency, `--collapse-id auto` and quiet hours to what the user asked for.
+    ///
+    /// - Urgency sets the interruption level (unless one was given) and, when the config maps it,
+    ///   the category (unless one was given).
+    /// - `--collapse-id auto` becomes the hex SHA-256 (64 digits, APNs' limit) of the thread id,
+    ///   else of the groups sent to, else of the topic: every send to the same conversation or
+    ///   audience replaces the previous banner.
+    /// - During quiet hours an alert that is not `time-sensitive` or `critical` is sent `passive`
+    ///   without sound, or skipped, as `quietPolicy` says. A complete payload (`--payload-file`) is
+    ///   never rewritten: quiet hours can only skip it.
+    /// - Parameters:
+    ///   - groups: the `--group`s sent to.
+    ///   - topic: the configured topic, the last resort of `--collapse-id auto`.
+    public func apply(to spec: inout PushSpecification, urgency: Urgency?, groups: [String], topic: String?, at now: Date) -> Decision {
+        if let urgency {
+            if spec.content.interruptionLevel == nil { spec.content.interruptionLevel = urgency.interruptionLevel }
+            if spec.content.category == nil, let category = urgencyCategories[urgency] { spec.content.category = category }
+        }
+        if spec.collapseID == Self.automaticCollapseID {
+            let source = spec.content.threadID.map { "thread:" + $0 }
+                ?? (groups.isEmpty ? nil : "groups:" + groups.sorted().joined(separator: ","))
+                ?? "topic:" + (topic ?? "")
+            spec.collapseID = Self.derivedCollapseID(source)
+        }
+        guard let quietHours, quietPolicy != .ignore, spec.pushType.lowercased() == APNsPushType.alert.rawValue,
+              quietHours.contains(now) else { return .send(note: nil) }
+        let level = spec.payloadFile.flatMap { try? JSONValue.parse($0) }?["aps"]?["interruption-level"]?.stringValue
+            ?? spec.content.interruptionLevel
+        if level == "time-sensitive" || level == "critical" { return .send(note: nil) }
+        let reason = "quiet hours \(quietHours.description)"
+        if quietPolicy == .skip { return .skip(reason: reason) }
+        guard spec.payloadFile == nil else { return .send(note: nil) }
+        spec.content.interruptionLevel = "passive"
+        spec.sound = "none"
+        return .send(note: "\(reason): sent passive, without sound")
+    }
+
+    /// The first 64 hex digits of SHA-256 of `source` (SHA-256 has exactly 64).
+    public static func derivedCollapseID(_ source: String) -> String {
+        SHA256.hash(data: Array(source.utf8)).map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
+    }
+
+    /// The key the frequency cap counts sends under: the collapse id, else the audience
+    /// (groups, devices, tokens, or every device).
+    public static func capKey(collapseID: String?, groups: [String], deviceIDs: [String], tokens: [String]) -> String {
+        if let collapseID { return "collapse:" + collapseID }
+        if !groups.isEmpty { return "groups:" + groups.sorted().joined(separator: ",") }
+        if !deviceIDs.isEmpty { return "devices:" + deviceIDs.sorted().joined(separator: ",") }
+        if !tokens.isEmpty { return "tokens:" + derivedCollapseID(tokens.map { $0.lowercased() }.sorted().joined(separator: ",")) }
+        return "all"
+    }
+}

@@ -1,0 +1,82 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A daily window, in a time zone, during which alerts should not make noise: config
+/// `"quiet_hours": {"start": "22:00", "end": "07:00", "timezone": "Europe/Berlin"}`.
+///
+/// The window starts at `start` (inclusive) and ends at `end` (exclusive); a window whose end is
+/// earlier than its start runs over midnight. Equal start and end would be empty or the whole day,
+/// so they are refused.
+public struct QuietHours: Sendable {
+    /// Minutes after local midnight.
+    public let start: Int
+    /// Minutes after local midnight.
+    public let end: Int
+    public let zone: any LocalTimeZone
+
+    public init(start: Int, end: Int, zone: any LocalTimeZone) {
+        self.start = start
+        self.end = end
+        self.zone = zone
+    }
+
+    /// Reads the config file's `quiet_hours` object.
+    /// - Parameter makeZone: turns the `timezone` member (nil: absent) into a zone.
+    /// - Throws: `PolicyError` (78) naming the member at fault.
+    public init(configValue value: JSONValue, in path: String,
+                makeZone: (String?) throws(PolicyError) -> any LocalTimeZone) throws(PolicyError) {
+        guard let object = value.objectValue else {
+            throw PolicyError("quiet_hours in \(path) must be an object like {\"start\": \"22:00\", \"end\": \"07:00\"}, not a \(value.typeName)")
+        }
+        func minute(_ key: String) throws(PolicyError) -> Int {
+            guard let text = object[key]?.stringValue else {
+                throw PolicyError("quiet_hours.\(key) in \(path) must be a time like \"22:00\"")
+            }
+            guard let minute = Self.minuteOfDay(text) else {
+                throw PolicyError("quiet_hours.\(key) in \(path) must be HH:MM between 00:00 and 23:59, not \"\(text)\"")
+            }
+            return minute
+        }
+        let start = try minute("start"), end = try minute("end")
+        if start == end {
+            throw PolicyError("quiet_hours in \(path) starts and ends at the same time; remove it, or give a window")
+        }
+        let zoneName: String?
+        switch object["timezone"] {
+        case nil, .null?: zoneName = nil
+        case .string(let name)?: zoneName = name.isEmpty ? nil : name
+        case let other?: throw PolicyError("quiet_hours.timezone in \(path) must be a string like \"Europe/Berlin\", not a \(other.typeName)")
+        }
+        for key in object.keys where !["start", "end", "timezone"].contains(key) {
+            throw PolicyError("quiet_hours in \(path) has an unknown member \"\(key)\" (start, end, timezone)")
+        }
+        self.init(start: start, end: end, zone: try makeZone(zoneName))
+    }
+
+    /// Parses `HH:MM` (24-hour, `7:05` accepted) into minutes after midnight.
+    public static func minuteOfDay(_ text: String) -> Int? {
+        let parts = text.split(separator: ":", omittingEmptySubsequences: false)
+        guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
+              parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+              let hour = Int(parts[0]), let minute = Int(parts[1]), hour < 24, minute < 60 else { return nil }
+        return hour * 60 + minute
+    }
+
+    /// Whether `date` falls inside the window.
+    public func contains(_ date: Date) -> Bool {
+        let minute = zone.minuteOfDay(at: date)
+        return start < end ? (start <= minute && minute < end) : (minute >= start || minute < end)
+    }
+
+    /// "22:00-07:00 Europe/Berlin", for reasons and messages.
+    public var description: String {
+        func format(_ minute: Int) -> String {
+            let hour = minute / 60, rest = minute % 60
+            return (hour < 10 ? "0" : "") + String(hour) + ":" + (rest < 10 ? "0" : "") + String(rest)
+        }
+        return "\(format(start))-\(format(end)) \(zone.name)"
+    }
+}
