@@ -51,8 +51,8 @@ struct SendPush: ParsableCommand {
     var payloadFile: String?
 
     // MARK: Headers
-    @Option(name: .customLong("push-type"), help: "alert, background, complication, controls, fileprovider, liveactivity, location, mdm, pushtotalk, voip, widgets.")
-    var pushType = "alert"
+    @Option(name: .customLong("push-type"), help: "alert (default; liveactivity with --live-activity), background, complication, controls, fileprovider, liveactivity, location, mdm, pushtotalk, voip, widgets.")
+    var pushType: String?
     @Option(help: "10 (default), 5 (default for background) or 1.") var priority: Int?
     @Option(help: ArgumentHelp("UNIX time after which APNs gives up; 0 = try once.", valueName: "unix")) var expiration: Int?
     @Option(name: .customLong("collapse-id"), help: "Replace earlier notifications with this id (≤ 64 bytes).") var collapseID: String?
@@ -64,6 +64,8 @@ struct SendPush: ParsableCommand {
     @Option(help: ArgumentHelp("A device token, bypassing the registry (repeatable).", valueName: "hex")) var token: [String] = []
     @Flag(name: .customLong("require-device"), help: "Exit 66 when there is no device to send to (default: warn, exit 0).")
     var requireDevice = false
+
+    @OptionGroup(title: "Live Activity") var liveActivity: LiveActivityOptions
 
     // MARK: Policy
     @Option(help: ArgumentHelp("low, normal or high: interruption level passive, active or time-sensitive, and the config's urgency_categories category.", valueName: "level"))
@@ -114,6 +116,7 @@ struct SendPush: ParsableCommand {
             throw ValidationError("--quiet-policy must be passive, skip or ignore, not \"\(quietPolicy)\"")
         }
         if let minInterval, minInterval < 0 { throw ValidationError("--min-interval must be 0 or more seconds") }
+        try liveActivity.validate(in: self)
         if collapseID == NotificationPolicy.automaticCollapseID, threadID == nil, group.isEmpty, payloadFile != nil {
             throw ValidationError("--collapse-id auto derives the id from --thread-id or --group; give one of them with --payload-file")
         }
@@ -158,8 +161,11 @@ struct SendPush: ParsableCommand {
             }
             guard status != 0 else { return }
             StandardStreams.writeError("\(Self.tool): \(message)\n")
+            // Without a configuration (a broken config file), the state directory the environment names.
+            let environment = ProcessInfo.processInfo.environment
             let directory = stage.configuration?.stateDirectory.value
-                ?? XDGPaths(environment: ProcessInfo.processInfo.environment).stateDirectory
+                ?? environment["PUSHKIT_STATE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+                ?? XDGPaths(environment: environment).stateDirectory
             let record = PushLog.errorRecord(message, exitStatus: status, at: Date(), messageID: legacy.first)
             do {
                 try PushLog(stateDirectory: directory).append([record])
@@ -181,7 +187,9 @@ struct SendPush: ParsableCommand {
         let built = try spec.build(bundleID: configuration.topic?.value)
         if built.shortened { ToolSupport.warn("the body was shortened to fit APNs' payload limit", tool: Self.tool) }
 
-        let targets = try DeliveryTargets.select(configuration: configuration, deviceIDs: device, groups: group, tokens: token)
+        let targets = try liveActivity.targets(configuration: configuration, deviceIDs: device, groups: group, tokens: token) {
+            ToolSupport.warn($0, tool: Self.tool)
+        }
         guard !targets.isEmpty else {
             ToolSupport.warn("no devices to send to (registry: \(configuration.stateFile.value))", tool: Self.tool)
             if requireDevice { throw ExitCode(ExitStatus.noInput.rawValue) }
@@ -202,7 +210,7 @@ struct SendPush: ParsableCommand {
         let run = PushRun(configuration: configuration, policy: DeliveryPolicy(retries: retries, timeout: .milliseconds(Int(timeout * 1000))))
         guard background else {
             try CurlGlobal.load()
-            let report = try run.send(built.request, to: targets, makeTransport: { CurlHTTP2Client(caFile: $0, connectTimeout: $1) }) {
+            let report = try run.send(built.request, to: targets, makeTransport: { CurlHTTP2Client(caFile: $0, proxy: $1, connectTimeout: $2) }) {
                 ToolSupport.warn($0, tool: Self.tool)
             }
             print(report)
@@ -227,7 +235,7 @@ struct SendPush: ParsableCommand {
         var records: [JSONValue]
         do {
             try CurlGlobal.load()
-            let report = try run.send(request, to: targets, makeTransport: { CurlHTTP2Client(caFile: $0, connectTimeout: $1) }) { warning in
+            let report = try run.send(request, to: targets, makeTransport: { CurlHTTP2Client(caFile: $0, proxy: $1, connectTimeout: $2) }) { warning in
                 warnings.append(PushLog.errorRecord("warning: " + warning, exitStatus: 0, at: Date(), messageID: legacy.first))
             }
             records = PushLog.records(of: report, at: Date(), messageID: legacy.first)
@@ -271,7 +279,8 @@ struct SendPush: ParsableCommand {
         spec.sound = sound
         spec.data = data
         if let payloadFile { spec.payloadFile = try InputFile.read(payloadFile, named: "--payload-file \(payloadFile)") }
-        spec.pushType = pushType
+        spec.pushType = pushType ?? (liveActivity.event == nil ? "alert" : LiveActivityOptions.pushType)
+        spec.content.liveActivity = try liveActivity.model()
         spec.priority = priority
         spec.expiration = expiration
         spec.collapseID = collapseID
