@@ -20,6 +20,9 @@ deps:
 	command -v curl >/dev/null || missing="$$missing curl"; \
 	command -v python3 >/dev/null || missing="$$missing python3"; \
 	command -v nghttp >/dev/null || missing="$$missing nghttp2-client"; \
+	[ -e /usr/share/zoneinfo/Europe/Berlin ] || missing="$$missing tzdata"; \
+	command -v at >/dev/null || missing="$$missing at"; \
+	command -v tinyproxy >/dev/null || missing="$$missing tinyproxy"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
@@ -50,9 +53,17 @@ demo: debug
 bench: bench-deps build
 	@bash bench/run.sh "$(RELEASE_BIN)"
 
+# The tools, and shell completion scripts that argument-parser generates for bash, zsh and fish.
 install: build
-	install -d "$(DESTDIR)$(PREFIX)/bin"
-	for tool in $(TOOLS); do install -m 0755 "$(RELEASE_BIN)/$$tool" "$(DESTDIR)$(PREFIX)/bin/$$tool"; done
+	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" \
+		"$(DESTDIR)$(PREFIX)/share/zsh/site-functions" "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"
+	for tool in $(TOOLS); do \
+		install -m 0755 "$(RELEASE_BIN)/$$tool" "$(DESTDIR)$(PREFIX)/bin/$$tool" && \
+		"$(RELEASE_BIN)/$$tool" --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$tool" && \
+		"$(RELEASE_BIN)/$$tool" --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_$$tool" && \
+		"$(RELEASE_BIN)/$$tool" --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/$$tool.fish" \
+		|| exit 1; \
+	done
 
 clean:
 	rm -rf .build

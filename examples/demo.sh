@@ -13,7 +13,8 @@ cleanup() {
 }
 trap cleanup EXIT
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
-run() { printf '$ %s\n' "$*"; "$@"; }
+# Shows each command as you would type it (tools on PATH), then runs it.
+run() { local shown=("${@}"); shown[0]=${1#"$BIN/"}; printf '$ %s\n' "${shown[*]}"; "$@"; }
 
 step "a throw-away APNs key (yours is the .p8 from the Apple developer account)"
 openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null | openssl pkcs8 -topk8 -nocrypt -out "$work/AuthKey_DEMO000001.p8"
@@ -49,6 +50,12 @@ echo "(the emulator now answers 410 Unregistered for the old iPad, as APNs does 
 
 step "send-push: what a reply hook runs when the assistant answers (the legacy call, unchanged)"
 run "$BIN/send-push" msg-0042 "Your morning briefing is ready: three meetings, rain after four, and the build is green." || true
+
+step "send-push --hook: the same from a hook that must not wait (reply on stdin; returns at once)"
+printf '%s\n' "Done: the research summary is in your inbox." | run "$BIN/send-push" --hook msg-0043
+echo "(exit $?; the delivery runs in the background and writes its outcome to push.log)"
+for _ in $(seq 250); do grep -q msg-0043 "$HOME/.local/state/pushkit-free/push.log" 2>/dev/null && break; sleep 0.02; done
+run cat "$HOME/.local/state/pushkit-free/push.log"
 
 step "the dead token was pruned; the live device has its environment and delivery time recorded"
 run "$BIN/register-apns" list
