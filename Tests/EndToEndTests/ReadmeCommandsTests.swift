@@ -1,0 +1,113 @@
+import Foundation
+import Testing
+
+/// Every command README.md shows is run here, so the README cannot drift from the tools.
+///
+/// - ```` ```sh ```` blocks are run in order, each by `bash -euo pipefail`, in one working directory
+///   and one `HOME`, with the variables a block exports carried to the next. Apple is not reachable
+///   from a test, so the same `apns-emulator` stands in for both APNs environments
+///   (`APNS_PRODUCTION_URL`, `APNS_SANDBOX_URL`, `APNS_CA_FILE`), trusting the key the README's
+///   set-up names (`~/keys/AuthKey_ABCDE12345.p8`, made here by openssl).
+/// - ```` ```console ```` blocks may hold only `$ make ...` lines: `make demo` is run by the demo's
+///   own test, and `make test` is this suite.
+/// - ```` ```text ````, ```` ```json ````, ```` ```python ```` blocks are output, files and code
+///   taken from `examples/` (which the examples' tests run).
+@Suite("README commands")
+struct ReadmeCommandsTests {
+    struct Block {
+        let language: String
+        let lines: [String]
+        let firstLine: Int
+    }
+
+    static let readmePath = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("README.md").path
+
+    static func blocks() throws -> [Block] {
+        let text = try String(contentsOfFile: readmePath, encoding: .utf8)
+        var blocks: [Block] = []
+        var current: (language: String, lines: [String], first: Int)?
+        for (number, line) in text.components(separatedBy: "\n").enumerated() {
+            if line.hasPrefix("```") {
+                if let open = current {
+                    blocks.append(Block(language: open.language, lines: open.lines, firstLine: open.first))
+                    current = nil
+                } else {
+                    current = (String(line.dropFirst(3)).trimmingCharacters(in: .whitespaces), [], number + 2)
+                }
+            } else if current != nil {
+                current!.lines.append(line)
+            }
+        }
+        return blocks
+    }
+
+    @Test("every fenced block is of a known kind; console blocks hold only make targets")
+    func blockKinds() throws {
+        let blocks = try Self.blocks()
+        #expect(blocks.filter { $0.language == "sh" }.count >= 8)
+        for block in blocks {
+            #expect(["sh", "console", "text", "json", "python"].contains(block.language),
+                    "README.md:\(block.firstLine): a ```\(block.language) block is neither run nor declared as output")
+            if block.language == "console" {
+                for line in block.lines where !line.isEmpty {
+                    #expect(line.hasPrefix("$ make "), "README.md:\(block.firstLine): \(line)")
+                }
+            }
+        }
+    }
+
+    @Test("every sh block runs, in order, against the emulator")
+    func shellBlocksRun() throws {
+        let directory = try TemporaryDirectory()
+        let home = directory.file("home")
+        let work = directory.file("work")
+        try FileManager.default.createDirectory(atPath: home + "/keys", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let key = try OpenSSLKey(in: directory)
+        let keyPath = home + "/keys/AuthKey_ABCDE12345.p8"
+        try FileManager.default.copyItem(atPath: key.pkcs8Path, toPath: keyPath)
+
+        let emulator = try RunningEmulator(["--quiet"], environment: [
+            "HOME": directory.file("emulator-home"), "APNS_KEY_PATH": keyPath, "APNS_KEY_ID": "ABCDE12345",
+            "APNS_TEAM_ID": "TEAM678901", "APNS_TOPIC": "com.yourcompany.Sven",
+        ])
+        let systemPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        let environmentFile = directory.file("exported.sh")
+        try "".write(toFile: environmentFile, atomically: true, encoding: .utf8)
+        let environment = [
+            "HOME": home, "PATH": BuiltTool.binDirectory + ":" + systemPath,
+            "APNS_PRODUCTION_URL": emulator.baseURL, "APNS_SANDBOX_URL": emulator.baseURL, "APNS_CA_FILE": emulator.caPath,
+        ]
+        let logPath = home + "/.local/state/pushkit-free/push.log"
+
+        var ran = 0
+        for block in try Self.blocks() where block.language == "sh" {
+            if block.lines.contains(where: { $0.contains("push.log") }) {
+                // The log is written by the background deliveries of earlier blocks: wait for them
+                // the way a user would look a moment later.
+                let deadline = Date().addingTimeInterval(20)
+                while (try? String(contentsOfFile: logPath, encoding: .utf8))?.split(separator: "\n").count ?? 0 < 2, Date() < deadline {
+                    usleep(20_000)
+                }
+            }
+            let script = "set -euo pipefail\nsource \(environmentFile)\ncd \(work)\n" + block.lines.joined(separator: "\n")
+                + "\nexport -p > \(environmentFile)\n"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", script]
+            process.environment = environment
+            process.currentDirectoryURL = URL(fileURLWithPath: work)
+            let result = try RunningTool(process, stdin: nil).wait()
+            #expect(result.status == 0, "README.md:\(block.firstLine) failed (exit \(result.status)):\n\(result.stdout)\n\(result.stderr)")
+            #expect(!result.stderr.contains("unexpected error"), "README.md:\(block.firstLine): \(result.stderr)")
+            ran += 1
+        }
+        #expect(ran >= 8)
+        let records = emulator.records()
+        #expect(records.contains { ($0["payload"] as? [String: Any]).map { "\($0)".contains("Hello from the server") } ?? false },
+                "the first screen's send-push reached the stand-in APNs")
+        #expect(records.allSatisfy { $0["status"] as? Int == 200 }, "every push the README sends is accepted: \(records.filter { $0["status"] as? Int != 200 })")
+    }
+}
