@@ -98,7 +98,7 @@ public struct EnvironmentOptions: ConfigurationOptionGroup {
     }
 }
 
-/// Where APNs is: `--apns-url` and `--cacert`.
+/// Where APNs is and how to reach it: `--apns-url`, `--cacert` and `--proxy`.
 public struct ConnectionOptions: ConfigurationOptionGroup {
     @Option(name: .customLong("apns-url"), help: ArgumentHelp("Base URL replacing the chosen environment's APNs host.", valueName: "url"))
     public var apnsURL: String?
@@ -106,11 +106,15 @@ public struct ConnectionOptions: ConfigurationOptionGroup {
     @Option(help: ArgumentHelp("Extra CA bundle (PEM) to trust, e.g. the emulator's.", valueName: "file"))
     public var cacert: String?
 
+    @Option(help: ArgumentHelp("Proxy for APNs: an http://, https://, socks5h://, socks5://, socks4a:// or socks4:// URL. Default: https_proxy, HTTPS_PROXY, all_proxy, ALL_PROXY; NO_PROXY exempts hosts.", valueName: "url"))
+    public var proxy: String?
+
     public init() {}
 
     public func apply(to flags: inout ConfigurationFlags) {
         flags.apnsURL = apnsURL
         flags.caFile = cacert
+        flags.proxy = proxy
     }
 }
 

@@ -21,7 +21,12 @@ import PushKitFreeCore
 ///   transfers a ready socket or a due timer concerns are run, and the burst of frames that starts
 ///   newly added requests is written corked, so it leaves in a few TCP segments rather than two
 ///   per request. The run's deadline is enforced by `perform`'s loop, not per transfer.
-/// - Peer and host verification are always on; `caFile` adds a CA to the system's trust store.
+/// - Peer and host verification are always on; `caFile` adds a CA to the system's trust store
+///   (for an `https://` proxy too).
+/// - `proxy` is set as `CURLOPT_PROXY`; without it libcurl applies `https_proxy`, `all_proxy` and
+///   `no_proxy` from the environment itself. Through an HTTP proxy every request goes through a
+///   CONNECT tunnel (`CURLOPT_HTTPPROXYTUNNEL`, also for plain-http test URLs), so HTTP/2 is
+///   negotiated with APNs end to end (ALPN h2 inside the tunnel).
 /// - Two libcurl 7.88 bugs are worked around: it reset every finished stream (see
 ///   `ClosedStreamResetFilter.c`), and it cannot reuse a plain-http prior-knowledge connection, so
 ///   `http://` origins (local test servers only; APNs is TLS) get one connection per request there.
@@ -30,6 +35,7 @@ import PushKitFreeCore
 public final class CurlHTTP2Client: HTTP2Transport {
     private let multi: UnsafeMutableRawPointer
     private let caFile: String?
+    private let proxy: String?
     private let connectTimeout: Duration
     private var idleTransfers: [Transfer] = []
     /// The sockets and timer libcurl asked to be watched (see `pushkit_multi_wait_and_act`).
@@ -37,10 +43,11 @@ public final class CurlHTTP2Client: HTTP2Transport {
     /// At most this many requests are handed to libcurl at a time.
     public let maximumQueued: Int
 
-    public init(caFile: String?, connectTimeout: Duration = .seconds(10), maximumQueued: Int = 200) {
+    public init(caFile: String?, proxy: String? = nil, connectTimeout: Duration = .seconds(10), maximumQueued: Int = 200) {
         CurlGlobal.initializeOnce()
         multi = curl_multi_init()
         self.caFile = caFile
+        self.proxy = proxy
         self.connectTimeout = connectTimeout
         self.maximumQueued = max(1, maximumQueued)
         events = .allocate(capacity: 1)
@@ -111,7 +118,7 @@ public final class CurlHTTP2Client: HTTP2Transport {
                 return
             }
             while active.count < maximumQueued, let request = next {
-                let transfer = idleTransfers.popLast() ?? Transfer(caFile: caFile, connectTimeout: connectTimeout)
+                let transfer = idleTransfers.popLast() ?? Transfer(caFile: caFile, proxy: proxy, connectTimeout: connectTimeout)
                 transfer.configure(for: request, headerList: headerList(for: request.headers))
                 curl_multi_add_handle(multi, transfer.handle)
                 active[transfer.key] = transfer

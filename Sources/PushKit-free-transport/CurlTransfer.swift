@@ -19,7 +19,7 @@ final class Transfer {
     var key: Int { Int(bitPattern: handle) }
 
     /// - Parameters: the per-client settings, set once per handle rather than once per request.
-    init(caFile: String?, connectTimeout: Duration) {
+    init(caFile: String?, proxy: String?, connectTimeout: Duration) {
         handle = curl_easy_init()
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -39,7 +39,21 @@ final class Transfer {
             caFile.withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_CAINFO, $0) }
             // CAINFO replaces the default bundle; the system directory keeps public CAs trusted too.
             "/etc/ssl/certs".withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_CAPATH, $0) }
+            // The same trust for an https:// proxy, which libcurl verifies with its own settings.
+            caFile.withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_PROXY_CAINFO, $0) }
+            "/etc/ssl/certs".withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_PROXY_CAPATH, $0) }
         }
+        // Without a proxy here libcurl reads https_proxy, all_proxy and no_proxy itself; a proxy
+        // set here replaces those variables except no_proxy, which still exempts hosts.
+        if let proxy {
+            proxy.withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_PROXY, $0) }
+        }
+        // Whichever proxy applies, tunnel through it (CONNECT), also for plain-http prior-knowledge
+        // URLs that an HTTP proxy would otherwise be asked to fetch itself in HTTP/1.1. SOCKS
+        // proxies always tunnel; the option does not concern them.
+        pushkit_easy_setopt_long(handle, CURLOPT_HTTPPROXYTUNNEL, 1)
+        // The proxy's "200 Connection established" is not APNs' answer; keep it out of the headers.
+        pushkit_easy_setopt_long(handle, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1)
         pushkit_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connectTimeout))
     }
 
@@ -80,7 +94,13 @@ final class Transfer {
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
             let message = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
-            return .failure(TransportFailure(kind: Self.classify(code), code: Int32(code.rawValue), message: message))
+            var kind = Self.classify(code)
+            // A proxy that refused the CONNECT (or could not reach APNs) never let anything through:
+            // libcurl reports it as a receive error, but it is a failure to connect.
+            var connectCode = 0
+            pushkit_easy_getinfo_long(handle, CURLINFO_HTTP_CONNECTCODE, &connectCode)
+            if connectCode != 0 && !(200..<300).contains(connectCode) { kind = .connect }
+            return .failure(TransportFailure(kind: kind, code: Int32(code.rawValue), message: message))
         }
         var status = 0
         pushkit_easy_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
@@ -89,7 +109,7 @@ final class Transfer {
 
     static func classify(_ code: CURLcode) -> TransportFailure.Kind {
         switch code {
-        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT:
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT, CURLE_PROXY:
             return .connect
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
              CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,

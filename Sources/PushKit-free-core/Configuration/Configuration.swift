@@ -25,6 +25,11 @@ public struct Configuration: Sendable {
     /// `--apns-url`, which replaces the base URL of whichever environment is used.
     public let urlOverride: Setting<String>?
     public let caFile: Setting<String>?
+    /// `--proxy` or the config file's `proxy`: the proxy for every APNs connection. `nil` leaves the
+    /// choice to libcurl's environment variables (see `ProxyResolution`).
+    public let proxy: Setting<String>?
+    /// The proxy environment variables libcurl will read (`ProxyResolution.environmentVariables`).
+    public let proxyEnvironment: [String: String]
     public let stateDirectory: Setting<String>
     public let stateFile: Setting<String>
 
@@ -92,6 +97,9 @@ public struct Configuration: Sendable {
             ?? Setting(APNsEnvironment.sandbox.defaultBaseURL, from: .defaultValue)
         urlOverride = flags.apnsURL.map { Setting($0, from: .flag("--apns-url")) }
         caFile = expanded(try pick(flag: flags.caFile, "--cacert", env: ["APNS_CA_FILE"], keys: ["ca_file"]))
+        proxy = try pick(flag: flags.proxy, "--proxy", env: [], keys: ["proxy"])
+        if let proxy { try ProxyAddress.validate(proxy) }
+        proxyEnvironment = environmentVariables.filter { ProxyResolution.environmentVariables.contains($0.key) }
         stateDirectory = expanded(try pick(flag: nil, "", env: ["PUSHKIT_STATE_DIR"], keys: ["state_dir"]))
             ?? Setting(paths.stateDirectory, from: .defaultValue)
         stateFile = expanded(try pick(flag: flags.stateFile, "--state-file", env: ["APNS_STATE_FILE"], keys: ["state_file"]))

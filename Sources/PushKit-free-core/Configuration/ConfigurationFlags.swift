@@ -15,6 +15,8 @@ public struct ConfigurationFlags: Sendable, Equatable {
     /// `--apns-url`: replaces the base URL of whichever environment is used.
     public var apnsURL: String?
     public var caFile: String?
+    /// `--proxy`: the proxy URL for APNs connections.
+    public var proxy: String?
     public var stateFile: String?
 
     public init() {}

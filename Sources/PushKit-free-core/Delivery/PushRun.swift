@@ -12,10 +12,11 @@ public struct PushRun {
     /// Sends `request` to `targets` and returns the report.
     /// - Parameter warn: receives non-fatal problems (token not cached, registry not updated).
     /// - Throws: when the provider key or ids are unusable (exit 66/78), before anything is sent.
-    /// - Parameter makeTransport: builds the HTTP/2 client from the CA file to add and the connect
-    ///   timeout (`send-push` passes libcurl's).
+    /// - Parameter makeTransport: builds the HTTP/2 client from the CA file to add, the configured
+    ///   proxy URL (`nil`: the client leaves the choice to libcurl's environment variables) and the
+    ///   connect timeout (`send-push` passes libcurl's).
     public func send(_ request: APNsRequest, to targets: [DeliveryTarget],
-                     makeTransport: (_ caFile: String?, _ connectTimeout: Duration) -> any HTTP2Transport,
+                     makeTransport: (_ caFile: String?, _ proxy: String?, _ connectTimeout: Duration) -> any HTTP2Transport,
                      warn: @escaping (String) -> Void) throws -> DeliveryReport {
         let started = ContinuousClock.now
         let credentials = try ProviderCredentials.load(from: configuration)
@@ -23,11 +24,12 @@ public struct PushRun {
         let configuration = self.configuration
         var results: [DeliveryResult]
         do {
-            let delivery = PushDelivery(client: makeTransport(configuration.caFile?.value, min(policy.connectTimeout, policy.timeout)),
+            let delivery = PushDelivery(client: makeTransport(configuration.caFile?.value, configuration.proxy?.value, min(policy.connectTimeout, policy.timeout)),
                                         baseURL: { configuration.baseURL(for: $0).value }, tokens: tokens,
                                         policy: policy, defaultEnvironment: configuration.environment.value)
             results = try delivery.deliver(request, to: targets)
         } // The client and its libcurl handles are freed here, before the registry is read again: peak memory.
+        for index in results.indices { nameProxy(in: &results[index]) }
         if targets.contains(where: { $0.deviceID != nil }) {
             do {
                 try RegistryBookkeeping.apply(&results, to: DeviceRegistry(path: configuration.stateFile.value))
@@ -38,5 +40,14 @@ public struct PushRun {
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return DeliveryReport(results: results, seconds: seconds)
+    }
+
+    /// Says which proxy a request that got no answer went through, with credentials masked (also
+    /// in libcurl's message, which can quote the proxy URL), so "cannot connect" names the proxy.
+    private func nameProxy(in result: inout DeliveryResult) {
+        guard result.status == 0, let reason = result.reason,
+              let proxy = configuration.proxyResolution(for: configuration.baseURL(for: result.environment).value).proxy else { return }
+        let shown = ProxyAddress.masked(proxy.value)
+        result.reason = "through proxy \(shown) (from \(proxy.source)): " + reason.replacing(proxy.value, with: shown)
     }
 }

@@ -64,6 +64,7 @@ public struct ConfigurationDoctor: Sendable {
                                           severity: readable ? .ok : .error,
                                           message: readable ? "" : "cannot read the CA file (from \(caFile.source))"))
         }
+        findings.append(proxyFinding(for: url.value))
         findings.append(DoctorFinding(setting: "state dir", value: c.stateDirectory.value, source: c.stateDirectory.source.kind, severity: .ok, message: ""))
         findings.append(DoctorFinding(setting: "devices file", value: c.stateFile.value, source: c.stateFile.source.kind, severity: .ok, message: ""))
         findings.append(clockFinding())
@@ -86,6 +87,34 @@ public struct ConfigurationDoctor: Sendable {
                                  message: "P-256 key, fingerprint \(key.fingerprint)")
         } catch {
             return DoctorFinding(setting: "key file", value: keyPath.value, source: source, severity: .error, message: error.message)
+        }
+    }
+
+    /// Which proxy libcurl will use for the APNs URL and where it comes from.
+    private func proxyFinding(for url: String) -> DoctorFinding {
+        let resolution = configuration.proxyResolution(for: url)
+        if let exemption = resolution.exemption {
+            let host = ProxyResolution.host(of: url)
+            var message = "\(exemption.variable) exempts \(host) (entry \(exemption.entry)): connecting directly"
+            if let bypassed = exemption.bypassed {
+                message += "; the proxy \(ProxyAddress.masked(bypassed.value)) from \(bypassed.source) is not used"
+            }
+            return DoctorFinding(setting: "proxy", value: "(none)", source: "env", severity: .ok, message: message)
+        }
+        guard let proxy = resolution.proxy else {
+            return DoctorFinding(setting: "proxy", value: "(none)", source: "", severity: .ok,
+                                 message: "connecting directly: no --proxy, proxy key or proxy environment variable")
+        }
+        let shown = ProxyAddress.masked(proxy.value)
+        switch ProxyAddress.scheme(of: proxy.value) {
+        case .none:
+            return DoctorFinding(setting: "proxy", value: shown, source: proxy.source.kind, severity: .ok,
+                                 message: "from \(proxy.source) (no scheme: libcurl uses http://)")
+        case .some(let scheme) where !ProxyAddress.schemes.contains(scheme):
+            return DoctorFinding(setting: "proxy", value: shown, source: proxy.source.kind, severity: .error,
+                                 message: "\(proxy.source) has a scheme libcurl cannot use; use \(ProxyAddress.schemeList)")
+        default:
+            return DoctorFinding(setting: "proxy", value: shown, source: proxy.source.kind, severity: .ok, message: "from \(proxy.source)")
         }
     }
 
