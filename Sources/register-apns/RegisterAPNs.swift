@@ -40,7 +40,10 @@ extension RegisterAPNs {
                 With --from-json, the body an app posts is read from a file or '-' (standard input): \
                 {"device_token": "<device id>", "apns_token": "<hex>"} or {"device_token": "<hex>", \
                 "device_name": ..., "device_model": ..., "os_version": ..., "app_version": ...}, one \
-                object, an array, or one object per line. Flags fill in what a body leaves out.
+                object, an array, or one object per line. Flags fill in what a body leaves out. \
+                --push-to-start-token stores the device's ActivityKit push-to-start token (in a body: \
+                "push_to_start_token"), which send-push --live-activity start uses; registering without \
+                one keeps the stored one.
                 """
         )
 
@@ -68,6 +71,9 @@ extension RegisterAPNs {
         @Option(name: .customLong("group"), help: ArgumentHelp("A group to put the device in; repeat for several. Replaces its groups.", valueName: "group"))
         var groups: [String] = []
 
+        @Option(name: .customLong("push-to-start-token"), help: ArgumentHelp("The device's ActivityKit push-to-start token, hex, for starting Live Activities.", valueName: "hex"))
+        var pushToStartToken: String?
+
         @OptionGroup var configFile: ConfigFileOption
         @OptionGroup var state: StateFileOption
         @OptionGroup(title: "Device environment") var environment: EnvironmentOptions
@@ -76,6 +82,9 @@ extension RegisterAPNs {
             if bodyPath != nil {
                 if deviceID != nil || token != nil {
                     throw ValidationError("give either DEVICE_ID APNS_TOKEN or --from-json, not both")
+                }
+                if pushToStartToken != nil {
+                    throw ValidationError("--push-to-start-token goes with DEVICE_ID APNS_TOKEN; in --from-json bodies use \"push_to_start_token\"")
                 }
             } else if deviceID == nil {
                 throw ValidationError("missing DEVICE_ID and APNS_TOKEN (or --from-json FILE|-)")
@@ -106,9 +115,18 @@ extension RegisterAPNs {
                 return try DeviceRegistration.parseRequestBodies(data, source: source, defaults: defaults)
             }
             guard let deviceID, let token else { return [] }
+            var startToken: DeviceToken?
+            if let pushToStartToken {
+                do throws(DeviceTokenError) {
+                    startToken = try DeviceToken(validating: pushToStartToken)
+                } catch {
+                    throw DeviceTokenError("--push-to-start-token: \(error.message)")
+                }
+            }
             return [try DeviceRegistration(
                 deviceID: deviceID, token: try DeviceToken(validating: token), environment: defaults.environment,
-                name: name, model: model, osVersion: osVersion, appVersion: appVersion, groups: defaults.groups
+                name: name, model: model, osVersion: osVersion, appVersion: appVersion, groups: defaults.groups,
+                pushToStartToken: startToken
             )]
         }
 
@@ -116,6 +134,7 @@ extension RegisterAPNs {
             let record = outcome.device.record
             var text = "\(outcome.isNew ? "added" : "updated") \(outcome.device.id): token \(record.token.masked)"
             if outcome.tokenChanged { text += " (new token)" }
+            if let pushToStartToken = record.pushToStartToken { text += ", push-to-start \(pushToStartToken.masked)" }
             if let environment = record.environment { text += ", \(environment.rawValue)" }
             if !outcome.movedFrom.isEmpty {
                 text += "; token moved from " + outcome.movedFrom.joined(separator: ", ")

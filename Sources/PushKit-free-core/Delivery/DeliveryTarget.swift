@@ -1,14 +1,26 @@
 /// One device a run delivers to.
 public struct DeliveryTarget: Sendable, Equatable {
+    /// Which of a device's tokens a target addresses.
+    public enum TokenKind: String, Sendable, Equatable {
+        /// The APNs device token (`didRegisterForRemoteNotificationsWithDeviceToken`).
+        case device
+        /// The device's ActivityKit push-to-start token, for starting a Live Activity. A 410 for
+        /// it clears only that token; the device and its device token stay.
+        case pushToStart = "push-to-start"
+    }
+
     /// The registry's device id; `nil` for a token given with `--token` (not in the registry).
     public let deviceID: String?
     public let token: DeviceToken
     /// The environment recorded in the registry; `nil` when not yet known.
     public let recordedEnvironment: APNsEnvironment?
+    /// Which token of the device `token` is.
+    public let tokenKind: TokenKind
 
-    public init(deviceID: String?, token: DeviceToken, recordedEnvironment: APNsEnvironment?) {
+    public init(deviceID: String?, token: DeviceToken, recordedEnvironment: APNsEnvironment?, tokenKind: TokenKind = .device) {
         self.deviceID = deviceID
         self.token = token
         self.recordedEnvironment = recordedEnvironment
+        self.tokenKind = tokenKind
     }
 }

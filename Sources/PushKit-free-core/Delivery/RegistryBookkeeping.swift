@@ -3,8 +3,16 @@
 /// timestamp), records environments that were not yet known, and `last_delivered_at`.
 ///
 /// A token is removed for no other reason: never for a timeout, a TLS error or a 5xx.
+///
+/// Push-to-start targets (Live Activity starts) differ: a 410 clears only the device's
+/// push-to-start token (its device token is unaffected), and their answers never record the
+/// device's environment. Addressing a push-to-start token to the recorded environment risks one
+/// push; recording an environment from it would steer every later push to the device token, and
+/// the two tokens are registered separately (a push-to-start token left from a debug build would
+/// mislabel a TestFlight device). `last_delivered_at` is recorded for every delivery.
 public enum RegistryBookkeeping {
-    /// Applies `results` to `registry`, setting `pruned` and `learnedEnvironment` on them.
+    /// Applies `results` to `registry`, setting `pruned` and `learnedEnvironment` on them (`pruned`
+    /// means the push-to-start token was cleared, for a push-to-start target).
     /// Results without a device id (`--token`) are left alone.
     public static func apply(_ results: inout [DeliveryResult], to registry: DeviceRegistry) throws {
         guard results.contains(where: { $0.target.deviceID != nil && ($0.outcome == .delivered || $0.outcome == .unregistered) }) else {
@@ -16,13 +24,17 @@ public enum RegistryBookkeeping {
             for index in results.indices {
                 guard let deviceID = results[index].target.deviceID else { continue }
                 let token = results[index].target.token
+                let isPushToStart = results[index].target.tokenKind == .pushToStart
                 switch results[index].outcome {
+                case .unregistered where isPushToStart:
+                    results[index].pruned = devices.clearPushToStartTokenIfUnregistered(
+                        deviceID: deviceID, token: token, unregisteredAt: results[index].unregisteredAt)
                 case .unregistered:
                     results[index].pruned = devices.removeIfUnregistered(
                         deviceID: deviceID, token: token, unregisteredAt: results[index].unregisteredAt)
                 case .delivered:
                     delivered.append(deviceID)
-                    if results[index].target.recordedEnvironment == nil {
+                    if results[index].target.recordedEnvironment == nil, !isPushToStart {
                         results[index].learnedEnvironment = devices.recordEnvironment(results[index].environment, deviceID: deviceID, token: token)
                     }
                 case .rejected, .failed, .skipped:

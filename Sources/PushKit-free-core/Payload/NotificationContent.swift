@@ -21,6 +21,9 @@ public struct NotificationContent: Sendable, Equatable {
     public var targetContentID: String?
     /// Keys beside `aps`, e.g. `message_id`.
     public var customData: [String: JSONValue] = [:]
+    /// A Live Activity's event, content state and dates, added to `aps`; its sound goes inside
+    /// `alert`, where ActivityKit reads it.
+    public var liveActivity: LiveActivity?
 
     public init() {}
 
@@ -34,9 +37,10 @@ public struct NotificationContent: Sendable, Equatable {
         if let title { alert["title"] = .string(title) }
         if let subtitle { alert["subtitle"] = .string(subtitle) }
         if let body { alert["body"] = .string(body) }
+        if let sound, liveActivity != nil { alert["sound"] = .string(sound) }
         if !alert.isEmpty { aps["alert"] = .object(alert) }
         if let badge { aps["badge"] = .number(Double(badge)) }
-        if let sound { aps["sound"] = .string(sound) }
+        if let sound, liveActivity == nil { aps["sound"] = .string(sound) }
         if let category { aps["category"] = .string(category) }
         if let threadID { aps["thread-id"] = .string(threadID) }
         if mutableContent { aps["mutable-content"] = 1 }
@@ -44,6 +48,7 @@ public struct NotificationContent: Sendable, Equatable {
         if let interruptionLevel { aps["interruption-level"] = .string(interruptionLevel) }
         if let relevanceScore { aps["relevance-score"] = .number(relevanceScore) }
         if let targetContentID { aps["target-content-id"] = .string(targetContentID) }
+        if let liveActivity { aps.merge(liveActivity.apsMembers) { _, live in live } }
         var root = customData
         root["aps"] = .object(aps)
         return .object(root)

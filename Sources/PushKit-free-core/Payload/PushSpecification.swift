@@ -58,6 +58,7 @@ public struct PushSpecification: Sendable {
         let payload: Data
         var shortened = false
         if let payloadFile {
+            if content.liveActivity != nil { throw PayloadError.invalid("--payload-file is a complete payload; it cannot be combined with --live-activity") }
             let (data, simulatorBundle) = try Self.completePayload(payloadFile)
             if bundleID == nil { bundleID = simulatorBundle }
             payload = data
@@ -90,6 +91,12 @@ public struct PushSpecification: Sendable {
             content.body = preview.count > Self.legacyPreviewLimit ? String(preview.prefix(Self.legacyPreviewLimit)) + "..." : preview
             content.badge = content.badge ?? 1
             if let messageID = legacy.messageID { content.customData["message_id"] = .string(messageID) }
+        }
+        if let liveActivity = content.liveActivity {
+            guard pushType == .liveactivity else {
+                throw PayloadError.invalid("--live-activity needs push type liveactivity, not \(pushType.rawValue)")
+            }
+            try liveActivity.validate()
         }
         let hasAlert = content.title != nil || content.subtitle != nil || content.body != nil
         if pushType == .background {

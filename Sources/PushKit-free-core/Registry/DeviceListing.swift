@@ -9,12 +9,15 @@ public enum DeviceListing {
     /// A table with a header row, one device per line, columns padded to align.
     ///
     /// Tokens are masked to their first 8 and last 4 hex digits unless `fullTokens`; unknown values
-    /// show as `-`; times are UTC to the second.
+    /// show as `-`; times are UTC to the second. A PUSH-TO-START column follows TOKEN when any
+    /// device has a push-to-start token.
     public static func table(_ devices: [RegisteredDevice], fullTokens: Bool) -> String {
-        let header = ["DEVICE ID", "TOKEN", "ENVIRONMENT", "NAME", "MODEL", "OS", "APP", "GROUPS", "LAST SEEN"]
+        let showsPushToStart = devices.contains { $0.record.pushToStartToken != nil }
+        var header = ["DEVICE ID", "TOKEN", "ENVIRONMENT", "NAME", "MODEL", "OS", "APP", "GROUPS", "LAST SEEN"]
+        if showsPushToStart { header.insert("PUSH-TO-START", at: 2) }
         let rows = devices.map { device -> [String] in
             let record = device.record
-            return [
+            var row = [
                 device.id,
                 fullTokens ? record.token.hex : record.token.masked,
                 record.environment?.rawValue ?? "-",
@@ -24,7 +27,11 @@ public enum DeviceListing {
                 record.appVersion ?? "-",
                 record.groups.isEmpty ? "-" : record.groups.joined(separator: ","),
                 record.lastRegisteredAt.map(secondsTimestamp) ?? "-",
-            ].map(singleLine)
+            ]
+            if showsPushToStart {
+                row.insert(record.pushToStartToken.map { fullTokens ? $0.hex : $0.masked } ?? "-", at: 2)
+            }
+            return row.map(singleLine)
         }
         var widths = header.map(\.count)
         for row in rows {

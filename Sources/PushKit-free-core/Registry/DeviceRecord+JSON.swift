@@ -14,7 +14,7 @@ import Darwin
 extension DeviceRecord {
     /// The member names this version knows, in the order they are written.
     static let knownFields: [String] = [
-        "token", "environment", "name", "model", "os_version", "app_version", "groups",
+        "token", "push_to_start_token", "environment", "name", "model", "os_version", "app_version", "groups",
         "registered_at", "last_seen_at", "last_delivered_at",
     ]
 
@@ -31,6 +31,7 @@ extension DeviceRecord {
         let start = scanner.offset
         var id = deviceID
         var token: DeviceToken?
+        var pushToStartToken: DeviceToken?
         var environment: APNsEnvironment?
         var name: String?, model: String?, osVersion: String?, appVersion: String?
         var groups: [String] = []
@@ -57,6 +58,7 @@ extension DeviceRecord {
                     } catch {
                         throw scanner.failure("\(subject(id)): \(error.message)", at: position)
                     }
+                case .pushToStartToken: pushToStartToken = try readOptionalToken(&scanner, field: field, subject: id)
                 case .environment: environment = try readEnvironment(&scanner, subject: id)
                 case .name: name = try readOptionalString(&scanner, field: field, subject: id)
                 case .model: model = try readOptionalString(&scanner, field: field, subject: id)
@@ -79,7 +81,7 @@ extension DeviceRecord {
         let record = DeviceRecord(
             token: token, environment: environment, name: name, model: model, osVersion: osVersion,
             appVersion: appVersion, groups: groups, registeredAt: registeredAt, lastSeenAt: lastSeenAt,
-            lastDeliveredAt: lastDeliveredAt, otherFields: otherFields
+            lastDeliveredAt: lastDeliveredAt, pushToStartToken: pushToStartToken, otherFields: otherFields
         )
         return RegisteredDevice(id: id, record: record)
     }
@@ -87,11 +89,12 @@ extension DeviceRecord {
     /// The members this version reads, matched on the raw bytes of their names so that reading
     /// 100,000 records makes no `String` for a name.
     enum Field {
-        case token, environment, name, model, osVersion, appVersion, groups, registeredAt, lastSeenAt, lastDeliveredAt, deviceID
+        case token, pushToStartToken, environment, name, model, osVersion, appVersion, groups, registeredAt, lastSeenAt, lastDeliveredAt, deviceID
 
         var name: StaticString {
             switch self {
             case .token: "token"
+            case .pushToStartToken: "push_to_start_token"
             case .environment: "environment"
             case .name: "name"
             case .model: "model"
@@ -117,6 +120,7 @@ extension DeviceRecord {
             case 12: candidates = [.lastSeenAt]
             case 13: candidates = [.registeredAt]
             case 17: candidates = [.lastDeliveredAt]
+            case 19: candidates = [.pushToStartToken]
             default: return nil
             }
             for candidate in candidates where memcmp(raw.baseAddress!, candidate.name.utf8Start, raw.count) == 0 {
@@ -149,6 +153,16 @@ extension DeviceRecord {
             _ = scanner.consumeNull()
             return nil
         default: throw wrongType(&scanner, field: field, subject: id, expected: "a string or null")
+        }
+    }
+
+    private static func readOptionalToken(_ scanner: inout JSONScanner, field: Field, subject id: String?) throws(JSONSyntaxError) -> DeviceToken? {
+        let position = scanner.offset
+        guard let text = try readOptionalString(&scanner, field: field, subject: id) else { return nil }
+        do throws(DeviceTokenError) {
+            return try DeviceToken(validating: text)
+        } catch {
+            throw scanner.failure("\(subject(id)): \"\(field.name)\": \(error.message)", at: position)
         }
     }
 
@@ -202,6 +216,8 @@ extension DeviceRecord {
 
     /// Writes this record as one compact JSON object, known fields first, then the preserved ones
     /// sorted by name. With `deviceID`, a leading `device_id` member is added (JSON Lines output).
+    /// `push_to_start_token` is written only when there is one, so records without it read as
+    /// before by older versions.
     func write(to writer: inout JSONWriter, deviceID: String? = nil) {
         writer.raw("{")
         if let deviceID {
@@ -211,6 +227,10 @@ extension DeviceRecord {
         }
         writer.raw("\"token\":")
         writer.string(token.hex)
+        if let pushToStartToken {
+            writer.raw(",\"push_to_start_token\":")
+            writer.string(pushToStartToken.hex)
+        }
         writer.raw(",\"environment\":")
         writer.optionalString(environment?.rawValue)
         writer.raw(",\"name\":")

@@ -11,6 +11,10 @@ import Foundation
 public struct DeviceRecord: Sendable, Equatable {
     /// The current APNs device token; a rotated token replaces it.
     public var token: DeviceToken
+    /// The device's ActivityKit push-to-start token (iOS 17.2+), for starting Live Activities;
+    /// `nil` until the app registers one. Same environment as `token`, but a token of its own: a
+    /// 410 for it clears only this field.
+    public var pushToStartToken: DeviceToken?
     /// Which APNs environment the token belongs to; `nil` until the app or a delivery says.
     public var environment: APNsEnvironment?
     /// The device's user-visible name, e.g. "Sven's iPhone".
@@ -36,9 +40,11 @@ public struct DeviceRecord: Sendable, Equatable {
     public init(
         token: DeviceToken, environment: APNsEnvironment? = nil, name: String? = nil, model: String? = nil,
         osVersion: String? = nil, appVersion: String? = nil, groups: [String] = [], registeredAt: Date? = nil,
-        lastSeenAt: Date? = nil, lastDeliveredAt: Date? = nil, otherFields: [String: JSONValue] = [:]
+        lastSeenAt: Date? = nil, lastDeliveredAt: Date? = nil, pushToStartToken: DeviceToken? = nil,
+        otherFields: [String: JSONValue] = [:]
     ) {
         self.token = token
+        self.pushToStartToken = pushToStartToken
         self.environment = environment
         self.name = name
         self.model = model

@@ -40,7 +40,8 @@ extension DeviceRegistration {
     ///   "app_version": ...}`: no separate id, so the token itself is the device id.
     ///
     /// Both may carry `device_name` (or `name`), `device_model` (or `model`), `os_version`,
-    /// `app_version`, `environment` and `groups`; other members are ignored. `defaults` fill what a
+    /// `app_version`, `environment`, `groups` and `push_to_start_token` (the ActivityKit token
+    /// for starting Live Activities, hex); other members are ignored. `defaults` fill what a
     /// body leaves out.
     /// - Parameter source: how messages name the input, e.g. "standard input" or a path.
     /// - Throws: `RegistryError.invalidInput` (exit 65) naming the source, the line or element, and
@@ -104,11 +105,11 @@ extension DeviceRegistration {
             }
             return nil
         }
-        func token(_ text: String) throws(RegistryError) -> DeviceToken {
+        func token(_ text: String, field: String? = nil) throws(RegistryError) -> DeviceToken {
             do throws(DeviceTokenError) {
                 return try DeviceToken(validating: text)
             } catch {
-                throw RegistryError.invalidInput(error.message)
+                throw RegistryError.invalidInput(field.map { "\"\($0)\": " + error.message } ?? error.message)
             }
         }
         guard let deviceToken = try string("device_token") else {
@@ -137,13 +138,16 @@ extension DeviceRegistration {
             }
             groups = elements.compactMap(\.stringValue)
         }
+        var pushToStartToken: DeviceToken?
+        if let text = try string("push_to_start_token") { pushToStartToken = try token(text, field: "push_to_start_token") }
         return try DeviceRegistration(
             deviceID: deviceID, token: apnsToken, environment: environment,
             name: try string("device_name", "name") ?? defaults.name,
             model: try string("device_model", "model") ?? defaults.model,
             osVersion: try string("os_version") ?? defaults.osVersion,
             appVersion: try string("app_version") ?? defaults.appVersion,
-            groups: groups
+            groups: groups,
+            pushToStartToken: pushToStartToken
         )
     }
 }

@@ -17,12 +17,15 @@ public struct DeviceRegistration: Sendable, Equatable {
     public var appVersion: String?
     /// The groups to put the device in, replacing its current ones; `nil` keeps them.
     public var groups: [String]?
+    /// The device's ActivityKit push-to-start token; `nil` keeps the one registered before.
+    public var pushToStartToken: DeviceToken?
 
     /// Checks `deviceID` and `groups` (see `validateDeviceID` and `validateGroup`).
     /// - Throws: `RegistryError.invalidInput` (exit 65).
     public init(
         deviceID: String, token: DeviceToken, environment: APNsEnvironment? = nil, name: String? = nil,
-        model: String? = nil, osVersion: String? = nil, appVersion: String? = nil, groups: [String]? = nil
+        model: String? = nil, osVersion: String? = nil, appVersion: String? = nil, groups: [String]? = nil,
+        pushToStartToken: DeviceToken? = nil
     ) throws(RegistryError) {
         try Self.validateDeviceID(deviceID)
         if let groups {
@@ -36,6 +39,7 @@ public struct DeviceRegistration: Sendable, Equatable {
         self.osVersion = osVersion
         self.appVersion = appVersion
         self.groups = groups.map(Self.removingDuplicates)
+        self.pushToStartToken = pushToStartToken
     }
 
     /// A device id must be non-empty and free of control characters (it is printed one per line).

@@ -128,7 +128,9 @@ public struct RegisteredDevices: Sendable {
     /// An update keeps `registered_at`, sets `last_seen_at` to `now`, and replaces only the fields
     /// the registration carries. When the token changes and no environment is given, the environment
     /// is reset to unknown: a new token may come from the other environment (a debug build after a
-    /// TestFlight one). Other device ids holding the same token are removed.
+    /// TestFlight one). Other device ids holding the same token are removed. A push-to-start token
+    /// given is stored, and cleared from any other device that held it (it too belongs to one
+    /// install, and a start sent to it twice would start two activities); one not given is kept.
     @discardableResult
     public mutating func register(_ registration: DeviceRegistration, at now: Date) -> RegistrationOutcome {
         let id = registration.deviceID
@@ -145,6 +147,13 @@ public struct RegisteredDevices: Sendable {
         if let osVersion = registration.osVersion { record.osVersion = osVersion }
         if let appVersion = registration.appVersion { record.appVersion = appVersion }
         if let groups = registration.groups { record.groups = groups }
+        if let pushToStartToken = registration.pushToStartToken {
+            record.pushToStartToken = pushToStartToken
+            for index in devices.indices where devices[index].id != id && devices[index].record.pushToStartToken == pushToStartToken {
+                devices[index].record.pushToStartToken = nil
+                changeCount += 1
+            }
+        }
 
         let movedFrom = deviceIDs(holding: registration.token).filter { $0 != id }
         for other in movedFrom { self[other] = nil }
@@ -184,6 +193,21 @@ public struct RegisteredDevices: Sendable {
         guard let record = self[deviceID], record.token == token else { return false }
         if let unregisteredAt, let seen = record.lastRegisteredAt, seen > unregisteredAt { return false }
         self[deviceID] = nil
+        return true
+    }
+
+    /// Clears the push-to-start token of `deviceID` after APNs answered 410 for it, unless the app
+    /// registered again after `unregisteredAt` (the same rule as `removeIfUnregistered`). The
+    /// device and its device token stay: only the push-to-start token is dead.
+    ///
+    /// Nothing happens when the device now holds another push-to-start token.
+    /// - Returns: `true` when the token was cleared.
+    @discardableResult
+    public mutating func clearPushToStartTokenIfUnregistered(deviceID: String, token: DeviceToken, unregisteredAt: Date?) -> Bool {
+        guard var record = self[deviceID], record.pushToStartToken == token else { return false }
+        if let unregisteredAt, let seen = record.lastRegisteredAt, seen > unregisteredAt { return false }
+        record.pushToStartToken = nil
+        self[deviceID] = record
         return true
     }
 

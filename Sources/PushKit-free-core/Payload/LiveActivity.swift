@@ -1,0 +1,117 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A Live Activity push (push type `liveactivity`): what ActivityKit reads from `aps` to start,
+/// update or end an activity, and Apple's rules for which event carries what.
+///
+/// - start (push-to-start, iOS 17.2+): `attributes-type`, `attributes` and `content-state` are
+///   required; sent to a device's push-to-start token.
+/// - update: `content-state` is required; sent to the activity's own update token.
+/// - end: `content-state` (the final state) and `dismissal-date` are optional.
+///
+/// `timestamp` (UNIX seconds) is always present: ActivityKit ignores a push older than the last
+/// one it applied. `stale-date` is allowed with every event; `dismissal-date` only with end, the
+/// only event Apple documents it for (it says when the ended activity leaves the Lock Screen; a date
+/// in the past removes it at once). Attributes only start an activity: they are refused otherwise.
+public struct LiveActivity: Sendable, Equatable {
+    /// `aps.event`.
+    public enum Event: String, Sendable, CaseIterable {
+        case start, update, end
+    }
+
+    public var event: Event
+    /// `aps.timestamp`: UNIX seconds when the content was made.
+    public var timestamp: Int
+    /// `aps.content-state`: the activity's dynamic content, decoded by the app's `ContentState`.
+    public var contentState: [String: JSONValue]?
+    /// `aps.stale-date`: UNIX seconds after which the system shows the content as out of date.
+    public var staleDate: Int?
+    /// `aps.dismissal-date` (end only): UNIX seconds when the ended activity is removed.
+    public var dismissalDate: Int?
+    /// `aps.attributes-type` (start only): the name of the app's `ActivityAttributes` type.
+    public var attributesType: String?
+    /// `aps.attributes` (start only): the activity's static attributes.
+    public var attributes: [String: JSONValue]?
+
+    /// A Live Activity push.
+    /// - Parameters:
+    ///   - timestamp: UNIX seconds; `nil` takes the current second from `clock`.
+    ///   - clock: the source of "now" when no timestamp is given (tests inject one).
+    public init(event: Event, timestamp: Int? = nil, contentState: [String: JSONValue]? = nil, staleDate: Int? = nil,
+                dismissalDate: Int? = nil, attributesType: String? = nil, attributes: [String: JSONValue]? = nil,
+                clock: any WallClock = SystemClock()) {
+        self.event = event
+        self.timestamp = timestamp ?? Int(clock.now().timeIntervalSince1970.rounded(.down))
+        self.contentState = contentState
+        self.staleDate = staleDate
+        self.dismissalDate = dismissalDate
+        self.attributesType = attributesType
+        self.attributes = attributes
+    }
+
+    /// Checks the event's rules (see the type's summary), before anything is sent.
+    /// - Throws: `PayloadError.invalid` (exit 65) naming the flag at fault.
+    public func validate() throws(PayloadError) {
+        for (flag, value) in [("--timestamp", timestamp), ("--stale-date", staleDate), ("--dismissal-date", dismissalDate)] {
+            if let value, value < 0 { throw .invalid("\(flag) must be UNIX seconds (0 or more), not \(value)") }
+        }
+        if let attributesType, attributesType.isEmpty { throw .invalid("--attributes-type is empty; give the name of the app's ActivityAttributes type") }
+        let name = "--live-activity \(event.rawValue)"
+        switch event {
+        case .start:
+            switch (attributesType, attributes) {
+            case (nil, nil):
+                throw .invalid("\(name) needs --attributes-type and --attributes (the app's ActivityAttributes type name and its JSON object)")
+            case (nil, _):
+                throw .invalid("\(name) needs --attributes-type (the name of the app's ActivityAttributes type) as well as --attributes")
+            case (_, nil):
+                throw .invalid("\(name) needs --attributes (the activity's attributes as a JSON object) as well as --attributes-type")
+            default: break
+            }
+            if contentState == nil { throw .invalid("\(name) needs --content-state (the activity's first content state as a JSON object)") }
+        case .update, .end:
+            if attributesType != nil || attributes != nil {
+                throw .invalid("\(name) takes no --attributes or --attributes-type: attributes are set once, when an activity starts")
+            }
+            if event == .update, contentState == nil {
+                throw .invalid("\(name) needs --content-state (the new content state as a JSON object)")
+            }
+        }
+        if dismissalDate != nil, event != .end {
+            throw .invalid("--dismissal-date is only for --live-activity end (it says when the ended activity leaves the Lock Screen); use --stale-date with \(event.rawValue)")
+        }
+    }
+
+    /// The members this push adds to `aps`.
+    public var apsMembers: [String: JSONValue] {
+        var members: [String: JSONValue] = [
+            "event": .string(event.rawValue),
+            "timestamp": .number(Double(timestamp)),
+        ]
+        if let contentState { members["content-state"] = .object(contentState) }
+        if let staleDate { members["stale-date"] = .number(Double(staleDate)) }
+        if let dismissalDate { members["dismissal-date"] = .number(Double(dismissalDate)) }
+        if let attributesType { members["attributes-type"] = .string(attributesType) }
+        if let attributes { members["attributes"] = .object(attributes) }
+        return members
+    }
+
+    /// Parses the JSON object a flag such as `--content-state` or `--attributes` was given.
+    /// - Throws: `PayloadError.invalid` (exit 65) naming `flag`, for bad JSON or a value that is
+    ///   not an object.
+    public static func jsonObject(_ text: String, flag: String) throws(PayloadError) -> [String: JSONValue] {
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(Data(text.utf8))
+        } catch {
+            throw .invalid("\(flag) is not valid JSON: \(error.detail)")
+        }
+        guard let object = value.objectValue else {
+            throw .invalid("\(flag) must be a JSON object such as '{\"progress\":0.5}', not \(value.typeName == "array" ? "an" : "a") \(value.typeName)")
+        }
+        return object
+    }
+}
