@@ -191,8 +191,13 @@ struct SendPush: ParsableCommand {
             ToolSupport.warn($0, tool: Self.tool)
         }
         guard !targets.isEmpty else {
-            ToolSupport.warn("no devices to send to (registry: \(configuration.stateFile.value))", tool: Self.tool)
+            let message = "no devices to send to (registry: \(configuration.stateFile.value))"
+            ToolSupport.warn(message, tool: Self.tool)
             if requireDevice { throw ExitCode(ExitStatus.noInput.rawValue) }
+            if background && !dryRun {
+                try PushLog(stateDirectory: configuration.stateDirectory.value)
+                    .append([PushLog.noteRecord(outcome: "no_devices", message, at: Date(), messageID: legacy.first)])
+            }
             return
         }
         if dryRun {
@@ -236,7 +241,7 @@ struct SendPush: ParsableCommand {
         do {
             try CurlGlobal.load()
             let report = try run.send(request, to: targets, makeTransport: { CurlHTTP2Client(caFile: $0, proxy: $1, connectTimeout: $2) }) { warning in
-                warnings.append(PushLog.errorRecord("warning: " + warning, exitStatus: 0, at: Date(), messageID: legacy.first))
+                warnings.append(PushLog.noteRecord(outcome: "warning", warning, at: Date(), messageID: legacy.first))
             }
             records = PushLog.records(of: report, at: Date(), messageID: legacy.first)
         } catch {

@@ -165,6 +165,18 @@ struct SendPushBackgroundEndToEndTests {
         #expect(record["message_id"] as? String == "m2")
     }
 
+    @Test("a hook with no registered device exits 0 and says so in the log (cron and hooks must not fail for it)")
+    func hookWithoutDevices() throws {
+        let env = clientEnvironment(nil)
+        let result = try BuiltTool.run("send-push", ["--hook", "m3"], environment: env, stdin: Data("reply".utf8))
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("no devices to send to"))
+        let record = try #require(logRecords().first)
+        #expect(record["outcome"] as? String == "no_devices")
+        #expect(record["message_id"] as? String == "m3")
+        #expect(record["exit_status"] == nil)
+    }
+
     @Test("a usage error in the hook's own arguments is the one thing that fails it (64)")
     func hookUsageError() throws {
         let env = clientEnvironment(nil)

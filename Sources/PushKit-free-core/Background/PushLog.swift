@@ -75,10 +75,16 @@ public struct PushLog: Sendable {
 
     /// A record for a run that could not be made: `outcome` "error", the message and exit status.
     public static func errorRecord(_ message: String, exitStatus: Int32, at date: Date, messageID: String?) -> JSONValue {
+        noteRecord(outcome: "error", message, exitStatus: exitStatus, at: date, messageID: messageID)
+    }
+
+    /// A record about the run rather than one device: `outcome` (`error`, `warning`, `no_devices`),
+    /// `reason`, and `exit_status` when the run ended with one.
+    public static func noteRecord(outcome: String, _ message: String, exitStatus: Int32? = nil, at date: Date, messageID: String?) -> JSONValue {
         var record = header(at: date, messageID: messageID)
-        record["outcome"] = "error"
+        record["outcome"] = .string(outcome)
         record["reason"] = .string(message)
-        record["exit_status"] = .number(Double(exitStatus))
+        if let exitStatus { record["exit_status"] = .number(Double(exitStatus)) }
         return .object(record)
     }
 }
