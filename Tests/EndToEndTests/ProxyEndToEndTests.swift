@@ -131,6 +131,18 @@ struct ProxyEndToEndTests {
         #expect(!(fromEnvironment.stdout + fromEnvironment.stderr).contains("s3cret"))
     }
 
+    @Test("a proxy that refuses the tunnel (403 to CONNECT): exit 69, nothing got through, not a temporary failure")
+    func tunnelRefused() throws {
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        let proxy = try RunningTinyproxy(connectPorts: [443])
+        let result = try BuiltTool.run("send-push", ["--proxy", proxy.url, "--body", "x", "--token", Self.hexToken(1), "--retries", "0"],
+                                       environment: clientEnvironment(emulator))
+        #expect(result.status == 69, "\(result.stdout) \(result.stderr)")
+        #expect(result.stdout.contains("through proxy \(proxy.url) (from --proxy): CONNECT tunnel failed, response 403"), "\(result.stdout)")
+        #expect(proxy.waitForConnects(1) == ["127.0.0.1:\(emulator.port)"])
+        #expect(emulator.records().isEmpty)
+    }
+
     @Test("a proxy scheme libcurl cannot use exits 78 naming the flag or the config key and file; nothing is sent")
     func badScheme() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)

@@ -4,8 +4,8 @@ import Testing
 /// A real HTTP proxy (Debian's `tinyproxy`) on a free loopback port, in the foreground, with a
 /// config file and log of its own; terminated when this object goes away.
 ///
-/// The config allows CONNECT to every port (no `ConnectPort` line), so clients can tunnel to the
-/// emulator. It never uses the system tinyproxy's port 8888 or config.
+/// By default the config allows CONNECT to every port (no `ConnectPort` line), so clients can
+/// tunnel to the emulator. It never uses the system tinyproxy's port 8888 or config.
 final class RunningTinyproxy {
     let process: Process
     let port: Int
@@ -15,7 +15,9 @@ final class RunningTinyproxy {
     /// `http://127.0.0.1:PORT`.
     var url: String { "http://127.0.0.1:\(port)" }
 
-    init(timeout: TimeInterval = 10) throws {
+    /// - Parameter connectPorts: when given, the only ports CONNECT may reach (tinyproxy answers
+    ///   403 for the others).
+    init(connectPorts: [Int] = [], timeout: TimeInterval = 10) throws {
         directory = try TemporaryDirectory()
         logPath = directory.file("tinyproxy.log")
         var attempt = 0
@@ -30,7 +32,7 @@ final class RunningTinyproxy {
                 Allow 127.0.0.1
                 LogFile "\(logPath)"
                 LogLevel Connect
-                """, mode: 0o644)
+                """ + connectPorts.map { "\nConnectPort \($0)" }.joined(), mode: 0o644)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             process.arguments = ["tinyproxy", "-d", "-c", config]
