@@ -86,16 +86,21 @@ struct LiveActivityEndToEndTests {
         #expect(phone["environment"] is NSNull, "a push-to-start answer does not record the device's environment")
     }
 
-    @Test("update and end go to the activity's update token given with --token")
+    @Test("start with --token goes to that token; update and end go to the activity's update token given with --token")
     func updateAndEnd() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let env = clientEnvironment(emulator)
+        try register(["phone", Self.deviceToken(1), "--push-to-start-token", Self.startToken(1)], env: env)
+        try BuiltTool.run("send-push", Self.startFlags + ["--token", Self.startToken(5), "--timestamp", "1700000000"], environment: env).expectSuccess()
+        let started = try #require(emulator.waitForRecords(1).first)
+        #expect(started["device_token"] as? String == Self.startToken(5), "--token bypasses the registry's push-to-start tokens")
+        #expect(aps(started)["event"] as? String == "start" && aps(started)["timestamp"] as? Int == 1_700_000_000)
         try BuiltTool.run("send-push", ["--live-activity", "update", "--token", Self.updateToken(1), "--content-state", #"{"progress":0.5}"#,
                                         "--timestamp", "1700000060", "--stale-date", "1700000900", "--priority", "5"], environment: env).expectSuccess()
         try BuiltTool.run("send-push", ["--live-activity", "end", "--token", Self.updateToken(1), "--content-state", #"{"progress":1}"#,
                                         "--timestamp", "1700000120", "--dismissal-date", "1700003720", "--title", "Build", "--body", "done",
                                         "--sound", "chime.aiff"], environment: env).expectSuccess()
-        let records = emulator.waitForRecords(2)
+        let records = Array(emulator.waitForRecords(3).dropFirst())
         #expect(records.count == 2)
         #expect(records.map { $0["device_token"] as? String } == [Self.updateToken(1), Self.updateToken(1)])
         #expect(records.allSatisfy { $0["push_type"] as? String == "liveactivity" && $0["topic"] as? String == "com.example.app.push-type.liveactivity" })
