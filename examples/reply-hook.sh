@@ -1,20 +1,21 @@
-#!/usr/bin/env bash
-# A hook your assistant back end runs after it stores a reply: buzz the phone, never block or break
-# the caller. Usage (from the back end): reply-hook.sh MESSAGE_ID < reply.txt
+#!/bin/sh
+# The reply hook for back ends that run a command after they store a reply:
+#   reply-hook.sh MESSAGE_ID < reply.txt
+# It is now a thin wrapper: `send-push --hook` reads the reply on standard input, checks the
+# configuration, hands the delivery to a background process and exits 0 at once, so the back end
+# is never held up by APNs. The phone gets the reply cut to 100 characters plus "...", badge 1 and
+# "message_id" beside "aps". Each device's outcome is appended to push.log in the state directory
+# (~/.local/state/pushkit-free/push.log by default), one JSON object per line.
 #
-# - The preview is the first 100 characters of the reply (send-push's legacy form cuts it).
-# - send-push runs in the background with a hard time limit, so a slow network never delays the
-#   reply; its one-line-per-device result goes to the log.
-# - Exit codes worth a look in the log: 1 some devices failed, 69 APNs unreachable, 75 only
-#   temporary failures (try again later), 78 configuration (run `apns-jwt check`).
-set -u
-message_id=${1:?usage: reply-hook.sh MESSAGE_ID < reply}
-preview=$(head -c 400)
-log=${XDG_STATE_HOME:-$HOME/.local/state}/pushkit-free/reply-hook.log
-mkdir -p "$(dirname "$log")"
-(
-  send-push --timeout 20 "$message_id" "$preview" >> "$log" 2>&1
-  status=$?
-  [ "$status" -eq 0 ] || echo "$(date -Is) send-push exited $status for $message_id" >> "$log"
-) </dev/null &
-exit 0
+# Exit: 0 (also when something went wrong after the command line was read: that goes to standard
+# error and push.log, never to your back end), 64 wrong usage, 69 send-push not on PATH.
+if [ $# -ne 1 ]; then
+  echo "usage: reply-hook.sh MESSAGE_ID < reply" >&2
+  exit 64
+fi
+if ! command -v send-push >/dev/null 2>&1; then
+  echo "reply-hook.sh: send-push is not on PATH; no push for message $1" >&2
+  exit 69
+fi
+# "--" so that a message id starting with "-" is not taken for an option.
+exec send-push --hook -- "$1"
