@@ -25,7 +25,7 @@ deps:
 	command -v tinyproxy >/dev/null || missing="$$missing tinyproxy"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
-		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
 	fi
 
 bench-deps: deps
@@ -34,7 +34,7 @@ bench-deps: deps
 	command -v h2load >/dev/null || missing="$$missing nghttp2-client"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
-		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
 	fi
 
 build: deps

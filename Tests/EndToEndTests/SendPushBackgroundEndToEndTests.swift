@@ -123,6 +123,54 @@ struct SendPushBackgroundEndToEndTests {
         #expect(logRecords().count == 1)
     }
 
+    @Test("the background process is isolated: its own session, streams on /dev/null, no signal blocked, and SIGTERM stops it")
+    func backgroundProcessIsolated() throws {
+        let emulator = try RunningEmulator(["--quiet", "--delay", "8000"], environment: setup.environment)
+        let env = clientEnvironment(emulator)
+        let marker = "isolation-\(UUID().uuidString)"
+        try BuiltTool.run("send-push", ["--detach", "--token", Self.hexToken(9), "--body", marker], environment: env).expectSuccess()
+        // The delivering process waits 8 s for its answer: find it by its command line.
+        func find() -> Int32? {
+            for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+                guard let pid = Int32(entry), let line = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
+                if String(decoding: line, as: UTF8.self).contains(marker) { return pid }
+            }
+            return nil
+        }
+        var pid: Int32?
+        for _ in 0..<200 where pid == nil {
+            pid = find()
+            if pid == nil { usleep(10_000) }
+        }
+        let child = try #require(pid, "the background process is running")
+        let status = try String(contentsOfFile: "/proc/\(child)/status", encoding: .utf8)
+        let blocked = status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") }?.split(separator: "\t").last
+        #expect(blocked.map { $0.allSatisfy { $0 == "0" } } == true, "no signal blocked: \(blocked ?? "?")")
+        let stat = try String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8)
+        let fields = stat[stat.index(after: try #require(stat.lastIndex(of: ")")))...].split(separator: " ")
+        // After the command: state, ppid, pgrp, session, tty_nr.
+        let session = try #require(Int32(fields[3]))
+        #expect(session != getsid(0), "a session of its own (setsid)")
+        #expect(session != child, "not the session leader (double fork): it can never acquire a terminal")
+        #expect(fields[4] == "0", "no controlling terminal")
+        for descriptor in 0...2 {
+            let target = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(child)/fd/\(descriptor)")
+            #expect(target == "/dev/null", "fd \(descriptor) -> \(target)")
+        }
+        let others = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(child)/fd").compactMap(Int.init).filter { $0 > 2 }
+        for descriptor in others {
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(child)/fd/\(descriptor)")) ?? ""
+            #expect(!target.hasPrefix("/tmp") && !target.hasPrefix("pipe:"), "only its own sockets are open, not the caller's files: \(target)")
+        }
+        kill(child, SIGTERM)
+        var gone = false
+        for _ in 0..<300 where !gone {
+            gone = kill(child, 0) != 0
+            if !gone { usleep(10_000) }
+        }
+        #expect(gone, "SIGTERM stops it")
+    }
+
     @Test("a hook whose APNs is unreachable exits 0 and logs why")
     func hookUnreachable() throws {
         let env = clientEnvironment(nil)

@@ -324,4 +324,21 @@ struct PushLogTests {
         #expect(report.exitStatus == .success, "a skip is not a failure")
         #expect(report.summary.hasSuffix("1 skipped in 0.00 s"))
     }
+
+    @Test("a cleared push-to-start token is not reported as a device removed from the registry")
+    func pushToStartPruneLine() throws {
+        let token = try DeviceToken(validating: String(repeating: "ef", count: 32))
+        var started = DeliveryResult(target: DeliveryTarget(deviceID: "ipad", token: token, recordedEnvironment: .production, tokenKind: .pushToStart), environment: .production)
+        started.outcome = .unregistered
+        started.status = 410
+        started.reason = "Unregistered"
+        started.pruned = true
+        var device = started
+        device = DeliveryResult(target: DeliveryTarget(deviceID: "phone", token: token, recordedEnvironment: .production), environment: .production)
+        device.outcome = .unregistered
+        device.pruned = true
+        let lines = DeliveryReport(results: [started, device], seconds: 0).lines(fullTokens: false).split(separator: "\n")
+        #expect(lines[0].hasSuffix("(push-to-start token removed; device kept)"))
+        #expect(lines[1].hasSuffix("(removed from registry)"))
+    }
 }

@@ -13,7 +13,8 @@ import Darwin
 /// The delivering process points standard input, output and error at `/dev/null` and closes every
 /// other descriptor it inherited: a caller that captures output through pipes
 /// (`subprocess.run(..., capture_output=True)`) sees them close when the caller's own process exits,
-/// not when the delivery ends. It also moves to `/`, so it keeps no directory busy.
+/// not when the delivery ends. It also moves to `/`, so it keeps no directory busy, and unblocks
+/// every signal the caller had blocked.
 ///
 /// Only for single-threaded processes (the tools are): after `fork` only the calling thread exists.
 public enum ProcessDetacher {
@@ -54,6 +55,11 @@ public enum ProcessDetacher {
         }
         closeInheritedDescriptors()
         _ = chdir("/")
+        // A caller may have blocked signals (Foundation's Process does); a delivery must still
+        // stop on SIGTERM like any process.
+        var none = sigset_t()
+        sigemptyset(&none)
+        sigprocmask(SIG_SETMASK, &none, nil)
         signal(SIGPIPE, SIG_IGN)
         signal(SIGHUP, SIG_IGN)
     }

@@ -64,7 +64,9 @@ public struct DeliveryReport: Sendable {
             default:
                 line += result.status == 0 ? "no answer: \(result.reason ?? "")" : "\(result.status) \(result.reason ?? "")"
             }
-            if result.pruned { line += " (removed from registry)" }
+            if result.pruned {
+                line += result.target.tokenKind == .pushToStart ? " (push-to-start token removed; device kept)" : " (removed from registry)"
+            }
             if result.learnedEnvironment { line += " (environment: \(result.environment.rawValue))" }
             if result.attempts > 1 { line += " [\(result.attempts) attempts]" }
             text += line + "\n"
