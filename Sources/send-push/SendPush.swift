@@ -180,7 +180,7 @@ struct SendPush: ParsableCommand {
         let configuration = try ToolSupport.configuration(options.flags, tool: Self.tool)
         stage.configuration = configuration
         let policy = try NotificationPolicy(file: configuration.file, quietPolicy: quietPolicy, minimumInterval: minInterval,
-                                            makeZone: { name throws(PolicyError) in try SystemTimeZone(identifier: name) })
+                                            makeZone: { name throws(ConfigurationError) in try SystemTimeZone(identifier: name) })
         var spec = try specification(configuration)
         let decision = policy.apply(to: &spec, urgency: urgency.flatMap(Urgency.init(rawValue:)), groups: group,
                                     topic: configuration.topic?.value, at: Date())

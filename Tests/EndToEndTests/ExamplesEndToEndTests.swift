@@ -608,14 +608,7 @@ private final class ServerProcess {
     /// SIGTERM, then the exit status (SIGKILL after 10 s).
     @discardableResult
     func stop() -> Int32 {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGTERM)
-            let deadline = Date().addingTimeInterval(10)
-            while process.isRunning, Date() < deadline { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        process.waitUntilExit()
-        return process.terminationStatus
+        process.stop()
     }
 }
 

@@ -21,7 +21,7 @@ private let berlinWinter = FixedOffsetTimeZone(name: "Europe/Berlin", offsetMinu
 private func policy(_ json: String, quietPolicy: String? = nil, minimumInterval: Int? = nil,
                     zone: any LocalTimeZone = berlinWinter) throws -> NotificationPolicy {
     try NotificationPolicy(file: configFile(json), quietPolicy: quietPolicy, minimumInterval: minimumInterval,
-                           makeZone: { _ throws(PolicyError) in zone })
+                           makeZone: { _ throws(ConfigurationError) in zone })
 }
 
 private func alert(_ body: String = "Reply ready") -> PushSpecification {
@@ -89,16 +89,16 @@ struct QuietHoursTests {
         (#"{"log_max_bytes": 10}"#, "log_max_bytes in /etc/test-config.json must be"),
     ])
     func configErrors(json: String, message: String) throws {
-        let error = #expect(throws: PolicyError.self) { try policy(json) }
+        let error = #expect(throws: ConfigurationError.self) { try policy(json) }
         #expect(error?.description.contains(message) == true, "\(error?.description ?? "")")
         #expect(error?.exitStatus == .configuration)
     }
 
     @Test("a zone name that is not in the tz database is refused; a real one is accepted")
     func zoneNames() throws {
-        #expect(throws: PolicyError.self) { try SystemTimeZone(identifier: "Mars/Olympus_Mons") }
-        #expect(throws: PolicyError.self) { try SystemTimeZone(identifier: "../../etc/passwd") }
-        #expect(throws: PolicyError.self) { try SystemTimeZone(identifier: "/usr/share/zoneinfo/UTC") }
+        #expect(throws: ConfigurationError.self) { try SystemTimeZone(identifier: "Mars/Olympus_Mons") }
+        #expect(throws: ConfigurationError.self) { try SystemTimeZone(identifier: "../../etc/passwd") }
+        #expect(throws: ConfigurationError.self) { try SystemTimeZone(identifier: "/usr/share/zoneinfo/UTC") }
         #expect(try SystemTimeZone(identifier: "Europe/Berlin").name == "Europe/Berlin")
         #expect(try SystemTimeZone(identifier: nil).name == "system")
     }
@@ -112,7 +112,7 @@ struct QuietHoursTests {
         let overridden = try policy(#"{"quiet_policy": "skip", "min_interval_seconds": 60}"#, quietPolicy: "ignore", minimumInterval: 0)
         #expect(overridden.quietPolicy == .ignore)
         #expect(!overridden.capsFrequency)
-        let error = #expect(throws: PolicyError.self) { try policy("{}", quietPolicy: "loud") }
+        let error = #expect(throws: ConfigurationError.self) { try policy("{}", quietPolicy: "loud") }
         #expect(error?.exitStatus == .usage)
     }
 }

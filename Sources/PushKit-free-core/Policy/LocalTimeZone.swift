@@ -46,11 +46,11 @@ public struct SystemTimeZone: LocalTimeZone {
 
     public var name: String { identifier ?? "system" }
 
-    /// - Throws: `PolicyError` (exit 78) when `identifier` is not a zone of the tz database.
-    public init(identifier: String?) throws(PolicyError) {
+    /// - Throws: `ConfigurationError` (exit 78) when `identifier` is not a zone of the tz database.
+    public init(identifier: String?) throws(ConfigurationError) {
         if let identifier {
             guard Self.isKnownZone(identifier) else {
-                throw PolicyError("quiet_hours timezone \"\(identifier)\" is not an IANA time zone (e.g. Europe/Berlin) in \(Self.zoneDirectory)")
+                throw ConfigurationError("quiet_hours timezone \"\(identifier)\" is not an IANA time zone (e.g. Europe/Berlin) in \(Self.zoneDirectory)")
             }
         }
         self.identifier = identifier

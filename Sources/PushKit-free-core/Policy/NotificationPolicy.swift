@@ -40,50 +40,50 @@ public struct NotificationPolicy: Sendable {
     ///   - quietPolicy: `--quiet-policy`.
     ///   - minimumInterval: `--min-interval` (0 turns the cap off).
     ///   - makeZone: turns `quiet_hours.timezone` (nil: absent) into a zone; tools pass `SystemTimeZone.init`.
-    /// - Throws: `PolicyError`: 78 for the file's values, 64 for a flag's.
+    /// - Throws: `ConfigurationError`: 78 for the file's values, 64 for a flag's.
     public init(file: ConfigurationFile, quietPolicy: String?, minimumInterval: Int?,
-                makeZone: (String?) throws(PolicyError) -> any LocalTimeZone) throws(PolicyError) {
+                makeZone: (String?) throws(ConfigurationError) -> any LocalTimeZone) throws(ConfigurationError) {
         let path = file.path
         if let value = file.values["quiet_hours"], value != .null {
             quietHours = try QuietHours(configValue: value, in: path, makeZone: makeZone)
         }
         if let flag = quietPolicy {
             guard let policy = QuietPolicy(rawValue: flag) else {
-                throw PolicyError("--quiet-policy must be passive, skip or ignore, not \"\(flag)\"", exitStatus: .usage)
+                throw ConfigurationError("--quiet-policy must be passive, skip or ignore, not \"\(flag)\"", exitStatus: .usage)
             }
             self.quietPolicy = policy
         } else if let value = file.values["quiet_policy"], value != .null {
             guard let text = value.stringValue, let policy = QuietPolicy(rawValue: text) else {
-                throw PolicyError("quiet_policy in \(path) must be \"passive\", \"skip\" or \"ignore\", not \(value.serializedString())")
+                throw ConfigurationError("quiet_policy in \(path) must be \"passive\", \"skip\" or \"ignore\", not \(value.serializedString())")
             }
             self.quietPolicy = policy
         }
         if let flag = minimumInterval {
-            guard flag >= 0 else { throw PolicyError("--min-interval must be 0 or more seconds, not \(flag)", exitStatus: .usage) }
+            guard flag >= 0 else { throw ConfigurationError("--min-interval must be 0 or more seconds, not \(flag)", exitStatus: .usage) }
             self.minimumInterval = flag
         } else if let value = file.values["min_interval_seconds"], value != .null {
             guard let seconds = value.integerValue, seconds >= 0 else {
-                throw PolicyError("min_interval_seconds in \(path) must be a whole number of seconds, 0 or more, not \(value.serializedString())")
+                throw ConfigurationError("min_interval_seconds in \(path) must be a whole number of seconds, 0 or more, not \(value.serializedString())")
             }
             self.minimumInterval = seconds
         }
         if let value = file.values["urgency_categories"], value != .null {
             guard let object = value.objectValue else {
-                throw PolicyError("urgency_categories in \(path) must be an object like {\"high\": \"URGENT\"}, not a \(value.typeName)")
+                throw ConfigurationError("urgency_categories in \(path) must be an object like {\"high\": \"URGENT\"}, not a \(value.typeName)")
             }
             for (key, category) in object {
                 guard let urgency = Urgency(rawValue: key) else {
-                    throw PolicyError("urgency_categories in \(path) has \"\(key)\"; the urgencies are low, normal and high")
+                    throw ConfigurationError("urgency_categories in \(path) has \"\(key)\"; the urgencies are low, normal and high")
                 }
                 guard let name = category.stringValue, !name.isEmpty else {
-                    throw PolicyError("urgency_categories.\(key) in \(path) must be a category name, not \(category.serializedString())")
+                    throw ConfigurationError("urgency_categories.\(key) in \(path) must be a category name, not \(category.serializedString())")
                 }
                 urgencyCategories[urgency] = name
             }
         }
         if let value = file.values["log_max_bytes"], value != .null {
             guard let bytes = value.integerValue, bytes >= 4096 else {
-                throw PolicyError("log_max_bytes in \(path) must be a whole number of bytes, at least 4096, not \(value.serializedString())")
+                throw ConfigurationError("log_max_bytes in \(path) must be a whole number of bytes, at least 4096, not \(value.serializedString())")
             }
             logLimit = bytes
         }

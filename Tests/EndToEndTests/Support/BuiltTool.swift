@@ -167,3 +167,19 @@ extension ToolResult {
         #expect(status == 0, "exit \(status): \(stderr)", sourceLocation: sourceLocation)
     }
 }
+
+extension Process {
+    /// Sends `signal` (SIGTERM by default), waits up to `grace` seconds for an exit, then kills;
+    /// returns the exit status. Does nothing but wait when the process has already ended.
+    @discardableResult
+    func stop(signal number: Int32 = SIGTERM, grace: TimeInterval = 10) -> Int32 {
+        if isRunning {
+            kill(processIdentifier, number)
+            let deadline = Date().addingTimeInterval(grace)
+            while isRunning, Date() < deadline { usleep(10_000) }
+            if isRunning { kill(processIdentifier, SIGKILL) }
+        }
+        waitUntilExit()
+        return terminationStatus
+    }
+}

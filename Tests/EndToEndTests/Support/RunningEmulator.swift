@@ -111,16 +111,7 @@ final class RunningEmulator {
     /// Sends `signal` (SIGTERM by default), waits up to 10 seconds, then kills; returns the exit status.
     @discardableResult
     func terminate(signal number: Int32 = SIGTERM) -> Int32 {
-        if process.isRunning {
-            kill(process.processIdentifier, number)
-            let deadline = Date().addingTimeInterval(10)
-            while process.isRunning, Date() < deadline { usleep(10_000) }
-            if process.isRunning {
-                kill(process.processIdentifier, SIGKILL)
-            }
-        }
-        process.waitUntilExit()
-        return process.terminationStatus
+        process.stop(signal: number)
     }
 
     /// Everything the emulator wrote to standard output so far.

@@ -59,13 +59,7 @@ final class RunningTinyproxy {
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGTERM)
-            let deadline = Date().addingTimeInterval(5)
-            while process.isRunning, Date() < deadline { usleep(10_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        process.waitUntilExit()
+        process.stop(grace: 5)
     }
 
     /// Everything tinyproxy logged so far.
