@@ -57,7 +57,7 @@ static int resolve(const char *name, void **slot, char *error, size_t capacity) 
 
 int pushkit_libcurl_load(char *error, size_t capacity) {
     if (library != NULL) return 1;
-    void *opened = dlopen(PUSHKIT_LIBCURL_SONAME, RTLD_NOW | RTLD_GLOBAL);
+    void *opened = dlopen(PUSHKIT_LIBCURL_SONAME, RTLD_LAZY | RTLD_GLOBAL);
     if (opened == NULL) {
         const char *reason = dlerror();
         snprintf(error, capacity, "%s", reason != NULL ? reason : "cannot load " PUSHKIT_LIBCURL_SONAME);
