@@ -29,7 +29,7 @@ public struct PushRun {
                                         policy: policy, defaultEnvironment: configuration.environment.value)
             results = try delivery.deliver(request, to: targets)
         } // The client and its libcurl handles are freed here, before the registry is read again: peak memory.
-        for index in results.indices { nameProxy(in: &results[index]) }
+        nameProxies(in: &results)
         if targets.contains(where: { $0.deviceID != nil }) {
             do {
                 try RegistryBookkeeping.apply(&results, to: DeviceRegistry(path: configuration.stateFile.value))
@@ -42,12 +42,20 @@ public struct PushRun {
         return DeliveryReport(results: results, seconds: seconds)
     }
 
-    /// Says which proxy a request that got no answer went through, with credentials masked (also
+    /// Says which proxy the requests that got no answer went through, with credentials masked (also
     /// in libcurl's message, which can quote the proxy URL), so "cannot connect" names the proxy.
-    private func nameProxy(in result: inout DeliveryResult) {
-        guard result.status == 0, let reason = result.reason,
-              let proxy = configuration.proxyResolution(for: configuration.baseURL(for: result.environment).value).proxy else { return }
-        let shown = ProxyAddress.masked(proxy.value)
-        result.reason = "through proxy \(shown) (from \(proxy.source)): " + reason.replacing(proxy.value, with: shown)
+    /// The proxy is resolved once per environment, not once per device.
+    private func nameProxies(in results: inout [DeliveryResult]) {
+        var proxies: [APNsEnvironment: Setting<String>?] = [:]
+        for index in results.indices where results[index].status == 0 {
+            guard let reason = results[index].reason else { continue }
+            let environment = results[index].environment
+            if proxies[environment] == nil {
+                proxies[environment] = .some(configuration.proxyResolution(for: configuration.baseURL(for: environment).value).proxy)
+            }
+            guard let proxy = proxies[environment] ?? nil else { continue }
+            let shown = ProxyAddress.masked(proxy.value)
+            results[index].reason = "through proxy \(shown) (from \(proxy.source)): " + reason.replacing(proxy.value, with: shown)
+        }
     }
 }
