@@ -128,24 +128,19 @@ struct SendPush: ParsableCommand {
             return
         }
         try ToolSupport.run(tool: Self.tool) {
-            var stage = Stage()
-            try send(background: detach, stage: &stage)
+            var configuration: Configuration?
+            try send(background: detach, configuration: &configuration)
         }
     }
 
     static let tool = "send-push"
 
-    /// How far a run got, for the hook's error record.
-    private struct Stage {
-        var configuration: Configuration?
-    }
-
     /// The hook: whatever goes wrong past argument parsing is reported on standard error and in
     /// push.log, and the caller still gets 0.
     private func runHook() {
-        var stage = Stage()
+        var configuration: Configuration?
         do {
-            try send(background: true, stage: &stage)
+            try send(background: true, configuration: &configuration)
         } catch {
             let status: Int32
             let message: String
@@ -161,11 +156,8 @@ struct SendPush: ParsableCommand {
             }
             guard status != 0 else { return }
             StandardStreams.writeError("\(Self.tool): \(message)\n")
-            // Without a configuration (a broken config file), the state directory the environment names.
-            let environment = ProcessInfo.processInfo.environment
-            let directory = stage.configuration?.stateDirectory.value
-                ?? environment["PUSHKIT_STATE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
-                ?? XDGPaths(environment: environment).stateDirectory
+            let directory = configuration?.stateDirectory.value
+                ?? Configuration.stateDirectory(environment: ProcessInfo.processInfo.environment)
             let record = PushLog.errorRecord(message, exitStatus: status, at: Date(), messageID: legacy.first)
             do {
                 try PushLog(stateDirectory: directory).append([record])
@@ -176,9 +168,10 @@ struct SendPush: ParsableCommand {
     }
 
     /// Resolves, checks and applies the policy, then delivers here or from a background process.
-    private func send(background: Bool, stage: inout Stage) throws {
+    /// - Parameter resolved: set as soon as the configuration is resolved, for the hook's error record.
+    private func send(background: Bool, configuration resolved: inout Configuration?) throws {
         let configuration = try ToolSupport.configuration(options.flags, tool: Self.tool)
-        stage.configuration = configuration
+        resolved = configuration
         let policy = try NotificationPolicy(file: configuration.file, quietPolicy: quietPolicy, minimumInterval: minInterval,
                                             makeZone: { name throws(ConfigurationError) in try SystemTimeZone(identifier: name) })
         var spec = try specification(configuration)
@@ -190,13 +183,13 @@ struct SendPush: ParsableCommand {
         let targets = try liveActivity.targets(configuration: configuration, deviceIDs: device, groups: group, tokens: token) {
             ToolSupport.warn($0, tool: Self.tool)
         }
+        let log = PushLog(stateDirectory: configuration.stateDirectory.value, limit: policy.logLimit)
         guard !targets.isEmpty else {
             let message = "no devices to send to (registry: \(configuration.stateFile.value))"
             ToolSupport.warn(message, tool: Self.tool)
             if requireDevice { throw ExitCode(ExitStatus.noInput.rawValue) }
             if background && !dryRun {
-                try PushLog(stateDirectory: configuration.stateDirectory.value)
-                    .append([PushLog.noteRecord(outcome: "no_devices", message, at: Date(), messageID: legacy.first)])
+                try log.append([PushLog.noteRecord(outcome: "no_devices", message, at: Date(), messageID: legacy.first)])
             }
             return
         }
@@ -204,7 +197,6 @@ struct SendPush: ParsableCommand {
             StandardStreams.writeOutput(DryRun.render(built.request, targets: targets, configuration: configuration, fullTokens: full))
             return
         }
-        let log = PushLog(stateDirectory: configuration.stateDirectory.value, limit: policy.logLimit)
         if let reason = try skipReason(decision, policy: policy, request: built.request, configuration: configuration) {
             let report = DeliveryReport.skipped(targets, reason: reason) { $0.recordedEnvironment ?? configuration.environment.value }
             if background { try log.append(PushLog.records(of: report, at: Date(), messageID: legacy.first)) }
@@ -214,8 +206,7 @@ struct SendPush: ParsableCommand {
         if case .send(let note?) = decision, !hook { StandardStreams.writeError("\(Self.tool): \(note)\n") }
         let run = PushRun(configuration: configuration, policy: DeliveryPolicy(retries: retries, timeout: .milliseconds(Int(timeout * 1000))))
         guard background else {
-            try CurlGlobal.load()
-            let report = try run.send(built.request, to: targets, makeTransport: { CurlHTTP2Client(caFile: $0, proxy: $1, connectTimeout: $2) }) {
+            let report = try deliver(run, request: built.request, targets: targets, credentials: nil) {
                 ToolSupport.warn($0, tool: Self.tool)
             }
             print(report)
@@ -223,7 +214,7 @@ struct SendPush: ParsableCommand {
             return
         }
         // What the background process would only find out later, checked while the caller waits.
-        _ = try ProviderCredentials.load(from: configuration)
+        let credentials = try ProviderCredentials.load(from: configuration)
         try PosixFile.createPrivateDirectory(configuration.stateDirectory.value)
         guard try ProcessDetacher.detach() == .detached else {
             if !hook {
@@ -231,16 +222,23 @@ struct SendPush: ParsableCommand {
             }
             return
         }
-        deliverDetached(run, request: built.request, targets: targets, log: log)
+        deliverDetached(run, request: built.request, targets: targets, credentials: credentials, log: log)
+    }
+
+    /// Loads libcurl (on first use) and delivers through it.
+    private func deliver(_ run: PushRun, request: APNsRequest, targets: [DeliveryTarget], credentials: ProviderCredentials?,
+                         warn: @escaping (String) -> Void) throws -> DeliveryReport {
+        try CurlGlobal.load()
+        return try run.send(request, to: targets, credentials: credentials,
+                            makeTransport: { CurlHTTP2Client(caFile: $0, proxy: $1, connectTimeout: $2) }, warn: warn)
     }
 
     /// The background process: deliver, then log each device's outcome (or why nothing was sent).
-    private func deliverDetached(_ run: PushRun, request: APNsRequest, targets: [DeliveryTarget], log: PushLog) {
+    private func deliverDetached(_ run: PushRun, request: APNsRequest, targets: [DeliveryTarget], credentials: ProviderCredentials, log: PushLog) {
         var warnings: [JSONValue] = []
         var records: [JSONValue]
         do {
-            try CurlGlobal.load()
-            let report = try run.send(request, to: targets, makeTransport: { CurlHTTP2Client(caFile: $0, proxy: $1, connectTimeout: $2) }) { warning in
+            let report = try deliver(run, request: request, targets: targets, credentials: credentials) { warning in
                 warnings.append(PushLog.noteRecord(outcome: "warning", warning, at: Date(), messageID: legacy.first))
             }
             records = PushLog.records(of: report, at: Date(), messageID: legacy.first)
@@ -257,7 +255,7 @@ struct SendPush: ParsableCommand {
         if case .skip(let reason) = decision { return reason }
         guard policy.capsFrequency, let interval = policy.minimumInterval else { return nil }
         let key = NotificationPolicy.capKey(collapseID: request.collapseID, groups: group, deviceIDs: device, tokens: token)
-        let cap = FrequencyCap(path: configuration.stateDirectory.value + "/frequency-cap.json", interval: interval)
+        let cap = FrequencyCap(stateDirectory: configuration.stateDirectory.value, interval: interval)
         guard case .tooSoon(let secondsAgo) = try cap.admit(key: key) else { return nil }
         return "frequency cap: the last send to \(key) was \(secondsAgo) s ago (minimum interval \(interval) s)"
     }

@@ -42,6 +42,13 @@ public struct Configuration: Sendable {
         return environment == .production ? productionURL : sandboxURL
     }
 
+    /// The state directory from the environment alone (`PUSHKIT_STATE_DIR`, else the XDG default),
+    /// for reporting a configuration that could not be resolved (a broken config file).
+    public static func stateDirectory(environment: [String: String]) -> String {
+        environment.nonEmpty("PUSHKIT_STATE_DIR").map { XDGPaths(environment: environment).expandingTilde($0) }
+            ?? XDGPaths(environment: environment).stateDirectory
+    }
+
     /// Where the provider-token cache lives: `provider-tokens.json` in the state directory.
     public var tokenCachePath: String { stateDirectory.value + "/provider-tokens.json" }
 

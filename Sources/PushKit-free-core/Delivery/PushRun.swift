@@ -15,11 +15,13 @@ public struct PushRun {
     /// - Parameter makeTransport: builds the HTTP/2 client from the CA file to add, the configured
     ///   proxy URL (`nil`: the client leaves the choice to libcurl's environment variables) and the
     ///   connect timeout (`send-push` passes libcurl's).
-    public func send(_ request: APNsRequest, to targets: [DeliveryTarget],
+    /// - Parameter credentials: the provider key and ids when the caller already loaded them
+    ///   (`--detach` checks them before detaching); `nil` loads them from the configuration.
+    public func send(_ request: APNsRequest, to targets: [DeliveryTarget], credentials loaded: ProviderCredentials? = nil,
                      makeTransport: (_ caFile: String?, _ proxy: String?, _ connectTimeout: Duration) -> any HTTP2Transport,
                      warn: @escaping (String) -> Void) throws -> DeliveryReport {
         let started = ContinuousClock.now
-        let credentials = try ProviderCredentials.load(from: configuration)
+        let credentials = try loaded ?? ProviderCredentials.load(from: configuration)
         let tokens = CachedProviderTokens(cache: ProviderTokenCache(path: configuration.tokenCachePath), credentials: credentials, warn: warn)
         let configuration = self.configuration
         var results: [DeliveryResult]

@@ -29,6 +29,11 @@ public struct FrequencyCap: Sendable {
         self.clock = clock
     }
 
+    /// The cap whose state is `frequency-cap.json` in `stateDirectory`.
+    public init(stateDirectory: String, interval: Int, clock: any WallClock = SystemClock()) {
+        self.init(path: stateDirectory + "/frequency-cap.json", interval: interval, clock: clock)
+    }
+
     /// What `admit` decided.
     public enum Admission: Sendable, Equatable {
         /// The send may go ahead; its time is recorded.

@@ -59,4 +59,12 @@ public struct DeviceRecord: Sendable, Equatable {
 
     /// The latest sign of life from the app: `lastSeenAt`, else `registeredAt`.
     public var lastRegisteredAt: Date? { lastSeenAt ?? registeredAt }
+
+    /// Apple's 410 rule: a token APNs called unregistered at `unregisteredAt` stays when the app
+    /// registered again after that time (it may have been reinstalled). No timestamp, or no known
+    /// registration time: not registered again.
+    public func registeredAgain(after unregisteredAt: Date?) -> Bool {
+        guard let unregisteredAt, let seen = lastRegisteredAt else { return false }
+        return seen > unregisteredAt
+    }
 }

@@ -191,7 +191,7 @@ public struct RegisteredDevices: Sendable {
     @discardableResult
     public mutating func removeIfUnregistered(deviceID: String, token: DeviceToken, unregisteredAt: Date?) -> Bool {
         guard let record = self[deviceID], record.token == token else { return false }
-        if let unregisteredAt, let seen = record.lastRegisteredAt, seen > unregisteredAt { return false }
+        if record.registeredAgain(after: unregisteredAt) { return false }
         self[deviceID] = nil
         return true
     }
@@ -205,7 +205,7 @@ public struct RegisteredDevices: Sendable {
     @discardableResult
     public mutating func clearPushToStartTokenIfUnregistered(deviceID: String, token: DeviceToken, unregisteredAt: Date?) -> Bool {
         guard var record = self[deviceID], record.pushToStartToken == token else { return false }
-        if let unregisteredAt, let seen = record.lastRegisteredAt, seen > unregisteredAt { return false }
+        if record.registeredAgain(after: unregisteredAt) { return false }
         record.pushToStartToken = nil
         self[deviceID] = record
         return true
