@@ -61,10 +61,6 @@ struct ExamplesEndToEndTests {
         jsonLines((try? String(contentsOfFile: stateDirectory + "/push.log", encoding: .utf8)) ?? "")
     }
 
-    func jsonLines(_ text: String) -> [[String: Any]] {
-        text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-    }
-
     /// Polls `condition` every 20 ms until it holds or `timeout` passes; returns whether it held.
     func poll(timeout: TimeInterval, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)

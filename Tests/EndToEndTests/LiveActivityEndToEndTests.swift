@@ -44,10 +44,6 @@ struct LiveActivityEndToEndTests {
         (record["payload"] as? [String: Any])?["aps"] as? [String: Any] ?? [:]
     }
 
-    func jsonLines(_ text: String) -> [[String: Any]] {
-        text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-    }
-
     // MARK: Sending
 
     @Test("start with no --token goes to each device's push-to-start token; devices without one are named and skipped")

@@ -36,8 +36,7 @@ struct SendPushBackgroundEndToEndTests {
 
     /// The records of push.log so far.
     func logRecords() -> [[String: Any]] {
-        let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        jsonLines((try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "")
     }
 
     /// Polls push.log until `count` records are there (the background process writes them when it is done).

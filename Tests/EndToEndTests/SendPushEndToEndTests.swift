@@ -33,10 +33,6 @@ struct SendPushEndToEndTests {
         return try #require(object?["devices"] as? [String: [String: Any]])
     }
 
-    func jsonLines(_ text: String) -> [[String: Any]] {
-        text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
-    }
-
     /// How many 200 answers each device token got, from the emulator's record.
     func deliveriesPerToken(_ emulator: RunningEmulator) -> [String: Int] {
         emulator.records().filter { $0["status"] as? Int == 200 }

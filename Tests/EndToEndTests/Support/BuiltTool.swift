@@ -183,3 +183,8 @@ extension Process {
         return terminationStatus
     }
 }
+
+/// The JSON objects of JSON Lines `text` (records, `--json` output, push.log); other lines are skipped.
+func jsonLines(_ text: String) -> [[String: Any]] {
+    text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+}
