@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "apns-jwt", targets: ["apns-jwt"]),
         .executable(name: "register-apns", targets: ["register-apns"]),
         .executable(name: "send-push", targets: ["send-push"]),
+        .executable(name: "register-apns-serve", targets: ["register-apns-serve"]),
         .executable(name: "apns-emulator", targets: ["apns-emulator"]),
         .library(name: "PushKitFreeCore", targets: ["PushKitFreeCore"]),
     ],
@@ -18,6 +19,13 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        // Only `register-apns serve` (the register-apns-serve executable) links these. Hummingbird's
+        // default traits (swift-configuration, full Foundation) are not needed.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // MARK: C bridges
@@ -73,6 +81,26 @@ let package = Package(
             path: "Sources/PushKit-free-emulator"
         ),
 
+        // The HTTP endpoint (`register-apns serve`) on Hummingbird 2, apart so only its executable
+        // links Hummingbird, NIO and the metrics libraries.
+        .target(
+            name: "PushKitFreeServer",
+            dependencies: [
+                "PushKitFreeCore", "PushKitFreeTransport",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ],
+            path: "Sources/PushKit-free-server"
+        ),
+
         // MARK: Tools
         .executableTarget(
             name: "apns-jwt",
@@ -89,6 +117,17 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/register-apns"
+        ),
+        // `register-apns serve` runs this program (see RegisterAPNs.Serve), so that register-apns
+        // itself does not link the server's libraries and starts as fast as before.
+        .executableTarget(
+            name: "register-apns-serve",
+            dependencies: [
+                "PushKitFreeCore", "PushKitFreeCLI", "PushKitFreeServer", "PushKitFreeTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/register-apns-serve",
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=nghttp2_submit_rst_stream"])]
         ),
         .executableTarget(
             name: "send-push",
@@ -118,7 +157,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["apns-jwt", "register-apns", "send-push", "apns-emulator", "PushKitFreeCore"],
+            dependencies: ["apns-jwt", "register-apns", "register-apns-serve", "send-push", "apns-emulator", "PushKitFreeCore"],
             path: "Tests/EndToEndTests"
         ),
     ],

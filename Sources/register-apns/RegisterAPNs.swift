@@ -23,11 +23,44 @@ struct RegisterAPNs: ParsableCommand {
             Exit status: 0 done, 64 usage, 65 bad input (token, body, corrupt state file), \
             66 input file missing, 73 state file cannot be created, 74 I/O error.
             """,
-        subcommands: [Add.self, Remove.self, List.self, Import.self],
+        subcommands: [Add.self, Remove.self, List.self, Import.self, Serve.self],
         defaultSubcommand: Add.self
     )
 
     static let tool = "register-apns"
+
+    /// `register-apns serve ...` is handed whole to the `register-apns-serve` program (its own
+    /// `--help` included) before any parsing here; the other subcommands parse as usual.
+    static func main() {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        if arguments.first == "serve" {
+            Serve.replaceProcess(arguments: Array(arguments.dropFirst()))
+        }
+        main(nil)
+    }
+}
+
+extension RegisterAPNs {
+    struct Serve: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve the HTTP endpoint your app registers with, and the webhooks that send (see register-apns serve --help).",
+            discussion: "Runs the register-apns-serve program installed beside register-apns, with the same arguments."
+        )
+
+        @Argument(parsing: .captureForPassthrough, help: "The server's options (register-apns serve --help lists them).")
+        var arguments: [String] = []
+
+        func run() throws {
+            Self.replaceProcess(arguments: arguments)
+        }
+
+        /// Runs register-apns-serve in place of this process; exits 69 when it cannot.
+        static func replaceProcess(arguments: [String]) -> Never {
+            let problem = CompanionExecutable.replaceProcess(with: "register-apns-serve", arguments: arguments)
+            StandardStreams.writeError("\(RegisterAPNs.tool): serve: \(problem)\n")
+            Glibc.exit(ExitStatus.unavailable.rawValue)
+        }
+    }
 }
 
 extension RegisterAPNs {

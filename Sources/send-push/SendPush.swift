@@ -197,7 +197,8 @@ struct SendPush: ParsableCommand {
             StandardStreams.writeOutput(DryRun.render(built.request, targets: targets, configuration: configuration, fullTokens: full))
             return
         }
-        if let reason = try skipReason(decision, policy: policy, request: built.request, configuration: configuration) {
+        let capKey = NotificationPolicy.capKey(collapseID: built.request.collapseID, groups: group, deviceIDs: device, tokens: token)
+        if let reason = try policy.holdBackReason(decision, capKey: capKey, stateDirectory: configuration.stateDirectory.value) {
             let report = DeliveryReport.skipped(targets, reason: reason) { $0.recordedEnvironment ?? configuration.environment.value }
             if background { try log.append(PushLog.records(of: report, at: Date(), messageID: legacy.first)) }
             if !hook { print(report) }
@@ -247,17 +248,6 @@ struct SendPush: ParsableCommand {
             records = [PushLog.errorRecord(String(describing: error), exitStatus: status, at: Date(), messageID: legacy.first)]
         }
         try? log.append(warnings + records)
-    }
-
-    /// Why the policy holds this send back, if it does: quiet hours with `skip`, or the frequency
-    /// cap (which records the send when it lets it through).
-    private func skipReason(_ decision: NotificationPolicy.Decision, policy: NotificationPolicy, request: APNsRequest, configuration: Configuration) throws -> String? {
-        if case .skip(let reason) = decision { return reason }
-        guard policy.capsFrequency, let interval = policy.minimumInterval else { return nil }
-        let key = NotificationPolicy.capKey(collapseID: request.collapseID, groups: group, deviceIDs: device, tokens: token)
-        let cap = FrequencyCap(stateDirectory: configuration.stateDirectory.value, interval: interval)
-        guard case .tooSoon(let secondsAgo) = try cap.admit(key: key) else { return nil }
-        return "frequency cap: the last send to \(key) was \(secondsAgo) s ago (minimum interval \(interval) s)"
     }
 
     private func print(_ report: DeliveryReport) {

@@ -3,7 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Crypto
 
 /// What quiet hours do to an alert: send it `passive` and silent (the default), hold it back
 /// (`skip`), or nothing (`ignore`). `time-sensitive` and `critical` alerts are never held back.
@@ -137,12 +136,20 @@ public struct NotificationPolicy: Sendable {
         return .send(note: "\(reason): sent passive, without sound")
     }
 
+    /// Why the policy holds a send back, if it does: quiet hours with `skip`, or the frequency cap
+    /// for `capKey` (which records the send when it lets it through).
+    /// - Throws: `FrequencyCap`'s errors when its state file cannot be read or written.
+    public func holdBackReason(_ decision: Decision, capKey: String, stateDirectory: String) throws -> String? {
+        if case .skip(let reason) = decision { return reason }
+        guard capsFrequency, let interval = minimumInterval else { return nil }
+        let cap = FrequencyCap(stateDirectory: stateDirectory, interval: interval)
+        guard case .tooSoon(let secondsAgo) = try cap.admit(key: capKey) else { return nil }
+        return "frequency cap: the last send to \(capKey) was \(secondsAgo) s ago (minimum interval \(interval) s)"
+    }
+
     /// The first 64 hex digits of SHA-256 of `source` (SHA-256 has exactly 64).
     public static func derivedCollapseID(_ source: String) -> String {
-        SHA256.hash(data: Array(source.utf8)).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        HexDigest.sha256(source)
     }
 
     /// The key the frequency cap counts sends under: the collapse id, else the audience

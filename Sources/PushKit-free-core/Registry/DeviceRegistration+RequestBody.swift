@@ -37,7 +37,8 @@ extension DeviceRegistration {
     /// Two shapes are seen in the field:
     /// - `{"device_token": "<app device id>", "apns_token": "<hex>"}`: the app's id and its token;
     /// - `{"device_token": "<hex>", "device_name": ..., "device_model": ..., "os_version": ...,
-    ///   "app_version": ...}`: no separate id, so the token itself is the device id.
+    ///   "app_version": ...}`: no separate id, so one is derived from the token
+    ///   (`derivedDeviceID(for:)`).
     ///
     /// Both may carry `device_name` (or `name`), `device_model` (or `model`), `os_version`,
     /// `app_version`, `environment`, `groups` and `push_to_start_token` (the ActivityKit token
@@ -63,8 +64,8 @@ extension DeviceRegistration {
         }
         var registrations: [DeviceRegistration] = []
         for body in bodies {
-            do throws(RegistryError) {
-                registrations.append(try registration(from: body.value, defaults: defaults))
+            do throws(RegistrationBodyError) {
+                registrations.append(try registration(fromBody: body.value, defaults: defaults))
             } catch {
                 throw RegistryError.invalidInput("\(body.context): \(error.description)")
             }
@@ -90,64 +91,125 @@ extension DeviceRegistration {
         return bodies
     }
 
-    private static func registration(from body: JSONValue, defaults: Defaults) throws(RegistryError) -> DeviceRegistration {
+    /// Reads one registration body (see `parseRequestBodies` for the shapes and fields).
+    /// - Throws: `RegistrationBodyError`: `.invalidToken` when a token is not one, `.invalidBody`
+    ///   for a body of the wrong shape (the endpoint answers 422 and 400).
+    public static func registration(fromBody body: JSONValue, defaults: Defaults = Defaults()) throws(RegistrationBodyError) -> DeviceRegistration {
         guard let object = body.objectValue else {
-            throw RegistryError.invalidInput("expected a JSON object, not \(body.typeName)")
+            throw .invalidBody("expected a JSON object, not \(body.typeName)")
         }
-        func string(_ names: String...) throws(RegistryError) -> String? {
-            for name in names {
-                guard let value = object[name] else { continue }
-                switch value {
-                case .null: continue
-                case .string(let text): return text
-                default: throw RegistryError.invalidInput("\"\(name)\" must be a string, not \(value.typeName)")
-                }
-            }
-            return nil
-        }
-        func token(_ text: String, field: String? = nil) throws(RegistryError) -> DeviceToken {
+        let fields = RequestBodyFields(object)
+        func token(_ text: String, field: String? = nil) throws(RegistrationBodyError) -> DeviceToken {
             do throws(DeviceTokenError) {
                 return try DeviceToken(validating: text)
             } catch {
-                throw RegistryError.invalidInput(field.map { "\"\($0)\": " + error.message } ?? error.message)
+                throw .invalidToken(field.map { "\"\($0)\": " + error.message } ?? error.message)
             }
         }
-        guard let deviceToken = try string("device_token") else {
-            throw RegistryError.invalidInput("\"device_token\" is missing")
+        guard let deviceToken = try fields.string("device_token") else {
+            throw .invalidBody("\"device_token\" is missing")
         }
         let deviceID: String
         let apnsToken: DeviceToken
-        if let apnsText = try string("apns_token") {
+        if let apnsText = try fields.string("apns_token") {
             deviceID = deviceToken
             apnsToken = try token(apnsText)
         } else {
             apnsToken = try token(deviceToken)
-            deviceID = apnsToken.hex
+            deviceID = derivedDeviceID(for: apnsToken)
         }
         var environment = defaults.environment
-        if let text = try string("environment") {
+        if let text = try fields.string("environment") {
             guard let value = APNsEnvironment(userText: text) else {
-                throw RegistryError.invalidInput("\"environment\" must be production or sandbox, not \"\(text)\"")
+                throw .invalidBody("\"environment\" must be production or sandbox, not \"\(text)\"")
             }
             environment = value
         }
-        var groups = defaults.groups
-        if let value = object["groups"], value != .null {
-            guard let elements = value.arrayValue, elements.allSatisfy({ $0.stringValue != nil }) else {
-                throw RegistryError.invalidInput("\"groups\" must be an array of strings")
-            }
-            groups = elements.compactMap(\.stringValue)
-        }
         var pushToStartToken: DeviceToken?
-        if let text = try string("push_to_start_token") { pushToStartToken = try token(text, field: "push_to_start_token") }
-        return try DeviceRegistration(
-            deviceID: deviceID, token: apnsToken, environment: environment,
-            name: try string("device_name", "name") ?? defaults.name,
-            model: try string("device_model", "model") ?? defaults.model,
-            osVersion: try string("os_version") ?? defaults.osVersion,
-            appVersion: try string("app_version") ?? defaults.appVersion,
-            groups: groups,
-            pushToStartToken: pushToStartToken
-        )
+        if let text = try fields.string("push_to_start_token") { pushToStartToken = try token(text, field: "push_to_start_token") }
+        let name = try fields.string("device_name", "name") ?? defaults.name
+        let model = try fields.string("device_model", "model") ?? defaults.model
+        let osVersion = try fields.string("os_version") ?? defaults.osVersion
+        let appVersion = try fields.string("app_version") ?? defaults.appVersion
+        let groups = try fields.strings("groups") ?? defaults.groups
+        do throws(RegistryError) {
+            return try DeviceRegistration(
+                deviceID: deviceID, token: apnsToken, environment: environment, name: name, model: model,
+                osVersion: osVersion, appVersion: appVersion, groups: groups, pushToStartToken: pushToStartToken
+            )
+        } catch {
+            throw .invalidBody(error.description)
+        }
+    }
+
+    /// The device id of a registration that carries only an APNs token: "apns-" and the first 16 hex
+    /// digits of SHA-256 of the token's lowercase hex text
+    /// (`printf %s "$token" | sha256sum | cut -c1-16`). Stable for a token, and never the token
+    /// itself, which `register-apns list` would then print whole.
+    public static func derivedDeviceID(for token: DeviceToken) -> String {
+        "apns-" + HexDigest.sha256(token.hex).prefix(16)
+    }
+}
+
+/// Why a registration body was refused.
+public enum RegistrationBodyError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A token field is not a valid APNs token.
+    case invalidToken(String)
+    /// The body is not an object, lacks `device_token`, or a field has the wrong type or value.
+    case invalidBody(String)
+
+    public var description: String {
+        switch self {
+        case .invalidToken(let message), .invalidBody(let message): message
+        }
+    }
+}
+
+/// Typed access to the members of a request body, with messages naming the member at fault.
+public struct RequestBodyFields: Sendable {
+    public let object: [String: JSONValue]
+
+    public init(_ object: [String: JSONValue]) {
+        self.object = object
+    }
+
+    /// The first of `names` present and not null, which must be a string.
+    public func string(_ names: String...) throws(RegistrationBodyError) -> String? {
+        for name in names {
+            guard let value = object[name] else { continue }
+            switch value {
+            case .null: continue
+            case .string(let text): return text
+            default: throw .invalidBody("\"\(name)\" must be a string, not \(value.typeName)")
+            }
+        }
+        return nil
+    }
+
+    /// An array of strings, or `nil` when absent or null.
+    public func strings(_ name: String) throws(RegistrationBodyError) -> [String]? {
+        guard let value = object[name], value != .null else { return nil }
+        guard let elements = value.arrayValue, elements.allSatisfy({ $0.stringValue != nil }) else {
+            throw .invalidBody("\"\(name)\" must be an array of strings")
+        }
+        return elements.compactMap(\.stringValue)
+    }
+
+    /// A whole number, or `nil` when absent or null.
+    public func integer(_ name: String) throws(RegistrationBodyError) -> Int? {
+        guard let value = object[name], value != .null else { return nil }
+        guard let number = value.integerValue else {
+            throw .invalidBody("\"\(name)\" must be a whole number, not \(value.typeName == "number" ? "\(value.numberValue ?? 0)" : value.typeName)")
+        }
+        return number
+    }
+
+    /// A JSON object, or `nil` when absent or null.
+    public func object(_ name: String) throws(RegistrationBodyError) -> [String: JSONValue]? {
+        guard let value = object[name], value != .null else { return nil }
+        guard let members = value.objectValue else {
+            throw .invalidBody("\"\(name)\" must be a JSON object, not \(value.typeName)")
+        }
+        return members
     }
 }

@@ -1,0 +1,137 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Per-agent subscriptions (`/registerSubscription`, `/triggerReplyFinished`): a device subscribes
+/// to the replies of the assistant working in one directory (`cwd`).
+///
+/// - The agent key is the hex SHA-256 of `cwd`; the subscribed device joins the group of that name,
+///   so `send-push --group <key>` reaches the same devices.
+/// - The agent's display name and `cwd` are kept in the state file's top-level `"agents"` member
+///   (`{"<key>": {"cwd": ..., "display_name": ...}}`), which every tool preserves on rewrite.
+public enum AgentSubscription {
+    /// The state file member holding what is known about each agent.
+    public static let registryMember = "agents"
+    /// Title and body when nothing better is known.
+    public static let fallbackText = "Reply ready"
+
+    /// The agent key of a working directory: 64 hex digits, also a valid collapse id.
+    public static func key(cwd: String) -> String { HexDigest.sha256(cwd) }
+
+    /// A parsed `/registerSubscription` body.
+    public struct Request: Sendable, Equatable {
+        public var cwd: String
+        public var agentKey: String
+        public var displayName: String?
+        /// The device registration; its groups are merged with the agent's group when written.
+        public var registration: DeviceRegistration
+        /// Whether the body named groups itself (they then replace the device's groups, plus the agent's).
+        public var replacesGroups: Bool
+
+        /// `{"cwd", "installation_id", "apns_token", "agent_display_name"}`, plus the optional
+        /// registration fields (`environment`, `groups`, `device_name`, ...).
+        /// - Throws: `EndpointError` 400 for a missing or mistyped member, 422 for an invalid token.
+        public init(_ json: JSONValue) throws(EndpointError) {
+            guard var object = json.objectValue else {
+                throw .badRequest("expected a JSON object, not \(json.typeName)")
+            }
+            let fields = RequestBodyFields(object)
+            do throws(RegistrationBodyError) {
+                guard let cwd = try fields.string("cwd"), !cwd.isEmpty else { throw .invalidBody("\"cwd\" is missing") }
+                guard let installation = try fields.string("installation_id"), !installation.isEmpty else {
+                    throw .invalidBody("\"installation_id\" is missing")
+                }
+                guard try fields.string("apns_token") != nil else { throw .invalidBody("\"apns_token\" is missing") }
+                self.cwd = cwd
+                displayName = try fields.string("agent_display_name").flatMap { $0.isEmpty ? nil : $0 }
+                object["device_token"] = .string(installation)
+                registration = try DeviceRegistration.registration(fromBody: .object(object))
+            } catch {
+                throw EndpointError(error)
+            }
+            agentKey = AgentSubscription.key(cwd: cwd)
+            replacesGroups = registration.groups != nil
+        }
+
+        /// Registers the device in `devices`, in the agent's group, and records the agent.
+        public func apply(to devices: inout RegisteredDevices, at now: Date) -> RegisteredDevices.RegistrationOutcome {
+            var registration = self.registration
+            var groups = replacesGroups ? (registration.groups ?? []) : (devices[registration.deviceID]?.groups ?? [])
+            if !groups.contains(agentKey) { groups.append(agentKey) }
+            registration.groups = groups
+            var agents = devices.otherFields[AgentSubscription.registryMember]?.objectValue ?? [:]
+            var agent = agents[agentKey]?.objectValue ?? [:]
+            agent["cwd"] = .string(cwd)
+            if let displayName { agent["display_name"] = .string(displayName) }
+            if agents[agentKey] != .object(agent) {
+                agents[agentKey] = .object(agent)
+                devices.otherFields[AgentSubscription.registryMember] = .object(agents)
+            }
+            return devices.register(registration, at: now)
+        }
+    }
+
+    /// The display name an agent subscribed with, if any.
+    public static func displayName(agentKey: String, in devices: RegisteredDevices) -> String? {
+        devices.otherFields[registryMember]?[agentKey]?["display_name"]?.stringValue
+    }
+
+    /// A parsed `/triggerReplyFinished` body: `{"cwd", "conversation_id", "message_preview", "finished_at"}`.
+    public struct ReplyFinished: Sendable, Equatable {
+        public var cwd: String
+        public var conversationID: String?
+        public var preview: String?
+        public var finishedAt: String?
+        public var agentKey: String { AgentSubscription.key(cwd: cwd) }
+
+        /// - Throws: `EndpointError` 400 for a missing `cwd` or a mistyped member.
+        public init(_ json: JSONValue) throws(EndpointError) {
+            guard let object = json.objectValue else {
+                throw .badRequest("expected a JSON object, not \(json.typeName)")
+            }
+            let fields = RequestBodyFields(object)
+            do throws(RegistrationBodyError) {
+                guard let cwd = try fields.string("cwd"), !cwd.isEmpty else { throw .invalidBody("\"cwd\" is missing") }
+                self.cwd = cwd
+                conversationID = try fields.string("conversation_id")
+                preview = try fields.string("message_preview")
+                finishedAt = try fields.string("finished_at")
+            } catch {
+                throw EndpointError(error)
+            }
+        }
+
+        /// The notification: titled with the agent's display name, else the last component of
+        /// `cwd`, else "Reply ready"; the preview as body (cut like `send-push --hook`'s), else
+        /// "Reply ready"; `data` with `type`, `server_key` (when there is a secret), `cwd` and
+        /// `conversation_id`; collapse id and thread id the agent key, so a newer reply replaces the
+        /// older banner and replies group per agent.
+        public func specification(displayName: String?, serverKey: String?) -> PushSpecification {
+            var spec = PushSpecification()
+            let lastComponent = cwd.split(separator: "/").last.map(String.init)
+            spec.content.title = displayName ?? lastComponent ?? AgentSubscription.fallbackText
+            let text = (preview ?? "").trimmingWhitespace
+            let limit = PushSpecification.legacyPreviewLimit
+            spec.content.body = text.isEmpty ? AgentSubscription.fallbackText
+                : text.count > limit ? String(text.prefix(limit)) + "..." : text
+            spec.content.threadID = agentKey
+            var data: [String: JSONValue] = ["type": "reply_finished", "cwd": .string(cwd)]
+            if let serverKey { data["server_key"] = .string(serverKey) }
+            if let conversationID { data["conversation_id"] = .string(conversationID) }
+            if let finishedAt { data["finished_at"] = .string(finishedAt) }
+            spec.content.customData = data
+            spec.collapseID = agentKey
+            return spec
+        }
+    }
+}
+
+extension String {
+    /// Without leading and trailing whitespace and newlines.
+    var trimmingWhitespace: String {
+        let characters = drop(while: \.isWhitespace)
+        return String(characters.reversed().drop(while: \.isWhitespace).reversed())
+    }
+}

@@ -1,0 +1,57 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The JSON the endpoint answers with. Device tokens are always masked: the endpoint is reached
+/// over a network, and a client that registered a token already knows it.
+public enum EndpointJSON {
+    /// A device as `/api/v1/devices` lists it: every field present, `null` when unknown.
+    public static func device(_ device: RegisteredDevice) -> JSONValue {
+        let record = device.record
+        func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+        func time(_ value: Date?) -> JSONValue { value.map { .string(ISO8601Timestamp.format($0)) } ?? .null }
+        return .object([
+            "device_id": .string(device.id),
+            "token": .string(record.token.masked),
+            "device_name": text(record.name),
+            "device_model": text(record.model),
+            "os_version": text(record.osVersion),
+            "app_version": text(record.appVersion),
+            "environment": text(record.environment?.rawValue),
+            "groups": .array(record.groups.map(JSONValue.string)),
+            "registered_at": time(record.registeredAt),
+            "last_seen_at": time(record.lastSeenAt),
+            "last_delivered_at": time(record.lastDeliveredAt),
+        ])
+    }
+
+    /// `{"count": N, "devices": [...]}`.
+    public static func deviceList(_ devices: [RegisteredDevice]) -> JSONValue {
+        .object(["count": .number(Double(devices.count)), "devices": .array(devices.map(device))])
+    }
+
+    /// One device's outcome: `{"device_id", "token", "success", "reason", "apns_id"}`; policy skips
+    /// count as not sent (`success` false, the reason says why).
+    public static func result(_ result: DeliveryResult) -> JSONValue {
+        let success = result.outcome == .delivered
+        return .object([
+            "device_id": result.target.deviceID.map(JSONValue.string) ?? .null,
+            "token": .string(result.target.token.masked),
+            "success": .bool(success),
+            "reason": success ? .null : .string(reason(of: result)),
+            "apns_id": result.apnsID.map(JSONValue.string) ?? .null,
+        ])
+    }
+
+    /// APNs' reason, else the transport's message, else the outcome.
+    static func reason(of result: DeliveryResult) -> String {
+        result.reason ?? (result.status > 0 ? "HTTP \(result.status)" : result.outcome.rawValue)
+    }
+
+    /// `{"sent": N, "results": [...]}`: N devices took the notification.
+    public static func sendReport(_ report: DeliveryReport) -> JSONValue {
+        .object(["sent": .number(Double(report.delivered)), "results": .array(report.results.map(result))])
+    }
+}

@@ -1,0 +1,126 @@
+/// The routes of `register-apns serve`, matched by method and path.
+///
+/// The table is the one place that knows which paths exist and which methods each takes, so a
+/// known path with another method is answered 405 with `Allow`, and anything else 404.
+public enum EndpointRoute: String, Sendable, CaseIterable {
+    case health
+    case metrics
+    case registerAPNs
+    case registerDevice
+    case unregisterDevice
+    case listDevices
+    case deviceHook
+    case registerSubscription
+    case sendToAll
+    case sendToDevice
+    case notifyHook
+    case triggerReplyFinished
+
+    /// The HTTP method.
+    public var method: String {
+        switch self {
+        case .health, .metrics, .listDevices: "GET"
+        case .unregisterDevice: "DELETE"
+        default: "POST"
+        }
+    }
+
+    /// The path; `{token}` stands for one path segment.
+    public var path: String {
+        switch self {
+        case .health: "/health"
+        case .metrics: "/metrics"
+        case .registerAPNs: "/register-apns"
+        case .registerDevice: "/api/v1/devices/register"
+        case .unregisterDevice: "/api/v1/devices/{token}"
+        case .listDevices: "/api/v1/devices"
+        case .deviceHook: "/hooks/ios-device"
+        case .registerSubscription: "/registerSubscription"
+        case .sendToAll: "/api/v1/notifications/send"
+        case .sendToDevice: "/api/v1/notifications/send/{token}"
+        case .notifyHook: "/hooks/ios-notify"
+        case .triggerReplyFinished: "/triggerReplyFinished"
+        }
+    }
+
+    /// Whether the route changes the registry on an app's behalf (the rate limit applies to these).
+    public var registers: Bool {
+        switch self {
+        case .registerAPNs, .registerDevice, .unregisterDevice, .deviceHook, .registerSubscription: true
+        default: false
+        }
+    }
+
+    /// Whether the route sends notifications.
+    public var sends: Bool {
+        switch self {
+        case .sendToAll, .sendToDevice, .notifyHook, .triggerReplyFinished: true
+        default: false
+        }
+    }
+
+    /// What a request's method and path address.
+    public enum Match: Sendable, Equatable {
+        /// A route, with the `{token}` segment when its path has one (percent-decoded).
+        case route(EndpointRoute, parameter: String?)
+        /// The path exists, but not for this method; `allowed` lists the methods it takes.
+        case methodNotAllowed(allowed: [String])
+        /// No route has this path.
+        case notFound
+    }
+
+    /// Matches `method` and `path` (without the query) against the table. A trailing slash is
+    /// ignored; `HEAD` is not served.
+    public static func match(method: String, path rawPath: String) -> Match {
+        var path = Substring(rawPath)
+        while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        var allowed: [String] = []
+        var matched: (EndpointRoute, String?)?
+        for route in allCases {
+            guard let parameter = route.parameter(in: segments) else { continue }
+            if route.method == method {
+                // A literal path wins over a `{token}` one (/api/v1/devices/register is not a token).
+                if matched == nil || matched?.1 != nil { matched = (route, parameter) }
+            } else if !allowed.contains(route.method) {
+                allowed.append(route.method)
+            }
+        }
+        if let matched { return .route(matched.0, parameter: matched.1) }
+        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
+    }
+
+    /// `.some(nil)` when the route's literal path matches, `.some(value)` for its `{token}`
+    /// segment, `nil` when the path is not this route's.
+    private func parameter(in segments: [Substring]) -> String?? {
+        let pattern = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard pattern.count == segments.count else { return nil }
+        var value: String?
+        for (expected, actual) in zip(pattern, segments) {
+            if expected == "{token}" {
+                guard !actual.isEmpty else { return nil }
+                value = Self.percentDecoded(actual)
+            } else if expected != actual {
+                return nil
+            }
+        }
+        return .some(value)
+    }
+
+    /// `%XX` escapes decoded; malformed escapes are kept as written.
+    static func percentDecoded(_ text: Substring) -> String {
+        guard text.contains("%") else { return String(text) }
+        var bytes: [UInt8] = []
+        var utf8 = Array(text.utf8)[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "%"), utf8.count >= 2,
+               let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) {
+                bytes.append(value)
+                utf8 = utf8.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+}

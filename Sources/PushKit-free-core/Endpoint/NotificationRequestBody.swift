@@ -1,0 +1,47 @@
+/// The body other services post to make the phone buzz (`/api/v1/notifications/send`,
+/// `/hooks/ios-notify`): `{"title", "body" or "message", "subtitle", "category", "badge", "data"}`.
+public struct NotificationRequestBody: Sendable, Equatable {
+    public var title: String?
+    public var body: String?
+    public var subtitle: String?
+    public var category: String?
+    public var badge: Int?
+    /// Members put beside `aps` in the payload.
+    public var data: [String: JSONValue]
+
+    /// Reads a body; every member is optional, but there must be a title or a body.
+    /// - Throws: `EndpointError` 400 naming the member at fault.
+    public init(_ json: JSONValue) throws(EndpointError) {
+        guard let object = json.objectValue else {
+            throw .badRequest("expected a JSON object, not \(json.typeName)")
+        }
+        let fields = RequestBodyFields(object)
+        do throws(RegistrationBodyError) {
+            title = try fields.string("title")
+            body = try fields.string("body", "message")
+            subtitle = try fields.string("subtitle")
+            category = try fields.string("category")
+            badge = try fields.integer("badge")
+            data = try fields.object("data") ?? [:]
+        } catch {
+            throw EndpointError(error)
+        }
+        if (title ?? "").isEmpty && (body ?? "").isEmpty {
+            throw .badRequest("nothing to send: give \"title\" or \"body\"")
+        }
+        if let badge, badge < 0 { throw .badRequest("\"badge\" must be 0 or more, not \(badge)") }
+        if data["aps"] != nil { throw .badRequest("\"data\" cannot set \"aps\"; it goes beside it") }
+    }
+
+    /// The alert as `send-push --title ... --body ... --data ...` would send it.
+    public var specification: PushSpecification {
+        var spec = PushSpecification()
+        spec.content.title = title
+        spec.content.body = body
+        spec.content.subtitle = subtitle
+        spec.content.category = category
+        spec.content.badge = badge
+        spec.content.customData = data
+        return spec
+    }
+}

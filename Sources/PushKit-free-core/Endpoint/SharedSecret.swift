@@ -1,0 +1,73 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The secret every caller of `register-apns serve` presents, read from a file only its owner can
+/// read, and compared in constant time.
+public struct SharedSecret: Sendable {
+    private let digest: [UInt8]
+    /// The hex SHA-256 of the secret: what `/triggerReplyFinished` puts in `server_key`, so an app
+    /// can tell which server sent a notification without learning the secret.
+    public let serverKey: String
+
+    /// A secret from its text (tests, and the file's contents).
+    /// - Throws: `ConfigurationError` (78) when it is empty.
+    public init(_ secret: String, source: String = "the secret") throws(ConfigurationError) {
+        guard !secret.isEmpty else { throw ConfigurationError("\(source) is empty") }
+        serverKey = HexDigest.sha256(secret)
+        digest = Array(serverKey.utf8)
+    }
+
+    /// Reads the secret from `path`: the file's text without a trailing newline.
+    /// - Throws: `ConfigurationError` (78) when the file is missing, unreadable, empty, or readable
+    ///   or writable by group or others (`chmod 600` fixes that).
+    public static func load(path: String) throws(ConfigurationError) -> SharedSecret {
+        guard let mode = PosixFile.permissions(of: path) else {
+            throw ConfigurationError("--secret-file \(path) does not exist or cannot be read")
+        }
+        if mode & 0o077 != 0 {
+            throw ConfigurationError("--secret-file \(path) is accessible by group or others (mode \(String(mode, radix: 8))); run chmod 600 \(path)")
+        }
+        let data: Data
+        do {
+            guard let read = try PosixFile.readIfPresent(path) else {
+                throw ConfigurationError("--secret-file \(path) does not exist")
+            }
+            data = read
+        } catch let error as ConfigurationError {
+            throw error
+        } catch {
+            throw ConfigurationError("--secret-file \(path) cannot be read: \(error)")
+        }
+        var text = String(decoding: data, as: UTF8.self)
+        while let last = text.last, last == "\n" || last == "\r" { text.removeLast() }
+        return try SharedSecret(text, source: "--secret-file \(path)")
+    }
+
+    /// Whether `presented` is the secret. Both sides are hashed first, so the comparison always
+    /// looks at 64 bytes whatever was presented, and it reads every byte whether or not an earlier
+    /// one differed: the time taken says nothing about the secret.
+    public func matches(_ presented: String) -> Bool {
+        let other = Array(HexDigest.sha256(presented).utf8)
+        var difference: UInt8 = 0
+        for index in digest.indices { difference |= digest[index] ^ other[index] }
+        return difference == 0
+    }
+
+    /// The secret a request presents: `Authorization: Bearer <secret>` or `X-OpenClaw-Auth: <secret>`.
+    public static func presented(authorization: String?, openClawAuth: String?) -> String? {
+        if let authorization {
+            let parts = authorization.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" {
+                return trimmed(parts[1])
+            }
+        }
+        return openClawAuth.map { trimmed(Substring($0)) }
+    }
+
+    private static func trimmed(_ text: Substring) -> String {
+        String(text.drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
+    }
+}

@@ -1,0 +1,23 @@
+import Crypto
+
+/// SHA-256 digests as lowercase hex text, the form ids derived from text take here (collapse ids,
+/// agent keys, derived device ids, the endpoint's `server_key`).
+public enum HexDigest {
+    /// The 64 lowercase hex digits of SHA-256 of `text`'s UTF-8 bytes
+    /// (the same as `printf %s "$text" | sha256sum`).
+    public static func sha256(_ text: String) -> String {
+        sha256(bytes: Array(text.utf8))
+    }
+
+    /// The 64 lowercase hex digits of SHA-256 of `bytes`.
+    public static func sha256(bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var hex: [UInt8] = []
+        hex.reserveCapacity(64)
+        for byte in SHA256.hash(data: bytes) {
+            hex.append(digits[Int(byte >> 4)])
+            hex.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: hex, as: UTF8.self)
+    }
+}

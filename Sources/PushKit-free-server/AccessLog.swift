@@ -1,0 +1,34 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PushKitFreeCore
+
+/// One line per request on standard error:
+/// `2026-11-23T12:00:00.123Z 127.0.0.1 POST /register-apns 200 0.8ms token=0a1b2c3d...ef01`.
+///
+/// Device tokens are masked, in the path as in the `token=` field; secrets, request bodies and
+/// provider tokens are never written.
+enum AccessLog {
+    static func line(client: String, method: String, path: String, status: Int, seconds: Double, token: DeviceToken?) -> String {
+        var line = "\(ISO8601Timestamp.format(Date())) \(client) \(method) \(maskedPath(path)) \(status) \(milliseconds(seconds))ms"
+        if let token { line += " token=\(token.masked)" }
+        return line + "\n"
+    }
+
+    /// The path with every segment that is a device token masked.
+    static func maskedPath(_ path: String) -> String {
+        guard path.utf8.count >= DeviceToken.minimumBytes * 2 else { return path }
+        return path.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
+            guard segment.utf8.count >= DeviceToken.minimumBytes * 2,
+                  let token = try? DeviceToken(validating: String(segment)) else { return String(segment) }
+            return token.masked
+        }.joined(separator: "/")
+    }
+
+    private static func milliseconds(_ seconds: Double) -> String {
+        let tenths = Int((seconds * 10_000).rounded())
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+}

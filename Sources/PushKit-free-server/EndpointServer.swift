@@ -1,0 +1,82 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+import Hummingbird
+import HummingbirdCore
+import HTTPTypes
+import HummingbirdTLS
+import Logging
+import NIOCore
+import NIOSSL
+import PushKitFreeCore
+
+/// `register-apns serve`: Hummingbird 2 serving `EndpointService` until SIGTERM or SIGINT, then
+/// stopping gracefully: it stops accepting, lets requests in flight finish (their registry writes
+/// and deliveries included), and returns.
+public enum EndpointServer {
+    public static let tool = "register-apns serve"
+
+    /// Runs the server; returns after a graceful shutdown.
+    /// - Throws: `ConfigurationError` for unusable TLS files, or the error binding the address.
+    public static func run(_ settings: EndpointSettings) async throws {
+        Self.unblockTerminationSignals()
+        let metrics = EndpointMetrics()
+        let delivery = EndpointDelivery(configuration: settings.configuration, deliveryPolicy: settings.deliveryPolicy,
+                                        notificationPolicy: settings.notificationPolicy) { warning in
+            StandardStreams.writeError("\(tool): warning: \(warning)\n")
+        }
+        if let problem = delivery.problem() {
+            StandardStreams.writeError("\(tool): warning: the notification routes will answer 503: \(problem)\n")
+        }
+        let service = EndpointService(settings: settings, delivery: delivery, metrics: metrics)
+
+        var logger = Logger(label: "register-apns-serve") { StreamLogHandler.standardError(label: $0) }
+        logger.logLevel = .error
+        let scheme = settings.tls == nil ? "http" : "https"
+        let app = Application(
+            responder: EndpointResponder(service: service),
+            server: try serverBuilder(settings),
+            configuration: ApplicationConfiguration(address: .hostname(settings.listen.host, port: settings.listen.port),
+                                                    serverName: nil, reuseAddress: true),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? settings.listen.port
+                let host = settings.listen.host.contains(":") ? "[\(settings.listen.host)]" : settings.listen.host
+                StandardStreams.writeError("\(tool): listening on \(scheme)://\(host):\(port)\n")
+            },
+            logger: logger
+        )
+        try await app.runService() // graceful on SIGTERM and SIGINT
+        await service.writes.shutdown()
+        await delivery.shutdown()
+        StandardStreams.writeError("\(tool): stopped\n")
+    }
+
+    private static func serverBuilder(_ settings: EndpointSettings) throws -> HTTPServerBuilder {
+        let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(60)))
+        guard let tls = settings.tls else { return http1 }
+        do {
+            let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map { NIOSSLCertificateSource.certificate($0) }
+            let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
+            let configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+            return try .tls(http1, tlsConfiguration: configuration)
+        } catch {
+            throw ConfigurationError("--tls-cert \(tls.certificate) / --tls-key \(tls.key) cannot be used: \(error)")
+        }
+    }
+
+    /// A parent may start the server with SIGTERM blocked (Foundation's Process does): unblock the
+    /// signals the graceful shutdown listens for before any thread is started.
+    private static func unblockTerminationSignals() {
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGTERM)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGHUP)
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
+    }
+}

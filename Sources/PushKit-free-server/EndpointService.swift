@@ -1,0 +1,275 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Hummingbird
+import HummingbirdCore
+import HTTPTypes
+import NIOCore
+import PushKitFreeCore
+
+/// What `register-apns serve` does with each request: route, authenticate, rate-limit, read the
+/// body, then register, list, remove or send. Every refusal is an `EndpointError` (a 4xx or 5xx
+/// with `{"error": ...}`) and changes nothing.
+final class EndpointService: Sendable {
+    /// The largest request body accepted; registration and notification bodies are far smaller.
+    static let bodyLimit = 4096
+
+    let settings: EndpointSettings
+    let registry: DeviceRegistry
+    let writes: RegistryWriteQueue
+    let delivery: EndpointDelivery
+    let limiter: RateLimiter
+    let metrics: EndpointMetrics
+
+    init(settings: EndpointSettings, delivery: EndpointDelivery, metrics: EndpointMetrics) {
+        self.settings = settings
+        registry = DeviceRegistry(path: settings.configuration.stateFile.value)
+        writes = RegistryWriteQueue(registry: registry) { size in metrics.registryBatch(size: size) }
+        self.delivery = delivery
+        limiter = RateLimiter(perMinute: settings.rateLimit)
+        self.metrics = metrics
+    }
+
+    /// What the access log and metrics need to know about a request, filled in while it is handled.
+    final class Notes: @unchecked Sendable {
+        var route: EndpointRoute?
+        var token: DeviceToken?
+    }
+
+    /// Answers one request.
+    func respond(to request: Request, client: String, notes: Notes) async -> Response {
+        do {
+            return try await handle(request, client: client, notes: notes)
+        } catch let error as EndpointError {
+            return Self.response(error.body, status: error.status, headers: error.headers)
+        } catch {
+            return Self.response(EndpointError.internalError("unexpected error: \(error)").body, status: 500)
+        }
+    }
+
+    private func handle(_ request: Request, client: String, notes: Notes) async throws -> Response {
+        let method = request.method.rawValue
+        let path = request.uri.path
+        let route: EndpointRoute
+        let parameter: String?
+        switch EndpointRoute.match(method: method, path: path) {
+        case .notFound:
+            throw EndpointError.notFound("no route \(method) \(path); see docs/openapi.yaml for the routes")
+        case .methodNotAllowed(let allowed):
+            throw EndpointError.methodNotAllowed(method, path: path, allowed: allowed)
+        case .route(let matched, let value):
+            route = matched
+            parameter = value
+        }
+        notes.route = route
+        try authenticate(request, route: route)
+        if route.registers, let retryAfter = limiter.admit(client) {
+            throw EndpointError.rateLimited(retryAfter: retryAfter, limit: limiter.perMinute)
+        }
+        switch route {
+        case .health:
+            return Self.response(["status": "healthy"])
+        case .metrics:
+            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                            body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+        case .listDevices:
+            return Self.response(EndpointJSON.deviceList(try readRegistry().devices))
+        case .unregisterDevice:
+            return try await unregister(parameter ?? "", route: route, notes: notes)
+        case .registerAPNs, .registerDevice:
+            let body = try await readJSON(request)
+            let registration = try Self.registration(body)
+            notes.token = registration.token
+            let outcome = try await register(registration, route: route)
+            if route == .registerAPNs { return Self.response(["status": "ok"]) }
+            return Self.response(["status": "registered", "device": Self.registeredDevice(outcome)])
+        case .deviceHook:
+            return try await deviceHook(try await readJSON(request), notes: notes)
+        case .registerSubscription:
+            let subscription = try AgentSubscription.Request(try await readJSON(request))
+            notes.token = subscription.registration.token
+            _ = try await write(route: route) { devices, now in .registered(subscription.apply(to: &devices, at: now)) }
+            metrics.registered(route: route)
+            return Self.response(["status": "subscribed", "agent": .string(subscription.agentKey),
+                                  "device_id": .string(subscription.registration.deviceID)])
+        case .sendToAll, .notifyHook:
+            let notification = try NotificationRequestBody(try await readJSON(request))
+            let configuration = delivery.configuration
+            let report = try await delivery.send(notification.specification, capKey: "all") {
+                try DeliveryTargets.select(configuration: configuration, deviceIDs: [], groups: [], tokens: [])
+            }
+            metrics.delivered(report)
+            if route == .notifyHook { return Self.response(["status": "sent", "devices_notified": .number(Double(report.delivered))]) }
+            return Self.response(EndpointJSON.sendReport(report))
+        case .sendToDevice:
+            let notification = try NotificationRequestBody(try await readJSON(request))
+            guard let device = Self.device(parameter ?? "", in: try readRegistry()) else {
+                throw EndpointError.notFound("no device with token or id \"\(AccessLog.maskedPath(parameter ?? ""))\"")
+            }
+            notes.token = device.record.token
+            let report = try await delivery.send(notification.specification, capKey: "devices:" + device.id) { [registry] in
+                // Re-read on the delivery thread: the device may have been removed meanwhile.
+                guard let record = try registry.load()[device.id] else { return [] }
+                return [DeliveryTarget(deviceID: device.id, token: record.token, recordedEnvironment: record.environment)]
+            }
+            metrics.delivered(report)
+            guard let result = report.results.first else {
+                throw EndpointError.notFound("device \(device.id) was removed before the notification was sent")
+            }
+            let json = EndpointJSON.result(result)
+            return Self.response(["success": json["success"] ?? false, "apns_id": json["apns_id"] ?? .null, "reason": json["reason"] ?? .null])
+        case .triggerReplyFinished:
+            let reply = try AgentSubscription.ReplyFinished(try await readJSON(request))
+            let agent = reply.agentKey
+            let displayName = AgentSubscription.displayName(agentKey: agent, in: try readRegistry())
+            let configuration = delivery.configuration
+            let spec = reply.specification(displayName: displayName, serverKey: settings.secret?.serverKey)
+            let report = try await delivery.send(spec, groups: [agent], capKey: "collapse:" + agent) {
+                try DeliveryTargets.select(configuration: configuration, deviceIDs: [], groups: [agent], tokens: [])
+            }
+            metrics.delivered(report)
+            return Self.response(["status": "sent", "agent": .string(agent), "devices_notified": .number(Double(report.delivered))])
+        }
+    }
+
+    // MARK: Authentication
+
+    /// Every route needs the secret, but `/health`, and `/metrics` when only this machine can reach it.
+    private func authenticate(_ request: Request, route: EndpointRoute) throws(EndpointError) {
+        guard let secret = settings.secret else { return }
+        if route == .health || (route == .metrics && settings.listen.isLoopback) { return }
+        let presented = SharedSecret.presented(authorization: request.headers[.authorization],
+                                               openClawAuth: request.headers[Self.openClawAuth])
+        guard let presented else {
+            throw .unauthorized("missing credentials: send Authorization: Bearer <secret> or X-OpenClaw-Auth: <secret>")
+        }
+        guard secret.matches(presented) else { throw .unauthorized("wrong secret") }
+    }
+
+    static let openClawAuth = HTTPField.Name("X-OpenClaw-Auth")!
+
+    // MARK: Registry
+
+    private func register(_ registration: DeviceRegistration, route: EndpointRoute) async throws -> RegisteredDevices.RegistrationOutcome {
+        let result = try await write(route: route) { devices, now in .registered(devices.register(registration, at: now)) }
+        guard case .registered(let outcome) = result else { throw EndpointError.internalError("registration was not recorded") }
+        metrics.registered(route: route)
+        return outcome
+    }
+
+    private func unregister(_ idOrToken: String, route: EndpointRoute, notes: Notes) async throws -> Response {
+        notes.token = try? DeviceToken(validating: idOrToken)
+        let result = try await write(route: route) { devices, _ in .removed(devices.remove(idOrToken: idOrToken)) }
+        guard case .removed(let removed) = result, !removed.isEmpty else {
+            throw EndpointError.notFound("no device with token or id \"\(AccessLog.maskedPath(idOrToken))\"")
+        }
+        notes.token = removed.first?.record.token
+        metrics.unregistered(route: route, count: removed.count)
+        return Self.response(["status": "unregistered"])
+    }
+
+    private func deviceHook(_ body: JSONValue, notes: Notes) async throws -> Response {
+        let fields = RequestBodyFields(body.objectValue ?? [:])
+        guard body.objectValue != nil else { throw EndpointError.badRequest("expected a JSON object, not \(body.typeName)") }
+        let action: String?
+        do throws(RegistrationBodyError) {
+            action = try fields.string("action")
+        } catch {
+            throw EndpointError(error)
+        }
+        switch action {
+        case "register"?:
+            let registration = try Self.registration(body)
+            notes.token = registration.token
+            let outcome = try await register(registration, route: .deviceHook)
+            return Self.response(["status": "registered", "device": Self.registeredDevice(outcome)])
+        case "unregister"?:
+            let token: String?
+            do throws(RegistrationBodyError) {
+                token = try fields.string("apns_token", "device_token")
+            } catch {
+                throw EndpointError(error)
+            }
+            guard let token, !token.isEmpty else { throw EndpointError.badRequest("\"device_token\" is missing") }
+            return try await unregister(token, route: .deviceHook, notes: notes)
+        case let other?:
+            throw EndpointError.badRequest("\"action\" must be register or unregister, not \"\(other)\"")
+        case nil:
+            throw EndpointError.badRequest("\"action\" is missing: register or unregister")
+        }
+    }
+
+    private func write(route: EndpointRoute, _ change: @escaping RegistryWriteQueue.Change) async throws -> RegistryWriteQueue.ChangeResult {
+        do {
+            return try await writes.apply(change)
+        } catch let error as RegistryError {
+            throw EndpointError.internalError("the registry was not changed: \(error.description)")
+        }
+    }
+
+    private func readRegistry() throws(EndpointError) -> RegisteredDevices {
+        do {
+            return try registry.load()
+        } catch {
+            throw .internalError("the registry cannot be read: \(error.description)")
+        }
+    }
+
+    /// The device a path's `{token}` names: by device id, else by token (any case).
+    private static func device(_ idOrToken: String, in devices: RegisteredDevices) -> RegisteredDevice? {
+        if let record = devices[idOrToken] { return RegisteredDevice(id: idOrToken, record: record) }
+        guard let token = try? DeviceToken(validating: idOrToken) else { return nil }
+        return devices.devices.first { $0.record.token == token }
+    }
+
+    private static func registration(_ body: JSONValue) throws(EndpointError) -> DeviceRegistration {
+        do throws(RegistrationBodyError) {
+            return try DeviceRegistration.registration(fromBody: body)
+        } catch {
+            throw EndpointError(error)
+        }
+    }
+
+    private static func registeredDevice(_ outcome: RegisteredDevices.RegistrationOutcome) -> JSONValue {
+        EndpointJSON.device(outcome.device)
+    }
+
+    // MARK: Bodies and responses
+
+    /// The body as JSON: at most `bodyLimit` bytes (413), non-empty and valid JSON (400).
+    private func readJSON(_ request: Request) async throws -> JSONValue {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > Self.bodyLimit {
+            throw EndpointError.tooLarge(limit: Self.bodyLimit)
+        }
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: Self.bodyLimit)
+        } catch is NIOTooManyBytesError {
+            throw EndpointError.tooLarge(limit: Self.bodyLimit)
+        } catch {
+            throw EndpointError.badRequest("the request body could not be read: \(error)")
+        }
+        let data = Data(buffer.readableBytesView)
+        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) {
+            throw EndpointError.badRequest("the request body is empty; expected a JSON object")
+        }
+        do throws(JSONSyntaxError) {
+            return try JSONValue.parse(data)
+        } catch {
+            throw EndpointError.badRequest("the request body is not JSON: \(error.detail)")
+        }
+    }
+
+    static func response(_ body: JSONValue, status: Int = 200, headers: [String: String] = [:]) -> Response {
+        var fields: HTTPFields = [.contentType: "application/json"]
+        for (name, value) in headers {
+            if let name = HTTPField.Name(name) { fields[name] = value }
+        }
+        var bytes = body.serialized()
+        bytes.append(0x0a)
+        return Response(status: HTTPResponse.Status(code: status), headers: fields,
+                        body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}

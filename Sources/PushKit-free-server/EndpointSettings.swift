@@ -1,0 +1,43 @@
+import PushKitFreeCore
+
+/// Everything `register-apns serve` was started with, checked.
+public struct EndpointSettings: Sendable {
+    /// The shared configuration: state file, provider key, topic, environment, APNs URL, proxy.
+    public var configuration: Configuration
+    public var listen: ListenAddress
+    /// `nil` only with `--no-auth` on a loopback address.
+    public var secret: SharedSecret?
+    /// Registration requests a client may make per minute; 0 = no limit.
+    public var rateLimit: Int
+    /// PEM certificate chain and private key for HTTPS; `nil` for plain HTTP.
+    public var tls: (certificate: String, key: String)?
+    /// Retries and deadline of each send.
+    public var deliveryPolicy: DeliveryPolicy
+    /// Quiet hours, frequency cap (the config file's, as `send-push` applies them).
+    public var notificationPolicy: NotificationPolicy
+
+    /// Checks the combination: a secret is required unless `noAuth` on loopback, and `--no-auth`
+    /// never on an address others can reach.
+    /// - Throws: `ConfigurationError` (64 for a flag combination, 78 for the secret file).
+    public init(configuration: Configuration, listen: ListenAddress, secretFile: String?, noAuth: Bool, rateLimit: Int,
+                tls: (certificate: String, key: String)?, deliveryPolicy: DeliveryPolicy, notificationPolicy: NotificationPolicy) throws(ConfigurationError) {
+        if noAuth && secretFile != nil {
+            throw ConfigurationError("--no-auth and --secret-file cannot be used together", exitStatus: .usage)
+        }
+        if noAuth && !listen.isLoopback {
+            throw ConfigurationError("--no-auth is only allowed on a loopback address (127.0.0.1, ::1), not \(listen.host): anyone who can reach \(listen) could register devices and send notifications", exitStatus: .usage)
+        }
+        if !noAuth && secretFile == nil {
+            throw ConfigurationError(listen.isLoopback
+                ? "give --secret-file FILE (a file only you can read), or --no-auth to serve \(listen) without authentication"
+                : "listening on \(listen) needs a secret: give --secret-file FILE (a file only you can read)", exitStatus: .usage)
+        }
+        self.configuration = configuration
+        self.listen = listen
+        secret = try secretFile.map { path throws(ConfigurationError) in try SharedSecret.load(path: path) }
+        self.rateLimit = rateLimit
+        self.tls = tls
+        self.deliveryPolicy = deliveryPolicy
+        self.notificationPolicy = notificationPolicy
+    }
+}
