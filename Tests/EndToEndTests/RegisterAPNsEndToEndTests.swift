@@ -138,9 +138,11 @@ struct RegisterAPNsEndToEndTests {
         #expect(result.stdout.split(separator: "\n").count == 2)
 
         let stored = try devices()
-        #expect(Set(stored.keys) == ["install-1", tokenB, "install-3"])
+        // No app device id in the second shape: "apns-" + the first 16 hex digits of SHA-256 of the token.
+        let derivedID = "apns-" + String(try sha256Hex(tokenB).prefix(16))
+        #expect(Set(stored.keys) == ["install-1", derivedID, "install-3"])
         #expect(stored["install-1"]?["name"] as? String == "Anna" && stored["install-1"]?["environment"] as? String == "production")
-        let keyedByToken = try #require(stored[tokenB])
+        let keyedByToken = try #require(stored[derivedID])
         #expect(keyedByToken["token"] as? String == tokenB && keyedByToken["model"] as? String == "iPhone15,2")
         #expect(keyedByToken["os_version"] as? String == "17.4" && keyedByToken["app_version"] as? String == "3.1")
         #expect(keyedByToken["groups"] as? [String] == ["imported"] && keyedByToken["environment"] is NSNull)

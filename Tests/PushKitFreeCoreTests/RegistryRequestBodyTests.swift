@@ -24,17 +24,30 @@ struct RegistryRequestBodyTests {
         #expect(parsed == [registration("install-42", 1)])
     }
 
-    @Test("keyed by the token itself, with what the app says about itself")
+    @Test("without an app device id, the id is derived from the token (never the token itself)")
     func keyedByToken() throws {
         let parsed = try parse(#"{"device_token": "\#(token(2).hex)", "device_name": "iPad", "device_model": "iPad13,1", "os_version": "17.4", "app_version": "2.0", "locale": "de"}"#)
-        let expected = try DeviceRegistration(deviceID: token(2).hex, token: token(2), name: "iPad", model: "iPad13,1", osVersion: "17.4", appVersion: "2.0")
+        let derived = DeviceRegistration.derivedDeviceID(for: token(2))
+        let expected = try DeviceRegistration(deviceID: derived, token: token(2), name: "iPad", model: "iPad13,1", osVersion: "17.4", appVersion: "2.0")
         #expect(parsed == [expected])
+        // "apns-" and the first 16 hex digits of SHA-256 of the lowercase hex text, as sha256sum computes it.
+        #expect(derived.hasPrefix("apns-") && derived.count == 21 && !derived.contains(token(2).hex))
+        #expect(DeviceRegistration.derivedDeviceID(for: try DeviceToken(validating: token(2).hex.uppercased())) == derived)
+        #expect(DeviceRegistration.derivedDeviceID(for: token(3)) != derived)
+    }
+
+    @Test("a known digest: the derived id matches sha256sum")
+    func derivedIDDigest() throws {
+        // printf %s 000102...1f | sha256sum
+        let token = try DeviceToken(validating: (0..<32).map { String(format: "%02x", $0) }.joined())
+        #expect(DeviceRegistration.derivedDeviceID(for: token) == "apns-6c86c6aac5fb24bc")
+        #expect(HexDigest.sha256("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
     @Test("one per line, blank lines skipped, or an array")
     func several() throws {
         let lines = "{\"device_token\": \"a\", \"apns_token\": \"\(token(1).hex)\"}\n\n{\"device_token\": \"\(token(2).hex)\"}\n"
-        #expect(try parse(lines).map(\.deviceID) == ["a", token(2).hex])
+        #expect(try parse(lines).map(\.deviceID) == ["a", DeviceRegistration.derivedDeviceID(for: token(2))])
         let array = "[{\"device_token\": \"a\", \"apns_token\": \"\(token(1).hex)\"}, {\"device_token\": \"b\", \"apns_token\": \"\(token(2).hex)\"}]"
         #expect(try parse(array).map(\.deviceID) == ["a", "b"])
     }
