@@ -1,0 +1,140 @@
+import Foundation
+import PushKitFreeCore
+import Synchronization
+import Testing
+
+/// The pure parts of `register-apns serve`: routing, the secret, the rate limit, the listen
+/// address, and the request bodies of the subscription and notification routes.
+@Suite("register-apns serve: routing, auth, rate limit, bodies")
+struct EndpointTests {
+    @Test("routes: literal paths win over {token}, a known path with another method is 405, the rest 404")
+    func routing() {
+        #expect(EndpointRoute.match(method: "POST", path: "/register-apns") == .route(.registerAPNs, parameter: nil))
+        #expect(EndpointRoute.match(method: "POST", path: "/register-apns/") == .route(.registerAPNs, parameter: nil))
+        #expect(EndpointRoute.match(method: "POST", path: "/api/v1/devices/register") == .route(.registerDevice, parameter: nil))
+        #expect(EndpointRoute.match(method: "DELETE", path: "/api/v1/devices/ab%43d") == .route(.unregisterDevice, parameter: "abCd"))
+        #expect(EndpointRoute.match(method: "POST", path: "/api/v1/notifications/send/x") == .route(.sendToDevice, parameter: "x"))
+        #expect(EndpointRoute.match(method: "GET", path: "/api/v1/devices/register") == .methodNotAllowed(allowed: ["POST", "DELETE"]))
+        #expect(EndpointRoute.match(method: "PUT", path: "/health") == .methodNotAllowed(allowed: ["GET"]))
+        #expect(EndpointRoute.match(method: "GET", path: "/api/v1/devices//") == .route(.listDevices, parameter: nil))
+        #expect(EndpointRoute.match(method: "GET", path: "/api/v1") == .notFound)
+        #expect(EndpointRoute.match(method: "DELETE", path: "/api/v1/devices/a/b") == .notFound)
+        #expect(EndpointRoute.allCases.filter(\.registers).count == 5)
+        #expect(Set(EndpointRoute.allCases.map { "\($0.method) \($0.path)" }).count == EndpointRoute.allCases.count)
+    }
+
+    @Test("the secret matches only itself, from either header; Basic and empty do not count")
+    func secret() throws {
+        let secret = try SharedSecret("correct horse")
+        #expect(secret.matches("correct horse"))
+        #expect(!secret.matches("correct hors") && !secret.matches("correct horse ") && !secret.matches(""))
+        #expect(secret.serverKey == HexDigest.sha256("correct horse"))
+        #expect(SharedSecret.presented(authorization: "Bearer  abc ", openClawAuth: nil) == "abc")
+        #expect(SharedSecret.presented(authorization: "bearer abc", openClawAuth: "other") == "abc")
+        #expect(SharedSecret.presented(authorization: "Basic abc", openClawAuth: "xyz") == "xyz")
+        #expect(SharedSecret.presented(authorization: nil, openClawAuth: nil) == nil)
+        #expect(throws: ConfigurationError.self) { try SharedSecret("") }
+    }
+
+    @Test("the secret file: owner-only, trailing newline trimmed, missing and empty refused")
+    func secretFile() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("endpoint-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/secret"
+        try Data("s3cret\n".utf8).write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o600)
+        #expect(try SharedSecret.load(path: path).matches("s3cret"))
+        chmod(path, 0o640)
+        #expect { try SharedSecret.load(path: path) } throws: { ($0 as? ConfigurationError)?.message.contains("chmod 600") == true }
+        chmod(path, 0o600)
+        try Data("\n".utf8).write(to: URL(fileURLWithPath: path))
+        #expect { try SharedSecret.load(path: path) } throws: { ($0 as? ConfigurationError)?.message.contains("is empty") == true }
+        #expect { try SharedSecret.load(path: directory + "/none") } throws: { ($0 as? ConfigurationError)?.message.contains("does not exist") == true }
+    }
+
+    @Test("the rate limit: a burst up to the limit, then one every 60/N s, per client; 0 is off")
+    func rateLimit() {
+        let now = Mutex(0.0)
+        let limiter = RateLimiter(perMinute: 3) { now.withLock { $0 } }
+        #expect(limiter.admit("a") == nil && limiter.admit("a") == nil && limiter.admit("a") == nil)
+        #expect(limiter.admit("a") == 20)
+        #expect(limiter.admit("b") == nil, "another client has its own allowance")
+        now.withLock { $0 = 15 }
+        #expect(limiter.admit("a") == 5)
+        now.withLock { $0 = 20.5 }
+        #expect(limiter.admit("a") == nil)
+        #expect(limiter.admit("a") != nil)
+        now.withLock { $0 = 1000 }
+        #expect((0..<3).allSatisfy { _ in limiter.admit("a") == nil }, "refills to the limit, not beyond")
+        #expect(limiter.admit("a") != nil)
+        let off = RateLimiter(perMinute: 0)
+        #expect((0..<1000).allSatisfy { _ in off.admit("a") == nil })
+    }
+
+    @Test("--listen: host:port, [IPv6]:port, :port; loopback is 127/8, ::1 and localhost")
+    func listenAddress() throws {
+        #expect(try ListenAddress(parsing: "127.0.0.1:8100") == ListenAddress(host: "127.0.0.1", port: 8100))
+        #expect(try ListenAddress(parsing: "[::1]:0") == ListenAddress(host: "::1", port: 0))
+        #expect(try ListenAddress(parsing: ":9000") == ListenAddress(host: "127.0.0.1", port: 9000))
+        #expect(try ListenAddress(parsing: "127.1.2.3:1").isLoopback && ListenAddress(host: "localhost", port: 1).isLoopback)
+        #expect(try !ListenAddress(parsing: "0.0.0.0:8100").isLoopback && !ListenAddress(parsing: "[::]:1").isLoopback)
+        #expect(try !ListenAddress(parsing: "100.64.0.7:8100").isLoopback)
+        for bad in ["8100", "host", "a:b", "1.2.3.4:70000", "[::1]", "::1:80", "h:-1"] {
+            #expect(throws: ConfigurationError.self, "\(bad)") { try ListenAddress(parsing: bad) }
+        }
+        #expect(ListenAddress(host: "::1", port: 5).description == "[::1]:5")
+    }
+
+    @Test("a subscription: agent key from cwd, the device joins the agent's group, the agent is recorded")
+    func subscription() throws {
+        let token = String(repeating: "ab", count: 32)
+        let request = try AgentSubscription.Request(JSONValue.parse(Data(#"{"cwd": "/work/a", "installation_id": "i-1", "apns_token": "\#(token)", "agent_display_name": "A", "environment": "sandbox"}"#.utf8)))
+        #expect(request.agentKey == HexDigest.sha256("/work/a") && request.registration.deviceID == "i-1")
+        var devices = RegisteredDevices()
+        devices.register(try DeviceRegistration(deviceID: "i-1", token: try DeviceToken(validating: token), groups: ["family"]), at: Date())
+        let outcome = request.apply(to: &devices, at: Date())
+        #expect(outcome.device.record.groups == ["family", request.agentKey])
+        #expect(outcome.device.record.environment == .sandbox)
+        #expect(AgentSubscription.displayName(agentKey: request.agentKey, in: devices) == "A")
+        _ = request.apply(to: &devices, at: Date())
+        #expect(devices["i-1"]?.groups == ["family", request.agentKey], "subscribing twice adds the group once")
+
+        for (body, message) in [(#"{"installation_id": "i", "apns_token": "\#(token)"}"#, "\"cwd\" is missing"),
+                                (#"{"cwd": "/a", "apns_token": "\#(token)"}"#, "\"installation_id\" is missing"),
+                                (#"{"cwd": "/a", "installation_id": "i"}"#, "\"apns_token\" is missing"),
+                                (#"{"cwd": 1, "installation_id": "i", "apns_token": "\#(token)"}"#, "\"cwd\" must be a string")] {
+            #expect { try AgentSubscription.Request(JSONValue.parse(Data(body.utf8))) } throws: { ($0 as? EndpointError)?.status == 400 && ($0 as? EndpointError)?.message.contains(message) == true }
+        }
+        #expect { try AgentSubscription.Request(JSONValue.parse(Data(#"{"cwd": "/a", "installation_id": "i", "apns_token": "xyz"}"#.utf8))) } throws: { ($0 as? EndpointError)?.status == 422 }
+    }
+
+    @Test("reply finished: title from the display name, else the cwd's last component, else Reply ready")
+    func replyFinished() throws {
+        let reply = try AgentSubscription.ReplyFinished(JSONValue.parse(Data(#"{"cwd": "/srv/bots/helper/", "conversation_id": "c1", "message_preview": "  hi  "}"#.utf8)))
+        let named = reply.specification(displayName: "Helper", serverKey: "k")
+        #expect(named.content.title == "Helper" && named.content.body == "hi" && named.collapseID == reply.agentKey)
+        #expect(named.content.customData == ["type": "reply_finished", "server_key": "k", "cwd": "/srv/bots/helper/", "conversation_id": "c1"])
+        #expect(reply.specification(displayName: nil, serverKey: nil).content.title == "helper")
+        #expect(reply.specification(displayName: nil, serverKey: nil).content.customData["server_key"] == nil)
+        let root = try AgentSubscription.ReplyFinished(JSONValue.parse(Data(#"{"cwd": "/"}"#.utf8)))
+        #expect(root.specification(displayName: nil, serverKey: nil).content.title == "Reply ready")
+        #expect(root.specification(displayName: nil, serverKey: nil).content.body == "Reply ready")
+        let built = try named.build(bundleID: "com.example.app")
+        #expect(built.request.collapseID == reply.agentKey)
+    }
+
+    @Test("notification bodies: title or body required, message is body, data beside aps")
+    func notificationBody() throws {
+        let body = try NotificationRequestBody(JSONValue.parse(Data(#"{"title": "T", "message": "M", "badge": 3, "data": {"k": 1}}"#.utf8)))
+        #expect(body.title == "T" && body.body == "M" && body.badge == 3 && body.data == ["k": 1])
+        let built = try body.specification.build(bundleID: "com.example.app")
+        let payload = try JSONValue.parse(built.request.payload)
+        #expect(payload["k"] == 1 && payload["aps"]?["alert"]?["body"] == "M" && payload["aps"]?["badge"] == 3)
+        for (text, message) in [("{}", "nothing to send"), (#"{"title": ""}"#, "nothing to send"), (#"{"title": "t", "badge": -1}"#, "0 or more"),
+                                (#"{"title": "t", "badge": 1.5}"#, "whole number"), (#"{"title": "t", "data": []}"#, "must be a JSON object"),
+                                (#"{"title": "t", "data": {"aps": 1}}"#, "cannot set \"aps\""), ("[]", "expected a JSON object")] {
+            #expect { try NotificationRequestBody(JSONValue.parse(Data(text.utf8))) } throws: { ($0 as? EndpointError)?.status == 400 && ($0 as? EndpointError)?.message.contains(message) == true }
+        }
+    }
+}
