@@ -6,6 +6,8 @@ PREFIX ?= /usr/local
 DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 TOOLS = apns-jwt register-apns send-push apns-emulator
+# Run by `register-apns serve`; installed beside register-apns (no completions of its own).
+COMPANIONS = register-apns-serve
 
 .PHONY: deps build debug test demo bench install clean
 
@@ -27,11 +29,15 @@ deps:
 		echo "installing:$$missing"; \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
 	fi
+	@# The OpenAPI check of register-apns serve (Tests/Tools/check_openapi.py) reads YAML and JSON Schema.
+	@python3 -c 'import yaml, jsonschema' 2>/dev/null || python3 -m pip install --quiet pyyaml jsonschema \
+		|| (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-yaml python3-jsonschema)
 
 bench-deps: deps
 	@missing=""; \
 	command -v hyperfine >/dev/null || missing="$$missing hyperfine"; \
 	command -v h2load >/dev/null || missing="$$missing nghttp2-client"; \
+	command -v wrk >/dev/null || missing="$$missing wrk"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
@@ -64,6 +70,7 @@ install: build
 		"$(RELEASE_BIN)/$$tool" --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/$$tool.fish" \
 		|| exit 1; \
 	done
+	for program in $(COMPANIONS); do install -m 0755 "$(RELEASE_BIN)/$$program" "$(DESTDIR)$(PREFIX)/bin/$$program" || exit 1; done
 
 clean:
 	rm -rf .build
