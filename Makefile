@@ -25,6 +25,7 @@ deps:
 	[ -e /usr/share/zoneinfo/Europe/Berlin ] || missing="$$missing tzdata"; \
 	command -v at >/dev/null || missing="$$missing at"; \
 	command -v tinyproxy >/dev/null || missing="$$missing tinyproxy"; \
+	command -v systemd-analyze >/dev/null || missing="$$missing systemd"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \

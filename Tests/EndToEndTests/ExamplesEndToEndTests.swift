@@ -284,7 +284,7 @@ struct ExamplesEndToEndTests {
         try register("phone", Self.hexToken(1), env: manager)
 
         let directory = Self.examples + "/systemd"
-        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory)) == ["briefing@.service", "briefing-morning.timer", "briefing-evening.timer"],
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory)) == ["briefing@.service", "briefing-morning.timer", "briefing-evening.timer", "register-apns-serve.service"],
                 "every unit here is run below")
         var timers: [String: String] = [:]
         for (name, calendar) in [("briefing-morning.timer", "*-*-* 08:00:00"), ("briefing-evening.timer", "*-*-* 18:00:00")] {
