@@ -668,7 +668,8 @@ private final class ChatStandIn {
 
 /// A unit file read as systemd reads it, enough for the examples: sections, repeated keys, and
 /// ExecStart/Environment= split into words with specifiers expanded for an instance.
-private struct SystemdUnit {
+/// A unit file as the examples suites read it (ServeExamplesTests splits ExecStart with `words`).
+struct SystemdUnit {
     let name: String
     private let entries: [(section: String, key: String, value: String)]
 
@@ -779,7 +780,7 @@ private struct SystemdUnit {
     }
 }
 
-private struct SystemdUnitError: Error, CustomStringConvertible {
+struct SystemdUnitError: Error, CustomStringConvertible {
     let message: String
     var description: String { message }
 }

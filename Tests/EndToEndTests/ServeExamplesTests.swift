@@ -342,35 +342,8 @@ private struct ServiceUnit {
         return env
     }
 
-    /// Splits a command line as systemd does: whitespace separates words; "..." and '...' quote;
-    /// a backslash escapes the next character.
-    static func words(_ line: String) throws -> [String] {
-        var words: [String] = []
-        var current = ""
-        var inWord = false
-        var quote: Character?
-        var characters = line.makeIterator()
-        while let character = characters.next() {
-            if character == "\\" {
-                guard let next = characters.next() else { throw UnitError("trailing backslash in \(line)") }
-                current.append(next)
-                inWord = true
-            } else if let open = quote {
-                if character == open { quote = nil } else { current.append(character) }
-            } else if character == "\"" || character == "'" {
-                quote = character
-                inWord = true
-            } else if character == " " || character == "\t" {
-                if inWord { words.append(current); current = ""; inWord = false }
-            } else {
-                current.append(character)
-                inWord = true
-            }
-        }
-        if quote != nil { throw UnitError("unbalanced quotes in \(line)") }
-        if inWord { words.append(current) }
-        return words
-    }
+    /// Splits a command line as systemd does (the examples suite's reading of units).
+    static func words(_ line: String) throws -> [String] { try SystemdUnit.words(line) }
 }
 
 private struct UnitError: Error, CustomStringConvertible {
