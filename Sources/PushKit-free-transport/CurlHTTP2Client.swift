@@ -88,20 +88,18 @@ public final class CurlHTTP2Client: HTTP2Transport {
         a.count == b.count && zip(a, b).allSatisfy { $0.name == $1.name && $0.value == $1.value }
     }
 
-    /// Sends every request and reports one response per request, in completion order.
+    /// Sends what `next` supplies and reports each response as soon as it completes (see
+    /// `HTTP2Transport`).
     ///
-    /// Requests are taken from `requests` only as room frees up (at most `maximumQueued` at once) and
-    /// each response is handed to `onResponse` as soon as it completes, so a large fan-out never
-    /// holds all requests or all answers in memory. Returns when every request has been answered
-    /// or has failed, or when `deadline` passes: requests still in flight then fail with
-    /// `.timeout`, and requests not yet handed to libcurl fail with `.timeout` and code 0 (never sent).
-    public func perform<Requests: Sequence<HTTP2Request>>(_ requests: Requests, deadline: ContinuousClock.Instant,
-                                                          onResponse: (HTTP2Response) -> Void) {
-        var queue = requests.makeIterator()
-        var next = queue.next()
+    /// `next` is asked only while fewer than `maximumQueued` requests are in flight, so a large
+    /// fan-out never holds all requests or all answers in memory. Between events the loop sleeps in
+    /// libcurl's event wait, never past the deadline, the time `next` named, or 100 ms. At the
+    /// deadline, requests in flight fail with `.timeout`.
+    public func perform(deadline: ContinuousClock.Instant, next: (ContinuousClock.Instant) -> HTTP2RequestSupply,
+                        onResponse: (HTTP2Response) -> Void) {
         var active: [Int: Transfer] = [:] // by easy handle address
 
-        while next != nil || !active.isEmpty {
+        while true {
             let now = ContinuousClock.now
             if now >= deadline {
                 for transfer in active.values {
@@ -110,24 +108,33 @@ public final class CurlHTTP2Client: HTTP2Transport {
                         TransportFailure(kind: .timeout, code: Int32(CURLE_OPERATION_TIMEDOUT.rawValue), message: "no answer before the deadline"))))
                     idleTransfers.append(transfer)
                 }
-                while let request = next {
-                    onResponse(HTTP2Response(tag: request.tag, result: .failure(
-                        TransportFailure(kind: .timeout, code: 0, message: "not sent: the deadline passed first"))))
-                    next = queue.next()
-                }
                 return
             }
-            while active.count < maximumQueued, let request = next {
-                let transfer = idleTransfers.popLast() ?? Transfer(caFile: caFile, proxy: proxy, connectTimeout: connectTimeout)
-                transfer.configure(for: request, headerList: headerList(for: request.headers))
-                curl_multi_add_handle(multi, transfer.handle)
-                active[transfer.key] = transfer
-                next = queue.next()
+            var wakeAt = deadline
+            var exhausted = false
+            supply: while active.count < maximumQueued {
+                switch next(now) {
+                case .request(let request):
+                    let transfer = idleTransfers.popLast() ?? Transfer(caFile: caFile, proxy: proxy, connectTimeout: connectTimeout)
+                    transfer.configure(for: request, headerList: headerList(for: request.headers))
+                    curl_multi_add_handle(multi, transfer.handle)
+                    active[transfer.key] = transfer
+                case .notBefore(let instant):
+                    wakeAt = min(wakeAt, instant)
+                    break supply
+                case .exhausted:
+                    exhausted = true
+                    break supply
+                }
             }
+            if active.isEmpty && exhausted { return }
 
-            // Never past the deadline, and at least every 100 ms back here to check it (libcurl
-            // gets no per-transfer timeout: this loop is what keeps a run within its deadline).
-            let wait = min(Duration.milliseconds(100), deadline - ContinuousClock.now)
+            // Never past the deadline or the next scheduled request, and at least every 100 ms back
+            // here to check them (libcurl gets no per-transfer timeout: this loop is what keeps a run
+            // within its deadline).
+            // With nothing in flight this only sleeps until the next scheduled request, still serving
+            // the idle connection (a GOAWAY or close from the server is read meanwhile).
+            let wait = max(.zero, min(Duration.milliseconds(100), wakeAt - ContinuousClock.now))
             pushkit_multi_wait_and_act(multi, events, Int32(clamping: Transfer.milliseconds(wait)))
 
             var remainingMessages: Int32 = 0
@@ -140,14 +147,6 @@ public final class CurlHTTP2Client: HTTP2Transport {
                 idleTransfers.append(transfer)
             }
         }
-    }
-
-    /// Sends every request and returns all responses (for small batches and tests).
-    public func perform(_ requests: [HTTP2Request], deadline: ContinuousClock.Instant) -> [HTTP2Response] {
-        var responses: [HTTP2Response] = []
-        responses.reserveCapacity(requests.count)
-        perform(requests, deadline: deadline) { responses.append($0) }
-        return responses
     }
 }
 

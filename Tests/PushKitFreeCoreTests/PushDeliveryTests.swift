@@ -2,29 +2,67 @@ import Foundation
 import Testing
 @testable import PushKitFreeCore
 
-/// A transport that answers from a script, per device token, and records what it was sent.
+/// A transport that answers from a script, per device token, on a virtual clock, and records what
+/// it was sent and when: a token's answers can take `latency` of virtual time, and the time it
+/// waits with nothing in flight (a back-off) is logged in `pauses`. Nothing really sleeps.
 final class ScriptedTransport: HTTP2Transport {
     /// Answers per token, consumed in order; the last one repeats.
     var script: [String: [Result<HTTP2Answer, TransportFailure>]]
-    private(set) var sent: [(url: String, authorization: String)] = []
+    /// How long each token's answers take; 0 when not listed.
+    var latency: [String: Duration]
+    private(set) var sent: [(url: String, authorization: String, at: Duration)] = []
+    /// The waits with nothing in flight.
+    private(set) var pauses: [Duration] = []
+    /// Virtual time from the start of `perform` to its end.
+    private(set) var elapsed: Duration = .zero
 
-    init(_ script: [String: [Result<HTTP2Answer, TransportFailure>]]) { self.script = script }
+    init(_ script: [String: [Result<HTTP2Answer, TransportFailure>]], latency: [String: Duration] = [:]) {
+        self.script = script
+        self.latency = latency
+    }
 
-    func perform<Requests: Sequence<HTTP2Request>>(_ requests: Requests, deadline: ContinuousClock.Instant, onResponse: (HTTP2Response) -> Void) {
-        for request in requests {
-            sent.append((request.url, request.headers.first { $0.name == "authorization" }?.value ?? ""))
-            let token = String(request.url.split(separator: "/").last ?? "")
-            var answers = script[token] ?? [.success(HTTP2Answer(status: 200, headers: ["apns-id": "id"], body: Data()))]
-            let answer = answers.count > 1 ? answers.removeFirst() : answers[0]
-            script[token] = answers
-            onResponse(HTTP2Response(tag: request.tag, result: answer))
+    func perform(deadline: ContinuousClock.Instant, next: (ContinuousClock.Instant) -> HTTP2RequestSupply, onResponse: (HTTP2Response) -> Void) {
+        let start = ContinuousClock.now
+        var now = start
+        var inFlight: [(done: ContinuousClock.Instant, request: HTTP2Request, token: String)] = []
+        defer { elapsed = now - start }
+        while true {
+            if now >= deadline {
+                for entry in inFlight {
+                    onResponse(HTTP2Response(tag: entry.request.tag, result: .failure(TransportFailure(kind: .timeout, code: 28, message: "no answer before the deadline"))))
+                }
+                return
+            }
+            var wake: ContinuousClock.Instant?
+            supply: while true {
+                switch next(now) {
+                case .request(let request):
+                    let token = String(request.url.split(separator: "/").last ?? "")
+                    sent.append((request.url, request.headers.first { $0.name == "authorization" }?.value ?? "", now - start))
+                    inFlight.append((now + (latency[token] ?? .zero), request, token))
+                case .notBefore(let instant):
+                    wake = instant
+                    break supply
+                case .exhausted:
+                    break supply
+                }
+            }
+            if inFlight.isEmpty && wake == nil { return }
+            let target = min(inFlight.map(\.done).min() ?? deadline, wake ?? deadline, deadline)
+            if target > now {
+                if inFlight.isEmpty { pauses.append(target - now) }
+                now = target
+            }
+            let done = inFlight.filter { $0.done <= now }
+            inFlight.removeAll { $0.done <= now }
+            for entry in done {
+                var answers = script[entry.token] ?? [.success(HTTP2Answer(status: 200, headers: ["apns-id": "id"], body: Data()))]
+                let answer = answers.count > 1 ? answers.removeFirst() : answers[0]
+                script[entry.token] = answers
+                onResponse(HTTP2Response(tag: entry.request.tag, result: answer))
+            }
         }
     }
-}
-
-/// The pauses a delivery asked for, instead of sleeping.
-final class PauseLog {
-    var pauses: [Duration] = []
 }
 
 /// Provider tokens "t1", "t2", … with a log of replacements.
@@ -51,11 +89,10 @@ struct PushDeliveryTests {
     let request = APNsRequest(bundleID: "com.example.app", payload: Data(#"{"aps":{}}"#.utf8))
 
     func deliver(_ transport: ScriptedTransport, tokens: CountingTokens = CountingTokens(), recorded: APNsEnvironment? = nil,
-                 retries: Int = 3, pauses: PauseLog = PauseLog()) throws -> DeliveryResult {
+                 retries: Int = 3) throws -> DeliveryResult {
         let delivery = PushDelivery(
             client: transport, baseURL: { $0 == .production ? "https://prod" : "https://sandbox" }, tokens: tokens,
-            policy: DeliveryPolicy(retries: retries), defaultEnvironment: .production,
-            pause: { pauses.pauses.append($0) }, jitter: { 0.5 })
+            policy: DeliveryPolicy(retries: retries), defaultEnvironment: .production, jitter: { 0.5 })
         return try #require(try delivery.deliver(request, to: [DeliveryTarget(deviceID: "d", token: token, recordedEnvironment: recorded)]).first)
     }
 
@@ -72,12 +109,46 @@ struct PushDeliveryTests {
     @Test("temporary failures are retried with growing pauses, then reported as failed")
     func retriesThenFails() throws {
         let transport = ScriptedTransport([token.hex: [Self.answer(503, "ServiceUnavailable")]])
-        let log = PauseLog()
-        let result = try deliver(transport, retries: 2, pauses: log)
+        let result = try deliver(transport, retries: 2)
         #expect(result.outcome == .failed)
         #expect(result.attempts == 3)
         #expect(result.isTemporaryFailure)
-        #expect(log.pauses == [.milliseconds(250), .milliseconds(500)])
+        #expect(transport.pauses == [.milliseconds(250), .milliseconds(500)])
+    }
+
+    /// Issue 11's known defect: delivery in lockstep rounds kept every retry waiting until the
+    /// slowest request of the round answered or the deadline passed.
+    @Test("a slow device holds up no retry: 429s and 500s are resent after their own back-off while it is in flight")
+    func slowDeviceDoesNotStarveRetries() throws {
+        let tokens = (0..<30).map { try! DeviceToken(validating: String(repeating: "cd", count: 28) + String(format: "%08x", $0)) }
+        var script: [String: [Result<HTTP2Answer, TransportFailure>]] = [:]
+        var latency: [String: Duration] = [:]
+        for (n, token) in tokens.enumerated() {
+            switch n % 10 {
+            case 0: script[token.hex] = [Self.answer(429, "TooManyRequests"), Self.answer(200)]
+            case 1: script[token.hex] = [Self.answer(500, "InternalServerError"), Self.answer(200)]
+            case 2: latency[token.hex] = .seconds(8)
+            default: break
+            }
+        }
+        let transport = ScriptedTransport(script, latency: latency)
+        let delivery = PushDelivery(client: transport, baseURL: { _ in "https://prod" }, tokens: CountingTokens(),
+                                    policy: DeliveryPolicy(retries: 3, timeout: .seconds(4)), defaultEnvironment: .production, jitter: { 0.5 })
+        let results = try delivery.deliver(request, to: tokens.map { DeliveryTarget(deviceID: nil, token: $0, recordedEnvironment: nil) })
+        for (n, result) in results.enumerated() {
+            switch n % 10 {
+            case 0, 1:
+                #expect(result.outcome == .delivered && result.attempts == 2, "device \(n): \(result.outcome) after \(result.attempts)")
+            case 2:
+                #expect(result.outcome == .failed && result.transportFailure == .timeout && result.attempts == 1, "device \(n)")
+            default:
+                #expect(result.outcome == .delivered && result.attempts == 1, "device \(n)")
+            }
+        }
+        // Each retry went out 250 ms (its back-off) after the first answers, not after the slow device.
+        let resends = transport.sent.filter { $0.at > .zero }
+        #expect(resends.count == 6 && resends.allSatisfy { $0.at == .milliseconds(250) }, "\(resends.map(\.at))")
+        #expect(transport.elapsed <= .seconds(4) && transport.elapsed > .milliseconds(3_990), "the run ends at its deadline, when the slow requests time out")
     }
 
     @Test("a lost connection is retried; a TLS failure is not")

@@ -17,7 +17,9 @@ import Glibc
 ///   affected requests resent.
 /// - 429 TooManyRequests, 500, 503, a lost connection, a GOAWAY, a timeout of one request: resent
 ///   with exponential back-off and jitter, at most `policy.retries` times, within `policy.timeout`.
-///   libcurl itself resends requests a GOAWAY marked unprocessed (above its last stream id).
+///   Each device waits out its own back-off while the others' requests are in flight: a device that
+///   answers slowly holds up no one's retry. libcurl itself resends requests a GOAWAY marked
+///   unprocessed (above its last stream id).
 /// - Everything else is permanent: reported, never retried.
 /// A delivered device is never sent to again within a run.
 public final class PushDelivery {
@@ -26,33 +28,21 @@ public final class PushDelivery {
     private let tokens: any ProviderTokenSource
     private let policy: DeliveryPolicy
     private let defaultEnvironment: APNsEnvironment
-    private let pause: (Duration) -> Void
     private let jitter: () -> Double
 
     /// - Parameters:
     ///   - baseURL: the APNs base URL for an environment (the shared configuration's).
     ///   - defaultEnvironment: for devices whose environment is not recorded.
-    ///   - pause: how to wait between rounds (tests pass a recorder).
     ///   - jitter: a random number in [0, 1).
     public init(client: any HTTP2Transport, baseURL: @escaping (APNsEnvironment) -> String, tokens: any ProviderTokenSource,
                 policy: DeliveryPolicy, defaultEnvironment: APNsEnvironment,
-                pause: @escaping (Duration) -> Void = PushDelivery.sleep,
                 jitter: @escaping () -> Double = { Double.random(in: 0..<1) }) {
         self.client = client
         self.baseURL = baseURL
         self.tokens = tokens
         self.policy = policy
         self.defaultEnvironment = defaultEnvironment
-        self.pause = pause
         self.jitter = jitter
-    }
-
-    /// Blocks the thread for `duration` (the tools are single-threaded command-line programs).
-    public static func sleep(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        var request = timespec(tv_sec: Int(seconds), tv_nsec: Int(attoseconds / 1_000_000_000))
-        var remaining = timespec()
-        while nanosleep(&request, &remaining) != 0 && errno == EINTR { request = remaining }
     }
 
     /// What to do next with one device after an answer.
@@ -60,9 +50,15 @@ public final class PushDelivery {
         case done
         case resendNow
         case resendAfterBackoff
+        /// The provider token was refused: replace it (once per run) and resend.
+        case replaceTokenAndResend
     }
 
     /// Delivers `request` to every target; one result per target, in the targets' order.
+    ///
+    /// Requests stream through the transport: first sends in target order, resends as soon as they
+    /// are due (at once for a replaced provider token or the other environment, after the device's
+    /// own back-off for a temporary failure), all while other requests are in flight.
     /// - Throws: only when no provider token can be had at all (key missing or unusable).
     public func deliver(_ request: APNsRequest, to targets: [DeliveryTarget]) throws -> [DeliveryResult] {
         let deadline = ContinuousClock.now + policy.timeout
@@ -70,59 +66,97 @@ public final class PushDelivery {
         var transientRetries = [Int](repeating: 0, count: targets.count)
         var switchedEnvironment = [Bool](repeating: false, count: targets.count)
         var providerToken = try tokens.currentToken()
+        var headers = request.headers(providerToken: providerToken)
         var tokenReplaced = false
-        var pending = Array(targets.indices)
-        var backoffRound = 0
+        var tokenFailure: (any Error)?
+        /// The provider token each device's latest request carried.
+        var sentWith = [String](repeating: "", count: targets.count)
+        var firstSends = targets.indices.makeIterator()
+        var resendNow = Deque()
+        var scheduled = RetrySchedule()
+        /// Back-offs decided by answers, timed from the transport's clock when it next asks.
+        var backoffs: [(index: Int, delay: Duration)] = []
 
-        while !pending.isEmpty {
-            let headers = request.headers(providerToken: providerToken)
-            let environmentOf = results.map(\.environment)
-            let requests = pending.lazy.map { [baseURL] index in
-                HTTP2Request(url: APNsRequest.url(baseURL: baseURL(environmentOf[index]), token: targets[index].token.hex),
-                             headers: headers, body: request.payload, tag: index)
+        client.perform(deadline: deadline, next: { [baseURL] now in
+            guard tokenFailure == nil else { return .exhausted }
+            for backoff in backoffs where now + backoff.delay < deadline {
+                scheduled.add(backoff.index, due: now + backoff.delay)
             }
-            var resend: [Int] = []
-            var needsBackoff = false
-            var tokenRejected = false
-            client.perform(requests, deadline: deadline) { response in
-                let index = response.tag
-                let next: Next
-                switch response.result {
-                case .failure(let failure):
-                    next = record(failure, into: &results[index], retriesUsed: &transientRetries[index])
-                case .success(let answer):
-                    results[index].attempts += 1
-                    next = record(APNsResponse(answer), answer: answer, into: &results[index],
-                                  retriesUsed: &transientRetries[index], switched: &switchedEnvironment[index],
-                                  tokenReplaced: tokenReplaced, tokenRejected: &tokenRejected)
+            backoffs.removeAll()
+            let index: Int
+            if let due = resendNow.popFirst() {
+                index = due
+            } else if let due = scheduled.popDue(at: now) {
+                index = due
+            } else if let first = firstSends.next() {
+                index = first
+            } else {
+                return scheduled.nextDue.map(HTTP2RequestSupply.notBefore) ?? .exhausted
+            }
+            sentWith[index] = providerToken
+            return .request(HTTP2Request(url: APNsRequest.url(baseURL: baseURL(results[index].environment), token: targets[index].token.hex),
+                                         headers: headers, body: request.payload, tag: index))
+        }, onResponse: { response in
+            let index = response.tag
+            let next: Next
+            switch response.result {
+            case .failure(let failure):
+                next = record(failure, into: &results[index], retriesUsed: &transientRetries[index])
+            case .success(let answer):
+                results[index].attempts += 1
+                next = record(APNsResponse(answer), answer: answer, into: &results[index], retriesUsed: &transientRetries[index],
+                              switched: &switchedEnvironment[index], tokenReplaced: tokenReplaced,
+                              sentWithCurrentToken: sentWith[index] == providerToken)
+            }
+            switch next {
+            case .done: break
+            case .resendNow: resendNow.append(index)
+            case .resendAfterBackoff:
+                backoffs.append((index, policy.backoff(beforeRetry: transientRetries[index], jitter: jitter())))
+            case .replaceTokenAndResend:
+                do {
+                    providerToken = try tokens.replacement(for: providerToken)
+                    headers = request.headers(providerToken: providerToken)
+                    tokenReplaced = true
+                    resendNow.append(index)
+                } catch {
+                    tokenFailure = error
                 }
-                switch next {
-                case .done: break
-                case .resendNow: resend.append(index)
-                case .resendAfterBackoff:
-                    resend.append(index)
-                    needsBackoff = true
-                }
             }
-            if tokenRejected {
-                providerToken = try tokens.replacement(for: providerToken)
-                tokenReplaced = true
-            }
-            pending = resend.sorted()
-            if needsBackoff, !pending.isEmpty {
-                backoffRound += 1
-                let wait = min(policy.backoff(beforeRetry: backoffRound, jitter: jitter()), deadline - ContinuousClock.now)
-                if wait > .zero { pause(wait) }
-            }
-            if !pending.isEmpty, ContinuousClock.now >= deadline {
-                for index in pending where results[index].status == 0 && results[index].reason == nil {
-                    results[index].reason = "not sent before the timeout"
-                    results[index].transportFailure = .timeout
-                }
-                break
-            }
+        })
+        if let tokenFailure { throw tokenFailure }
+        for index in results.indices where results[index].outcome != .delivered && results[index].status == 0 && results[index].reason == nil {
+            results[index].reason = "not sent before the timeout"
+            results[index].transportFailure = .timeout
         }
         return results
+    }
+
+    /// Indices waiting to be resent at once, first in first out.
+    private struct Deque {
+        private var items: [Int] = []
+        private var head = 0
+        mutating func append(_ index: Int) { items.append(index) }
+        mutating func popFirst() -> Int? {
+            guard head < items.count else { return nil }
+            defer { head += 1 }
+            return items[head]
+        }
+    }
+
+    /// Indices waiting out their back-off, by the time they are due.
+    private struct RetrySchedule {
+        private var entries: [(due: ContinuousClock.Instant, index: Int)] = []
+        var nextDue: ContinuousClock.Instant? { entries.first?.due }
+        mutating func add(_ index: Int, due: ContinuousClock.Instant) {
+            let position = entries.firstIndex { $0.due > due } ?? entries.count
+            entries.insert((due, index), at: position)
+        }
+        mutating func popDue(at now: ContinuousClock.Instant) -> Int? {
+            guard let first = entries.first, first.due <= now else { return nil }
+            entries.removeFirst()
+            return first.index
+        }
     }
 
     private func record(_ failure: TransportFailure, into result: inout DeliveryResult, retriesUsed: inout Int) -> Next {
@@ -138,8 +172,10 @@ public final class PushDelivery {
         return .resendAfterBackoff
     }
 
+    /// - Parameter sentWithCurrentToken: whether the request carried the provider token in use now
+    ///   (one sent before a replacement is resent with the new token, not counted against the rule).
     private func record(_ response: APNsResponse, answer: HTTP2Answer, into result: inout DeliveryResult, retriesUsed: inout Int,
-                        switched: inout Bool, tokenReplaced: Bool, tokenRejected: inout Bool) -> Next {
+                        switched: inout Bool, tokenReplaced: Bool, sentWithCurrentToken: Bool) -> Next {
         result.status = answer.status
         result.transportFailure = nil
         switch response {
@@ -158,9 +194,8 @@ public final class PushDelivery {
                 return .done
             case (403, .expiredProviderToken), (403, .invalidProviderToken):
                 result.outcome = .rejected
-                guard !tokenReplaced else { return .done }
-                tokenRejected = true
-                return .resendNow
+                if !sentWithCurrentToken { return .resendNow }
+                return tokenReplaced ? .done : .replaceTokenAndResend
             case (400, .badDeviceToken) where result.target.recordedEnvironment == nil && !switched:
                 result.outcome = .rejected
                 switched = true

@@ -5,8 +5,47 @@
 /// `apns-jwt` and `register-apns` too: loading libcurl and its dependencies costs several
 /// milliseconds at every start.
 public protocol HTTP2Transport: AnyObject {
-    /// Sends every request and reports one response per request, in completion order, stopping at
-    /// `deadline` (requests still unanswered then fail with `TransportFailure.Kind.timeout`).
-    func perform<Requests: Sequence<HTTP2Request>>(_ requests: Requests, deadline: ContinuousClock.Instant,
-                                                   onResponse: (HTTP2Response) -> Void)
+    /// Sends what `next` supplies and reports one response per request sent, in completion order,
+    /// until `next` is exhausted and nothing is in flight, or `deadline` passes.
+    ///
+    /// `next` is asked, with the current time, for as many requests as the transport has room for,
+    /// again after every response (whose handler may have scheduled more, such as a retry), and
+    /// again when the time it named in `.notBefore` comes. So a request that must wait (a retry after
+    /// its back-off) waits on its own while others are in flight. At `deadline`, requests in flight
+    /// fail with `TransportFailure.Kind.timeout`; what `next` still holds is the caller's to report.
+    func perform(deadline: ContinuousClock.Instant, next: (ContinuousClock.Instant) -> HTTP2RequestSupply,
+                 onResponse: (HTTP2Response) -> Void)
+}
+
+/// What a request source has for a transport at a given moment.
+public enum HTTP2RequestSupply: Sendable {
+    /// Send this now.
+    case request(HTTP2Request)
+    /// Nothing now; ask again at this time (or after the next response).
+    case notBefore(ContinuousClock.Instant)
+    /// Nothing now, and nothing scheduled: ask again only after a response.
+    case exhausted
+}
+
+extension HTTP2Transport {
+    /// Sends every request of `requests` (taken as room frees up) and reports one response each,
+    /// stopping at `deadline`; requests not yet handed to the network then fail with `.timeout`
+    /// and code 0.
+    public func perform<Requests: Sequence<HTTP2Request>>(_ requests: Requests, deadline: ContinuousClock.Instant,
+                                                          onResponse: (HTTP2Response) -> Void) {
+        var queue = requests.makeIterator()
+        perform(deadline: deadline, next: { _ in queue.next().map(HTTP2RequestSupply.request) ?? .exhausted }, onResponse: onResponse)
+        while let request = queue.next() {
+            onResponse(HTTP2Response(tag: request.tag, result: .failure(
+                TransportFailure(kind: .timeout, code: 0, message: "not sent: the deadline passed first"))))
+        }
+    }
+
+    /// Sends every request and returns all responses (for small batches and tests).
+    public func perform(_ requests: [HTTP2Request], deadline: ContinuousClock.Instant) -> [HTTP2Response] {
+        var responses: [HTTP2Response] = []
+        responses.reserveCapacity(requests.count)
+        perform(requests, deadline: deadline) { responses.append($0) }
+        return responses
+    }
 }
