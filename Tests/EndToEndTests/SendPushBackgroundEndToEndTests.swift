@@ -142,8 +142,20 @@ struct SendPushBackgroundEndToEndTests {
             if pid == nil { usleep(10_000) }
         }
         let child = try #require(pid, "the background process is running")
-        let status = try String(contentsOfFile: "/proc/\(child)/status", encoding: .utf8)
-        let blocked = status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") }?.split(separator: "\t").last
+        // The process is found by its command line as soon as it is forked, possibly before it has
+        // detached (new session, 0-2 on /dev/null, inherited descriptors closed, signals unblocked,
+        // in that order): give it a moment to finish, well inside the 8 s it waits for its answer.
+        func inherited() -> [String] {
+            let others = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(child)/fd")) ?? []).compactMap(Int.init).filter { $0 > 2 }
+            return others.map { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(child)/fd/\($0)")) ?? "" }
+                .filter { $0.hasPrefix("/tmp") || $0.hasPrefix("pipe:") }
+        }
+        func blockedSignals() -> Substring? {
+            let status = (try? String(contentsOfFile: "/proc/\(child)/status", encoding: .utf8)) ?? ""
+            return status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") }?.split(separator: "\t").last
+        }
+        for _ in 0..<300 where !(inherited().isEmpty && blockedSignals()?.allSatisfy { $0 == "0" } == true) { usleep(10_000) }
+        let blocked = blockedSignals()
         #expect(blocked.map { $0.allSatisfy { $0 == "0" } } == true, "no signal blocked: \(blocked ?? "?")")
         let stat = try String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8)
         let fields = stat[stat.index(after: try #require(stat.lastIndex(of: ")")))...].split(separator: " ")
@@ -156,11 +168,7 @@ struct SendPushBackgroundEndToEndTests {
             let target = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(child)/fd/\(descriptor)")
             #expect(target == "/dev/null", "fd \(descriptor) -> \(target)")
         }
-        let others = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(child)/fd").compactMap(Int.init).filter { $0 > 2 }
-        for descriptor in others {
-            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(child)/fd/\(descriptor)")) ?? ""
-            #expect(!target.hasPrefix("/tmp") && !target.hasPrefix("pipe:"), "only its own sockets are open, not the caller's files: \(target)")
-        }
+        #expect(inherited().isEmpty, "only its own sockets are open, not the caller's files: \(inherited())")
         kill(child, SIGTERM)
         var gone = false
         for _ in 0..<300 where !gone {
