@@ -51,6 +51,9 @@ struct APNsEmulatorCommand: ParsableCommand {
     @Flag(name: .customLong("lenient-token-updates"), help: "Do not answer 429 TooManyProviderTokenUpdates to tokens replaced within 20 minutes.")
     var lenientTokenUpdates = false
 
+    @Flag(name: .customLong("strict-iat"), help: "Refuse a provider token whose iat is a numeric string (APNs accepts it, and so does the emulator by default).")
+    var strictIssuedAt = false
+
     @Option(help: ArgumentHelp("Answer 410 Unregistered for this device token (repeatable).", valueName: "token"))
     var unregistered: [String] = []
 
@@ -114,7 +117,8 @@ struct APNsEmulatorCommand: ParsableCommand {
     func run() throws {
         try ToolSupport.run(tool: "apns-emulator") {
             let settings = try ToolSupport.configuration(ConfigurationFlags(file, provider, environment), tool: "apns-emulator")
-            let trust = try APNsRequestValidator.Trust.load(from: settings, publicKeyPath: publicKeyPath)
+            var trust = try APNsRequestValidator.Trust.load(from: settings, publicKeyPath: publicKeyPath)
+            trust.strictIssuedAt = strictIssuedAt
             let tls: EmulatorTLSMaterial
             if let certificatePath, let certificateKeyPath {
                 tls = try EmulatorTLSMaterial.load(certificatePath: certificatePath, keyPath: certificateKeyPath)

@@ -68,6 +68,23 @@ struct EmulatorEndToEndTests {
         #expect(response.httpVersion == "2")
     }
 
+    @Test("an iat written as a numeric string is accepted, as APNs accepts it, and noted; --strict-iat refuses it")
+    func numericStringIssuedAt() throws {
+        let issued = Int(Date().timeIntervalSince1970)
+        let token = try ProviderTokenMaker.sign(keyPath: setup.key.pkcs8Path, claims: #"{"iss":"\#(ProviderSetup.teamID)","iat":"\#(issued)"}"#)
+        let emulator = try RunningEmulator(environment: setup.environment)
+        let accepted = try Curl.push(to: emulator, deviceToken: deviceA, token: token)
+        #expect(accepted.status == 200, "\(accepted.body)")
+        let record = try #require(emulator.waitForRecords(1).first)
+        #expect((record["detail"] as? String)?.contains("iat is the string \"\(issued)\"") == true, "\(record)")
+        #expect(((record["provider_token"] as? [String: Any])?["claims"] as? [String: Any])?["iat"] as? String == String(issued))
+
+        let strict = try RunningEmulator(["--strict-iat"], environment: setup.environment)
+        let refused = try Curl.push(to: strict, deviceToken: deviceA, token: token)
+        #expect(refused.status == 403 && refused.body.contains("InvalidProviderToken"))
+        #expect((strict.waitForRecords(1).first?["detail"] as? String)?.contains("--strict-iat") == true)
+    }
+
     @Test("TLS verification is really on: without --cacert curl refuses the certificate")
     func certificateIsVerified() throws {
         let emulator = try RunningEmulator(environment: setup.environment)

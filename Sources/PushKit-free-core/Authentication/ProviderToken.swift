@@ -54,6 +54,13 @@ public struct DecodedProviderToken: Sendable {
     public var keyID: String? { header["kid"]?.stringValue }
     public var issuer: String? { claims["iss"]?.stringValue }
     public var issuedAt: Int? { claims["iat"]?.integerValue }
+    /// `iat` written as a string of decimal digits (`"1795428503"`), as some client libraries sign
+    /// it; `nil` when it is a number or anything else.
+    public var issuedAtFromNumericString: Int? {
+        guard let text = claims["iat"]?.stringValue, !text.isEmpty, text.utf8.count <= 18,
+              text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+        return Int(text)
+    }
 
     /// Splits and decodes a compact JWT without checking its signature.
     /// - Throws: `ProviderTokenFormatError` naming the part that is malformed.

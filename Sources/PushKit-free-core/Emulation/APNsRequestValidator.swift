@@ -12,7 +12,8 @@ import Crypto
 /// 1. method POST (405 MethodNotAllowed); path `/3/device/<token>` (404 BadPath,
 ///    400 MissingDeviceToken); no header repeated (400 DuplicateHeaders);
 /// 2. provider token: present (403 MissingProviderToken), well formed, ES256, trusted `kid` and
-///    `iss`, raw r‖s signature by the trusted key (403 InvalidProviderToken), `iat` not older than
+///    `iss`, raw r‖s signature by the trusted key (403 InvalidProviderToken; an `iat` written as a
+///    numeric string is accepted, as APNs accepts it, unless `Trust.strictIssuedAt`), `iat` not older than
 ///    an hour (403 ExpiredProviderToken) nor more than 5 minutes ahead (403 InvalidProviderToken),
 ///    not a too-early replacement (429 TooManyProviderTokenUpdates);
 /// 3. device token hex of even length (400 BadDeviceToken); `apns-id` a lowercase canonical UUID
@@ -36,13 +37,16 @@ public final class APNsRequestValidator {
         public var teamID: String
         /// The app's bundle id; `nil` accepts any topic whose suffix fits the push type.
         public var bundleID: String?
+        /// Refuse an `iat` written as a numeric string (APNs accepts it; `--strict-iat`).
+        public var strictIssuedAt: Bool
 
         /// Trusts tokens signed by `publicKey`'s private half for `keyID` and `teamID`.
-        public init(publicKey: P256.Signing.PublicKey, keyID: String, teamID: String, bundleID: String?) {
+        public init(publicKey: P256.Signing.PublicKey, keyID: String, teamID: String, bundleID: String?, strictIssuedAt: Bool = false) {
             self.publicKey = publicKey
             self.keyID = keyID
             self.teamID = teamID
             self.bundleID = bundleID
+            self.strictIssuedAt = strictIssuedAt
         }
     }
 
@@ -178,7 +182,8 @@ public final class APNsRequestValidator {
         let cached: CachedToken
         if authorization.utf8.count > 7, authorization.prefix(7).lowercased() == "bearer " {
             let token = String(authorization.dropFirst(7))
-            cached = CachedToken(token: token, check: ProviderTokenCheck.inspect(token, publicKey: trust.publicKey, keyID: trust.keyID, teamID: trust.teamID))
+            cached = CachedToken(token: token, check: ProviderTokenCheck.inspect(token, publicKey: trust.publicKey, keyID: trust.keyID, teamID: trust.teamID,
+                                                                             strictIssuedAt: trust.strictIssuedAt))
         } else {
             cached = CachedToken(token: "", check: ProviderTokenCheck(problem: "the authorization header is not \"bearer <token>\""))
         }

@@ -26,6 +26,9 @@ public struct ProviderTokenCheck: Sendable {
     public let teamID: String?
     /// Why the token is not acceptable regardless of its age; `nil` when it is.
     public let problem: String?
+    /// Something accepted that a stricter reading would refuse (an `iat` written as a numeric
+    /// string), for the request record's `detail`.
+    public var note: String?
 
     /// Whether the token is well formed and correctly signed for the trusted key, key id and team.
     public var isAuthentic: Bool { problem == nil }
@@ -33,7 +36,11 @@ public struct ProviderTokenCheck: Sendable {
     /// Checks everything about `compact` except its age: the three parts decode, `alg` is ES256,
     /// `kid` and `iss` are the trusted ones, `iat` is an integer, and the signature is the 64-byte
     /// raw r‖s ES256 signature by `publicKey` (a DER signature is refused, as APNs refuses it).
-    public static func inspect(_ compact: String, publicKey: P256.Signing.PublicKey, keyID trustedKeyID: String, teamID trustedTeamID: String) -> ProviderTokenCheck {
+    ///
+    /// An `iat` written as a string of digits is accepted, as APNs accepts it (client libraries
+    /// have signed it so for years), with a `note` saying so; `strictIssuedAt` refuses it.
+    public static func inspect(_ compact: String, publicKey: P256.Signing.PublicKey, keyID trustedKeyID: String, teamID trustedTeamID: String,
+                               strictIssuedAt: Bool = false) -> ProviderTokenCheck {
         let decoded: DecodedProviderToken
         do {
             decoded = try DecodedProviderToken(compact: compact)
@@ -42,13 +49,24 @@ public struct ProviderTokenCheck: Sendable {
         }
         let recordJSON = JSONValue.object(["header": .object(decoded.header), "claims": .object(decoded.claims)]).serializedString()
         var problem: String?
-        if decoded.algorithm != "ES256" {
+        var note: String?
+        var issuedAt = decoded.issuedAt
+        if issuedAt == nil, let fromString = decoded.issuedAtFromNumericString {
+            if strictIssuedAt {
+                problem = "iat is the string \(decoded.claims["iat"]?.serializedString() ?? ""), not a number (refused by --strict-iat; APNs accepts it)"
+            } else {
+                issuedAt = fromString
+                note = "iat is the string \(decoded.claims["iat"]?.serializedString() ?? ""), not a number; APNs accepts it (--strict-iat refuses it)"
+            }
+        }
+        if problem != nil {
+        } else if decoded.algorithm != "ES256" {
             problem = "alg is \(decoded.header["alg"]?.serializedString() ?? "missing"), not \"ES256\""
         } else if decoded.keyID != trustedKeyID {
             problem = "kid is \(decoded.header["kid"]?.serializedString() ?? "missing"), not the trusted key id \"\(trustedKeyID)\""
         } else if decoded.issuer != trustedTeamID {
             problem = "iss is \(decoded.claims["iss"]?.serializedString() ?? "missing"), not the trusted team id \"\(trustedTeamID)\""
-        } else if decoded.issuedAt == nil {
+        } else if issuedAt == nil {
             problem = "iat is \(decoded.claims["iat"]?.serializedString() ?? "missing"), not whole seconds since 1970"
         } else if decoded.signature.count != 64 {
             problem = "the signature has \(decoded.signature.count) bytes; ES256 in a JWS is the 64-byte r‖s (not DER)"
@@ -57,7 +75,7 @@ public struct ProviderTokenCheck: Sendable {
         }
         return ProviderTokenCheck(
             header: decoded.header, claims: decoded.claims, recordJSON: recordJSON,
-            issuedAt: decoded.issuedAt, keyID: decoded.keyID, teamID: decoded.issuer, problem: problem
+            issuedAt: issuedAt, keyID: decoded.keyID, teamID: decoded.issuer, problem: problem, note: note
         )
     }
 }

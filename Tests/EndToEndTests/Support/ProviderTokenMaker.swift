@@ -9,6 +9,14 @@ enum ProviderTokenMaker {
         return try ProviderToken.sign(key: key, keyID: keyID, teamID: teamID, issuedAt: issuedAt).compact
     }
 
+    /// A token whose claims are `claims` exactly as written (shapes other clients sign, such as an
+    /// `iat` written as a string), signed by the key at `keyPath` for `keyID`.
+    static func sign(keyPath: String, keyID: String = ProviderSetup.keyID, claims: String) throws -> String {
+        let key = try ProviderKey.load(path: keyPath, source: .flag("test"))
+        let signingInput = Base64URL.encode(Data(#"{"alg":"ES256","kid":"\#(keyID)"}"#.utf8)) + "." + Base64URL.encode(Data(claims.utf8))
+        return signingInput + "." + Base64URL.encode(try key.privateKey.signature(for: Data(signingInput.utf8)).rawRepresentation)
+    }
+
     /// The same token with its raw r‖s signature re-encoded as DER (what APNs refuses).
     static func withDERSignature(_ token: String) -> String {
         let parts = token.split(separator: ".")

@@ -140,6 +140,40 @@ struct APNsRequestValidatorTests {
         if kind != "missing" { #expect(assessment.providerTokenProblem != nil) }
     }
 
+    /// A token signed by the trusted key with `claims` as written (for shapes `ProviderToken.sign` never makes).
+    static func token(claims: String) throws -> String {
+        let signingInput = Base64URL.encode(Data(#"{"alg":"ES256","kid":"\#(RequestFixture.keyID)"}"#.utf8)) + "." + Base64URL.encode(Data(claims.utf8))
+        let signature = try RequestFixture.key.privateKey.signature(for: Data(signingInput.utf8))
+        return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
+    }
+
+    @Test("an iat written as a numeric string is accepted with a note, as APNs accepts it; --strict-iat refuses it")
+    func numericStringIssuedAt() throws {
+        let issued = Int(RequestFixture.now.timeIntervalSince1970) - 60
+        let stringIAT = try Self.token(claims: #"{"iss":"\#(RequestFixture.teamID)","iat":"\#(issued)"}"#)
+        let lenient = RequestFixture(token: stringIAT).assess()
+        #expect(lenient.rejection == nil && lenient.isAuthenticated)
+        #expect(lenient.providerToken?.issuedAt == issued)
+        #expect(lenient.providerToken?.note?.contains("APNs accepts it") == true)
+
+        let strictValidator = APNsRequestValidator(trust: .init(publicKey: RequestFixture.key.privateKey.publicKey, keyID: RequestFixture.keyID,
+                                                                teamID: RequestFixture.teamID, bundleID: RequestFixture.bundleID, strictIssuedAt: true),
+                                                   tokenUpdates: ProviderTokenUpdateTracker())
+        let strict = RequestFixture(token: stringIAT).assess(with: strictValidator)
+        #expect(strict.rejection?.reason == .invalidProviderToken)
+        #expect(strict.providerTokenProblem?.contains("--strict-iat") == true)
+
+        // Its age is still judged, and other strings are still refused.
+        let old = try Self.token(claims: #"{"iss":"\#(RequestFixture.teamID)","iat":"\#(issued - 4000)"}"#)
+        #expect(RequestFixture(token: old).assess().rejection?.reason == .expiredProviderToken)
+        for bad in [#""soon""#, #""-5""#, #""1.5e9""#, #""""#, "1.5", "null"] {
+            let token = try Self.token(claims: #"{"iss":"\#(RequestFixture.teamID)","iat":\#(bad)}"#)
+            #expect(RequestFixture(token: token).assess().rejection?.reason == .invalidProviderToken, "iat \(bad)")
+        }
+        // A number carries no note.
+        #expect(RequestFixture().assess().providerToken?.note == nil)
+    }
+
     @Test("a token exactly one hour old is still accepted; the bearer keyword is case-insensitive")
     func tokenAgeBoundary() {
         var request = RequestFixture(token: RequestFixture.token(age: 3600))
