@@ -16,6 +16,9 @@ public struct EmulatorConfiguration: Sendable {
     public var maximumConcurrentStreams = 1000
     /// When set, token updates are not rate-limited (no `429 TooManyProviderTokenUpdates`).
     public var lenientTokenUpdates = false
+    /// When set, a new token for the key within 20 minutes is refused on any connection, not only
+    /// on the connection that used the previous one.
+    public var globalTokenUpdates = false
     /// Tokens answered `410 Unregistered` or `400 BadDeviceToken` from the start.
     public var deviceStates = ScriptedDeviceStates()
     /// `--fail-first`.

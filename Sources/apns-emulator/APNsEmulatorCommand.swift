@@ -51,6 +51,9 @@ struct APNsEmulatorCommand: ParsableCommand {
     @Flag(name: .customLong("lenient-token-updates"), help: "Do not answer 429 TooManyProviderTokenUpdates to tokens replaced within 20 minutes.")
     var lenientTokenUpdates = false
 
+    @Flag(name: .customLong("global-token-updates"), help: "Answer 429 TooManyProviderTokenUpdates to a new token within 20 minutes of the key's previous one on any connection (APNs counts per connection).")
+    var globalTokenUpdates = false
+
     @Flag(name: .customLong("strict-iat"), help: "Refuse a provider token whose iat is a numeric string (APNs accepts it, and so does the emulator by default).")
     var strictIssuedAt = false
 
@@ -134,6 +137,7 @@ struct APNsEmulatorCommand: ParsableCommand {
             configuration.environment = settings.environment.value
             configuration.maximumConcurrentStreams = maxStreams
             configuration.lenientTokenUpdates = lenientTokenUpdates
+            configuration.globalTokenUpdates = globalTokenUpdates
             configuration.deviceStates = try deviceStates()
             configuration.failFirst = try failFirst.map(FailFirstFault.init(argument:))
             configuration.failRate = try failRate.map(FailRateFault.init(argument:))

@@ -244,13 +244,28 @@ struct EmulatorReasonTests {
         #expect(try Curl.push(to: emulator, deviceToken: deviceA, token: valid).status == 200)
     }
 
-    @Test("a second provider token within 20 minutes is 429 TooManyProviderTokenUpdates, unless --lenient-token-updates")
+    @Test("a new provider token on another connection within 20 minutes is accepted and noted, as APNs does")
+    func tokenUpdatesPerConnection() throws {
+        let setup = try ProviderSetup()
+        let now = Int(Date().timeIntervalSince1970)
+        let first = try ProviderTokenMaker.sign(keyPath: setup.key.pkcs8Path, issuedAt: now - 10)
+        let second = try ProviderTokenMaker.sign(keyPath: setup.key.pkcs8Path, issuedAt: now - 5)
+        let emulator = try RunningEmulator(environment: setup.environment)
+        // Each curl run is a connection of its own.
+        #expect(try Curl.push(to: emulator, deviceToken: deviceA, token: first).status == 200)
+        #expect(try Curl.push(to: emulator, deviceToken: deviceA, token: second).status == 200)
+        let records = emulator.waitForRecords(2)
+        #expect(records.first?["detail"] == nil)
+        #expect((records.last?["detail"] as? String)?.contains("on another connection") == true, "\(records)")
+    }
+
+    @Test("with --global-token-updates a second provider token within 20 minutes is 429 TooManyProviderTokenUpdates, unless --lenient-token-updates")
     func tokenUpdates() throws {
         let setup = try ProviderSetup()
         let now = Int(Date().timeIntervalSince1970)
         let first = try ProviderTokenMaker.sign(keyPath: setup.key.pkcs8Path, issuedAt: now - 10)
         let second = try ProviderTokenMaker.sign(keyPath: setup.key.pkcs8Path, issuedAt: now - 5)
-        let strict = try RunningEmulator(environment: setup.environment)
+        let strict = try RunningEmulator(["--global-token-updates"], environment: setup.environment)
         #expect(try Curl.push(to: strict, deviceToken: deviceA, token: first).status == 200)
         let refused = try Curl.push(to: strict, deviceToken: deviceA, token: second)
         #expect(refused.status == 429)

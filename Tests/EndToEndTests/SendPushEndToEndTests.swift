@@ -326,9 +326,9 @@ struct SendPushEndToEndTests {
         #expect(emulator.records().isEmpty, "the emulator saw: \(status.stdout)")
     }
 
-    @Test("10 consecutive runs reuse one provider token (the emulator would answer 429 to a replacement)")
+    @Test("10 consecutive runs reuse one provider token (with --global-token-updates the emulator would answer 429 to a replacement)")
     func providerTokenReused() throws {
-        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        let emulator = try RunningEmulator(["--quiet", "--global-token-updates"], environment: setup.environment)
         let env = clientEnvironment(emulator)
         for _ in 0..<10 {
             try BuiltTool.run("send-push", ["--token", Self.hexToken(1), "--body", "hi"], environment: env).expectSuccess()

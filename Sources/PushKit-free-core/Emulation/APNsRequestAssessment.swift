@@ -27,6 +27,9 @@ public struct APNsRequestAssessment: Sendable {
     public var providerToken: ProviderTokenCheck?
     /// Why the provider token was refused, in words (the reason code says less).
     public var providerTokenProblem: String?
+    /// Something about the provider token that was accepted although a stricter reading would
+    /// refuse it (an `iat` string, a new token on another connection within 20 minutes).
+    public var providerTokenNote: String?
     /// Whether the request carried a valid, current, admitted provider token. APNs raises a
     /// connection's stream limit after the first such request.
     public var isAuthenticated = false

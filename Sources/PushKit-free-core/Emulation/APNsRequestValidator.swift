@@ -74,6 +74,8 @@ public final class APNsRequestValidator {
         }
     }
     private var tokenCache: [String: CachedToken] = [:]
+    /// The provider token this connection uses, and since when (for the per-connection update rule).
+    private var connectionToken: ProviderTokenUpdateTracker.ConnectionToken?
 
     /// A validator for one connection.
     /// - Parameter tokenUpdates: the tracker all connections share; `nil` for no 429 on token updates.
@@ -151,7 +153,7 @@ public final class APNsRequestValidator {
         guard let deviceToken = result.deviceToken else { return APNsRejection(.missingDeviceToken) }
         if duplicated { return APNsRejection(.duplicateHeaders) }
         guard let token else { return APNsRejection(.missingProviderToken) }
-        if let reason = authenticate(token, now: now, problem: &result.providerTokenProblem) { return APNsRejection(reason) }
+        if let reason = authenticate(token, now: now, problem: &result.providerTokenProblem, note: &result.providerTokenNote) { return APNsRejection(reason) }
         result.isAuthenticated = true
         if !Self.isHexOfEvenLength(deviceToken) { return APNsRejection(.badDeviceToken) }
         if let apnsID = result.apnsID, !APNsRequest.isCanonicalUUID(apnsID) { return APNsRejection(.badMessageID) }
@@ -193,8 +195,9 @@ public final class APNsRequestValidator {
     }
 
     /// Judges the token's authenticity, age and novelty; returns the reason to refuse it, if any.
-    private func authenticate(_ inspected: CachedToken, now: Date, problem: inout String?) -> APNsReason? {
+    private func authenticate(_ inspected: CachedToken, now: Date, problem: inout String?, note: inout String?) -> APNsReason? {
         let check = inspected.check
+        note = check.note
         if let reason = check.problem {
             problem = reason
             return .invalidProviderToken
@@ -208,10 +211,13 @@ public final class APNsRequestValidator {
             problem = "the token's iat lies \(-age) seconds in the future"
             return .invalidProviderToken
         }
-        if !inspected.admitted, let tokenUpdates {
-            guard tokenUpdates.admit(token: inspected.token, keyID: trust.keyID, teamID: trust.teamID, now: now) else {
-                problem = "a new provider token less than 20 minutes after the previous one"
+        if let tokenUpdates, !inspected.admitted || connectionToken?.token != inspected.token {
+            switch tokenUpdates.admit(token: inspected.token, keyID: trust.keyID, teamID: trust.teamID, now: now, connection: &connectionToken) {
+            case .refused(let reason):
+                problem = reason
                 return .tooManyProviderTokenUpdates
+            case .accepted(let updateNote):
+                if let updateNote { note = [note, updateNote].compactMap { $0 }.joined(separator: "; ") }
             }
         }
         inspected.admitted = true

@@ -182,22 +182,41 @@ struct APNsRequestValidatorTests {
         #expect(request.reason == nil)
     }
 
-    @Test("a second new token within 20 minutes is 429; the first stays valid; later updates are fine")
+    @Test("per connection (Apple's rule): a new token on the same connection within 20 minutes is 429; on another connection it is accepted with a note")
     func tokenUpdateRate() {
         let tracker = ProviderTokenUpdateTracker()
         let validator = RequestFixture.validator(tracker: tracker)
         let first = RequestFixture(token: RequestFixture.token(age: 100))
         let second = RequestFixture(token: RequestFixture.token(age: 50))
         #expect(first.assess(with: validator).rejection == nil)
+        #expect(first.assess(with: validator).providerTokenNote == nil)
         let refused = second.assess(with: validator)
         #expect(refused.rejection == APNsRejection(.tooManyProviderTokenUpdates))
         #expect(refused.rejection?.status == 429)
-        #expect(first.assess(with: validator).rejection == nil)
-        // Another connection (validator) shares the tracker and sees the same history.
-        #expect(second.assess(with: RequestFixture.validator(tracker: tracker)).rejection?.reason == .tooManyProviderTokenUpdates)
+        #expect(refused.providerTokenProblem?.contains("on this connection") == true)
+        #expect(first.assess(with: validator).rejection == nil, "the first token stays good")
+        // Another connection (validator) may start with a fresh token; the record notes it.
+        let other = second.assess(with: RequestFixture.validator(tracker: tracker))
+        #expect(other.rejection == nil)
+        #expect(other.providerTokenNote?.contains("on another connection") == true)
+        // 20 minutes later the first connection may change its token.
         let later = RequestFixture.now.addingTimeInterval(20 * 60)
         let third = RequestFixture(token: RequestFixture.token(age: -1100))
         #expect(third.assess(with: validator, at: later).rejection == nil)
+    }
+
+    @Test("the global rule (--global-token-updates): a new token within 20 minutes is 429 on any connection")
+    func globalTokenUpdateRate() {
+        let tracker = ProviderTokenUpdateTracker(rule: .global)
+        let first = RequestFixture(token: RequestFixture.token(age: 100))
+        let second = RequestFixture(token: RequestFixture.token(age: 50))
+        #expect(first.assess(with: RequestFixture.validator(tracker: tracker)).rejection == nil)
+        let refused = second.assess(with: RequestFixture.validator(tracker: tracker))
+        #expect(refused.rejection?.reason == .tooManyProviderTokenUpdates)
+        #expect(refused.providerTokenProblem?.contains("--global-token-updates") == true)
+        #expect(first.assess(with: RequestFixture.validator(tracker: tracker)).rejection == nil, "a known token is fine anywhere")
+        let later = RequestFixture.now.addingTimeInterval(20 * 60)
+        #expect(RequestFixture(token: RequestFixture.token(age: -1100)).assess(with: RequestFixture.validator(tracker: tracker), at: later).rejection == nil)
     }
 
     @Test("without a tracker (lenient) token updates are not limited")
