@@ -189,7 +189,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             record.timestamp = verdict.timestamp
             record.detail = verdict.detail
         }
-        if record.detail == nil, record.status == 200 { record.detail = assessment.providerTokenNote }
+        if record.detail == nil, record.status == 200 { record.detail = assessment.acceptanceNote }
         record.apnsID = assessment.apnsID.flatMap { APNsRequest.isCanonicalUUID($0) ? $0 : nil } ?? uuids.uuidString()
         if record.status == 200, configuration.environment == .sandbox {
             record.apnsUniqueID = uuids.uuidString()

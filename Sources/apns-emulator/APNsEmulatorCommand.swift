@@ -54,6 +54,9 @@ struct APNsEmulatorCommand: ParsableCommand {
     @Flag(name: .customLong("global-token-updates"), help: "Answer 429 TooManyProviderTokenUpdates to a new token within 20 minutes of the key's previous one on any connection (APNs counts per connection).")
     var globalTokenUpdates = false
 
+    @Flag(name: .customLong("require-aps"), help: "Answer 400 BadPayload to a payload without an \"aps\" object (APNs delivers it, and so does the emulator by default).")
+    var requireAps = false
+
     @Flag(name: .customLong("strict-iat"), help: "Refuse a provider token whose iat is a numeric string (APNs accepts it, and so does the emulator by default).")
     var strictIssuedAt = false
 
@@ -122,6 +125,7 @@ struct APNsEmulatorCommand: ParsableCommand {
             let settings = try ToolSupport.configuration(ConfigurationFlags(file, provider, environment), tool: "apns-emulator")
             var trust = try APNsRequestValidator.Trust.load(from: settings, publicKeyPath: publicKeyPath)
             trust.strictIssuedAt = strictIssuedAt
+            trust.requireAps = requireAps
             let tls: EmulatorTLSMaterial
             if let certificatePath, let certificateKeyPath {
                 tls = try EmulatorTLSMaterial.load(certificatePath: certificatePath, keyPath: certificateKeyPath)

@@ -208,7 +208,7 @@ struct EmulatorReasonTests {
         Case(name: "4097 bytes", status: 413, reason: "PayloadTooLarge", body: paddedPayload(4097)),
         Case(name: "5121 bytes of voip", status: 413, reason: "PayloadTooLarge", headers: [("apns-push-type", "voip"), ("apns-topic", ProviderSetup.topic + ".voip")], body: paddedPayload(5121)),
         Case(name: "40 KB, answered before the end", status: 413, reason: "PayloadTooLarge", body: paddedPayload(40_000)),
-        Case(name: "no aps", status: 400, reason: "BadPayload", body: #"{"alert":"Hello"}"#),
+        Case(name: "aps not an object", status: 400, reason: "BadPayload", body: #"{"aps":"Hello"}"#),
         Case(name: "not JSON", status: 400, reason: "BadPayload", body: "Hello"),
     ]
 

@@ -30,6 +30,14 @@ public struct APNsRequestAssessment: Sendable {
     /// Something about the provider token that was accepted although a stricter reading would
     /// refuse it (an `iat` string, a new token on another connection within 20 minutes).
     public var providerTokenNote: String?
+    /// Something about the payload that was accepted although a stricter reading would refuse it
+    /// (no `aps` object).
+    public var payloadNote: String?
+    /// The notes for the record's `detail`, when the request was accepted.
+    public var acceptanceNote: String? {
+        let notes = [providerTokenNote, payloadNote].compactMap { $0 }
+        return notes.isEmpty ? nil : notes.joined(separator: "; ")
+    }
     /// Whether the request carried a valid, current, admitted provider token. APNs raises a
     /// connection's stream limit after the first such request.
     public var isAuthenticated = false

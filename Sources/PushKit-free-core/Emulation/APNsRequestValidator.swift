@@ -22,7 +22,8 @@ import Crypto
 ///    priority 10, 5 or 1, and 5 for background (400 BadPriority); collapse id at most 64 bytes
 ///    (400 BadCollapseId); expiration a non-negative integer (400 BadExpirationDate);
 /// 4. body: not empty (400 PayloadEmpty), within 4096 bytes or 5120 for voip (413 PayloadTooLarge),
-///    a JSON object with an `aps` object (400 BadPayload).
+///    a JSON object whose `aps`, when present, is an object (400 BadPayload); a payload without
+///    `aps` is delivered, as APNs does, unless `Trust.requireAps`.
 ///
 /// One validator serves one connection: it caches the verdict on each distinct token string, so a
 /// token's signature is verified once, not per request. It is not thread-safe.
@@ -39,6 +40,9 @@ public final class APNsRequestValidator {
         public var bundleID: String?
         /// Refuse an `iat` written as a numeric string (APNs accepts it; `--strict-iat`).
         public var strictIssuedAt: Bool
+        /// Refuse a payload without an `aps` object (Apple's documentation asks for one, APNs
+        /// delivers without; `--require-aps`).
+        public var requireAps = false
 
         /// Trusts tokens signed by `publicKey`'s private half for `keyID` and `teamID`.
         public init(publicKey: P256.Signing.PublicKey, keyID: String, teamID: String, bundleID: String?, strictIssuedAt: Bool = false) {
@@ -134,8 +138,14 @@ public final class APNsRequestValidator {
                 result.payload = scan.compact
                 if scan.kind != .object {
                     result.payloadProblem = "the payload is a JSON \(scan.kind.rawValue), not an object"
-                } else if scan.apsKind != .object {
-                    result.payloadProblem = scan.apsKind.map { "\"aps\" is a \($0.rawValue), not an object" } ?? "the payload has no \"aps\" object"
+                } else if let apsKind = scan.apsKind, apsKind != .object {
+                    result.payloadProblem = "\"aps\" is a \(apsKind.rawValue), not an object"
+                } else if scan.apsKind == nil {
+                    if trust.requireAps {
+                        result.payloadProblem = "the payload has no \"aps\" object (refused by --require-aps; APNs delivers it)"
+                    } else {
+                        result.payloadNote = "the payload has no \"aps\" object; APNs delivers it (VoIP payloads often have none; --require-aps refuses it)"
+                    }
                 }
             case .failure(let failure):
                 result.payloadProblem = "the payload is not JSON: \(failure)"

@@ -342,11 +342,19 @@ struct APNsRequestValidatorTests {
         request.body = filler(5121)
         #expect(request.reason == .payloadTooLarge)
         request = RequestFixture()
-        for bad in [#"{"aps":"hi"}"#, #"{"alert":"hi"}"#, #"[1,2]"#, #"{"aps":{}"#, "not json", #"{"aps":{}} x"#] {
+        for bad in [#"{"aps":"hi"}"#, #"[1,2]"#, #"{"aps":{}"#, "not json", #"{"aps":{}} x"#] {
             request.body = Array(bad.utf8)
             #expect(request.reason == .badPayload, "\(bad)")
             #expect(request.assess().payloadProblem != nil)
         }
+        // No aps at all: APNs delivers it (a VoIP payload often has none); --require-aps refuses it.
+        request.body = Array(#"{"caller":"Ada"}"#.utf8)
+        #expect(request.reason == nil)
+        #expect(request.assess().payloadNote?.contains("--require-aps") == true)
+        var trust = RequestFixture.validator().trust
+        trust.requireAps = true
+        let strict = request.assess(with: APNsRequestValidator(trust: trust, tokenUpdates: nil))
+        #expect(strict.rejection?.reason == .badPayload && strict.payloadProblem?.contains("--require-aps") == true)
     }
 
     @Test("checks run in the documented order")
