@@ -84,13 +84,13 @@ final class EndpointService: Sendable {
             notes.token = registration.token
             let outcome = try await register(registration, route: route)
             if route == .registerAPNs { return Self.response(["status": "ok"]) }
-            return Self.response(["status": "registered", "device": Self.registeredDevice(outcome)])
+            return Self.response(["status": "registered", "device": EndpointJSON.device(outcome.device)])
         case .deviceHook:
             return try await deviceHook(try await readJSON(request), notes: notes)
         case .registerSubscription:
             let subscription = try AgentSubscription.Request(try await readJSON(request))
             notes.token = subscription.registration.token
-            _ = try await write(route: route) { devices, now in .registered(subscription.apply(to: &devices, at: now)) }
+            _ = try await write { devices, now in .registered(subscription.apply(to: &devices, at: now)) }
             metrics.registered(route: route)
             return Self.response(["status": "subscribed", "agent": .string(subscription.agentKey),
                                   "device_id": .string(subscription.registration.deviceID)])
@@ -153,7 +153,7 @@ final class EndpointService: Sendable {
     // MARK: Registry
 
     private func register(_ registration: DeviceRegistration, route: EndpointRoute) async throws -> RegisteredDevices.RegistrationOutcome {
-        let result = try await write(route: route) { devices, now in .registered(devices.register(registration, at: now)) }
+        let result = try await write { devices, now in .registered(devices.register(registration, at: now)) }
         guard case .registered(let outcome) = result else { throw EndpointError.internalError("registration was not recorded") }
         metrics.registered(route: route)
         return outcome
@@ -161,7 +161,7 @@ final class EndpointService: Sendable {
 
     private func unregister(_ idOrToken: String, route: EndpointRoute, notes: Notes) async throws -> Response {
         notes.token = try? DeviceToken(validating: idOrToken)
-        let result = try await write(route: route) { devices, _ in .removed(devices.remove(idOrToken: idOrToken)) }
+        let result = try await write { devices, _ in .removed(devices.remove(idOrToken: idOrToken)) }
         guard case .removed(let removed) = result, !removed.isEmpty else {
             throw EndpointError.notFound("no device with token or id \"\(AccessLog.maskedPath(idOrToken))\"")
         }
@@ -171,8 +171,8 @@ final class EndpointService: Sendable {
     }
 
     private func deviceHook(_ body: JSONValue, notes: Notes) async throws -> Response {
-        let fields = RequestBodyFields(body.objectValue ?? [:])
-        guard body.objectValue != nil else { throw EndpointError.badRequest("expected a JSON object, not \(body.typeName)") }
+        guard let object = body.objectValue else { throw EndpointError.badRequest("expected a JSON object, not \(body.typeName)") }
+        let fields = RequestBodyFields(object)
         let action: String?
         do throws(RegistrationBodyError) {
             action = try fields.string("action")
@@ -184,7 +184,7 @@ final class EndpointService: Sendable {
             let registration = try Self.registration(body)
             notes.token = registration.token
             let outcome = try await register(registration, route: .deviceHook)
-            return Self.response(["status": "registered", "device": Self.registeredDevice(outcome)])
+            return Self.response(["status": "registered", "device": EndpointJSON.device(outcome.device)])
         case "unregister"?:
             let token: String?
             do throws(RegistrationBodyError) {
@@ -201,7 +201,8 @@ final class EndpointService: Sendable {
         }
     }
 
-    private func write(route: EndpointRoute, _ change: @escaping RegistryWriteQueue.Change) async throws -> RegistryWriteQueue.ChangeResult {
+    /// Applies `change` in the next batched write; a registry that cannot be written is a 500.
+    private func write(_ change: @escaping RegistryWriteQueue.Change) async throws -> RegistryWriteQueue.ChangeResult {
         do {
             return try await writes.apply(change)
         } catch let error as RegistryError {
@@ -230,10 +231,6 @@ final class EndpointService: Sendable {
         } catch {
             throw EndpointError(error)
         }
-    }
-
-    private static func registeredDevice(_ outcome: RegisteredDevices.RegistrationOutcome) -> JSONValue {
-        EndpointJSON.device(outcome.device)
     }
 
     // MARK: Bodies and responses
