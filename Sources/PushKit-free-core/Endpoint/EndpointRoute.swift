@@ -77,8 +77,8 @@ public enum EndpointRoute: String, Sendable, CaseIterable {
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         var allowed: [String] = []
         var matched: (EndpointRoute, String?)?
-        for route in allCases {
-            guard let parameter = route.parameter(in: segments) else { continue }
+        for (route, pattern) in patterns {
+            guard let parameter = Self.parameter(of: pattern, in: segments) else { continue }
             if route.method == method {
                 // A literal path wins over a `{token}` one (/api/v1/devices/register is not a token).
                 if matched == nil || matched?.1 != nil { matched = (route, parameter) }
@@ -90,10 +90,12 @@ public enum EndpointRoute: String, Sendable, CaseIterable {
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
     }
 
+    /// Every route with its path split into segments, once (matching runs on every request).
+    private static let patterns = allCases.map { ($0, $0.path.split(separator: "/", omittingEmptySubsequences: false)) }
+
     /// `.some(nil)` when the route's literal path matches, `.some(value)` for its `{token}`
     /// segment, `nil` when the path is not this route's.
-    private func parameter(in segments: [Substring]) -> String?? {
-        let pattern = path.split(separator: "/", omittingEmptySubsequences: false)
+    private static func parameter(of pattern: [Substring], in segments: [Substring]) -> String?? {
         guard pattern.count == segments.count else { return nil }
         var value: String?
         for (expected, actual) in zip(pattern, segments) {
