@@ -30,6 +30,9 @@ public enum EndpointServer {
                                         notificationPolicy: settings.notificationPolicy) { warning in
             StandardStreams.writeError("\(tool): warning: \(warning)\n")
         }
+        if let warning = ProviderCredentials.keyPermissionWarning(settings.configuration) {
+            StandardStreams.writeError("\(tool): warning: \(warning)\n")
+        }
         if let problem = delivery.problem() {
             StandardStreams.writeError("\(tool): warning: the notification routes will answer 503: \(problem)\n")
         }

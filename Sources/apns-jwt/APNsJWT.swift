@@ -40,6 +40,7 @@ extension APNsJWT {
             try ToolSupport.run(tool: "apns-jwt") {
                 let configuration = try ToolSupport.configuration(ConfigurationFlags(file, provider), tool: "apns-jwt")
                 let credentials = try ProviderCredentials.load(from: configuration)
+                if let warning = ProviderCredentials.keyPermissionWarning(configuration) { ToolSupport.warn(warning, tool: "apns-jwt") }
                 let cache = ProviderTokenCache(path: configuration.tokenCachePath)
                 let lease = refresh ? try cache.refresh(for: credentials) : try cache.token(for: credentials)
                 if let warning = lease.warning { ToolSupport.warn(warning, tool: "apns-jwt") }

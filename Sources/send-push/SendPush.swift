@@ -205,6 +205,7 @@ struct SendPush: ParsableCommand {
             return
         }
         if case .send(let note?) = decision, !hook { StandardStreams.writeError("\(Self.tool): \(note)\n") }
+        if let warning = ProviderCredentials.keyPermissionWarning(configuration) { ToolSupport.warn(warning, tool: Self.tool) }
         let run = PushRun(configuration: configuration, policy: DeliveryPolicy(retries: retries, timeout: .milliseconds(Int(timeout * 1000))))
         guard background else {
             let report = try deliver(run, request: built.request, targets: targets, credentials: nil) {

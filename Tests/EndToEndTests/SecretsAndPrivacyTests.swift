@@ -87,10 +87,16 @@ struct SecretsAndPrivacyTests {
         for (what, text) in outputs + files where !what.hasSuffix("devices.json") && what != "apns-emulator" {
             #expect(!text.contains(device) && !text.contains(dead), "a whole device token is in \(what)")
         }
-        // A key others can read draws a warning from the doctor.
+        // A key others can read draws a warning from the doctor, and from every tool that loads it.
         chmod(setup.key.pkcs8Path, 0o644)
         let check = try BuiltTool.run("apns-jwt", ["check"], environment: env)
         #expect(check.stdout.contains("let other users read the key; run chmod 600"), "\(check.stdout)")
+        for (tool, arguments) in [("apns-jwt", []), ("send-push", ["--title", "t", "--token", device])] {
+            let result = try BuiltTool.run(tool, arguments, environment: env)
+            #expect(result.status == 0 && result.stderr.contains("warning: the key file \(setup.key.pkcs8Path) has permissions 644"), "\(tool): \(result.stderr)")
+        }
+        let readableServer = try RunningServe(["--no-auth"], environment: env)
+        #expect(readableServer.stderr.contains("has permissions 644, which let other users read the key"))
         chmod(setup.key.pkcs8Path, 0o600)
         // The failed key load names the file, not its contents, and the wrong secret is not echoed.
         #expect(outputs.contains { $0.text.contains("missing.p8") })

@@ -17,6 +17,13 @@ public struct ProviderCredentials: Sendable {
 
     /// Loads the key and checks the identifiers named by `configuration`.
     /// - Throws: `ProviderKeyError` (66 for a missing key file) or `ConfigurationError` (78).
+    /// A warning when the configured `.p8` can be read by group or others (`chmod 600` fixes it);
+    /// the tools print it and go on, since the key still works.
+    public static func keyPermissionWarning(_ configuration: Configuration) -> String? {
+        guard let keyPath = configuration.keyPath, let mode = PosixFile.permissions(of: keyPath.value), mode & 0o077 != 0 else { return nil }
+        return "the key file \(keyPath.value) has permissions \(String(mode, radix: 8)), which let other users read the key; run chmod 600 \(keyPath.value)"
+    }
+
     public static func load(from configuration: Configuration) throws -> ProviderCredentials {
         let (keyID, teamID) = try identifiers(from: configuration)
         guard let keyPath = configuration.keyPath else {
