@@ -33,8 +33,9 @@ deps:
 	@# The OpenAPI check of register-apns serve (Tests/Tools/check_openapi.py) reads YAML and JSON Schema.
 	@python3 -c 'import yaml, jsonschema' 2>/dev/null || python3 -m pip install --quiet pyyaml jsonschema \
 		|| (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-yaml python3-jsonschema)
-	@# A client library nobody here wrote, to check apns-emulator against (Tests/Tools/pypi_kalyke_client.py).
-	@python3 -c 'import kalyke' 2>/dev/null || python3 -m pip install --quiet kalyke-apns
+	@# A client library nobody here wrote, to check apns-emulator against (Tests/Tools/pypi_kalyke_client.py),
+	@# and cryptography, which makes the TLS failure tests' certificates (Tests/Tools/make_test_certificates.py).
+	@python3 -c 'import kalyke, cryptography' 2>/dev/null || python3 -m pip install --quiet kalyke-apns cryptography
 
 bench-deps: deps
 	@missing=""; \
