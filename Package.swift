@@ -1,6 +1,12 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// libcurl is loaded at run time, so nothing links against the closed-stream reset filter
+// (CCurlShim/ClosedStreamResetFilter.c): the programs that send export it so the loaded libcurl calls it.
+let exportClosedStreamResetFilter: [LinkerSetting] = [
+    .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=nghttp2_submit_rst_stream"]),
+]
+
 let package = Package(
     name: "pushkit-free",
     platforms: [.macOS(.v15)],
@@ -127,7 +133,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/register-apns-serve",
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=nghttp2_submit_rst_stream"])]
+            linkerSettings: exportClosedStreamResetFilter
         ),
         .executableTarget(
             name: "send-push",
@@ -136,9 +142,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/send-push",
-            // libcurl is loaded at run time, so nothing links against the closed-stream reset filter
-            // (CCurlShim/ClosedStreamResetFilter.c): export it so the loaded libcurl calls it.
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--export-dynamic-symbol=nghttp2_submit_rst_stream"])]
+            linkerSettings: exportClosedStreamResetFilter
         ),
         .executableTarget(
             name: "apns-emulator",

@@ -20,12 +20,14 @@ final class EndpointDelivery: Sendable {
     let deliveryPolicy: DeliveryPolicy
     let notificationPolicy: NotificationPolicy
     private let thread: NIOThreadPool
-    private let client: ClientSlot
+    private let client: DeliveryThreadState
     private let warn: @Sendable (String) -> Void
 
-    /// The client, made on first use and touched only on the delivery thread.
-    private final class ClientSlot: @unchecked Sendable {
+    /// The client, made on first use, and the provider credentials, loaded once they load: both
+    /// touched only on the delivery thread, so a webhook reads and parses no key file.
+    private final class DeliveryThreadState: @unchecked Sendable {
         var client: CurlHTTP2Client?
+        var credentials: ProviderCredentials?
     }
 
     init(configuration: Configuration, deliveryPolicy: DeliveryPolicy, notificationPolicy: NotificationPolicy,
@@ -34,7 +36,7 @@ final class EndpointDelivery: Sendable {
         self.deliveryPolicy = deliveryPolicy
         self.notificationPolicy = notificationPolicy
         self.warn = warn
-        client = ClientSlot()
+        client = DeliveryThreadState()
         thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
     }
@@ -91,7 +93,8 @@ final class EndpointDelivery: Sendable {
         if let reason = try notificationPolicy.holdBackReason(decision, capKey: capKey, stateDirectory: configuration.stateDirectory.value) {
             return DeliveryReport.skipped(targets, reason: reason) { $0.recordedEnvironment ?? configuration.environment.value }
         }
-        let credentials = try ProviderCredentials.load(from: configuration)
+        let credentials = try client.credentials ?? ProviderCredentials.load(from: configuration)
+        client.credentials = credentials
         try CurlGlobal.load()
         let run = PushRun(configuration: configuration, policy: deliveryPolicy)
         return try run.send(request, to: targets, credentials: credentials, makeTransport: { [client] caFile, proxy, connectTimeout in

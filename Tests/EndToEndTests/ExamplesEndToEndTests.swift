@@ -24,11 +24,8 @@ struct ExamplesEndToEndTests {
 
     /// The clients' environment: the provider settings, the emulator as APNs, the built tools on PATH.
     func clientEnvironment(_ emulator: RunningEmulator) -> [String: String] {
-        var env = setup.environment
+        var env = emulator.asAPNs(for: setup.environment)
         env["PATH"] = Self.path
-        env["APNS_PRODUCTION_URL"] = emulator.baseURL
-        env["APNS_SANDBOX_URL"] = emulator.baseURL
-        env["APNS_CA_FILE"] = emulator.caPath
         return env
     }
 

@@ -23,11 +23,8 @@ struct LiveActivityEndToEndTests {
     ]
 
     func clientEnvironment(_ emulator: RunningEmulator) -> [String: String] {
-        var env = setup.environment
+        var env = emulator.asAPNs(for: setup.environment)
         env["APNS_STATE_FILE"] = devicesFile
-        env["APNS_PRODUCTION_URL"] = emulator.baseURL
-        env["APNS_SANDBOX_URL"] = emulator.baseURL
-        env["APNS_CA_FILE"] = emulator.caPath
         return env
     }
 

@@ -13,10 +13,7 @@ struct SecretsAndPrivacyTests {
         let home = try #require(setup.environment["HOME"])
         let stateDirectory = home + "/.local/state/pushkit-free"
         let emulator = try RunningEmulator([], environment: setup.environment)
-        var env = setup.environment
-        env["APNS_PRODUCTION_URL"] = emulator.baseURL
-        env["APNS_SANDBOX_URL"] = emulator.baseURL
-        env["APNS_CA_FILE"] = emulator.caPath
+        let env = emulator.asAPNs(for: setup.environment)
         let device = String(repeating: "7d", count: 30) + "c0ffee01"
         let dead = String(repeating: "7d", count: 30) + "deadbeef"
 

@@ -15,18 +15,12 @@ struct ServeEndToEndTests {
     }
 
     static func token(_ n: Int) -> String { String(repeating: "cd", count: 28) + String(format: "%08x", n) }
-    static func masked(_ token: String) -> String { String(token.prefix(8)) + "…" + String(token.suffix(4)) }
 
     /// The server's environment: the provider key, and APNs at `emulator` when given.
     func environment(_ emulator: RunningEmulator? = nil) -> [String: String] {
         var env = setup.environment
         env["APNS_STATE_FILE"] = stateFile
-        if let emulator {
-            env["APNS_PRODUCTION_URL"] = emulator.baseURL
-            env["APNS_SANDBOX_URL"] = emulator.baseURL
-            env["APNS_CA_FILE"] = emulator.caPath
-        }
-        return env
+        return emulator?.asAPNs(for: env) ?? env
     }
 
     func secretFile(_ secret: String = "s3cret-for-tests", mode: Int = 0o600) throws -> String {
@@ -67,7 +61,7 @@ struct ServeEndToEndTests {
             """)
         #expect(registered.status == 200 && registered.json?["status"] as? String == "registered")
         let device = try #require(registered.json?["device"] as? [String: Any])
-        #expect(device["token"] as? String == Self.masked(Self.token(2)))
+        #expect(device["token"] as? String == maskedToken(Self.token(2)))
         #expect(device["device_name"] as? String == "Anna's iPad")
         #expect((device["registered_at"] as? String)?.hasSuffix("Z") == true)
         // No app device id: one is derived from the token, never the token itself.
@@ -107,8 +101,8 @@ struct ServeEndToEndTests {
 
         // One access-log line per request, tokens masked.
         let log = server.stderr
-        #expect(log.contains("POST /register-apns 200") && log.contains("token=\(Self.masked(Self.token(1)))"))
-        #expect(log.contains("DELETE /api/v1/devices/\(Self.masked(Self.token(1)))"))
+        #expect(log.contains("POST /register-apns 200") && log.contains("token=\(maskedToken(Self.token(1)))"))
+        #expect(log.contains("DELETE /api/v1/devices/\(maskedToken(Self.token(1)))"))
         for token in [Self.token(1), Self.token(2), Self.token(3)] {
             #expect(!log.lowercased().contains(token), "no whole token in the access log")
         }
@@ -276,7 +270,7 @@ struct ServeEndToEndTests {
         let byID = Dictionary(uniqueKeysWithValues: results.map { ($0["device_id"] as? String ?? "", $0) })
         #expect(byID["alive"]?["success"] as? Bool == true && byID["alive"]?["reason"] is NSNull)
         #expect(byID["dead"]?["success"] as? Bool == false && byID["dead"]?["reason"] as? String == "Unregistered")
-        #expect(byID["dead"]?["token"] as? String == Self.masked(dead))
+        #expect(byID["dead"]?["token"] as? String == maskedToken(dead))
         #expect(try devices().keys.sorted() == ["alive"], "the 410 device was pruned")
 
         let record = try #require(emulator.waitForRecords(2).first { $0["device_token"] as? String == Self.token(20) })
@@ -506,11 +500,6 @@ struct ServeEndToEndTests {
     }
 }
 
-/// The hex SHA-256 of `text`, computed by `sha256sum` (not by our code).
-func sha256Hex(_ text: String) throws -> String {
-    let result = try BuiltTool.runSystem("sha256sum", [], stdin: Data(text.utf8))
-    return String(result.stdout.prefix(64))
-}
 
 /// The value of an unlabelled Prometheus metric line `name value`.
 func metricValue(_ exposition: String, _ name: String) -> Double? {

@@ -27,15 +27,6 @@ struct ServeExamplesTests {
         try FileManager.default.createDirectory(atPath: setup.environment["HOME"]!, withIntermediateDirectories: true)
     }
 
-    /// Hex SHA-256 of `text`, by coreutils (not by the code under test).
-    static func sha256(_ text: String) throws -> String {
-        let result = try BuiltTool.runSystem("sha256sum", [], stdin: Data(text.utf8))
-        result.expectSuccess()
-        return String(result.stdout.prefix(64))
-    }
-
-    /// How the access log masks a token: first 8 hex digits, "…", last 4.
-    static func masked(_ token: String) -> String { "\(token.prefix(8))…\(token.suffix(4))" }
 
     /// `bash examples/serve-requests.sh` with exactly `env`.
     func runScript(env: [String: String]) throws -> ToolResult {
@@ -85,15 +76,15 @@ struct ServeExamplesTests {
             "POST /registerSubscription 200",
             "GET /api/v1/devices 200",
             "POST /api/v1/notifications/send 200",
-            "POST /api/v1/notifications/send/\(Self.masked(Self.phoneToken)) 200",
+            "POST /api/v1/notifications/send/\(maskedToken(Self.phoneToken)) 200",
             "POST /hooks/ios-notify 200",
             "POST /triggerReplyFinished 200",
             "GET /metrics 200",
-            "DELETE /api/v1/devices/\(Self.masked(Self.macToken)) 200",
+            "DELETE /api/v1/devices/\(maskedToken(Self.macToken)) 200",
         ], "\(server.stderr)")
 
         // What it printed: the answers, one JSON object per line, and the metrics without buckets.
-        let macID = "apns-" + (try Self.sha256(Self.macToken)).prefix(16)
+        let macID = "apns-" + (try sha256Hex(Self.macToken)).prefix(16)
         let answers = jsonLines(result.stdout)
         #expect(answers.first.map(NSDictionary.init(dictionary:)) == ["status": "healthy"] as NSDictionary)
         let macRegistration = answers.first { $0["status"] as? String == "registered" }?["device"] as? [String: Any]
@@ -106,7 +97,7 @@ struct ServeExamplesTests {
 
         // The state file: the iPhone (subscribed to the agent) and the iPad (sandbox, family); the
         // Mac was deleted by the last request and the old iPhone unregistered by the hook.
-        let agent = try Self.sha256(Self.agentDirectory)
+        let agent = try sha256Hex(Self.agentDirectory)
         let state = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stateFile))) as? [String: Any])
         let devices = try #require(state["devices"] as? [String: [String: Any]])
         #expect(Set(devices.keys) == ["ada-iphone", "ada-ipad"], "\(devices)")
@@ -144,7 +135,7 @@ struct ServeExamplesTests {
         #expect(Self.alert(reply)?["body"] as? String == "Here is the plan for tomorrow: three meetings and the dentist at four.")
         let replyData = reply["payload"] as? [String: Any]
         #expect(replyData?["type"] as? String == "reply_finished")
-        #expect(replyData?["server_key"] as? String == (try Self.sha256(secret)))
+        #expect(replyData?["server_key"] as? String == (try sha256Hex(secret)))
         #expect(replyData?["conversation_id"] as? String == "c-42")
 
         // curl -f makes a refused request fail the script: a wrong secret stops it at the first

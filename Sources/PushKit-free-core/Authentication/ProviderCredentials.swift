@@ -15,14 +15,15 @@ public struct ProviderCredentials: Sendable {
     /// The cache key: team id, key id and key fingerprint, so a rotated key never reuses an old token.
     public var cacheKey: String { "\(teamID).\(keyID).\(key.fingerprint)" }
 
-    /// Loads the key and checks the identifiers named by `configuration`.
-    /// - Throws: `ProviderKeyError` (66 for a missing key file) or `ConfigurationError` (78).
     /// A warning when the configured `.p8` can be read by group or others (`chmod 600` fixes it);
     /// the tools print it and go on, since the key still works.
     public static func keyPermissionWarning(_ configuration: Configuration) -> String? {
-        guard let keyPath = configuration.keyPath, let mode = PosixFile.permissions(of: keyPath.value), mode & 0o077 != 0 else { return nil }
+        guard let keyPath = configuration.keyPath, let mode = PosixFile.permissionsOpenToOthers(of: keyPath.value) else { return nil }
         return "the key file \(keyPath.value) has permissions \(String(mode, radix: 8)), which let other users read the key; run chmod 600 \(keyPath.value)"
     }
+
+    /// Loads the key and checks the identifiers named by `configuration`.
+    /// - Throws: `ProviderKeyError` (66 for a missing key file) or `ConfigurationError` (78).
 
     public static func load(from configuration: Configuration) throws -> ProviderCredentials {
         let (keyID, teamID) = try identifiers(from: configuration)

@@ -79,7 +79,7 @@ public struct ConfigurationDoctor: Sendable {
         let source = keyPath.source.kind
         do {
             let key = try ProviderKey.load(path: keyPath.value, source: keyPath.source)
-            if let mode = PosixFile.permissions(of: keyPath.value), mode & 0o077 != 0 {
+            if let mode = PosixFile.permissionsOpenToOthers(of: keyPath.value) {
                 return DoctorFinding(setting: "key file", value: keyPath.value, source: source, severity: .warning,
                                      message: "permissions \(String(mode, radix: 8)) let other users read the key; run chmod 600 \(keyPath.value)")
             }

@@ -127,11 +127,3 @@ public enum AgentSubscription {
         }
     }
 }
-
-extension String {
-    /// Without leading and trailing whitespace and newlines.
-    var trimmingWhitespace: String {
-        let characters = drop(while: \.isWhitespace)
-        return String(characters.reversed().drop(while: \.isWhitespace).reversed())
-    }
-}

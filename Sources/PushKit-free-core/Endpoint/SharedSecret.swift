@@ -24,10 +24,10 @@ public struct SharedSecret: Sendable {
     /// - Throws: `ConfigurationError` (78) when the file is missing, unreadable, empty, or readable
     ///   or writable by group or others (`chmod 600` fixes that).
     public static func load(path: String) throws(ConfigurationError) -> SharedSecret {
-        guard let mode = PosixFile.permissions(of: path) else {
+        guard PosixFile.permissions(of: path) != nil else {
             throw ConfigurationError("--secret-file \(path) does not exist or cannot be read")
         }
-        if mode & 0o077 != 0 {
+        if let mode = PosixFile.permissionsOpenToOthers(of: path) {
             throw ConfigurationError("--secret-file \(path) is accessible by group or others (mode \(String(mode, radix: 8))); run chmod 600 \(path)")
         }
         let data: Data
@@ -61,13 +61,10 @@ public struct SharedSecret: Sendable {
         if let authorization {
             let parts = authorization.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer" {
-                return trimmed(parts[1])
+                return String(parts[1]).trimmingWhitespace
             }
         }
-        return openClawAuth.map { trimmed(Substring($0)) }
+        return openClawAuth?.trimmingWhitespace
     }
 
-    private static func trimmed(_ text: Substring) -> String {
-        String(text.drop(while: { $0 == " " || $0 == "\t" }).reversed().drop(while: { $0 == " " || $0 == "\t" }).reversed())
-    }
 }

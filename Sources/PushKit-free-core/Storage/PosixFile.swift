@@ -158,6 +158,13 @@ public enum PosixFile {
         return info.st_mode & 0o7777
     }
 
+    /// The permission bits of `path` when group or others have any access to it (a secret that
+    /// should be 0600); `nil` when they have none, or when it cannot be examined.
+    public static func permissionsOpenToOthers(of path: String) -> mode_t? {
+        guard let mode = permissions(of: path), mode & 0o077 != 0 else { return nil }
+        return mode
+    }
+
     /// The modification time of `path` in seconds since 1970, or `nil`.
     public static func modificationTime(of path: String) -> Int? {
         var info = stat()

@@ -184,6 +184,45 @@ extension Process {
     }
 }
 
+extension Process {
+    /// Polls `file` (where this started process writes) until `pattern` matches it, and returns
+    /// the match's capture groups. Throws when the process exits or `timeout` passes first, after
+    /// killing it, with everything `file` holds.
+    func waitForLine(_ pattern: String, in file: String, timeout: TimeInterval) throws -> [String] {
+        let expression = try NSRegularExpression(pattern: pattern, options: [.anchorsMatchLines])
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
+            if let match = expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) {
+                return (1..<match.numberOfRanges).map { Range(match.range(at: $0), in: text).map { String(text[$0]) } ?? "" }
+            }
+            if !isRunning || Date() > deadline {
+                if isRunning { kill(processIdentifier, SIGKILL) }
+                waitUntilExit()
+                throw StartError(status: terminationStatus, output: text)
+            }
+            usleep(10_000)
+        }
+    }
+
+    /// A started process that never printed the line it was expected to.
+    struct StartError: Error, CustomStringConvertible {
+        let status: Int32
+        let output: String
+        var description: String { "did not start (exit \(status)): \(output)" }
+    }
+}
+
+/// The hex SHA-256 of `text`, computed by `sha256sum` (not by the code under test).
+func sha256Hex(_ text: String) throws -> String {
+    let result = try BuiltTool.runSystem("sha256sum", [], stdin: Data(text.utf8))
+    result.expectSuccess()
+    return String(result.stdout.prefix(64))
+}
+
+/// A device token as the tools mask it: the first 8 hex digits, "…", the last 4.
+func maskedToken(_ token: String) -> String { "\(token.prefix(8))…\(token.suffix(4))" }
+
 /// The JSON objects of JSON Lines `text` (records, `--json` output, push.log); other lines are skipped.
 func jsonLines(_ text: String) -> [[String: Any]] {
     text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }

@@ -84,28 +84,27 @@ final class RunningEmulator {
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         try process.run()
 
-        let pattern = try NSRegularExpression(pattern: #"^listening on https://[^ ]+:(\d+) \(ca: (.+)\)$"#, options: [.anchorsMatchLines])
-        let deadline = Date().addingTimeInterval(timeout)
-        var found: (Int, String)?
-        while found == nil {
-            let text = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
-            if let match = pattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
-               let portRange = Range(match.range(at: 1), in: text), let caRange = Range(match.range(at: 2), in: text) {
-                found = (Int(text[portRange]) ?? 0, String(text[caRange]))
-                break
-            }
-            if !process.isRunning || Date() > deadline {
-                let stderr = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-                throw EmulatorStartError(message: "apns-emulator did not start (exit \(process.isRunning ? "none" : String(process.terminationStatus))): \(stderr)")
-            }
-            usleep(10_000)
+        let found: [String]
+        do {
+            found = try process.waitForLine(#"^listening on https://[^ ]+:(\d+) \(ca: (.+)\)$"#, in: stdoutPath, timeout: timeout)
+        } catch let error as Process.StartError {
+            let stderr = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+            throw EmulatorStartError(message: "apns-emulator did not start (exit \(error.status)): \(stderr)")
         }
-        (port, caPath) = found!
+        (port, caPath) = (Int(found[0]) ?? 0, found[1])
     }
 
     deinit {
         terminate()
+    }
+
+    /// `environment` with this emulator standing in for APNs in both environments, its CA trusted.
+    func asAPNs(for environment: [String: String]) -> [String: String] {
+        var env = environment
+        env["APNS_PRODUCTION_URL"] = baseURL
+        env["APNS_SANDBOX_URL"] = baseURL
+        env["APNS_CA_FILE"] = caPath
+        return env
     }
 
     /// Sends `signal` (SIGTERM by default), waits up to 10 seconds, then kills; returns the exit status.

@@ -34,23 +34,15 @@ final class RunningServe {
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
         try process.run()
 
-        let pattern = try NSRegularExpression(pattern: #"listening on (https?)://[^ ]+:(\d+)$"#, options: [.anchorsMatchLines])
-        let deadline = Date().addingTimeInterval(timeout)
-        while true {
-            let text = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
-            if let match = pattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
-               let schemeRange = Range(match.range(at: 1), in: text), let portRange = Range(match.range(at: 2), in: text) {
-                scheme = String(text[schemeRange])
-                port = Int(text[portRange]) ?? 0
-                break
-            }
-            if !process.isRunning || Date() > deadline {
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-                process.waitUntilExit()
-                throw ServeStartError(status: process.terminationStatus, stderr: text)
-            }
-            usleep(10_000)
+        // The server reports where it listens on standard error.
+        let found: [String]
+        do {
+            found = try process.waitForLine(#"listening on (https?)://[^ ]+:(\d+)$"#, in: stderrPath, timeout: timeout)
+        } catch let error as Process.StartError {
+            throw ServeStartError(status: error.status, stderr: error.output)
         }
+        scheme = found[0]
+        port = Int(found[1]) ?? 0
     }
 
     deinit {
