@@ -43,7 +43,7 @@ struct ExamplesEndToEndTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = argv
-        process.environment = env
+        process.environment = env.merging(BuiltTool.sanitizerOptions) { _, new in new }
         return process
     }
 

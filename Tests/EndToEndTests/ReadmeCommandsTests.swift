@@ -97,7 +97,7 @@ struct ReadmeCommandsTests {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
             process.arguments = ["-c", script]
-            process.environment = environment
+            process.environment = environment.merging(BuiltTool.sanitizerOptions) { _, new in new }
             process.currentDirectoryURL = URL(fileURLWithPath: work)
             let result = try RunningTool(process, stdin: nil).wait()
             #expect(result.status == 0, "README.md:\(block.firstLine) failed (exit \(result.status)):\n\(result.stdout)\n\(result.stderr)")
