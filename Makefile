@@ -9,7 +9,7 @@ TOOLS = apns-jwt register-apns send-push apns-emulator
 # Run by `register-apns serve`; installed beside register-apns (no completions of its own).
 COMPANIONS = register-apns-serve
 
-.PHONY: deps build debug test demo bench install clean
+.PHONY: deps build debug test demo bench install clean sanitize
 
 # Installs what a fresh Debian machine lacks: libcurl's headers (for the CCurl bridge) and the
 # command-line tools the tests and benchmarks drive (openssl, curl with HTTP/2, nghttp, h2load,
@@ -75,6 +75,31 @@ install: build
 		|| exit 1; \
 	done
 	for program in $(COMPANIONS); do install -m 0755 "$(RELEASE_BIN)/$$program" "$(DESTDIR)$(PREFIX)/bin/$$program" || exit 1; done
+
+# The whole test suite built with AddressSanitizer, then with ThreadSanitizer, each in a scratch
+# directory of its own (.build-sanitize-address, .build-sanitize-thread) so `make test`'s build is
+# kept. The tools the end-to-end tests run are instrumented too; the tests hand them the
+# *SAN_OPTIONS below, so their reports land in files even when a test looks only at exit codes.
+# Fails when a test fails or any report was written (listed in .build-sanitize-reports).
+# Leak checking is off: the short-lived tools' exit-time allocations are not leaks.
+# Long (two instrumented builds, tens of minutes): not part of `make test` or CI.
+SANITIZE_REPORTS = $(CURDIR)/.build-sanitize-reports
+sanitize: deps
+	@rm -rf "$(SANITIZE_REPORTS)" && mkdir -p "$(SANITIZE_REPORTS)"; \
+	export ASAN_OPTIONS="log_path=$(SANITIZE_REPORTS)/asan:detect_leaks=0"; \
+	export TSAN_OPTIONS="log_path=$(SANITIZE_REPORTS)/tsan:halt_on_error=0"; \
+	failed=""; \
+	for sanitizer in address thread; do \
+		scratch="$(CURDIR)/.build-sanitize-$$sanitizer"; \
+		$(SWIFT) build --build-tests --sanitize=$$sanitizer --scratch-path "$$scratch" || exit 1; \
+		PUSHKIT_BIN_DIR="$$($(SWIFT) build --sanitize=$$sanitizer --scratch-path "$$scratch" --show-bin-path)" \
+			$(SWIFT) test --skip-build --sanitize=$$sanitizer --scratch-path "$$scratch" || failed="$$failed $$sanitizer"; \
+	done; \
+	reports=$$(ls "$(SANITIZE_REPORTS)"); \
+	if [ -n "$$reports" ]; then echo "sanitizer reports in $(SANITIZE_REPORTS):"; echo "$$reports"; \
+		head -n 40 "$(SANITIZE_REPORTS)"/*; fi; \
+	[ -n "$$failed" ] && echo "tests failed under:$$failed"; \
+	[ -z "$$failed" ] && [ -z "$$reports" ]
 
 clean:
 	rm -rf .build
