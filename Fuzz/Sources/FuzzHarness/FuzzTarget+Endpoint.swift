@@ -1,0 +1,131 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PushKitFreeCore
+
+extension FuzzTarget {
+    /// `register-apns serve`: the input as a request path for every method, and as the JSON body
+    /// of every route that reads one (registration, the iOS device hook, registerSubscription,
+    /// notification send and ios-notify, triggerReplyFinished), read by the same core calls the
+    /// routes make. Every refusal is a 4xx with a message; what is registered reads back.
+    static func checkEndpoint(_ input: [UInt8]) throws(FuzzViolation) {
+        let path = String(decoding: input, as: UTF8.self)
+        for method in ["GET", "POST", "DELETE", "PUT"] {
+            if case .route(let route, _) = EndpointRoute.match(method: method, path: path) {
+                try FuzzViolation.require(route.method == method, "\(method) matched the \(route.method) route \(route.path)")
+            }
+        }
+        guard !input.isEmpty else { return }
+        let body: JSONValue
+        do throws(JSONSyntaxError) {
+            body = try JSONValue.parse(Data(input))
+        } catch {
+            try FuzzViolation.requireMessage(error.detail, from: "the endpoint's JSON reader")
+            return
+        }
+        var registry = RegisteredDevices()
+        let registration: DeviceRegistration?
+        let subscription: AgentSubscription.Request?
+        let notification: NotificationRequestBody?
+        let reply: AgentSubscription.ReplyFinished?
+
+        // /register-apns, /api/v1/devices/register, and the hook's "register".
+        do throws(RegistrationBodyError) {
+            registration = try DeviceRegistration.registration(fromBody: body)
+        } catch {
+            try requireClientError(EndpointError(error), from: "the registration route")
+            registration = nil
+        }
+        if let registration { try requireRegistered(registration, in: &registry) }
+
+        // /hooks/ios-device: {"action": "register" | "unregister", ...}.
+        do throws(EndpointError) {
+            try deviceHook(body, registry: &registry)
+        } catch {
+            try requireClientError(error, from: "the device hook")
+        }
+
+        // /registerSubscription.
+        do throws(EndpointError) {
+            subscription = try AgentSubscription.Request(body)
+        } catch {
+            try requireClientError(error, from: "registerSubscription")
+            subscription = nil
+        }
+        if let subscription {
+            _ = subscription.apply(to: &registry, at: now)
+            try FuzzViolation.require(registry[subscription.registration.deviceID]?.groups.contains(subscription.agentKey) == true,
+                                      "a subscribed device is not in its agent's group")
+        }
+        try requireRoundTrip(registry, "registry after the endpoint's registrations", exact: true)
+
+        // /api/v1/notifications/send[/{token}] and /hooks/ios-notify.
+        do throws(EndpointError) {
+            notification = try NotificationRequestBody(body)
+        } catch {
+            try requireClientError(error, from: "the notification routes")
+            notification = nil
+        }
+        if let notification { try requireBuilds(notification.specification, "a notification body") }
+
+        // /triggerReplyFinished.
+        do throws(EndpointError) {
+            reply = try AgentSubscription.ReplyFinished(body)
+        } catch {
+            try requireClientError(error, from: "triggerReplyFinished")
+            reply = nil
+        }
+        for displayName in [nil, "Agent"] as [String?] {
+            if let reply { try requireBuilds(reply.specification(displayName: displayName, serverKey: "fuzz"), "triggerReplyFinished") }
+        }
+    }
+
+    /// Builds the notification a route sends: a sendable payload, or a typed refusal.
+    static func requireBuilds(_ spec: PushSpecification, _ what: String) throws(FuzzViolation) {
+        let built: PushSpecification.Built
+        do {
+            built = try spec.build(bundleID: "com.example.app")
+        } catch {
+            try requireUserError(error, from: what)
+            return
+        }
+        try requireSendablePayload(built.request.payload, what)
+    }
+
+    /// What `register-apns serve`'s `/hooks/ios-device` route does with a body, without the server.
+    static func deviceHook(_ body: JSONValue, registry: inout RegisteredDevices) throws(EndpointError) {
+        guard let object = body.objectValue else { throw .badRequest("expected a JSON object, not \(body.typeName)") }
+        let fields = RequestBodyFields(object)
+        let action: String?
+        let token: String?
+        do throws(RegistrationBodyError) {
+            action = try fields.string("action")
+            token = action == "unregister" ? try fields.string("apns_token", "device_token") : nil
+        } catch {
+            throw EndpointError(error)
+        }
+        switch action {
+        case "register"?:
+            do throws(RegistrationBodyError) {
+                registry.register(try DeviceRegistration.registration(fromBody: body), at: now)
+            } catch {
+                throw EndpointError(error)
+            }
+        case "unregister"?:
+            guard let token, !token.isEmpty else { throw .badRequest("\"device_token\" is missing") }
+            _ = registry.remove(idOrToken: token)
+        case let other?:
+            throw .badRequest("\"action\" must be register or unregister, not \"\(other)\"")
+        case nil:
+            throw .badRequest("\"action\" is missing: register or unregister")
+        }
+    }
+
+    /// A refused body is answered 400 or 422 with a message.
+    static func requireClientError(_ error: EndpointError, from route: String) throws(FuzzViolation) {
+        try FuzzViolation.requireMessage(error.message, from: route)
+        try FuzzViolation.require(error.status == 400 || error.status == 422, "\(route) answered \(error.status) to a bad body: \(error.message)")
+    }
+}

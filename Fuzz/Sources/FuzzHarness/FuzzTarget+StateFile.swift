@@ -1,0 +1,66 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PushKitFreeCore
+
+extension FuzzTarget {
+    /// The state file as `DeviceRegistry` reads it, and a file to import as `register-apns import`
+    /// reads it. What is read is written and read again: the same registry, the same bytes.
+    static func checkStateFile(_ input: [UInt8]) throws(FuzzViolation) {
+        let data = Data(input)
+        let registry: RegisteredDevices?
+        do throws(JSONSyntaxError) {
+            registry = try RegisteredDevices(stateFile: data)
+        } catch {
+            try FuzzViolation.requireMessage(error.detail, from: "the state file reader")
+            registry = nil
+        }
+        if let registry { try requireRoundTrip(registry, "state file", exact: true) }
+
+        let imported: RegisteredDevices
+        do throws(JSONSyntaxError) {
+            imported = try RegisteredDevices(importing: data)
+        } catch {
+            try FuzzViolation.requireMessage(error.detail, from: "the import reader")
+            return
+        }
+        // `list --json` prints JSON Lines that `import` reads back; a second pass is stable.
+        let lines = DeviceListing.jsonLines(imported.devices)
+        let reimported: RegisteredDevices
+        do throws(JSONSyntaxError) {
+            reimported = try RegisteredDevices(importing: Data(lines))
+        } catch {
+            throw FuzzViolation("list --json output does not import: \(error.detail)")
+        }
+        try FuzzViolation.require(reimported.count == imported.count,
+                                  "list --json of \(imported.count) devices imports as \(reimported.count)")
+        try FuzzViolation.require(DeviceListing.jsonLines(reimported.devices) == lines, "list --json changes when imported and listed again")
+        var merged = registry ?? RegisteredDevices()
+        merged.merge(imported)
+        try requireRoundTrip(merged, "registry after import", exact: false)
+    }
+
+    /// What `registry` writes reads back (as the same registry when `exact`: records read from a
+    /// file are copied as they were; changed ones are written with millisecond timestamps) and
+    /// writes the same bytes again.
+    static func requireRoundTrip(_ registry: RegisteredDevices, _ what: String, exact: Bool) throws(FuzzViolation) {
+        let written = registry.stateFileBytes()
+        let reread: RegisteredDevices
+        do throws(JSONSyntaxError) {
+            reread = try RegisteredDevices(stateFile: Data(written))
+        } catch {
+            throw FuzzViolation("the \(what) as written does not read back: \(error.detail)")
+        }
+        try FuzzViolation.require(!exact || reread == registry, "the \(what) as written reads back as another registry")
+        try FuzzViolation.require(reread.stateFileBytes() == written, "the \(what) as written changes when read and written again")
+        let again: RegisteredDevices
+        do throws(JSONSyntaxError) {
+            again = try RegisteredDevices(stateFile: Data(reread.stateFileBytes()))
+        } catch {
+            throw FuzzViolation("the \(what) written twice does not read back: \(error.detail)")
+        }
+        try FuzzViolation.require(again == reread, "the \(what) reads back as another registry")
+    }
+}
