@@ -9,7 +9,7 @@ TOOLS = apns-jwt register-apns send-push apns-emulator
 # Run by `register-apns serve`; installed beside register-apns (no completions of its own).
 COMPANIONS = register-apns-serve
 
-.PHONY: deps build debug test demo bench install clean sanitize
+.PHONY: deps build debug test demo bench install clean fuzz sanitize
 
 # Installs what a fresh Debian machine lacks: libcurl's headers (for the CCurl bridge) and the
 # command-line tools the tests and benchmarks drive (openssl, curl with HTTP/2, nghttp, h2load,
@@ -62,6 +62,12 @@ demo: debug
 
 bench: bench-deps build
 	@bash bench/run.sh "$(RELEASE_BIN)"
+
+# libFuzzer on every parser that reads outside input (Fuzz/README.md), FUZZ_SECONDS per target;
+# fails if any target crashes, hangs or breaks a property.
+FUZZ_SECONDS ?= 60
+fuzz: deps
+	FUZZ_SECONDS="$(FUZZ_SECONDS)" bash Fuzz/run.sh
 
 # The tools, and shell completion scripts that argument-parser generates for bash, zsh and fish.
 install: build
