@@ -11,8 +11,9 @@ public enum APNsResponse: Sendable, Equatable {
     /// Any other status, with the JSON `reason` and, for 410, the `timestamp` (milliseconds).
     case rejected(APNsRejection, apnsID: String?, timestamp: Date?)
 
-    /// Interprets an HTTP answer from APNs. A body that is not APNs' JSON still yields a rejection,
-    /// with the reason `unknown(<status>)`.
+    /// Interprets an HTTP answer from APNs. A body that is not APNs' JSON, or whose reason is empty,
+    /// still yields a rejection, with the reason `Unknown<status>`. Control characters in a reason
+    /// are escaped (`\u{a}`): reasons are printed one device per line.
     public init(_ answer: HTTP2Answer) {
         let apnsID = answer.headers["apns-id"]
         if answer.status == 200 {
@@ -20,8 +21,19 @@ public enum APNsResponse: Sendable, Equatable {
             return
         }
         let json = try? JSONValue.parse(answer.body)
-        let reason = json?["reason"]?.stringValue ?? "Unknown\(answer.status)"
+        let given = json?["reason"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        let reason = given.map(Self.escapingControlCharacters) ?? "Unknown\(answer.status)"
         let timestamp = json?["timestamp"]?.numberValue.map { Date(timeIntervalSince1970: $0 / 1000) }
         self = .rejected(APNsRejection(status: answer.status, reason: APNsReason(rawValue: reason)), apnsID: apnsID, timestamp: timestamp)
+    }
+
+    private static func escapingControlCharacters(_ text: String) -> String {
+        func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || (0x7f...0x9f).contains(scalar.value) }
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var escaped = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            if isControl(scalar) { escaped.append(contentsOf: "\\u{\(String(scalar.value, radix: 16))}".unicodeScalars) } else { escaped.append(scalar) }
+        }
+        return String(escaped)
     }
 }
