@@ -41,7 +41,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     private var answeredEarly: Set<HTTP2StreamID> = []
     private var streamsOpened = 0
     private var streamsFinished = 0
-    private var goAwayLastStreamID: HTTP2StreamID?
+    private var goAwaySent = false
     private var raisedStreamLimit = false
     private var windowConsumed = 0
     private var needsFlush = false
@@ -80,14 +80,12 @@ final class APNsConnectionHandler: ChannelInboundHandler {
                 context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(50)) { resetter.reset() }
                 return
             }
-            if let goAwayAfter = configuration.goAwayAfter {
-                if streamsOpened > goAwayAfter {
-                    ignored.insert(streamID)
-                    return
-                }
-                if streamsOpened == goAwayAfter { goAwayLastStreamID = streamID }
+            if let goAwayAfter = configuration.goAwayAfter, streamsOpened > goAwayAfter {
+                ignored.insert(streamID)
+                return
             }
             pending[streamID] = PendingRequest(headers: headers.headers)
+            if streamsOpened == configuration.goAwayAfter { sendGoAway(lastStreamID: streamID, context: context) }
             if headers.endStream { finishRequest(streamID, context: context) }
         case .data(let data):
             var length = data.data.readableBytes
@@ -179,10 +177,24 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             needsFlush = true
         }
         var record = EmulatorRequestRecord(time: 0, connection: connection, stream: Int(streamID), method: method, path: path, assessment: assessment, status: 200, reason: nil)
+        var delay = configuration.delayMilliseconds
+        let step = assessment.rejection == nil ? services.state.scriptStep(forAccepted: assessment.deviceToken ?? "") : nil
         if let rejection = assessment.rejection {
             record.status = rejection.status
             record.reason = rejection.reason
             record.detail = assessment.providerTokenProblem ?? (rejection.reason == .badPayload ? assessment.payloadProblem : nil)
+        } else if case .stall = step {
+            // Never answered, so never recorded: the stream stays open until the client resets it
+            // or the connection ends.
+            record.status = 0
+            record.time = Self.milliseconds(Date())
+            record.detail = "--script-file: stalled, never answered"
+            services.summaries?.append(record.summary())
+            return
+        } else if case .fail(let failure) = step {
+            record.status = failure.rejection.status
+            record.reason = failure.rejection.reason
+            record.detail = "--script-file"
         } else if let verdict = services.state.verdict(forAccepted: assessment.deviceToken ?? "", failFirst: configuration.failFirst, failRate: configuration.failRate) {
             record.status = verdict.rejection.status
             record.reason = verdict.rejection.reason
@@ -194,8 +206,9 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         if record.status == 200, configuration.environment == .sandbox {
             record.apnsUniqueID = uuids.uuidString()
         }
-        if configuration.delayMilliseconds > 0 {
-            context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(configuration.delayMilliseconds)) {
+        if case .delay(let milliseconds) = step { delay += milliseconds }
+        if delay > 0 {
+            context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(delay)) {
                 guard context.channel.isActive else { return }
                 self.send(streamID, record: record, context: context, thenReset: thenReset)
                 self.flushIfNeeded(context: context)
@@ -254,22 +267,38 @@ final class APNsConnectionHandler: ChannelInboundHandler {
 
     // MARK: Connection housekeeping
 
-    /// Counts a stream as done; after `--goaway-after` streams, says GOAWAY and closes.
+    /// `--goaway-after N`: when stream N arrives, GOAWAY names it the last stream this connection
+    /// serves. Streams up to it are still answered (later ones are ignored: the client resends them
+    /// elsewhere); the connection closes once they are, or `goAwayGrace` after the GOAWAY when some
+    /// never are (a stalled or very slow answer), as a server going away does not wait forever.
+    private func sendGoAway(lastStreamID: HTTP2StreamID, context: ChannelHandlerContext) {
+        goAwaySent = true
+        let reason = context.channel.allocator.buffer(string: #"{"reason":"Shutdown"}"#)
+        let goAway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: reason))
+        context.writeAndFlush(wrapOutboundOut(goAway), promise: nil)
+        context.eventLoop.assumeIsolated().scheduleTask(in: Self.goAwayGrace) {
+            guard !self.isClosing else { return }
+            self.isClosing = true
+            self.services.flushOutputs()
+            context.close(promise: nil)
+        }
+    }
+
+    /// How long a connection that sent GOAWAY waits for its last streams' answers.
+    static let goAwayGrace = TimeAmount.seconds(1)
+
+    /// Counts a stream as done; once GOAWAY went out and the streams it covers are answered, closes.
     private func streamFinished(_ streamID: HTTP2StreamID, context: ChannelHandlerContext) {
         streamsFinished += 1
-        guard let goAwayAfter = services.configuration.goAwayAfter, streamsFinished == goAwayAfter, !isClosing else { return }
+        guard goAwaySent, streamsFinished == services.configuration.goAwayAfter, !isClosing else { return }
         isClosing = true
-        let reason = context.channel.allocator.buffer(string: #"{"reason":"Shutdown"}"#)
-        let goAway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: goAwayLastStreamID ?? streamID, errorCode: .noError, opaqueData: reason))
         services.flushOutputs()
-        // Close a moment after the GOAWAY rather than at once: a close while the client's next
+        // Close a moment after the last answer rather than at once: a close while the client's next
         // requests sit unread in our receive buffer makes the kernel send RST, which can destroy
         // answers the client has not read yet (they would then be resent as if never delivered).
         // A client normally closes first, once its streams below the last stream id are answered.
-        context.writeAndFlush(wrapOutboundOut(goAway)).assumeIsolated().whenComplete { _ in
-            context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(250)) { context.close(promise: nil) }
-        }
-        needsFlush = false
+        flushIfNeeded(context: context)
+        context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(250)) { context.close(promise: nil) }
     }
 
     /// Gives consumed DATA bytes back to the connection window in batches.

@@ -44,6 +44,11 @@ public final class APNsEmulator: Sendable {
             var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
             tls.applicationProtocols = ["h2"]
             tls.minimumTLSVersion = .tlsv12
+            // When the emulator closes a connection (after GOAWAY, or at shutdown) it sends
+            // close_notify and closes without waiting long for the client's: a busy client may never
+            // answer it, and NIOSSL's default 5 s would keep a dead connection open, and with it
+            // the client's only connection slot.
+            tls.shutdownTimeout = .milliseconds(100)
             sslContext = try NIOSSLContext(configuration: tls)
         } catch {
             throw EmulatorSetupError("cannot use the TLS certificate and key (\(configuration.tls.caPath)): \(error)", exitStatus: .configuration)

@@ -21,6 +21,8 @@ public struct EmulatorConfiguration: Sendable {
     public var globalTokenUpdates = false
     /// Tokens answered `410 Unregistered` or `400 BadDeviceToken` from the start.
     public var deviceStates = ScriptedDeviceStates()
+    /// `--script-file`: answers scripted per device token, request by request.
+    public var deviceScript = DeviceScript()
     /// `--fail-first`.
     public var failFirst: FailFirstFault?
     /// `--fail-rate`.

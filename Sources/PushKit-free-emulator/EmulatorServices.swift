@@ -26,7 +26,7 @@ final class EmulatorServices: Sendable {
 
     init(configuration: EmulatorConfiguration, records: OutputBuffer, summaries: OutputBuffer?) {
         self.configuration = configuration
-        state = EmulatorState(devices: configuration.deviceStates, seed: configuration.seed ?? UInt64.random(in: 0...UInt64.max))
+        state = EmulatorState(devices: configuration.deviceStates, script: configuration.deviceScript, seed: configuration.seed ?? UInt64.random(in: 0...UInt64.max))
         tokenUpdates = configuration.lenientTokenUpdates ? nil
             : ProviderTokenUpdateTracker(rule: configuration.globalTokenUpdates ? .global : .perConnection)
         self.records = records

@@ -18,6 +18,7 @@ final class EmulatorState: Sendable {
     private struct State {
         var devices: ScriptedDeviceStates
         var failFirstCounts: [String: Int] = [:]
+        var scriptCounts: [String: Int] = [:]
         var random: SplitMix64
         var counters = Counters()
         var recent: [[UInt8]] = []
@@ -25,9 +26,11 @@ final class EmulatorState: Sendable {
     }
 
     private let state: Mutex<State>
+    private let script: DeviceScript
 
-    init(devices: ScriptedDeviceStates, seed: UInt64) {
+    init(devices: ScriptedDeviceStates, script: DeviceScript = DeviceScript(), seed: UInt64) {
         state = Mutex(State(devices: devices, random: SplitMix64(seed: seed)))
+        self.script = script
     }
 
     /// Numbers the next connection.
@@ -59,6 +62,19 @@ final class EmulatorState: Sendable {
                 return (answer.rejection, answer.timestamp, detail)
             }
             return nil
+        }
+    }
+
+    /// The `--script-file` step for the next valid request to `deviceToken`, counting it; `nil` when
+    /// the token has no script.
+    func scriptStep(forAccepted deviceToken: String) -> DeviceScript.Step? {
+        if script.isEmpty { return nil }
+        let key = deviceToken.lowercased()
+        return state.withLock { state -> DeviceScript.Step? in
+            guard script.step(for: key, index: 0) != nil else { return nil }
+            let index = state.scriptCounts[key, default: 0]
+            state.scriptCounts[key] = index + 1
+            return script.step(for: key, index: index)
         }
     }
 

@@ -69,6 +69,9 @@ struct APNsEmulatorCommand: ParsableCommand {
     @Option(name: .customLong("wrong-environment"), help: ArgumentHelp("Answer 400 BadDeviceToken for this device token, as for a token of the other environment (repeatable).", valueName: "token"))
     var wrongEnvironment: [String] = []
 
+    @Option(name: .customLong("script-file"), help: ArgumentHelp("Answer device tokens request by request: lines of TOKEN STEP,STEP,... with steps ok, stall, delay:MS or STATUS:REASON; the last step repeats.", valueName: "file"))
+    var scriptFile: String?
+
     @Option(name: .customLong("fail-first"), help: ArgumentHelp("Fail the first N valid requests per device token, e.g. 1:500:InternalServerError.", valueName: "n:status:reason"))
     var failFirst: String?
 
@@ -143,6 +146,10 @@ struct APNsEmulatorCommand: ParsableCommand {
             configuration.lenientTokenUpdates = lenientTokenUpdates
             configuration.globalTokenUpdates = globalTokenUpdates
             configuration.deviceStates = try deviceStates()
+            if let scriptFile {
+                let data = try InputFile.read(scriptFile, named: "--script-file \(scriptFile)")
+                configuration.deviceScript = try DeviceScript.parse(String(decoding: data, as: UTF8.self), origin: "--script-file \(scriptFile)")
+            }
             configuration.failFirst = try failFirst.map(FailFirstFault.init(argument:))
             configuration.failRate = try failRate.map(FailRateFault.init(argument:))
             configuration.seed = seed

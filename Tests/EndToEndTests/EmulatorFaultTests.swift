@@ -60,6 +60,41 @@ struct EmulatorFaultTests {
         #expect(try Curl.push(to: emulator, deviceToken: another, token: token).status == 429)
     }
 
+    @Test("--script-file: each token's answers request by request; the last step repeats; stall never answers")
+    func scriptFile() throws {
+        let stalled = String(repeating: "c3", count: 32)
+        let script = try setup.directory.write("script.txt", """
+            # token  steps
+            \(deviceA)  500:InternalServerError,delay:400,ok
+            \(deviceB.uppercased())\t429:TooManyRequests
+            \(stalled) stall,ok
+            """)
+        let emulator = try RunningEmulator(["--script-file", script, "--record", setup.directory.file("records.jsonl")], environment: setup.environment)
+        let token = try setup.token()
+        let a = try (0..<4).map { _ in try Curl.push(to: emulator, deviceToken: deviceA, token: token) }
+        #expect(a.map(\.status) == [500, 200, 200, 200])
+        #expect(a[0].reason == "InternalServerError")
+        #expect(a[1].totalTime >= 0.4, "the delay:400 step took \(a[1].totalTime)s")
+        #expect(a[2].totalTime < 0.4 || a[3].totalTime < 0.4, "the ok step that repeats is not delayed")
+        let b = try (0..<3).map { _ in try Curl.push(to: emulator, deviceToken: deviceB, token: token).status }
+        #expect(b == [429, 429, 429])
+        let first = try Curl.push(to: emulator, deviceToken: stalled, token: token, extra: ["--max-time", "1"])
+        #expect(first.status == 0, "a stalled request gets no answer")
+        #expect(try Curl.push(to: emulator, deviceToken: stalled, token: token).status == 200)
+        let records = emulator.waitForRecords(8)
+        #expect(records.count == 8, "the stalled request is not recorded")
+        #expect(records.filter { $0["device_token"] as? String == stalled }.count == 1)
+        #expect(records.first?["detail"] as? String == "--script-file")
+
+        // A bad line names the file and line; exit 65.
+        let broken = try setup.directory.write("broken.txt", "\(deviceA) ok\n\(deviceB) 500:InternalServerError,sometimes\n")
+        let refused = try BuiltTool.run("apns-emulator", ["--port", "0", "--script-file", broken], environment: setup.environment)
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("--script-file \(broken) line 2: unknown step \"sometimes\""), "\(refused.stderr)")
+        let missing = try BuiltTool.run("apns-emulator", ["--port", "0", "--script-file", setup.directory.file("nope.txt")], environment: setup.environment)
+        #expect(missing.status == 66)
+    }
+
     @Test("--fail-rate P:STATUS:REASON: 1 fails all, 0 none, and --seed repeats a mixed run")
     func failRate() throws {
         let token = try setup.token()

@@ -203,12 +203,12 @@ enum Curl {
     }
 
     /// A push to `emulator`: POST /3/device/<deviceToken> with the usual APNs headers.
-    static func push(to emulator: RunningEmulator, deviceToken: String, token: String?, topic: String? = ProviderSetup.topic, extraHeaders: [(String, String)] = [], body: String? = #"{"aps":{"alert":"Hello"}}"#, priorKnowledge: Bool = false) throws -> CurlResponse {
+    static func push(to emulator: RunningEmulator, deviceToken: String, token: String?, topic: String? = ProviderSetup.topic, extraHeaders: [(String, String)] = [], body: String? = #"{"aps":{"alert":"Hello"}}"#, priorKnowledge: Bool = false, extra: [String] = []) throws -> CurlResponse {
         var headers: [(String, String)] = []
         if let token { headers.append(("authorization", "bearer \(token)")) }
         if let topic { headers.append(("apns-topic", topic)) }
         headers += extraHeaders
         let base = priorKnowledge ? emulator.plainURL : emulator.baseURL
-        return try request(base + "/3/device/" + deviceToken, headers: headers, body: body, cacert: priorKnowledge ? nil : emulator.caPath)
+        return try request(base + "/3/device/" + deviceToken, headers: headers, body: body, cacert: priorKnowledge ? nil : emulator.caPath, extra: extra)
     }
 }

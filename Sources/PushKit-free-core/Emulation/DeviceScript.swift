@@ -1,0 +1,95 @@
+/// `--script-file`: how the emulator answers each device token, request by request. Each line holds
+/// a hex token and its steps separated by commas; the n-th valid request to the token takes the
+/// n-th step, and the last step repeats for every request after it:
+///
+/// ```text
+/// # token                                                          steps
+/// 0a1b...  500:InternalServerError,ok      one 500, then delivered
+/// 0a1c...  delay:3000                      every answer 3 s late
+/// 0a1d...  stall,ok                        the first request is never answered
+/// ```
+///
+/// A step is `ok` (answer as usual), `delay:MS` (answer as usual, MS milliseconds late), `stall`
+/// (never answer; the stream stays open until the client gives up) or `STATUS:REASON` (an error
+/// answer). Tokens compare case-insensitively. This is the per-device counterpart of
+/// `--fail-first` and `--delay`, for fault mixes where each device has its own story.
+public struct DeviceScript: Sendable, Equatable {
+    /// One answer in a device's script.
+    public enum Step: Sendable, Equatable {
+        /// Answer as usual (the other fault flags and scripted device states still apply).
+        case ok
+        /// Answer as usual, this many milliseconds late.
+        case delay(milliseconds: Int64)
+        /// Never answer.
+        case stall
+        /// Answer this error.
+        case fail(InjectedFailure)
+    }
+
+    /// Each token's steps, keyed by the lowercase token; never empty.
+    public private(set) var steps: [String: [Step]] = [:]
+
+    public init() {}
+
+    /// Whether no token has a script (the common case, checked first on the hot path).
+    public var isEmpty: Bool { steps.isEmpty }
+
+    /// The step for the request numbered `index` (from 0) to `token`, or `nil` if it has no script.
+    public func step(for token: String, index: Int) -> Step? {
+        guard !steps.isEmpty, let list = steps[token.lowercased()] else { return nil }
+        return list[min(index, list.count - 1)]
+    }
+
+    /// Gives `token` the steps `list`, replacing any it had.
+    public mutating func set(_ list: [Step], for token: String) {
+        precondition(!list.isEmpty, "a device script has at least one step")
+        steps[token.lowercased()] = list
+    }
+
+    /// Parses a script file; blank lines and `#` comments are skipped.
+    /// - Parameter origin: names the file in errors.
+    public static func parse(_ text: String, origin: String) throws(ScriptedDeviceStatesError) -> DeviceScript {
+        var script = DeviceScript()
+        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+            let fields = content.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\r" })
+            if fields.isEmpty { continue }
+            let place = "\(origin) line \(number + 1)"
+            let token = String(fields[0])
+            guard APNsRequestValidator.isHexOfEvenLength(token) else {
+                throw ScriptedDeviceStatesError("\(place): \"\(token)\" is not a hex device token")
+            }
+            guard fields.count == 2 else {
+                throw ScriptedDeviceStatesError("\(place): expected a token and its steps separated by commas, e.g. 500:InternalServerError,ok")
+            }
+            var list: [Step] = []
+            for text in fields[1].split(separator: ",", omittingEmptySubsequences: false) {
+                list.append(try parseStep(text, place: place))
+            }
+            script.set(list, for: token)
+        }
+        return script
+    }
+
+    private static func parseStep(_ text: Substring, place: String) throws(ScriptedDeviceStatesError) -> Step {
+        switch text {
+        case "ok": return .ok
+        case "stall": return .stall
+        default: break
+        }
+        if text.hasPrefix("delay:") {
+            guard let milliseconds = Int64(text.dropFirst("delay:".count)), milliseconds >= 0 else {
+                throw ScriptedDeviceStatesError("\(place): \"\(text)\" must be delay:MS with MS a whole number of milliseconds")
+            }
+            return .delay(milliseconds: milliseconds)
+        }
+        guard text.first?.isNumber == true else {
+            throw ScriptedDeviceStatesError("\(place): unknown step \"\(text)\"; a step is ok, stall, delay:MS or STATUS:REASON")
+        }
+        do {
+            return .fail(try InjectedFailure.parse(text, flag: place))
+        } catch {
+            throw ScriptedDeviceStatesError(error.message)
+        }
+    }
+}
