@@ -16,7 +16,9 @@ import PushKitFreeCore
 ///   server's `SETTINGS_MAX_CONCURRENT_STREAMS` (APNs starts at 1 and raises it once a provider token
 ///   is accepted). The client-side stream cap is lifted so only the server's number applies.
 /// - `maximumQueued` bounds how many requests are handed to libcurl at once, which bounds memory for
-///   large fan-outs; it is not a stream limit (streams open only as the server allows).
+///   large fan-outs; it is not a stream limit (streams open only as the server allows). A request
+///   unanswered after `slowAfter` stops counting against it (up to `queueCeiling` in all), so
+///   devices whose answers are slow or never come do not hold back everyone queued behind them.
 /// - The multi handle is driven through libcurl's event interface (`MultiEvents.c`): only the
 ///   transfers a ready socket or a due timer concerns are run, and the burst of frames that starts
 ///   newly added requests is written corked, so it leaves in a few TCP segments rather than two
@@ -40,16 +42,24 @@ public final class CurlHTTP2Client: HTTP2Transport {
     private var idleTransfers: [Transfer] = []
     /// The sockets and timer libcurl asked to be watched (see `pushkit_multi_wait_and_act`).
     private let events: UnsafeMutablePointer<pushkit_multi_events>
-    /// At most this many requests are handed to libcurl at a time.
+    /// At most this many requests younger than `slowAfter` are handed to libcurl at a time.
     public let maximumQueued: Int
+    /// A request in flight this long no longer counts against `maximumQueued`.
+    public let slowAfter: Duration
+    /// At most this many requests are handed to libcurl at a time, slow ones included: APNs allows
+    /// up to 1,000 concurrent streams per connection, so more would only wait inside libcurl.
+    public let queueCeiling: Int
 
-    public init(caFile: String?, proxy: String? = nil, connectTimeout: Duration = .seconds(10), maximumQueued: Int = 200) {
+    public init(caFile: String?, proxy: String? = nil, connectTimeout: Duration = .seconds(10), maximumQueued: Int = 200,
+                slowAfter: Duration = .seconds(1), queueCeiling: Int = 1000) {
         CurlGlobal.initializeOnce()
         multi = curl_multi_init()
         self.caFile = caFile
         self.proxy = proxy
         self.connectTimeout = connectTimeout
         self.maximumQueued = max(1, maximumQueued)
+        self.slowAfter = slowAfter
+        self.queueCeiling = max(self.maximumQueued, queueCeiling)
         events = .allocate(capacity: 1)
         events.initialize(to: pushkit_multi_events())
         pushkit_multi_watch_events(multi, events)
@@ -91,8 +101,9 @@ public final class CurlHTTP2Client: HTTP2Transport {
     /// Sends what `next` supplies and reports each response as soon as it completes (see
     /// `HTTP2Transport`).
     ///
-    /// `next` is asked only while fewer than `maximumQueued` requests are in flight, so a large
-    /// fan-out never holds all requests or all answers in memory. Between events the loop sleeps in
+    /// `next` is asked only while fewer than `maximumQueued` requests are in flight (not counting
+    /// those older than `slowAfter`, up to `queueCeiling`), so a large fan-out never holds all
+    /// requests or all answers in memory. Between events the loop sleeps in
     /// libcurl's event wait, never past the deadline, the time `next` named, or 100 ms. At the
     /// deadline, requests in flight fail with `.timeout`.
     public func perform(deadline: ContinuousClock.Instant, next: (ContinuousClock.Instant) -> HTTP2RequestSupply,
@@ -112,11 +123,13 @@ public final class CurlHTTP2Client: HTTP2Transport {
             }
             var wakeAt = deadline
             var exhausted = false
-            supply: while active.count < maximumQueued {
+            var (slow, nextTurnsSlow) = slowRequests(in: active, now: now)
+            supply: while active.count - slow < maximumQueued, active.count < queueCeiling {
                 switch next(now) {
                 case .request(let request):
                     let transfer = idleTransfers.popLast() ?? Transfer(caFile: caFile, proxy: proxy, connectTimeout: connectTimeout)
                     transfer.configure(for: request, headerList: headerList(for: request.headers))
+                    transfer.startedAt = now
                     curl_multi_add_handle(multi, transfer.handle)
                     active[transfer.key] = transfer
                 case .notBefore(let instant):
@@ -128,6 +141,11 @@ public final class CurlHTTP2Client: HTTP2Transport {
                 }
             }
             if active.isEmpty && exhausted { return }
+            if !exhausted, active.count - slow >= maximumQueued, active.count < queueCeiling {
+                // The queue is full: back when its oldest request turns slow and frees a place.
+                if nextTurnsSlow == nil { (slow, nextTurnsSlow) = slowRequests(in: active, now: now) }
+                if let nextTurnsSlow { wakeAt = min(wakeAt, nextTurnsSlow) }
+            }
 
             // Never past the deadline or the next scheduled request, and at least every 100 ms back
             // here to check them (libcurl gets no per-transfer timeout: this loop is what keeps a run
@@ -147,6 +165,25 @@ public final class CurlHTTP2Client: HTTP2Transport {
                 idleTransfers.append(transfer)
             }
         }
+    }
+}
+
+extension CurlHTTP2Client {
+    /// How many of `active` have been in flight `slowAfter` or longer, and when the next of the
+    /// others turns slow. Only counted when the queue is full; otherwise `(0, nil)`.
+    private func slowRequests(in active: [Int: Transfer], now: ContinuousClock.Instant) -> (count: Int, nextTurnsSlow: ContinuousClock.Instant?) {
+        guard active.count >= maximumQueued else { return (0, nil) }
+        var count = 0
+        var next: ContinuousClock.Instant?
+        for transfer in active.values {
+            let due = transfer.startedAt + slowAfter
+            if due <= now {
+                count += 1
+            } else if next.map({ due < $0 }) ?? true {
+                next = due
+            }
+        }
+        return (count, next)
     }
 }
 

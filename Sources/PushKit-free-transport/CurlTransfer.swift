@@ -11,6 +11,8 @@ import PushKitFreeCore
 final class Transfer {
     let handle: UnsafeMutableRawPointer
     private(set) var tag = 0
+    /// When the current request was handed to libcurl.
+    var startedAt = ContinuousClock.now
     private var responseBody = Data()
     private var responseHeaders: [String: String] = [:]
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
