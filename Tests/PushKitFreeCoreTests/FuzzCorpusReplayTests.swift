@@ -33,11 +33,14 @@ struct FuzzCorpusReplayTests {
         }
     }
 
-    @Test("a broken property is reported: a state file that does not round-trip would fail")
-    func harnessCanFail() {
-        // The replay only proves something if the checks can fail: an input each target must accept
-        // is checked to pass, and a made-up violation is seen as one.
+    @Test("the checks can fail: a reason that would split send-push's report is a violation")
+    func checksCanFail() throws {
         #expect(throws: FuzzViolation.self) { try FuzzViolation.require(false, "made up") }
-        #expect(throws: Never.self) { try FuzzTarget.stateFile.check(Array(#"{"version":1,"devices":{}}"#.utf8)) }
+        // Refused without a message: a violation.
+        #expect(throws: FuzzViolation.self) { try FuzzViolation.requireMessage(" \n", from: "a parser") }
+        // A registry that does not read back as written (NaN is written as null) is reported.
+        #expect(throws: FuzzViolation.self) {
+            try FuzzTarget.requireRoundTrip(RegisteredDevices(otherFields: ["x": .number(.nan)]), "made-up registry", exact: true)
+        }
     }
 }

@@ -46,7 +46,8 @@ extension DeviceRegistration {
     /// body leaves out.
     /// - Parameter source: how messages name the input, e.g. "standard input" or a path.
     /// - Throws: `RegistryError.invalidInput` (exit 65) naming the source, the line or element, and
-    ///   the problem. Nothing is returned unless every body is valid.
+    ///   the problem; also for an input with no body (empty, or an empty array). Nothing is
+    ///   returned unless every body is valid.
     public static func parseRequestBodies(_ data: Data, source: String, defaults: Defaults = Defaults()) throws(RegistryError) -> [DeviceRegistration] {
         if data.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) {
             throw RegistryError.invalidInput("no registration body: \(source) is empty")
@@ -62,6 +63,7 @@ extension DeviceRegistration {
         } catch let documentError {
             bodies = try jsonLines(data, source: source, documentError: documentError)
         }
+        if bodies.isEmpty { throw RegistryError.invalidInput("no registration body: \(source) is an empty array") }
         var registrations: [DeviceRegistration] = []
         for body in bodies {
             do throws(RegistrationBodyError) {
