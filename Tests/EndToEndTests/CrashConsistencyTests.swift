@@ -80,7 +80,7 @@ struct CrashConsistencyTests {
         print("""
             crash consistency, register-apns add: seed \(schedule.seed), \(outcomes.count + calibration.count) processes \
             (\(concurrency) at a time, \(String(format: "%.1f", elapsed)) s), \(killed.count) killed \
-            (\(killedWriting.count) while writing, \(killed.count - killedWriting.count) after 0-\(Int(typical * 1000)) ms), \
+            (\(killedWriting.count) at their registry write, \(killed.count - killedWriting.count) after 0-\(Int(typical * 1000)) ms), \
             \(killed.filter { stored[$0.id] != nil }.count) of them landed, \(acknowledged.count) acknowledged, \(lost.count) lost, \
             \(leftovers.count) temporary files left until the next write
             """)
@@ -119,7 +119,7 @@ struct CrashConsistencyTests {
             let result = try push.wait()
             let duration = Date().timeIntervalSince(started)
             trigger.disarm(push.process.processIdentifier)
-            let outcomes = writers.stop()
+            let outcomes = try writers.stop()
             for outcome in outcomes { expected[outcome.id] = outcome.token }
             for outcome in outcomes where outcome.acknowledged { acknowledged[outcome.id] = outcome.token }
 
@@ -168,7 +168,7 @@ struct CrashConsistencyTests {
 
         print("""
             crash consistency, send-push: seed \(schedule.seed), \(rounds) runs killed at random (\(figures.killed) killed, \
-            \(figures.killedWriting) of them while writing the pruned registry, \(figures.finished) finished first) + 1 final run; \
+            \(figures.killedWriting) of them at the write of the pruned registry, \(figures.finished) finished first) + 1 final run; \
             \(figures.pruned) devices pruned, all answered 410; \(figures.registered) register-apns add processes meanwhile, \
             \(figures.acknowledged) acknowledged, \(figures.lost) lost
             """)
@@ -225,7 +225,6 @@ struct CrashConsistencyTests {
             let lost = acknowledged.filter { stored[$0.key] != $0.value }.map(\.key)
             #expect(lost.isEmpty, "seed \(schedule.seed) round \(round) (\(plan)): answered 200 but lost: \(lost.prefix(5))")
             let answered = answers.stdout.split(separator: "\n").filter { $0.hasPrefix("200 ") }.count
-            #expect(answered > 0, "round \(round): no request was answered before the kill")
             for (id, token) in unanswered where stored[id] != nil { #expect(stored[id] == token) }
             let extra = Set(stored.keys).subtracting(acknowledged.keys).subtracting(unanswered.map(\.0))
             #expect(extra.allSatisfy { $0.hasPrefix("serve-") }, "only the devices the clients sent: \(extra.prefix(3))")
@@ -237,6 +236,8 @@ struct CrashConsistencyTests {
             print("crash consistency, serve round \(round): \(plan), \(answered) answered 200, \(unanswered.count) unanswered " +
                   "(\(unanswered.filter { stored[$0.0] != nil }.count) of them stored), \(stored.count) devices")
         }
+        #expect(acknowledged.count >= rounds && figures.unanswered > 0, "the kills landed while requests were answered and in flight")
+
         // A last server on the same file starts and accepts a registration: nothing left behind stops it.
         let server = try RunningServe(["--no-auth"], environment: environment)
         let last = try server.request("POST", "/register-apns", json: #"{"device_token": "after-the-crashes", "apns_token": "\#(Self.token(0x31, 0))"}"#)
@@ -246,8 +247,8 @@ struct CrashConsistencyTests {
         #expect(temporaryFiles().isEmpty, "\(temporaryFiles())")
 
         print("""
-            crash consistency, register-apns serve: seed \(schedule.seed), \(rounds) servers SIGKILLed (\(figures.killedWriting) while \
-            writing a batch), \(figures.requests) registrations sent by \(clients) clients, \(acknowledged.count) answered 200, \
+            crash consistency, register-apns serve: seed \(schedule.seed), \(rounds) servers SIGKILLed (\(figures.killedWriting) at \
+            the write of a batch), \(figures.requests) registrations sent by \(clients) clients, \(acknowledged.count) answered 200, \
             \(figures.unanswered) unanswered (\(figures.unansweredKept) of them stored anyway), \(figures.lost) lost
             """)
     }
@@ -419,10 +420,10 @@ final class WriterStorm: Sendable {
     }
 
     /// Lets the running writers finish, starts no more, and returns every outcome.
-    func stop() -> [Outcome] {
+    func stop() throws -> [Outcome] {
         state.withLock { $0.running = false }
         group.wait()
-        return (try? results()) ?? []
+        return try results()
     }
 
     private func results() throws -> [Outcome] {

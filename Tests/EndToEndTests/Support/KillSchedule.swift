@@ -52,9 +52,9 @@ struct KillSchedule {
     mutating func chance(_ probability: Double) -> Bool { fraction() < probability }
 
     /// A kill at the process's `count`-th temporary file: at once half the time (in the write), else
-    /// up to 5 ms later (in the fsync, the rename, or just after).
+    /// up to 15 ms later (in the fsync, the rename, or just after).
     mutating func writeKill(count: Int = 1) -> KillPlan {
-        .onTemporaryFile(count: count, delay: chance(0.5) ? 0 : fraction() * 0.005)
+        .onTemporaryFile(count: count, delay: chance(0.5) ? 0 : fraction() * 0.015)
     }
 
     /// SplitMix64: small, fast and good enough to spread kills.
