@@ -1,4 +1,5 @@
 import Foundation
+import PushKitFreeCore
 import Synchronization
 import Testing
 
@@ -116,7 +117,7 @@ struct SoakTests {
         let devicesFile = setup.directory.file("devices.json")
 
         // Devices, shuffled into fault classes by the seed.
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         var classes = FaultClass.allCases.flatMap { Array(repeating: $0, count: $0.share * Self.deviceCount / 1000) }
         classes += Array(repeating: .healthy, count: Self.deviceCount - classes.count)
         classes.shuffle(using: &random)
@@ -283,20 +284,5 @@ final class ConcurrentRegistrations: Sendable {
         state.withLock { $0.running = false }
         group.wait()
         return state.withLock { $0.acknowledged }
-    }
-}
-
-/// SplitMix64, so a round's fault assignment can be repeated from its seed.
-struct SeededRandom: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        return value ^ (value >> 31)
     }
 }
