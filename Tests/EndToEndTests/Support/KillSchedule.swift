@@ -85,6 +85,7 @@ final class TemporaryFileTrigger: Sendable {
     init(stateFile: String) throws {
         let url = URL(fileURLWithPath: stateFile)
         prefix = url.lastPathComponent + ".tmp-"
+        #if os(Linux)
         descriptor = inotify_init1(Int32(O_CLOEXEC | O_NONBLOCK))
         guard descriptor >= 0 else { throw TriggerError(message: "inotify_init1: errno \(errno)") }
         // IN_CREATE.
@@ -93,6 +94,9 @@ final class TemporaryFileTrigger: Sendable {
             throw TriggerError(message: "inotify_add_watch \(url.deletingLastPathComponent().path): errno \(errno)")
         }
         Thread { [self] in watch() }.start()
+        #else
+        throw TriggerError(message: "TemporaryFileTrigger needs inotify (Linux)")
+        #endif
     }
 
     deinit { stop() }
