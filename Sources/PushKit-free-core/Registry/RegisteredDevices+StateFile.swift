@@ -10,7 +10,7 @@ extension RegisteredDevices {
     /// Parses a state file.
     ///
     /// Empty (or whitespace-only) contents read as an empty registry. Anything else must be a
-    /// version 1 registry or a flat map whose every value is a token string.
+    /// version 1 registry or a flat map whose every value is a token string, with no empty device id.
     /// - Throws: `JSONSyntaxError` whose detail names the line and column, for bad JSON and for a
     ///   valid document of the wrong shape alike.
     public init(stateFile data: Data) throws(JSONSyntaxError) {
@@ -44,7 +44,11 @@ extension RegisteredDevices {
                     entries.reserveCapacity(scanner.remainingByteCount / 256)
                     if try scanner.beginObject(depth: 1) {
                         repeat {
+                            scanner.skipWhitespace()
+                            let idStart = scanner.offset
                             let id = try scanner.readMemberName()
+                            // As `device_id` in an imported line, and as every registration checks.
+                            if id.isEmpty { throw scanner.failure("a device id must not be empty", at: idStart) }
                             let valueStart = scanner.offset
                             var device = try DeviceRecord.read(from: &scanner, deviceID: id)
                             device.storedJSON = data[data.startIndex + valueStart..<data.startIndex + scanner.offset]
@@ -91,6 +95,7 @@ extension RegisteredDevices {
         var devices: [RegisteredDevice] = []
         devices.reserveCapacity(members.count)
         for member in members {
+            if member.key.isEmpty { throw scanner.failure("a device id must not be empty", at: member.position) }
             do throws(DeviceTokenError) {
                 devices.append(RegisteredDevice(id: member.key, record: DeviceRecord(token: try DeviceToken(validating: member.value))))
             } catch {
