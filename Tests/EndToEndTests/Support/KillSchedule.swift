@@ -1,4 +1,5 @@
 import Foundation
+import PushKitFreeCore
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -29,14 +30,14 @@ enum KillPlan: Equatable, CustomStringConvertible {
 /// (a whole number, default 1) multiplies the process and round counts, for `make soak`.
 struct KillSchedule {
     let seed: UInt64
-    private var generator: Generator
+    private var generator: SplitMix64
 
     init(seed: UInt64? = nil) {
         let chosen = seed
             ?? UInt64(ProcessInfo.processInfo.environment["PUSHKIT_CRASH_SEED"] ?? "")
             ?? UInt64.random(in: 1...UInt64(UInt32.max))
         self.seed = chosen
-        generator = Generator(state: chosen)
+        generator = SplitMix64(seed: chosen)
     }
 
     /// `PUSHKIT_SOAK_SCALE`, at least 1.
@@ -55,19 +56,6 @@ struct KillSchedule {
     /// up to 15 ms later (in the fsync, the rename, or just after).
     mutating func writeKill(count: Int = 1) -> KillPlan {
         .onTemporaryFile(count: count, delay: chance(0.5) ? 0 : fraction() * 0.015)
-    }
-
-    /// SplitMix64: small, fast and good enough to spread kills.
-    private struct Generator: RandomNumberGenerator {
-        var state: UInt64
-
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var value = state
-            value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-            return value ^ (value >> 31)
-        }
     }
 }
 
