@@ -43,8 +43,8 @@ struct KillSchedule {
     /// `PUSHKIT_SOAK_SCALE`, at least 1.
     static var scale: Int { max(1, Int(ProcessInfo.processInfo.environment["PUSHKIT_SOAK_SCALE"] ?? "") ?? 1) }
 
-    /// A uniform number in `range`, from the seeded generator.
-    mutating func fraction(in range: Range<Double> = 0..<1) -> Double { Double.random(in: range, using: &generator) }
+    /// A uniform number in [0, 1), from the seeded generator.
+    mutating func fraction() -> Double { generator.nextUnitInterval() }
 
     /// A uniform whole number in `range`, from the seeded generator.
     mutating func number(in range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &generator) }
