@@ -4,10 +4,11 @@
 #   Fuzz/run.sh [target...]      (default: every target in Corpus/)
 #
 # Environment: FUZZ_SECONDS (per target, default 60), FUZZ_BUILD (scratch path, default
-# /tmp/pushkit-fuzz-build), FUZZ_SANITIZE (default fuzzer,address), FUZZ_MERGE=1 to minimize each
-# corpus after its run (libFuzzer -merge=1, new inputs only kept when they add coverage).
-# Prints per target: seconds, executions (stat::number_of_executed_units), corpus size; exits 1
-# when any target crashed, hung or broke a property (the input is saved in Fuzz/artifacts/).
+# /tmp/pushkit-fuzz-build), FUZZ_SANITIZE (default fuzzer,address), FUZZ_MERGE=1 to add the run's
+# new inputs to Corpus/ when they add coverage (libFuzzer -merge=1; minimize.sh shrinks it after).
+# Each target runs in one process, one input at a time (no -jobs/-workers: those fork workers that
+# write fuzz-N.log here). Prints per target: seconds, executions (stat::number_of_executed_units),
+# corpus size; exits 1 when any target crashed, hung or broke a property (input saved in artifacts/).
 set -uo pipefail
 cd "$(dirname "$0")"
 FUZZ_SECONDS=${FUZZ_SECONDS:-60}
@@ -39,7 +40,7 @@ for target in "${targets[@]}"; do
     new=$(mktemp -d)
     start=$(date +%s)
     "$bin/fuzz-$target" "$new" "$corpus" -dict=json.dict -max_total_time="$FUZZ_SECONDS" -timeout=5 -rss_limit_mb=2048 \
-        -max_len=8192 -jobs=1 -workers=1 -print_final_stats=1 -artifact_prefix="artifacts/$target-" >"$log" 2>&1
+        -max_len=8192 -print_final_stats=1 -artifact_prefix="artifacts/$target-" >"$log" 2>&1
     status=$?
     seconds=$(( $(date +%s) - start ))
     executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
