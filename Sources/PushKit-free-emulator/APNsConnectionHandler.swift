@@ -209,7 +209,11 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         if case .delay(let milliseconds) = step { delay += milliseconds }
         if delay > 0 {
             context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(delay)) {
-                guard context.channel.isActive else { return }
+                // A connection being closed (GOAWAY's grace over, or --drop-after) may still be
+                // active while TLS says goodbye, but nothing written now reaches the client: the
+                // answer is neither sent nor recorded, so the record never shows a delivery the
+                // client could not see (and then resends).
+                guard context.channel.isActive, !self.isClosing else { return }
                 self.send(streamID, record: record, context: context, thenReset: thenReset)
                 self.flushIfNeeded(context: context)
             }
