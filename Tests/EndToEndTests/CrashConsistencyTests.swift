@@ -370,7 +370,8 @@ struct CrashConsistencyTests {
 }
 
 /// `register-apns add` processes run `concurrency` at a time, each killed as `plan` says, until
-/// `count` have run (or, with no count, until `stop()`); records how each ended.
+/// `count` have run (or, with no count, until `stop()`); records how each ended. Each writer waits
+/// `pause` between its processes (the soak paces its background registrations so).
 final class WriterStorm: Sendable {
     /// How one writer ended.
     struct Outcome: Sendable {
@@ -396,7 +397,7 @@ final class WriterStorm: Sendable {
     private let group = DispatchGroup()
 
     init(count: Int?, concurrency: Int, environment: [String: String], trigger: TemporaryFileTrigger?,
-         plan: @escaping @Sendable (Int) -> KillPlan, registration: @escaping @Sendable (Int) -> (String, String)) {
+         plan: @escaping @Sendable (Int) -> KillPlan, registration: @escaping @Sendable (Int) -> (String, String), pause: TimeInterval = 0) {
         self.count = count
         self.environment = environment
         self.trigger = trigger
@@ -406,7 +407,10 @@ final class WriterStorm: Sendable {
             group.enter()
             Thread { [self] in
                 defer { group.leave() }
-                while let index = claim() { runOne(index) }
+                while let index = claim() {
+                    runOne(index)
+                    if pause > 0 { Thread.sleep(forTimeInterval: pause) }
+                }
             }.start()
         }
     }

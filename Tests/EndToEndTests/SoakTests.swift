@@ -1,6 +1,5 @@
 import Foundation
 import PushKitFreeCore
-import Synchronization
 import Testing
 
 /// The fault soak (issue 11): `send-push` to many registered devices (1,000 in `make soak`) through an `apns-emulator`
@@ -140,12 +139,14 @@ struct SoakTests {
         try BuiltTool.run("register-apns", ["import", try setup.directory.write("flat.json", flat)], environment: env).expectSuccess()
 
         // Other processes register devices for as long as the run lasts.
-        let registrations = ConcurrentRegistrations(round: round, environment: env)
-        registrations.start(writers: 2)
+        // Paced, so the writers leave the emulator most of the CPU.
+        let registrations = WriterStorm(count: nil, concurrency: 2, environment: env, trigger: nil, plan: { _ in .never }, registration: { number in
+            ("extra-\(round)-\(number)", String(format: "ee%06x", round) + String(repeating: "d4", count: 24) + String(format: "%08x", number))
+        }, pause: 0.05)
         let started = Date()
         let run = try BuiltTool.run("send-push", ["--body", "soak round \(round)", "--json", "--full", "--timeout", String(Self.timeoutSeconds)], environment: env)
         let elapsed = Date().timeIntervalSince(started)
-        let acknowledged = registrations.stop()
+        let acknowledged = try registrations.stop().filter(\.acknowledged)
 
         let lines = jsonLines(run.stdout)
         let records = emulator.records()
@@ -242,48 +243,5 @@ struct SoakTests {
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
         let devices = try #require(object?["devices"] as? [String: [String: Any]])
         return devices.mapValues { $0["token"] ?? NSNull() }
-    }
-}
-
-/// `register-apns add` processes run back to back by a few writers until stopped; `stop` returns
-/// the registrations that exited 0 (acknowledged).
-final class ConcurrentRegistrations: Sendable {
-    private let round: Int
-    private let environment: [String: String]
-    private let state = Mutex<(running: Bool, next: Int, acknowledged: [(id: String, token: String)])>((true, 0, []))
-    private let group = DispatchGroup()
-
-    init(round: Int, environment: [String: String]) {
-        self.round = round
-        self.environment = environment
-    }
-
-    func start(writers: Int) {
-        for _ in 0..<writers {
-            DispatchQueue.global().async(group: group) { [self] in
-                while let number = claim() {
-                    let id = "extra-\(round)-\(number)"
-                    let token = String(format: "ee%06x", round) + String(repeating: "d4", count: 24) + String(format: "%08x", number)
-                    if let result = try? BuiltTool.run("register-apns", [id, token], environment: environment), result.status == 0 {
-                        state.withLock { $0.acknowledged.append((id, token)) }
-                    }
-                    usleep(50_000) // pacing, so the writers leave the emulator most of the CPU
-                }
-            }
-        }
-    }
-
-    private func claim() -> Int? {
-        state.withLock { state in
-            guard state.running else { return nil }
-            state.next += 1
-            return state.next
-        }
-    }
-
-    func stop() -> [(id: String, token: String)] {
-        state.withLock { $0.running = false }
-        group.wait()
-        return state.withLock { $0.acknowledged }
     }
 }
