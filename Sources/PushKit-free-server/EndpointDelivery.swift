@@ -67,6 +67,9 @@ final class EndpointDelivery: Sendable {
         do {
             request = try spec.build(bundleID: configuration.topic?.value).request
         } catch let error as PayloadError {
+            // A notification too large for APNs is 413, like a body over the limit: the request is
+            // well formed, only too big.
+            if case .tooLarge = error { throw .tooLarge(error.description) }
             throw .badRequest(error.description)
         } catch {
             throw .unavailable(String(describing: error))

@@ -136,10 +136,11 @@ final class EndpointService: Sendable {
 
     // MARK: Authentication
 
-    /// Every route needs the secret, but `/health`, and `/metrics` when only this machine can reach it.
+    /// Every route but `/health` needs the secret (`/metrics` too, wherever the server listens: one
+    /// rule that docs/openapi.yaml can state).
     private func authenticate(_ request: Request, route: EndpointRoute) throws(EndpointError) {
         guard let secret = settings.secret else { return }
-        if route == .health || (route == .metrics && settings.listen.isLoopback) { return }
+        if route == .health { return }
         let presented = SharedSecret.presented(authorization: request.headers[.authorization],
                                                openClawAuth: request.headers[Self.openClawAuth])
         guard let presented else {

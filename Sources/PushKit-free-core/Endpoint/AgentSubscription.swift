@@ -45,7 +45,7 @@ public enum AgentSubscription {
                 }
                 guard try fields.string("apns_token") != nil else { throw .invalidBody("\"apns_token\" is missing") }
                 self.cwd = cwd
-                displayName = try fields.string("agent_display_name").flatMap { $0.isEmpty ? nil : $0 }
+                displayName = try fields.text("agent_display_name").flatMap { $0.isEmpty ? nil : $0 }
                 object["device_token"] = .string(installation)
                 registration = try DeviceRegistration.registration(fromBody: .object(object))
             } catch {

@@ -30,6 +30,8 @@ public struct EndpointError: Error, Sendable, Equatable, CustomStringConvertible
     public static func tooLarge(limit: Int) -> EndpointError {
         EndpointError(status: 413, "the request body is over \(limit) bytes")
     }
+    /// 413: the notification the body describes is over APNs' payload limit.
+    public static func tooLarge(_ message: String) -> EndpointError { EndpointError(status: 413, message) }
     /// 422: a well-formed body whose APNs token is not one.
     public static func invalidToken(_ message: String) -> EndpointError { EndpointError(status: 422, message) }
     /// 429: over the rate limit; try again after `retryAfter` seconds.

@@ -71,22 +71,23 @@ public enum EndpointRoute: String, Sendable, CaseIterable {
 
     /// Matches `method` and `path` (without the query) against the table. A trailing slash is
     /// ignored; `HEAD` is not served.
+    ///
+    /// As in OpenAPI, a path some route names literally belongs to those routes alone:
+    /// `/api/v1/devices/register` is never a `{token}`, so `DELETE` there is 405 with `Allow: POST`.
     public static func match(method: String, path rawPath: String) -> Match {
         var path = Substring(rawPath)
         while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
-        var allowed: [String] = []
-        var matched: (EndpointRoute, String?)?
-        for (route, pattern) in patterns {
-            guard let parameter = Self.parameter(of: pattern, in: segments) else { continue }
-            if route.method == method {
-                // A literal path wins over a `{token}` one (/api/v1/devices/register is not a token).
-                if matched == nil || matched?.1 != nil { matched = (route, parameter) }
-            } else if !allowed.contains(route.method) {
-                allowed.append(route.method)
-            }
+        let candidates = patterns.compactMap { route, pattern in
+            Self.parameter(of: pattern, in: segments).map { (route: route, parameter: $0) }
         }
-        if let matched { return .route(matched.0, parameter: matched.1) }
+        let literal = candidates.filter { $0.parameter == nil }
+        let owners = literal.isEmpty ? candidates : literal
+        if let hit = owners.first(where: { $0.route.method == method }) {
+            return .route(hit.route, parameter: hit.parameter)
+        }
+        var allowed: [String] = []
+        for owner in owners where !allowed.contains(owner.route.method) { allowed.append(owner.route.method) }
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
     }
 

@@ -129,10 +129,10 @@ extension DeviceRegistration {
         }
         var pushToStartToken: DeviceToken?
         if let text = try fields.string("push_to_start_token") { pushToStartToken = try token(text, field: "push_to_start_token") }
-        let name = try fields.string("device_name", "name") ?? defaults.name
-        let model = try fields.string("device_model", "model") ?? defaults.model
-        let osVersion = try fields.string("os_version") ?? defaults.osVersion
-        let appVersion = try fields.string("app_version") ?? defaults.appVersion
+        let name = try fields.text("device_name", "name") ?? defaults.name
+        let model = try fields.text("device_model", "model") ?? defaults.model
+        let osVersion = try fields.text("os_version") ?? defaults.osVersion
+        let appVersion = try fields.text("app_version") ?? defaults.appVersion
         let groups = try fields.strings("groups") ?? defaults.groups
         do throws(RegistryError) {
             return try DeviceRegistration(
@@ -175,17 +175,36 @@ public struct RequestBodyFields: Sendable {
         self.object = object
     }
 
-    /// The first of `names` present and not null, which must be a string.
+    /// The first of `names` present and not null. Every one of `names` present must be a string or
+    /// null, the ones not used too (a body is refused for a mistyped alias, not silently half-read).
     public func string(_ names: String...) throws(RegistrationBodyError) -> String? {
+        try string(names)
+    }
+
+    /// `string(_:)` with the names as an array.
+    public func string(_ names: [String]) throws(RegistrationBodyError) -> String? {
+        var found: String?
         for name in names {
             guard let value = object[name] else { continue }
             switch value {
             case .null: continue
-            case .string(let text): return text
+            case .string(let text): if found == nil { found = text }
             default: throw .invalidBody("\"\(name)\" must be a string, not \(value.typeName)")
             }
         }
-        return nil
+        return found
+    }
+
+    /// `string(_:)` for text a person reads (names, models, versions): each of `names` present is
+    /// at most `DeviceRegistration.maximumTextLength` characters (Unicode scalars, as JSON Schema's
+    /// `maxLength` counts them).
+    public func text(_ names: String...) throws(RegistrationBodyError) -> String? {
+        for name in names {
+            if let text = object[name]?.stringValue, let message = DeviceRegistration.lengthProblem(text, named: "\"\(name)\"") {
+                throw .invalidBody(message)
+            }
+        }
+        return try string(names)
     }
 
     /// An array of strings, or `nil` when absent or null.

@@ -20,7 +20,13 @@ public struct DeviceRegistration: Sendable, Equatable {
     /// The device's ActivityKit push-to-start token; `nil` keeps the one registered before.
     public var pushToStartToken: DeviceToken?
 
-    /// Checks `deviceID` and `groups` (see `validateDeviceID` and `validateGroup`).
+    /// The most characters (Unicode scalars) a device name, model, OS or app version, group name or
+    /// agent display name may have. Control characters are allowed in names, models and versions
+    /// (human-readable output escapes them); the limit keeps a line of `register-apns list` a line.
+    public static let maximumTextLength = 256
+
+    /// Checks `deviceID` and `groups` (see `validateDeviceID` and `validateGroup`), and the length
+    /// of the texts (`maximumTextLength`).
     /// - Throws: `RegistryError.invalidInput` (exit 65).
     public init(
         deviceID: String, token: DeviceToken, environment: APNsEnvironment? = nil, name: String? = nil,
@@ -28,6 +34,9 @@ public struct DeviceRegistration: Sendable, Equatable {
         pushToStartToken: DeviceToken? = nil
     ) throws(RegistryError) {
         try Self.validateDeviceID(deviceID)
+        for (text, what) in [(name, "device name"), (model, "device model"), (osVersion, "OS version"), (appVersion, "app version")] {
+            if let text, let message = Self.lengthProblem(text, named: what) { throw RegistryError.invalidInput(message) }
+        }
         if let groups {
             for group in groups { try Self.validateGroup(group) }
         }
@@ -50,12 +59,21 @@ public struct DeviceRegistration: Sendable, Equatable {
         }
     }
 
-    /// A group name must be non-empty and free of control characters and commas (lists are comma-separated).
+    /// A group name must be non-empty, at most `maximumTextLength` characters, and free of control
+    /// characters and commas (lists are comma-separated).
     public static func validateGroup(_ group: String) throws(RegistryError) {
         if group.isEmpty { throw RegistryError.invalidInput("group name is empty") }
+        if let message = lengthProblem(group, named: "group name") { throw RegistryError.invalidInput(message) }
         if group.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f || $0 == "," }) {
             throw RegistryError.invalidInput("group name \"\(group.debugDescription.dropFirst().dropLast())\" contains a comma or control character")
         }
+    }
+
+    /// Why `text` is too long to keep as `what`, or `nil` when it is at most `maximumTextLength`.
+    public static func lengthProblem(_ text: String, named what: String) -> String? {
+        let count = text.unicodeScalars.count
+        guard count > maximumTextLength else { return nil }
+        return "\(what) is \(count) characters long; at most \(maximumTextLength) are accepted"
     }
 
     private static func removingDuplicates(_ groups: [String]) -> [String] {
