@@ -6,10 +6,11 @@ PREFIX ?= /usr/local
 DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 TOOLS = apns-jwt register-apns send-push apns-emulator
+SCHEMATHESIS_VERSION = 4.32.5
 # Run by `register-apns serve`; installed beside register-apns (no completions of its own).
 COMPANIONS = register-apns-serve
 
-.PHONY: deps build debug test demo bench install clean fuzz sanitize soak
+.PHONY: deps build debug test demo bench install clean fuzz sanitize soak contract
 
 # Installs what a fresh Debian machine lacks: libcurl's headers (for the CCurl bridge) and the
 # command-line tools the tests and benchmarks drive (openssl, curl with HTTP/2, nghttp, h2load,
@@ -36,6 +37,10 @@ deps:
 	@# A client library nobody here wrote, to check apns-emulator against (Tests/Tools/pypi_kalyke_client.py),
 	@# and cryptography, which makes the TLS failure tests' certificates (Tests/Tools/make_test_certificates.py).
 	@python3 -c 'import kalyke, cryptography' 2>/dev/null || python3 -m pip install --quiet kalyke-apns cryptography
+	@# schemathesis checks register-apns serve against docs/openapi.yaml (Tests/Tools/api_contract.py);
+	@# pinned, so a new release's checks cannot fail an unchanged tree.
+	@python3 -c 'import importlib.metadata as m, sys; sys.exit(m.version("schemathesis") != "$(SCHEMATHESIS_VERSION)")' 2>/dev/null \
+		|| python3 -m pip install --quiet "schemathesis==$(SCHEMATHESIS_VERSION)"
 
 bench-deps: deps
 	@missing=""; \
@@ -68,6 +73,16 @@ soak: build
 	PUSHKIT_BIN_DIR="$(RELEASE_BIN)" PUSHKIT_SOAK_DEVICES=1000 PUSHKIT_SOAK_ROUNDS=6 PUSHKIT_SOAK_TIMEOUT=5 \
 		PUSHKIT_SOAK_WALL_SLACK=1 PUSHKIT_SOAK_SCALE=10 \
 		$(SWIFT) test --skip-build --filter 'SoakTests|CrashConsistencyTests'
+
+# docs/openapi.yaml against the real register-apns serve, as `make test` checks it
+# (Tests/EndToEndTests/APIContractTests.swift) but with CONTRACT_EXAMPLES test cases per operation
+# and phase instead of 25; CONTRACT_SEED picks another random seed. Fails on any finding.
+CONTRACT_EXAMPLES ?= 500
+CONTRACT_SEED ?= 16
+contract: deps
+	$(SWIFT) build --build-tests
+	PUSHKIT_BIN_DIR="$(DEBUG_BIN)" PUSHKIT_CONTRACT_EXAMPLES=$(CONTRACT_EXAMPLES) PUSHKIT_CONTRACT_SEED=$(CONTRACT_SEED) \
+		PUSHKIT_CONTRACT_TIMEOUT=3600 $(SWIFT) test --skip-build --filter APIContractTests
 
 demo: debug
 	@bash examples/demo.sh "$(DEBUG_BIN)"

@@ -6,7 +6,7 @@
 # It registers three devices, removes two of them again, and sends four notifications
 # (8 pushes). The full description of each route is docs/openapi.yaml.
 #
-# Auth: every route but GET /health (and GET /metrics on a loopback address) needs the secret, as
+# Auth: every route but GET /health needs the secret (GET /metrics too), as
 # `Authorization: Bearer <secret>` or `X-OpenClaw-Auth: <secret>`; without it the answer is
 # 401 {"error": "..."}. Other refusals are 400 (not JSON, wrong shape), 404 (unknown device or
 # route), 413 (body over 4 KiB), 422 (not an APNs token), 429 (over --rate-limit registrations a

@@ -48,7 +48,7 @@ struct SecretsAndPrivacyTests {
         try server.request("POST", "/register-apns", json: #"{"device_token": "tablet", "apns_token": "\#(String(repeating: "7d", count: 30))c0ffee02"}"#, headers: auth)
         try server.request("POST", "/api/v1/notifications/send", json: #"{"title": "t"}"#, headers: auth)
         try server.request("GET", "/api/v1/devices", headers: auth)
-        try server.request("GET", "/metrics")
+        try server.request("GET", "/metrics", headers: auth)
         try server.request("POST", "/register-apns", json: "{}", headers: ["X-OpenClaw-Auth": "wrong"])
         // The hook delivers in the background: wait for its log line before reading the files.
         let deadline = Date().addingTimeInterval(20)

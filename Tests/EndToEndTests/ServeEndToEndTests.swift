@@ -136,7 +136,7 @@ struct ServeEndToEndTests {
 
     // MARK: Auth
 
-    @Test("the secret: missing and wrong are 401 in both headers, right passes; /health is open")
+    @Test("the secret: missing and wrong are 401 in both headers, right passes; /health is open, /metrics is not")
     func authentication() throws {
         let server = try RunningServe(["--secret-file", try secretFile()], environment: environment())
         let body = #"{"device_token": "phone-1", "apns_token": "\#(Self.token(1))"}"#
@@ -155,8 +155,11 @@ struct ServeEndToEndTests {
         }
         #expect(try server.request("GET", "/api/v1/devices").status == 401)
         #expect(try server.request("GET", "/health").json as NSDictionary? == ["status": "healthy"])
-        let metrics = try server.request("GET", "/metrics")
-        #expect(metrics.status == 200, "open on loopback")
+        // /metrics needs the secret too, on loopback as anywhere (the document states one rule).
+        let closed = try server.request("GET", "/metrics")
+        #expect(closed.status == 401 && closed.headers["www-authenticate"] == "Bearer" && !closed.body.contains("pushkit_"))
+        let metrics = try server.request("GET", "/metrics", headers: ["X-OpenClaw-Auth": "s3cret-for-tests"])
+        #expect(metrics.status == 200)
         #expect(metrics.body.contains("pushkit_registrations_total{route=\"/register-apns\"} 3"))
         #expect(metrics.body.contains("pushkit_http_requests_total{route=\"/register-apns\",method=\"POST\",status=\"401\"} 6"))
         #expect(!server.stderr.contains("s3cret"), "the secret is never logged")
@@ -476,6 +479,7 @@ struct ServeEndToEndTests {
         try call("POST", "/triggerReplyFinished", #"{"cwd": "/a", "message_preview": "p"}"#)
         try call("POST", "/hooks/ios-device", #"{"action": "unregister", "device_token": "w"}"#)
         try call("DELETE", "/api/v1/devices/" + Self.token(40))
+        try call("GET", "/metrics")
         try call("GET", "/metrics", headers: [:])
         // Refusals.
         try call("POST", "/register-apns", #"{"device_token": "x", "apns_token": "\#(Self.token(43))"}"#, headers: [:])
@@ -485,6 +489,10 @@ struct ServeEndToEndTests {
         try call("DELETE", "/api/v1/devices/" + Self.token(40))
         try call("POST", "/api/v1/notifications/send/none", #"{"title": "t"}"#)
         try call("GET", "/register-apns")
+        try call("DELETE", "/api/v1/devices/register")
+        #expect(exchanges.last?.status == 405 && exchanges.last?.headers["allow"] == "POST", "a literal path is never a {token}")
+        try call("POST", "/hooks/ios-notify", #"{"title": "\#(String(repeating: "t", count: 4070))"}"#)
+        #expect(exchanges.last?.status == 413 && exchanges.last?.error?.contains("4096-byte limit") == true, "over APNs' payload limit")
         try call("GET", "/nowhere")
         try call("POST", "/register-apns", #"{"device_token": "y", "apns_token": "\#(Self.token(44))"}"#)
         #expect(exchanges.last?.status == 429)

@@ -110,6 +110,12 @@ struct EndpointTests {
             #expect { try AgentSubscription.Request(JSONValue.parse(Data(body.utf8))) } throws: { ($0 as? EndpointError)?.status == 400 && ($0 as? EndpointError)?.message.contains(message) == true }
         }
         #expect { try AgentSubscription.Request(JSONValue.parse(Data(#"{"cwd": "/a", "installation_id": "i", "apns_token": "xyz"}"#.utf8))) } throws: { ($0 as? EndpointError)?.status == 422 }
+        let long = String(repeating: "a", count: 257)
+        #expect { try AgentSubscription.Request(JSONValue.parse(Data(#"{"cwd": "/a", "installation_id": "i", "apns_token": "\#(token)", "agent_display_name": "\#(long)"}"#.utf8))) } throws: {
+            ($0 as? EndpointError)?.status == 400 && ($0 as? EndpointError)?.message.contains("\"agent_display_name\" is 257 characters long") == true
+        }
+        let bell = try AgentSubscription.Request(JSONValue.parse(Data(#"{"cwd": "/a", "installation_id": "i", "apns_token": "\#(token)", "agent_display_name": "\u0007A"}"#.utf8)))
+        #expect(bell.displayName == "\u{07}A", "control characters are accepted (output escapes them)")
     }
 
     @Test("reply finished: title from the display name, else the cwd's last component, else Reply ready")
@@ -136,7 +142,8 @@ struct EndpointTests {
         #expect(payload["k"] == 1 && payload["aps"]?["alert"]?["body"] == "M" && payload["aps"]?["badge"] == 3)
         for (text, message) in [("{}", "nothing to send"), (#"{"title": ""}"#, "nothing to send"), (#"{"title": "t", "badge": -1}"#, "0 or more"),
                                 (#"{"title": "t", "badge": 1.5}"#, "whole number"), (#"{"title": "t", "data": []}"#, "must be a JSON object"),
-                                (#"{"title": "t", "data": {"aps": 1}}"#, "cannot set \"aps\""), ("[]", "expected a JSON object")] {
+                                (#"{"title": "t", "data": {"aps": 1}}"#, "cannot set \"aps\""), ("[]", "expected a JSON object"),
+                                (#"{"body": "", "message": "m"}"#, "nothing to send"), (#"{"body": "b", "message": 1}"#, "\"message\" must be a string")] {
             #expect { try NotificationRequestBody(JSONValue.parse(Data(text.utf8))) } throws: { ($0 as? EndpointError)?.status == 400 && ($0 as? EndpointError)?.message.contains(message) == true }
         }
     }

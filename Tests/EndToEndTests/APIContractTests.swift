@@ -1,0 +1,56 @@
+import Foundation
+import Testing
+
+/// docs/openapi.yaml is the exact contract of `register-apns serve`. schemathesis (from PyPI,
+/// installed by `make deps`; run by Tests/Tools/api_contract.py) generates requests from the
+/// document for every operation, valid and invalid, and runs all its checks on every answer of the
+/// real server, which sends through the real `apns-emulator`: statuses, content types, headers and
+/// bodies as documented, valid data accepted, invalid data refused, authentication enforced, 405
+/// with a truthful `Allow` for the methods a path lacks. Any finding fails the test, with
+/// schemathesis's report (and a curl line for each finding) in the message.
+///
+/// Reproducible and bounded: a fixed seed and a number of examples per operation and phase.
+/// `make contract` runs the same with more examples (PUSHKIT_CONTRACT_EXAMPLES, PUSHKIT_CONTRACT_SEED).
+@Suite("register-apns serve against docs/openapi.yaml (schemathesis)")
+struct APIContractTests {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    static let environment = ProcessInfo.processInfo.environment
+    static let seed = environment["PUSHKIT_CONTRACT_SEED"] ?? "16"
+    static let examples = environment["PUSHKIT_CONTRACT_EXAMPLES"] ?? "25"
+    static let timeout = environment["PUSHKIT_CONTRACT_TIMEOUT"] ?? "300"
+
+    @Test("every operation, all checks: no disagreement, with the secret and without", arguments: [true, false])
+    func contract(withSecret: Bool) throws {
+        let setup = try ProviderSetup()
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        var environment = emulator.asAPNs(for: setup.environment)
+        environment["APNS_STATE_FILE"] = setup.directory.file("state/devices.json")
+        let secret = try setup.directory.write("serve.secret", "s3cret-for-the-contract\n", mode: 0o600)
+        // The rate limit off: a 429 is documented, but it would stop the tester from reaching the routes.
+        let server = try RunningServe(["--secret-file", secret, "--rate-limit", "0"], environment: environment)
+
+        var arguments = [Self.root + "/Tests/Tools/api_contract.py", "--url", server.baseURL, "--seed", Self.seed,
+                         "--max-examples", Self.examples, "--timeout", Self.timeout]
+        if withSecret { arguments += ["--secret-file", secret] }
+        arguments.append(Self.root + "/docs/openapi.yaml")
+        let started = Date()
+        let run = try BuiltTool.runSystem("python3", arguments)
+        let seconds = Date().timeIntervalSince(started)
+        let report = run.stdout + run.stderr
+        #expect(run.status == 0, "schemathesis found disagreements (seed \(Self.seed)):\n\(report)")
+        #expect(report.contains("No issues found"), "\(report)")
+
+        // Every operation of the document was tested, none skipped for lack of a way to reach it.
+        let selected = try #require(report.firstMatch(of: /Selected: (\d+)\/(\d+)/), "\(report)")
+        let tested = try #require(report.firstMatch(of: /Tested: (\d+)/), "\(report)")
+        #expect(selected.1 == selected.2 && tested.1 == selected.2 && Int(tested.1) ?? 0 >= 12, "\(report)")
+        #expect(server.process.isRunning, "the server survived: \(server.stderr.suffix(2000))")
+        if withSecret {
+            // The send routes reached APNs: the emulator was sent notifications.
+            #expect(!emulator.records().isEmpty, "no notification reached the emulator")
+        }
+        print("api_contract \(withSecret ? "with" : "without") the secret: \(String(format: "%.1f", seconds)) s, "
+              + "seed \(Self.seed), \(Self.examples) examples per operation and phase")
+    }
+}
