@@ -108,6 +108,23 @@ struct ServeEndToEndTests {
         }
     }
 
+    @Test("device texts take any character, control characters included, up to 256; null is absent")
+    func deviceTexts() throws {
+        let server = try RunningServe(["--no-auth"], environment: environment())
+        let hostile = #"\u001b]0;pwned\u0007\u001b[2J\u202eAda"#
+        let long = String(repeating: "m", count: 256)
+        let answer = try server.request("POST", "/api/v1/devices/register", json: #"""
+            {"device_token": "\#(Self.token(3))", "device_name": "\#(hostile)", "device_model": "\#(long)", "os_version": null,
+             "app_version": "\u0000", "environment": null, "groups": null, "push_to_start_token": null}
+            """#)
+        #expect(answer.status == 200, "\(answer.body)")
+        let stored = try #require(try devices()["apns-" + String(try sha256Hex(Self.token(3)).prefix(16))])
+        #expect(stored["name"] as? String == "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{202E}Ada" && stored["model"] as? String == long)
+        #expect(stored["app_version"] as? String == "\u{0}" && (stored["os_version"] == nil || stored["os_version"] is NSNull))
+        let refused = try server.request("POST", "/register-apns", json: #"{"device_token": "d", "apns_token": "\#(Self.token(4))", "model": "\#(long)x"}"#)
+        #expect(refused.status == 400 && refused.error == "\"model\" is 257 characters long; at most 256 are accepted")
+    }
+
     @Test("/registerSubscription joins the agent's group; a rotated token updates the same device")
     func subscriptions() throws {
         let server = try RunningServe(["--secret-file", try secretFile()], environment: environment())
@@ -223,7 +240,11 @@ struct ServeEndToEndTests {
             ("POST", "/triggerReplyFinished", #"{"message_preview": "hi"}"#, 400, "\"cwd\" is missing"),
             ("GET", "/register-apns", nil, 405, "takes POST"),
             ("PUT", "/api/v1/devices", nil, 405, "takes GET"),
-            ("GET", "/api/v1/devices/register", nil, 405, "takes POST, DELETE"),
+            ("GET", "/api/v1/devices/register", nil, 405, "it takes POST"),
+            ("POST", "/register-apns", #"{"device_token": "p", "apns_token": "\#(Self.token(2))", "device_name": "\#(String(repeating: "n", count: 257))"}"#,
+             400, "\"device_name\" is 257 characters long; at most 256 are accepted"),
+            ("POST", "/register-apns", #"{"device_token": "p", "apns_token": "\#(Self.token(2))", "groups": ["a,b"]}"#, 400, "comma"),
+            ("POST", "/api/v1/notifications/send", #"{"title": "\#(String(repeating: "t", count: 4070))"}"#, 413, "4096-byte limit"),
             ("POST", "/nowhere", "{}", 404, "no route POST /nowhere"),
             ("DELETE", "/api/v1/devices/" + Self.token(5), nil, 404, "no device"),
             ("POST", "/api/v1/notifications/send/unknown-device", #"{"title": "t"}"#, 404, "no device"),

@@ -285,9 +285,13 @@ class Checker:
     # Exchanges.
 
     def match(self, path):
-        """The routes whose template matches the concrete path, most specific first."""
+        """The routes whose template matches the concrete path, most specific first. A path the
+        document lists literally is that path item's alone (OpenAPI matches concrete paths before
+        templated ones), so a method it lacks is not looked up in a templated path."""
         path = path.split("?", 1)[0].split("#", 1)[0]
-        return [route for route in self.routes if route.regex.match(path)]
+        routes = [route for route in self.routes if route.regex.match(path)]
+        literal = [route for route in routes if route.templated == 0]
+        return literal or routes
 
     def check_exchange(self, exchange):
         method = exchange["method"].upper()
@@ -318,10 +322,14 @@ class Checker:
             if status == 405:
                 allow_header = exchange["headers"].get("allow", "")
                 listed = {part.strip().upper() for part in allow_header.split(",") if part.strip()}
-                # The most specific path is the one a router picks; its methods must be named.
-                missing = [m.upper() for m in routes[0].methods() if m.upper() not in listed]
+                # The most specific path is the one a router picks; Allow names exactly its methods.
+                methods = {m.upper() for m in routes[0].methods()}
+                missing = sorted(methods - listed)
+                extra = sorted(listed - methods - {"HEAD", "OPTIONS"})
                 if allow_header and missing:
                     self.fail(f"{name}: Allow {allow_header!r} does not name {', '.join(missing)}")
+                if extra:
+                    self.fail(f"{name}: Allow {allow_header!r} names {', '.join(extra)}, which {routes[0].template} does not have")
         else:
             if response is None:
                 self.fail(f"{name}: no path of the document matches {exchange['path']}")
