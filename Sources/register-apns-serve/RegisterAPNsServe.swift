@@ -28,49 +28,23 @@ struct RegisterAPNsServe: AsyncParsableCommand {
             SIGTERM or SIGINT: stop accepting, finish the requests in flight, exit 0.
             Exit status: 0 stopped by a signal, 64 usage, 69 address in use or unavailable, \
             78 configuration (secret file, TLS files).
-            """
+            """,
+        version: PushKitFree.version
     )
 
-    @Option(help: ArgumentHelp("Address and port to listen on; port 0 picks a free one.", valueName: "host:port"))
-    var listen = "127.0.0.1:8100"
-
-    @Option(name: .customLong("secret-file"), help: ArgumentHelp("File holding the shared secret (mode 600).", valueName: "file"))
-    var secretFile: String?
-
-    @Flag(name: .customLong("no-auth"), help: "Serve without a secret (loopback addresses only).")
-    var noAuth = false
-
-    @Option(name: .customLong("tls-cert"), help: ArgumentHelp("Serve HTTPS with this PEM certificate chain.", valueName: "file"))
-    var tlsCertificate: String?
-
-    @Option(name: .customLong("tls-key"), help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
-    var tlsKey: String?
-
-    @Option(name: .customLong("rate-limit"), help: ArgumentHelp("Registration requests per client per minute; 0 turns the limit off.", valueName: "n"))
-    var rateLimit = 30
-
-    @Option(help: "Resends of temporary failures for each send.") var retries = 3
-    @Option(help: ArgumentHelp("No send outlives this many seconds.", valueName: "seconds")) var timeout: Double = 10
-
-    @OptionGroup var options: SharedOptions
-
-    func validate() throws {
-        if (tlsCertificate == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
-        if rateLimit < 0 { throw ValidationError("--rate-limit must be 0 or more") }
-        if retries < 0 { throw ValidationError("--retries must be 0 or more") }
-        if !(timeout > 0) { throw ValidationError("--timeout must be more than 0 seconds") }
-    }
+    @OptionGroup var serve: ServeOptions
 
     func run() async throws {
         let settings: EndpointSettings
         do {
-            let configuration = try ToolSupport.configuration(options.flags, tool: EndpointServer.tool)
+            let configuration = try ToolSupport.configuration(serve.shared.flags, tool: EndpointServer.tool)
             let policy = try NotificationPolicy(file: configuration.file, quietPolicy: nil, minimumInterval: nil,
                                                 makeZone: { name throws(ConfigurationError) in try SystemTimeZone(identifier: name) })
             settings = try EndpointSettings(
-                configuration: configuration, listen: try ListenAddress(parsing: listen), secretFile: secretFile, noAuth: noAuth,
-                rateLimit: rateLimit, tls: tlsCertificate.flatMap { certificate in tlsKey.map { (certificate, $0) } },
-                deliveryPolicy: DeliveryPolicy(retries: retries, timeout: .milliseconds(Int(timeout * 1000))),
+                configuration: configuration, listen: try ListenAddress(parsing: serve.listen), secretFile: serve.secretFile,
+                noAuth: serve.noAuth, rateLimit: serve.rateLimit,
+                tls: serve.tlsCertificate.flatMap { certificate in serve.tlsKey.map { (certificate, $0) } },
+                deliveryPolicy: DeliveryPolicy(retries: serve.retries, timeout: .milliseconds(Int(serve.timeout * 1000))),
                 notificationPolicy: policy
             )
         } catch {
