@@ -98,12 +98,15 @@ struct SendPush: ParsableCommand {
     @Flag(help: "Show whole device tokens.") var full = false
     @Flag(name: .customLong("dry-run"), help: "Print each request (token redacted) and send nothing.") var dryRun = false
 
-    func validate() throws {
+    mutating func validate() throws {
         // `send-push help ...` asks for help; no word of it may become a push.
         if legacy.first == "help" { throw CleanExit.helpRequest(self) }
-        if let option = legacy.first(where: ArgparseCompatibility.looksLikeOption) {
+        // After `--` every argument is positional (argument parser hands the `--` on here too).
+        let terminator = legacy.firstIndex(of: "--") ?? legacy.endIndex
+        if let option = legacy[..<terminator].first(where: ArgparseCompatibility.looksLikeOption) {
             throw ValidationError("unknown option '\(option)' (a MESSAGE_ID or PREVIEW that starts with '-' needs a space in it, as in \"- item\", or to be a number)")
         }
+        if terminator < legacy.endIndex { legacy.remove(at: terminator) }
         if let badge, badge < 0 { throw ValidationError("--badge must be 0 or more (0 clears the badge), not \(badge)") }
         if let expiration, expiration < 0 {
             throw ValidationError("--expiration must be a UNIX time in seconds, or 0 to try once, not \(expiration)")

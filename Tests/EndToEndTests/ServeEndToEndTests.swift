@@ -361,7 +361,7 @@ struct ServeEndToEndTests {
         let cliWriters = try (0..<20).map { n in
             try BuiltTool.start("register-apns", ["cli-\(n)", Self.token(300 + n)], environment: env)
         }
-        let pruner = try BuiltTool.start("send-push", ["--title", "prune", "--group", "none-such", "--device", "dead-0", "--device", "dead-1",
+        let pruner = try BuiltTool.start("send-push", ["--title", "prune", "--device", "dead-0", "--device", "dead-1",
                                                        "--device", "dead-2", "--device", "dead-3", "--device", "dead-4"], environment: env)
         let pruner2 = try BuiltTool.start("send-push", ["--title", "prune", "--device", "dead-5", "--device", "dead-6", "--device", "dead-7",
                                                         "--device", "dead-8", "--device", "dead-9"], environment: env)
