@@ -19,10 +19,13 @@ struct RegisterAPNsServe: AsyncParsableCommand {
             Routes (docs/openapi.yaml): POST /register-apns, POST /api/v1/devices/register, \
             DELETE /api/v1/devices/{token}, GET /api/v1/devices, POST /hooks/ios-device, \
             POST /registerSubscription, POST /api/v1/notifications/send[/{token}], POST /hooks/ios-notify, \
-            POST /triggerReplyFinished, GET /health, GET /metrics. \
-            Every route but /health (and /metrics on loopback) needs the secret, as \
+            POST /triggerReplyFinished, GET /health, GET /health/live, GET /metrics; HEAD wherever GET. \
+            Every route but /health, /health/live (and /metrics on loopback) needs the secret, as \
             Authorization: Bearer <secret> or X-OpenClaw-Auth: <secret>. The secret file must be \
             readable by its owner only. --no-auth is allowed on loopback only. \
+            --open-registration lets devices on the named networks register without the secret \
+            (never list, remove or send). /health answers 503 when the state file or the provider \
+            key cannot be used; /health/live only says the process answers. \
             A registration is answered once it is on disk; concurrent ones share one locked write \
             with register-apns and send-push. One access-log line per request on standard error. \
             SIGTERM or SIGINT: stop accepting, finish the requests in flight, exit 0.
@@ -45,6 +48,12 @@ struct RegisterAPNsServe: AsyncParsableCommand {
 
     @Option(name: .customLong("tls-key"), help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
     var tlsKey: String?
+
+    @Option(name: .customLong("open-registration"), help: ArgumentHelp(
+        "Let the registration routes accept requests without the secret from these networks "
+            + "(e.g. 192.168.1.0/24,100.64.0.0/10): anyone there can register a device that then gets your notifications.",
+        valueName: "cidr[,cidr...]"))
+    var openRegistration: [String] = []
 
     @Option(name: .customLong("rate-limit"), help: ArgumentHelp("Registration requests per client per minute; 0 turns the limit off.", valueName: "n"))
     var rateLimit = 30
@@ -71,7 +80,8 @@ struct RegisterAPNsServe: AsyncParsableCommand {
                 configuration: configuration, listen: try ListenAddress(parsing: listen), secretFile: secretFile, noAuth: noAuth,
                 rateLimit: rateLimit, tls: tlsCertificate.flatMap { certificate in tlsKey.map { (certificate, $0) } },
                 deliveryPolicy: DeliveryPolicy(retries: retries, timeout: .milliseconds(Int(timeout * 1000))),
-                notificationPolicy: policy
+                notificationPolicy: policy,
+                openRegistration: try openRegistration.flatMap { try IPNetwork.list(parsing: $0) }
             )
         } catch {
             throw ToolSupport.exitCode(for: error, tool: EndpointServer.tool)
