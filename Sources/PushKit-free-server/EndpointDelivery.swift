@@ -102,7 +102,8 @@ final class EndpointDelivery: Sendable {
 
     /// The 503 for an error that stops sending: its kind for the client, the whole of it for the log.
     private func unavailable(_ error: any Error) -> EndpointError {
-        .unavailable("sending is not possible on this server: \(summary(of: error))", logDetail: String(describing: error))
+        .unavailable("sending is not possible on this server: \(summary(of: error))",
+                     logDetail: String(describing: error))
     }
 
     /// On the delivery thread.

@@ -54,7 +54,8 @@ final class EndpointHealth: Sendable {
             var verdicts: [Verdict] = []
             let stateFile = Self.identity(of: registry.path)
             if case .failure(let error) = stateFile {
-                verdicts.append(Verdict(identity: nil, problem: ("the state file cannot be examined: \(error.reason)", error.description)))
+                let problem = ("the state file cannot be examined: \(error.reason)", error.description)
+                verdicts.append(Verdict(identity: nil, problem: problem))
             } else if let cached = state.stateFile, cached.identity == stateFile.identity {
                 verdicts.append(cached)
             } else {

@@ -38,7 +38,8 @@ public enum EndpointServer {
         }
         if !settings.openRegistration.isEmpty {
             let networks = settings.openRegistration.map(\.description).joined(separator: ", ")
-            StandardStreams.writeError("\(tool): registration routes accept requests without the secret from \(networks)\n")
+            StandardStreams.writeError(
+                "\(tool): registration routes accept requests without the secret from \(networks)\n")
         }
         let service = EndpointService(settings: settings, delivery: delivery, metrics: metrics)
 

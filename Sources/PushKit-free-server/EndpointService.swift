@@ -59,15 +59,20 @@ final class EndpointService: Sendable {
             error = .internalError("the server failed to answer", logDetail: "unexpected error: \(error)")
         }
         if let detail = error.logDetail {
-            StandardStreams.writeError("\(EndpointServer.tool): error: request \(notes.requestID): \(request.method.rawValue) "
-                                       + "\(AccessLog.maskedPath(request.uri.path)) \(error.status): \(error.message): \(detail)\n")
+            let path = AccessLog.maskedPath(request.uri.path)
+            StandardStreams.writeError("\(EndpointServer.tool): error: request \(notes.requestID): "
+                                       + "\(request.method.rawValue) \(path) \(error.status): "
+                                       + "\(error.message): \(detail)\n")
         }
         let openClaw = notes.route?.isOpenClaw ?? request.uri.path.hasPrefix("/api/v1/")
-        return Self.response(error.body(openClaw: openClaw, requestID: notes.requestID), status: error.status, headers: error.headers)
+        return Self.response(error.body(openClaw: openClaw, requestID: notes.requestID), status: error.status,
+                             headers: error.headers)
     }
 
     /// How OpenClaw's routes show tokens, else the native mask.
-    private static func tokens(_ route: EndpointRoute) -> EndpointJSON.TokenDisplay { route.isOpenClaw ? .openClaw : .masked }
+    private static func tokens(_ route: EndpointRoute) -> EndpointJSON.TokenDisplay {
+        route.isOpenClaw ? .openClaw : .masked
+    }
 
     private func handle(_ request: Request, client: String, notes: Notes) async throws -> Response {
         let method = request.method.rawValue
@@ -109,7 +114,8 @@ final class EndpointService: Sendable {
             notes.token = registration.token
             let outcome = try await register(registration, route: route)
             if route == .registerAPNs { return Self.response(["status": "ok"]) }
-            return Self.response(["status": "registered", "device": EndpointJSON.device(outcome.device, tokens: Self.tokens(route))])
+            return Self.response(["status": "registered",
+                                  "device": EndpointJSON.device(outcome.device, tokens: Self.tokens(route))])
         case .deviceHook:
             return try await deviceHook(try await readJSON(request), notes: notes)
         case .registerSubscription:
@@ -131,7 +137,8 @@ final class EndpointService: Sendable {
         case .sendToDevice:
             let notification = try NotificationRequestBody(try await readJSON(request))
             guard let device = Self.device(parameter ?? "", in: try readRegistry()) else {
-                throw EndpointError.deviceNotFound("no device with token or id \"\(AccessLog.maskedPath(parameter ?? ""))\"")
+                let shown = AccessLog.maskedPath(parameter ?? "")
+                throw EndpointError.deviceNotFound("no device with token or id \"\(shown)\"")
             }
             notes.token = device.record.token
             let report = try await delivery.send(notification.specification, capKey: "devices:" + device.id) { [registry] in
@@ -169,7 +176,8 @@ final class EndpointService: Sendable {
         if route.isHealthCheck || (route == .metrics && settings.listen.isLoopback) { return false }
         let presented = SharedSecret.presented(authorization: request.headers[.authorization],
                                                openClawAuth: request.headers[Self.openClawAuth])
-        if presented == nil, route.acceptsOpenRegistration, settings.openRegistration.contains(where: { $0.contains(client) }) {
+        if presented == nil, route.acceptsOpenRegistration,
+           settings.openRegistration.contains(where: { $0.contains(client) }) {
             return true
         }
         guard let presented else {
@@ -186,7 +194,8 @@ final class EndpointService: Sendable {
     private func register(_ registration: DeviceRegistration, route: EndpointRoute) async throws -> RegisteredDevices.RegistrationOutcome {
         let result = try await write { devices, now in .registered(devices.register(registration, at: now)) }
         guard case .registered(let outcome) = result else {
-            throw EndpointError.internalError("the registration was not recorded", logDetail: "the write queue answered \(result)")
+            throw EndpointError.internalError("the registration was not recorded",
+                                              logDetail: "the write queue answered \(result)")
         }
         metrics.registered(route: route)
         return outcome
@@ -220,7 +229,8 @@ final class EndpointService: Sendable {
             return Self.response(["status": "registered", "device": EndpointJSON.device(outcome.device)])
         case "unregister"?:
             if notes.openNetwork {
-                throw EndpointError.unauthorized("unregistering needs the secret: --open-registration lets only registrations in without it")
+                throw EndpointError.unauthorized(
+                    "unregistering needs the secret: --open-registration lets only registrations in without it")
             }
             let token: String?
             do throws(RegistrationBodyError) {

@@ -51,7 +51,8 @@ struct RegisterAPNsServe: AsyncParsableCommand {
 
     @Option(name: .customLong("open-registration"), help: ArgumentHelp(
         "Let the registration routes accept requests without the secret from these networks "
-            + "(e.g. 192.168.1.0/24,100.64.0.0/10): anyone there can register a device that then gets your notifications.",
+            + "(e.g. 192.168.1.0/24,100.64.0.0/10): anyone there can register a device that then gets "
+            + "your notifications.",
         valueName: "cidr[,cidr...]"))
     var openRegistration: [String] = []
 

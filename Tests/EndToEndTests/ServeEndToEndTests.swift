@@ -471,18 +471,25 @@ struct ServeEndToEndTests {
     func openAPIConformance() throws {
         let dead = Self.token(41)
         let emulator = try RunningEmulator(["--quiet", "--unregistered", dead], environment: setup.environment)
-        let server = try RunningServe(["--secret-file", try secretFile(), "--rate-limit", "10"], environment: environment(emulator))
+        let server = try RunningServe(["--secret-file", try secretFile(), "--rate-limit", "13"], environment: environment(emulator))
         let auth = ["Authorization": "Bearer s3cret-for-tests"]
         var exchanges: [HTTPExchange] = []
         func call(_ method: String, _ path: String, _ json: String? = nil, headers: [String: String]? = nil) throws {
             exchanges.append(try server.request(method, path, json: json, headers: headers ?? auth))
         }
         try call("GET", "/health", headers: [:])
+        try call("HEAD", "/health", headers: [:])
+        try call("GET", "/health/live", headers: [:])
+        try call("HEAD", "/health/live", headers: [:])
         try call("POST", "/register-apns", #"{"device_token": "phone", "apns_token": "\#(Self.token(40))"}"#)
+        try call("POST", "/register-apns?device_token=by-query&apns_token=\(Self.token(45))")
         try call("POST", "/api/v1/devices/register", #"{"device_token": "\#(dead)", "device_name": "Old"}"#)
         try call("POST", "/hooks/ios-device", #"{"action": "register", "device_token": "w", "apns_token": "\#(Self.token(42))"}"#)
         try call("POST", "/registerSubscription", #"{"cwd": "/a", "installation_id": "phone", "apns_token": "\#(Self.token(40))", "agent_display_name": "A"}"#)
+        try call("POST", "/registerSubscription", #"{"cwd": "/b", "installation_id": "proxy", "fcm_token": "\#(Self.token(46))"}"#)
+        try call("POST", "/registerSubscription", #"{"cwd": "/b", "installation_id": "proxy", "fcm_token": "eXk3:APA91b"}"#)
         try call("GET", "/api/v1/devices")
+        try call("HEAD", "/api/v1/devices")
         try call("POST", "/api/v1/notifications/send", #"{"title": "t", "body": "b"}"#)
         try call("POST", "/api/v1/notifications/send/phone", #"{"title": "t"}"#)
         try call("POST", "/hooks/ios-notify", #"{"message": "m"}"#)
@@ -490,6 +497,7 @@ struct ServeEndToEndTests {
         try call("POST", "/hooks/ios-device", #"{"action": "unregister", "device_token": "w"}"#)
         try call("DELETE", "/api/v1/devices/" + Self.token(40))
         try call("GET", "/metrics", headers: [:])
+        try call("HEAD", "/metrics", headers: [:])
         // Refusals.
         try call("POST", "/register-apns", #"{"device_token": "x", "apns_token": "\#(Self.token(43))"}"#, headers: [:])
         try call("POST", "/register-apns", "nope")
@@ -501,7 +509,13 @@ struct ServeEndToEndTests {
         try call("GET", "/nowhere")
         try call("POST", "/register-apns", #"{"device_token": "y", "apns_token": "\#(Self.token(44))"}"#)
         #expect(exchanges.last?.status == 429)
-        #expect(Set(exchanges.map(\.status)) == [200, 400, 401, 404, 405, 413, 422, 429])
+        // A corrupt state file: 500 and an unhealthy /health.
+        try Data("{".utf8).write(to: URL(fileURLWithPath: stateFile))
+        try call("GET", "/api/v1/devices")
+        try call("HEAD", "/api/v1/devices")
+        try call("GET", "/health", headers: [:])
+        try call("HEAD", "/health", headers: [:])
+        #expect(Set(exchanges.map(\.status)) == [200, 400, 401, 404, 405, 413, 422, 429, 500, 503])
 
         let file = setup.directory.file("exchanges.jsonl")
         let lines = try exchanges.map { String(decoding: try JSONSerialization.data(withJSONObject: $0.record, options: [.sortedKeys]), as: UTF8.self) }

@@ -46,7 +46,8 @@ public enum AgentSubscription {
                 }
                 if try fields.string("apns_token") == nil {
                     guard let fcm = try fields.string("fcm_token") else {
-                        throw .invalidBody("\"apns_token\" is missing (or \"fcm_token\" holding the device's APNs token)")
+                        throw .invalidBody(
+                            "\"apns_token\" is missing (or \"fcm_token\" holding the device's APNs token)")
                     }
                     object["apns_token"] = .string(try Self.apnsToken(inFCMField: fcm))
                 }
@@ -68,7 +69,8 @@ public enum AgentSubscription {
                 return try DeviceToken(validating: text).hex
             } catch {
                 throw .invalidToken("\"fcm_token\" is not an APNs token (\(error.message)): an FCM token cannot be "
-                                    + "sent through APNs; send the device's APNs token (hex) as \"apns_token\" or \"fcm_token\"")
+                                    + "sent through APNs; send the device's APNs token (hex) as \"apns_token\" "
+                                    + "or \"fcm_token\"")
             }
         }
 

@@ -30,7 +30,8 @@ public struct IPNetwork: Sendable, Equatable, CustomStringConvertible {
         let maximum = bytes.count * 8
         var prefixLength = maximum
         if parts.count == 2 {
-            guard let length = Int(parts[1]), parts[1].allSatisfy(\.isASCII), (0...maximum).contains(length) else {
+            guard let length = Int(parts[1]), parts[1].allSatisfy({ $0.isASCII && $0.isNumber }),
+                  (0...maximum).contains(length) else {
                 throw ConfigurationError("\(option) \(text): the prefix length must be a number from 0 to \(maximum) "
                                          + "for an \(bytes.count == 4 ? "IPv4" : "IPv6") network", exitStatus: .usage)
             }
@@ -53,7 +54,8 @@ public struct IPNetwork: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses a comma-separated list (spaces around the commas are allowed).
     /// - Throws: `ConfigurationError` (64) for an empty list or element, or the first bad network.
-    public static func list(parsing text: String, option: String = "--open-registration") throws(ConfigurationError) -> [IPNetwork] {
+    public static func list(parsing text: String,
+                            option: String = "--open-registration") throws(ConfigurationError) -> [IPNetwork] {
         var networks: [IPNetwork] = []
         for element in text.split(separator: ",", omittingEmptySubsequences: false) {
             let trimmed = String(element).trimmingWhitespace
