@@ -55,8 +55,8 @@ final class EndpointService: Sendable {
             return try await handle(request, client: client, notes: notes)
         } catch let refusal as EndpointError {
             error = refusal
-        } catch {
-            error = .internalError("the server failed to answer", logDetail: "unexpected error: \(error)")
+        } catch let unexpected {
+            error = .internalError("the server failed to answer", logDetail: "unexpected error: \(unexpected)")
         }
         if let detail = error.logDetail {
             let path = AccessLog.maskedPath(request.uri.path)
