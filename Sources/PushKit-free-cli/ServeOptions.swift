@@ -20,6 +20,13 @@ public struct ServeOptions: ParsableArguments {
     @Option(name: .customLong("tls-key"), help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
     public var tlsKey: String?
 
+    @Option(name: .customLong("open-registration"), help: ArgumentHelp(
+        "Let the registration routes accept requests without the secret from these networks "
+            + "(e.g. 192.168.1.0/24,100.64.0.0/10): anyone there can register a device that then gets "
+            + "your notifications.",
+        valueName: "cidr[,cidr...]"))
+    public var openRegistration: [String] = []
+
     @Option(name: .customLong("rate-limit"), parsing: .unconditional,
             help: ArgumentHelp("Registration requests per client per minute; 0 turns the limit off.", valueName: "n"))
     public var rateLimit = 30

@@ -19,10 +19,13 @@ struct RegisterAPNsServe: AsyncParsableCommand {
             Routes (docs/openapi.yaml): POST /register-apns, POST /api/v1/devices/register, \
             DELETE /api/v1/devices/{token}, GET /api/v1/devices, POST /hooks/ios-device, \
             POST /registerSubscription, POST /api/v1/notifications/send[/{token}], POST /hooks/ios-notify, \
-            POST /triggerReplyFinished, GET /health, GET /metrics. \
-            Every route but /health (and /metrics on loopback) needs the secret, as \
+            POST /triggerReplyFinished, GET /health, GET /health/live, GET /metrics; HEAD wherever GET. \
+            Every route but /health, /health/live (and /metrics on loopback) needs the secret, as \
             Authorization: Bearer <secret> or X-OpenClaw-Auth: <secret>. The secret file must be \
             readable by its owner only. --no-auth is allowed on loopback only. \
+            --open-registration lets devices on the named networks register without the secret \
+            (never list, remove or send). /health answers 503 when the state file or the provider \
+            key cannot be used; /health/live only says the process answers. \
             A registration is answered once it is on disk; concurrent ones share one locked write \
             with register-apns and send-push. One access-log line per request on standard error. \
             SIGTERM or SIGINT: stop accepting, finish the requests in flight, exit 0.
@@ -45,7 +48,8 @@ struct RegisterAPNsServe: AsyncParsableCommand {
                 noAuth: serve.noAuth, rateLimit: serve.rateLimit,
                 tls: serve.tlsCertificate.flatMap { certificate in serve.tlsKey.map { (certificate, $0) } },
                 deliveryPolicy: DeliveryPolicy(retries: serve.retries, timeout: .milliseconds(Int(serve.timeout * 1000))),
-                notificationPolicy: policy
+                notificationPolicy: policy,
+                openRegistration: try serve.openRegistration.flatMap { try IPNetwork.list(parsing: $0) }
             )
         } catch {
             throw ToolSupport.exitCode(for: error, tool: EndpointServer.tool)
