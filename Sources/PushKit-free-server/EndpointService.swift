@@ -290,19 +290,9 @@ final class EndpointService: Sendable {
         let query = request.uri.queryParameters
         let fields = ["device_token", "apns_token"]
         guard fields.contains(where: { query[Substring($0)] != nil }) else { return try await readJSON(request) }
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > Self.bodyLimit {
-            throw EndpointError.tooLarge(limit: Self.bodyLimit)
-        }
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: Self.bodyLimit)
-        } catch is NIOTooManyBytesError {
-            throw EndpointError.tooLarge(limit: Self.bodyLimit)
-        } catch {
-            throw EndpointError.badRequest("the request body could not be read: \(error)")
-        }
-        if buffer.readableBytesView.contains(where: { $0 != 0x20 && $0 != 0x0a && $0 != 0x0d && $0 != 0x09 }) {
-            return try Self.parseJSON(Data(buffer.readableBytesView))
+        let data = try await collectBody(request)
+        if data.contains(where: { $0 != 0x20 && $0 != 0x0a && $0 != 0x0d && $0 != 0x09 }) {
+            return try Self.parseJSON(data)
         }
         var object: [String: JSONValue] = [:]
         for field in fields {
@@ -311,8 +301,8 @@ final class EndpointService: Sendable {
         return .object(object)
     }
 
-    /// The body as JSON: at most `bodyLimit` bytes (413), non-empty and valid JSON (400).
-    private func readJSON(_ request: Request) async throws -> JSONValue {
+    /// The body's bytes: at most `bodyLimit` (413).
+    private func collectBody(_ request: Request) async throws -> Data {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > Self.bodyLimit {
             throw EndpointError.tooLarge(limit: Self.bodyLimit)
         }
@@ -324,7 +314,12 @@ final class EndpointService: Sendable {
         } catch {
             throw EndpointError.badRequest("the request body could not be read: \(error)")
         }
-        let data = Data(buffer.readableBytesView)
+        return Data(buffer.readableBytesView)
+    }
+
+    /// The body as JSON: at most `bodyLimit` bytes (413), non-empty and valid JSON (400).
+    private func readJSON(_ request: Request) async throws -> JSONValue {
+        let data = try await collectBody(request)
         if data.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) {
             throw EndpointError.badRequest("the request body is empty; expected a JSON object")
         }
