@@ -10,7 +10,7 @@ SCHEMATHESIS_VERSION = 4.32.5
 # Run by `register-apns serve`; installed beside register-apns (no completions of its own).
 COMPANIONS = register-apns-serve
 
-.PHONY: deps build debug test demo bench install clean fuzz sanitize soak contract
+.PHONY: deps build debug test demo bench install install-files man uninstall clean fuzz sanitize soak contract
 
 # Installs what a fresh Debian machine lacks: libcurl's headers (for the CCurl bridge) and the
 # command-line tools the tests and benchmarks drive (openssl, curl with HTTP/2, nghttp, h2load,
@@ -96,18 +96,46 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	FUZZ_SECONDS="$(FUZZ_SECONDS)" bash Fuzz/run.sh
 
-# The tools, and shell completion scripts that argument-parser generates for bash, zsh and fish.
+# The tools, their manual pages, and the shell completion scripts argument-parser generates for
+# bash, zsh and fish. `make uninstall` (same PREFIX and DESTDIR) removes exactly these files.
 install: build
-	install -d "$(DESTDIR)$(PREFIX)/bin" "$(DESTDIR)$(PREFIX)/share/bash-completion/completions" \
-		"$(DESTDIR)$(PREFIX)/share/zsh/site-functions" "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d"
+	@$(MAKE) --no-print-directory install-files TOOLS_BIN="$(RELEASE_BIN)"
+
+# Manual pages (section 1) made by argument-parser's generate-manual from the same definitions as
+# --help, for the tools in TOOLS_BIN (default: the release build). generate-manual is built from the
+# argument-parser checkout this package resolved, in a scratch directory of its own.
+TOOLS_BIN ?= $(RELEASE_BIN)
+MANUAL_BUILD = $(CURDIR)/.build-manual
+man:
+	$(SWIFT) build --package-path "$(CURDIR)/.build/checkouts/swift-argument-parser" --scratch-path "$(MANUAL_BUILD)" \
+		--product generate-manual -Xswiftc -suppress-warnings
+	rm -rf "$(MANUAL_BUILD)/man1" && mkdir -p "$(MANUAL_BUILD)/man1"
 	for tool in $(TOOLS); do \
-		install -m 0755 "$(RELEASE_BIN)/$$tool" "$(DESTDIR)$(PREFIX)/bin/$$tool" && \
-		"$(RELEASE_BIN)/$$tool" --generate-completion-script bash > "$(DESTDIR)$(PREFIX)/share/bash-completion/completions/$$tool" && \
-		"$(RELEASE_BIN)/$$tool" --generate-completion-script zsh > "$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_$$tool" && \
-		"$(RELEASE_BIN)/$$tool" --generate-completion-script fish > "$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/$$tool.fish" \
+		"$(MANUAL_BUILD)/debug/generate-manual" "$(TOOLS_BIN)/$$tool" --output-directory "$(MANUAL_BUILD)/man1" || exit 1; \
+	done
+
+BIN_DIR = $(DESTDIR)$(PREFIX)/bin
+MAN_DIR = $(DESTDIR)$(PREFIX)/share/man/man1
+BASH_DIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSH_DIR = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+FISH_DIR = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+install-files: man
+	install -d "$(BIN_DIR)" "$(MAN_DIR)" "$(BASH_DIR)" "$(ZSH_DIR)" "$(FISH_DIR)"
+	for tool in $(TOOLS); do \
+		install -m 0755 "$(TOOLS_BIN)/$$tool" "$(BIN_DIR)/$$tool" && \
+		install -m 0644 "$(MANUAL_BUILD)/man1/$$tool.1" "$(MAN_DIR)/$$tool.1" && \
+		"$(TOOLS_BIN)/$$tool" --generate-completion-script bash > "$(BASH_DIR)/$$tool" && \
+		"$(TOOLS_BIN)/$$tool" --generate-completion-script zsh > "$(ZSH_DIR)/_$$tool" && \
+		"$(TOOLS_BIN)/$$tool" --generate-completion-script fish > "$(FISH_DIR)/$$tool.fish" \
 		|| exit 1; \
 	done
-	for program in $(COMPANIONS); do install -m 0755 "$(RELEASE_BIN)/$$program" "$(DESTDIR)$(PREFIX)/bin/$$program" || exit 1; done
+	for program in $(COMPANIONS); do install -m 0755 "$(TOOLS_BIN)/$$program" "$(BIN_DIR)/$$program" || exit 1; done
+
+uninstall:
+	for tool in $(TOOLS); do \
+		rm -f "$(BIN_DIR)/$$tool" "$(MAN_DIR)/$$tool.1" "$(BASH_DIR)/$$tool" "$(ZSH_DIR)/_$$tool" "$(FISH_DIR)/$$tool.fish"; \
+	done
+	for program in $(COMPANIONS); do rm -f "$(BIN_DIR)/$$program"; done
 
 # The whole test suite built with AddressSanitizer, then with ThreadSanitizer, each in a scratch
 # directory of its own (.build-sanitize-address, .build-sanitize-thread) so `make test`'s build is
@@ -135,4 +163,4 @@ sanitize: deps
 	[ -z "$$failed" ] && [ -z "$$reports" ]
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-manual

@@ -13,8 +13,17 @@ cleanup() {
 }
 trap cleanup EXIT
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+# A command as you would type (and paste) it: words with spaces or shell characters double-quoted.
+shown() {
+  local word out=""
+  for word in "$@"; do
+    case $word in ('' | *[!A-Za-z0-9_./:=@%+,-]*) word=\"$(printf '%s' "$word" | sed 's/["$`\\]/\\&/g')\";; esac
+    out+="${out:+ }$word"
+  done
+  printf '%s' "$out"
+}
 # Shows each command as you would type it (tools on PATH), then runs it.
-run() { local shown=("${@}"); shown[0]=${1#"$BIN/"}; printf '$ %s\n' "${shown[*]}"; "$@"; }
+run() { printf '$ %s\n' "$(shown "${1#"$BIN/"}" "${@:2}")"; "$@"; }
 
 step "a throw-away APNs key (yours is the .p8 from the Apple developer account)"
 openssl ecparam -name prime256v1 -genkey -noout 2>/dev/null | openssl pkcs8 -topk8 -nocrypt -out "$work/AuthKey_DEMO000001.p8"

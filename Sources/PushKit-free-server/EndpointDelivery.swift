@@ -41,24 +41,39 @@ final class EndpointDelivery: Sendable {
         thread.start()
     }
 
-    /// What stands in the way of sending at all, checked at start so the log says it at once:
-    /// no topic, an unusable provider key, or no libcurl. `nil` when sending can work.
-    func problem() -> String? {
-        if configuration.topic == nil { return "no topic: set --topic, APNS_TOPIC or bundle_id to the app's bundle id" }
+    /// What stands in the way of sending at all: no topic, an unusable provider key or identifiers,
+    /// or no libcurl. `summary` names which, in words fit for an HTTP answer (no paths); `detail`
+    /// is the whole message, for the server's log. `nil` when sending can work.
+    func problem() -> (summary: String, detail: String)? {
+        if configuration.topic == nil {
+            return ("no topic (the app's bundle id) is configured",
+                    "no topic: set --topic, APNS_TOPIC or bundle_id to the app's bundle id")
+        }
         do {
             _ = try ProviderCredentials.load(from: configuration)
             try CurlGlobal.load()
         } catch {
-            return String(describing: error)
+            return (summary(of: error), String(describing: error))
         }
         return nil
+    }
+
+    /// What kind of problem `error` is, without the paths and system messages it carries.
+    func summary(of error: any Error) -> String {
+        if configuration.topic == nil { return "no topic (the app's bundle id) is configured" }
+        return switch error {
+        case is ProviderKeyError, is ConfigurationError: "the provider key or its key id and team id cannot be used"
+        case is LibcurlUnavailable: "libcurl cannot be loaded"
+        default: "sending failed"
+        }
     }
 
     /// Applies the policy to `spec`, then sends it to the devices `select` returns (called on the
     /// delivery thread, so the registry is read off the server's event loops).
     /// - Parameter capKey: what the frequency cap counts this send under.
     /// - Throws: `EndpointError` 400 for a payload APNs would refuse, 503 when sending is not set up
-    ///   (no topic, no key, no libcurl), 500 when the registry cannot be read.
+    ///   (no topic, no key, no libcurl), 500 when the registry cannot be read; neither 503 nor 500
+    ///   puts a path in its message (the log detail has it).
     func send(_ spec: PushSpecification, groups: [String] = [], capKey: String,
               select: @escaping @Sendable () throws -> [DeliveryTarget]) async throws(EndpointError) -> DeliveryReport {
         var spec = spec
@@ -72,7 +87,7 @@ final class EndpointDelivery: Sendable {
             if case .tooLarge = error { throw .tooLarge(error.description) }
             throw .badRequest(error.description)
         } catch {
-            throw .unavailable(String(describing: error))
+            throw unavailable(error)
         }
         do {
             return try await thread.runIfActive { [self] in
@@ -81,10 +96,17 @@ final class EndpointDelivery: Sendable {
         } catch let error as EndpointError {
             throw error
         } catch let error as RegistryError {
-            throw .internalError(error.description)
+            throw .internalError("the device registry cannot be read: " + EndpointHealth.summary(of: error),
+                                 logDetail: error.description)
         } catch {
-            throw .unavailable(String(describing: error))
+            throw unavailable(error)
         }
+    }
+
+    /// The 503 for an error that stops sending: its kind for the client, the whole of it for the log.
+    private func unavailable(_ error: any Error) -> EndpointError {
+        .unavailable("sending is not possible on this server: \(summary(of: error))",
+                     logDetail: String(describing: error))
     }
 
     /// On the delivery thread.

@@ -3,6 +3,9 @@ import PushKitFreeCore
 
 /// The one responder of the server: hands each request to `EndpointService`, then writes the
 /// access-log line and the request metrics.
+///
+/// Every answer carries `X-Request-Id`. A `HEAD` request is answered as its `GET` would be, with
+/// the same status and headers (`Content-Length` included) and no body.
 struct EndpointResponder: HTTPResponder {
     typealias Context = EndpointRequestContext
     let service: EndpointService
@@ -10,7 +13,10 @@ struct EndpointResponder: HTTPResponder {
     func respond(to request: Request, context: Context) async throws -> Response {
         let started = ContinuousClock.now
         let notes = EndpointService.Notes()
-        let response = await service.respond(to: request, client: context.client, notes: notes)
+        notes.requestID = RequestID.make(presented: request.headers[RequestID.header])
+        var response = await service.respond(to: request, client: context.client, notes: notes)
+        response.headers[RequestID.header] = notes.requestID
+        if request.method == .head { response = response.createHeadResponse() }
         let elapsed = started.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let status = Int(response.status.code)

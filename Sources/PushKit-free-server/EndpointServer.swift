@@ -34,7 +34,12 @@ public enum EndpointServer {
             StandardStreams.writeError("\(tool): warning: \(warning)\n")
         }
         if let problem = delivery.problem() {
-            StandardStreams.writeError("\(tool): warning: the notification routes will answer 503: \(problem)\n")
+            StandardStreams.writeError("\(tool): warning: the notification routes will answer 503: \(problem.detail)\n")
+        }
+        if !settings.openRegistration.isEmpty {
+            let networks = settings.openRegistration.map(\.description).joined(separator: ", ")
+            StandardStreams.writeError(
+                "\(tool): registration routes accept requests without the secret from \(networks)\n")
         }
         let service = EndpointService(settings: settings, delivery: delivery, metrics: metrics)
 

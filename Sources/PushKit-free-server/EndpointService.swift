@@ -11,7 +11,8 @@ import PushKitFreeCore
 
 /// What `register-apns serve` does with each request: route, authenticate, rate-limit, read the
 /// body, then register, list, remove or send. Every refusal is an `EndpointError` (a 4xx or 5xx
-/// with `{"error": ...}`) and changes nothing.
+/// with `{"error": ...}`, plus `"detail"` on OpenClaw's routes) and changes nothing. A 5xx names
+/// the request id, and only the server's log has what went wrong in full.
 final class EndpointService: Sendable {
     /// The largest request body accepted; registration and notification bodies are far smaller.
     static let bodyLimit = 4096
@@ -22,6 +23,7 @@ final class EndpointService: Sendable {
     let delivery: EndpointDelivery
     let limiter: RateLimiter
     let metrics: EndpointMetrics
+    let health: EndpointHealth
 
     init(settings: EndpointSettings, delivery: EndpointDelivery, metrics: EndpointMetrics) {
         self.settings = settings
@@ -30,23 +32,46 @@ final class EndpointService: Sendable {
         self.delivery = delivery
         limiter = RateLimiter(perMinute: settings.rateLimit)
         self.metrics = metrics
+        health = EndpointHealth(registry: registry, delivery: delivery) { line in
+            StandardStreams.writeError("\(EndpointServer.tool): \(line)\n")
+        }
     }
 
     /// What the access log and metrics need to know about a request, filled in while it is handled.
     final class Notes: @unchecked Sendable {
         var route: EndpointRoute?
         var token: DeviceToken?
+        /// The request's id (`X-Request-Id`).
+        var requestID = ""
+        /// Let in without the secret because its peer is on an `--open-registration` network.
+        var openNetwork = false
     }
 
-    /// Answers one request.
+    /// Answers one request. An error with a `logDetail` is written to standard error with the
+    /// request id, which the answer names instead of the detail.
     func respond(to request: Request, client: String, notes: Notes) async -> Response {
+        let error: EndpointError
         do {
             return try await handle(request, client: client, notes: notes)
-        } catch let error as EndpointError {
-            return Self.response(error.body, status: error.status, headers: error.headers)
-        } catch {
-            return Self.response(EndpointError.internalError("unexpected error: \(error)").body, status: 500)
+        } catch let refusal as EndpointError {
+            error = refusal
+        } catch let unexpected {
+            error = .internalError("the server failed to answer", logDetail: "unexpected error: \(unexpected)")
         }
+        if let detail = error.logDetail {
+            let path = AccessLog.maskedPath(request.uri.path)
+            StandardStreams.writeError("\(EndpointServer.tool): error: request \(notes.requestID): "
+                                       + "\(request.method.rawValue) \(path) \(error.status): "
+                                       + "\(error.message): \(detail)\n")
+        }
+        let openClaw = notes.route?.isOpenClaw ?? request.uri.path.hasPrefix("/api/v1/")
+        return Self.response(error.body(openClaw: openClaw, requestID: notes.requestID), status: error.status,
+                             headers: error.headers)
+    }
+
+    /// How OpenClaw's routes show tokens, else the native mask.
+    private static func tokens(_ route: EndpointRoute) -> EndpointJSON.TokenDisplay {
+        route.isOpenClaw ? .openClaw : .masked
     }
 
     private func handle(_ request: Request, client: String, notes: Notes) async throws -> Response {
@@ -64,27 +89,33 @@ final class EndpointService: Sendable {
             parameter = value
         }
         notes.route = route
-        try authenticate(request, route: route)
+        notes.openNetwork = try authenticate(request, route: route, client: client)
         if route.registers, let retryAfter = limiter.admit(client) {
             throw EndpointError.rateLimited(retryAfter: retryAfter, limit: limiter.perMinute)
         }
         switch route {
         case .health:
-            return Self.response(["status": "healthy"])
+            let problems = health.problems()
+            if problems.isEmpty { return Self.response(["status": "healthy"]) }
+            return Self.response(["status": "unhealthy", "error": .string(problems.joined(separator: "; ")),
+                                  "problems": .array(problems.map(JSONValue.string))], status: 503)
+        case .liveness:
+            return Self.response(["status": "alive"])
         case .metrics:
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
                             body: ResponseBody(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
         case .listDevices:
-            return Self.response(EndpointJSON.deviceList(try readRegistry().devices))
+            return Self.response(EndpointJSON.deviceList(try readRegistry().devices, tokens: Self.tokens(route)))
         case .unregisterDevice:
             return try await unregister(parameter ?? "", route: route, notes: notes)
         case .registerAPNs, .registerDevice:
-            let body = try await readJSON(request)
+            let body = try await readRegistrationBody(request, route: route)
             let registration = try Self.registration(body)
             notes.token = registration.token
             let outcome = try await register(registration, route: route)
             if route == .registerAPNs { return Self.response(["status": "ok"]) }
-            return Self.response(["status": "registered", "device": EndpointJSON.device(outcome.device)])
+            return Self.response(["status": "registered",
+                                  "device": EndpointJSON.device(outcome.device, tokens: Self.tokens(route))])
         case .deviceHook:
             return try await deviceHook(try await readJSON(request), notes: notes)
         case .registerSubscription:
@@ -102,11 +133,12 @@ final class EndpointService: Sendable {
             }
             metrics.delivered(report)
             if route == .notifyHook { return Self.response(["status": "sent", "devices_notified": .number(Double(report.delivered))]) }
-            return Self.response(EndpointJSON.sendReport(report))
+            return Self.response(EndpointJSON.sendReport(report, tokens: Self.tokens(route)))
         case .sendToDevice:
             let notification = try NotificationRequestBody(try await readJSON(request))
             guard let device = Self.device(parameter ?? "", in: try readRegistry()) else {
-                throw EndpointError.notFound("no device with token or id \"\(AccessLog.maskedPath(parameter ?? ""))\"")
+                let shown = AccessLog.maskedPath(parameter ?? "")
+                throw EndpointError.deviceNotFound("no device with token or id \"\(shown)\"")
             }
             notes.token = device.record.token
             let report = try await delivery.send(notification.specification, capKey: "devices:" + device.id) { [registry] in
@@ -116,7 +148,7 @@ final class EndpointService: Sendable {
             }
             metrics.delivered(report)
             guard let result = report.results.first else {
-                throw EndpointError.notFound("device \(device.id) was removed before the notification was sent")
+                throw EndpointError.deviceNotFound("device \(device.id) was removed before the notification was sent")
             }
             let json = EndpointJSON.result(result)
             return Self.response(["success": json["success"] ?? false, "apns_id": json["apns_id"] ?? .null, "reason": json["reason"] ?? .null])
@@ -136,17 +168,24 @@ final class EndpointService: Sendable {
 
     // MARK: Authentication
 
-    /// Every route but `/health` needs the secret (`/metrics` too, wherever the server listens: one
-    /// rule that docs/openapi.yaml can state).
-    private func authenticate(_ request: Request, route: EndpointRoute) throws(EndpointError) {
-        guard let secret = settings.secret else { return }
-        if route == .health { return }
+    /// Every route needs the secret, but the health checks, and registrations without credentials
+    /// from an `--open-registration` network. `/metrics` needs it too, wherever the server listens:
+    /// one rule that docs/openapi.yaml can state.
+    /// - Returns: whether the request was let in for its network alone (no secret presented).
+    private func authenticate(_ request: Request, route: EndpointRoute, client: String) throws(EndpointError) -> Bool {
+        guard let secret = settings.secret else { return false }
+        if route.isHealthCheck { return false }
         let presented = SharedSecret.presented(authorization: request.headers[.authorization],
                                                openClawAuth: request.headers[Self.openClawAuth])
+        if presented == nil, route.acceptsOpenRegistration,
+           settings.openRegistration.contains(where: { $0.contains(client) }) {
+            return true
+        }
         guard let presented else {
             throw .unauthorized("missing credentials: send Authorization: Bearer <secret> or X-OpenClaw-Auth: <secret>")
         }
         guard secret.matches(presented) else { throw .unauthorized("wrong secret") }
+        return false
     }
 
     static let openClawAuth = HTTPField.Name("X-OpenClaw-Auth")!
@@ -155,7 +194,10 @@ final class EndpointService: Sendable {
 
     private func register(_ registration: DeviceRegistration, route: EndpointRoute) async throws -> RegisteredDevices.RegistrationOutcome {
         let result = try await write { devices, now in .registered(devices.register(registration, at: now)) }
-        guard case .registered(let outcome) = result else { throw EndpointError.internalError("registration was not recorded") }
+        guard case .registered(let outcome) = result else {
+            throw EndpointError.internalError("the registration was not recorded",
+                                              logDetail: "the write queue answered \(result)")
+        }
         metrics.registered(route: route)
         return outcome
     }
@@ -164,7 +206,7 @@ final class EndpointService: Sendable {
         notes.token = try? DeviceToken(validating: idOrToken)
         let result = try await write { devices, _ in .removed(devices.remove(idOrToken: idOrToken)) }
         guard case .removed(let removed) = result, !removed.isEmpty else {
-            throw EndpointError.notFound("no device with token or id \"\(AccessLog.maskedPath(idOrToken))\"")
+            throw EndpointError.deviceNotFound("no device with token or id \"\(AccessLog.maskedPath(idOrToken))\"")
         }
         notes.token = removed.first?.record.token
         metrics.unregistered(route: route, count: removed.count)
@@ -187,6 +229,10 @@ final class EndpointService: Sendable {
             let outcome = try await register(registration, route: .deviceHook)
             return Self.response(["status": "registered", "device": EndpointJSON.device(outcome.device)])
         case "unregister"?:
+            if notes.openNetwork {
+                throw EndpointError.unauthorized(
+                    "unregistering needs the secret: --open-registration lets only registrations in without it")
+            }
             let token: String?
             do throws(RegistrationBodyError) {
                 token = try fields.string("apns_token", "device_token")
@@ -207,7 +253,8 @@ final class EndpointService: Sendable {
         do {
             return try await writes.apply(change)
         } catch let error as RegistryError {
-            throw EndpointError.internalError("the registry was not changed: \(error.description)")
+            throw EndpointError.internalError("the device registry was not changed: "
+                                              + EndpointHealth.summary(of: error), logDetail: error.description)
         }
     }
 
@@ -215,7 +262,8 @@ final class EndpointService: Sendable {
         do {
             return try registry.load()
         } catch {
-            throw .internalError("the registry cannot be read: \(error.description)")
+            throw .internalError("the device registry cannot be read: " + EndpointHealth.summary(of: error),
+                                 logDetail: error.description)
         }
     }
 
@@ -236,8 +284,26 @@ final class EndpointService: Sendable {
 
     // MARK: Bodies and responses
 
-    /// The body as JSON: at most `bodyLimit` bytes (413), non-empty and valid JSON (400).
-    private func readJSON(_ request: Request) async throws -> JSONValue {
+    /// A registration's body; for `/register-apns` without a body, `device_token` and `apns_token`
+    /// from the query string (as the FastAPI handler it replaces reads them).
+    private func readRegistrationBody(_ request: Request, route: EndpointRoute) async throws -> JSONValue {
+        guard route == .registerAPNs else { return try await readJSON(request) }
+        let query = request.uri.queryParameters
+        let fields = ["device_token", "apns_token"]
+        guard fields.contains(where: { query[Substring($0)] != nil }) else { return try await readJSON(request) }
+        let data = try await collectBody(request)
+        if data.contains(where: { $0 != 0x20 && $0 != 0x0a && $0 != 0x0d && $0 != 0x09 }) {
+            return try Self.parseJSON(data)
+        }
+        var object: [String: JSONValue] = [:]
+        for field in fields {
+            if let value = query[Substring(field)] { object[field] = .string(String(value)) }
+        }
+        return .object(object)
+    }
+
+    /// The body's bytes: at most `bodyLimit` (413).
+    private func collectBody(_ request: Request) async throws -> Data {
         if let length = request.headers[.contentLength].flatMap(Int.init), length > Self.bodyLimit {
             throw EndpointError.tooLarge(limit: Self.bodyLimit)
         }
@@ -249,14 +315,24 @@ final class EndpointService: Sendable {
         } catch {
             throw EndpointError.badRequest("the request body could not be read: \(error)")
         }
-        let data = Data(buffer.readableBytesView)
+        return Data(buffer.readableBytesView)
+    }
+
+    /// The body as JSON: at most `bodyLimit` bytes (413), non-empty and valid JSON (400).
+    private func readJSON(_ request: Request) async throws -> JSONValue {
+        let data = try await collectBody(request)
         if data.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) {
             throw EndpointError.badRequest("the request body is empty; expected a JSON object")
         }
+        return try Self.parseJSON(data)
+    }
+
+    /// `data` as JSON (400 when it is not).
+    private static func parseJSON(_ data: Data) throws(EndpointError) -> JSONValue {
         do throws(JSONSyntaxError) {
             return try JSONValue.parse(data)
         } catch {
-            throw EndpointError.badRequest("the request body is not JSON: \(error.detail)")
+            throw .badRequest("the request body is not JSON: \(error.detail)")
         }
     }
 

@@ -15,14 +15,23 @@ public struct EndpointSettings: Sendable {
     public var deliveryPolicy: DeliveryPolicy
     /// Quiet hours, frequency cap (the config file's, as `send-push` applies them).
     public var notificationPolicy: NotificationPolicy
+    /// `--open-registration`: networks whose peers may use the registration routes without the
+    /// secret (never the routes that list, remove or send).
+    public var openRegistration: [IPNetwork]
 
-    /// Checks the combination: a secret is required unless `noAuth` on loopback, and `--no-auth`
-    /// never on an address others can reach.
+    /// Checks the combination: a secret is required unless `noAuth` on loopback, `--no-auth` never
+    /// on an address others can reach, and `--open-registration` only beside a secret (with
+    /// `--no-auth` every route is open already).
     /// - Throws: `ConfigurationError` (64 for a flag combination, 78 for the secret file).
     public init(configuration: Configuration, listen: ListenAddress, secretFile: String?, noAuth: Bool, rateLimit: Int,
-                tls: (certificate: String, key: String)?, deliveryPolicy: DeliveryPolicy, notificationPolicy: NotificationPolicy) throws(ConfigurationError) {
+                tls: (certificate: String, key: String)?, deliveryPolicy: DeliveryPolicy, notificationPolicy: NotificationPolicy,
+                openRegistration: [IPNetwork] = []) throws(ConfigurationError) {
         if noAuth && secretFile != nil {
             throw ConfigurationError("--no-auth and --secret-file cannot be used together", exitStatus: .usage)
+        }
+        if noAuth && !openRegistration.isEmpty {
+            throw ConfigurationError("--open-registration goes with --secret-file: with --no-auth every route is open already",
+                                     exitStatus: .usage)
         }
         if noAuth && !listen.isLoopback {
             throw ConfigurationError("--no-auth is only allowed on a loopback address (127.0.0.1, ::1), not \(listen.host): anyone who can reach \(listen) could register devices and send notifications", exitStatus: .usage)
@@ -39,5 +48,6 @@ public struct EndpointSettings: Sendable {
         self.tls = tls
         self.deliveryPolicy = deliveryPolicy
         self.notificationPolicy = notificationPolicy
+        self.openRegistration = openRegistration
     }
 }

@@ -23,7 +23,8 @@ struct APNsEmulatorCommand: ParsableCommand {
             the shared configuration (--key-path, APNS_KEY_PATH, key_path), so tokens from apns-jwt pass. \
             Control: POST /emulator/unregister/TOKEN, POST /emulator/register/TOKEN, \
             GET /emulator/requests, GET /emulator/status. See docs/apns-emulator.md.
-            """
+            """,
+        version: PushKitFree.version
     )
 
     @OptionGroup var file: ConfigFileOption

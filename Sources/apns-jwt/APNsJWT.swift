@@ -18,6 +18,7 @@ struct APNsJWT: ParsableCommand {
             The token is cached in the state directory and reused while younger than 50 minutes \
             (APNs refuses tokens older than an hour and throttles new ones within 20 minutes).
             """,
+        version: PushKitFree.version,
         subcommands: [Print.self, Decode.self, Check.self],
         defaultSubcommand: Print.self
     )
@@ -91,8 +92,7 @@ extension APNsJWT {
 
         func run() throws {
             try ToolSupport.run(tool: "apns-jwt") {
-                let configuration = try Configuration.resolve(flags: options.flags, environment: ProcessInfo.processInfo.environment)
-                let findings = ConfigurationDoctor(configuration: configuration).findings()
+                let findings = ConfigurationDoctor.findings(flags: options.flags, environment: ProcessInfo.processInfo.environment)
                 StandardStreams.writeOutput(DoctorReport.render(findings))
                 if findings.contains(where: { $0.severity == .error }) {
                     throw ExitCode(ExitStatus.configuration.rawValue)

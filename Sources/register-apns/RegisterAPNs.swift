@@ -23,6 +23,7 @@ struct RegisterAPNs: ParsableCommand {
             Exit status: 0 done, 64 usage, 65 bad input (token, body, corrupt state file), \
             66 input file missing, 73 state file cannot be created, 74 I/O error.
             """,
+        version: PushKitFree.version,
         subcommands: [Add.self, Remove.self, List.self, Import.self, Serve.self],
         defaultSubcommand: Add.self
     )
@@ -47,11 +48,14 @@ extension RegisterAPNs {
             discussion: "Runs the register-apns-serve program installed beside register-apns, with the same arguments."
         )
 
-        @Argument(parsing: .captureForPassthrough, help: "The server's options (register-apns serve --help lists them).")
-        var arguments: [String] = []
+        /// Declared for completion scripts and the manual page; `register-apns-serve` parses them.
+        @OptionGroup var options: ServeOptions
 
         func run() throws {
-            Self.replaceProcess(arguments: arguments)
+            // Reached only when `serve` is not the first argument (`main()` hands that case over
+            // before parsing): the server gets everything after the word `serve`.
+            let arguments = CommandLine.arguments.dropFirst()
+            Self.replaceProcess(arguments: Array(arguments.drop { $0 != "serve" }.dropFirst()))
         }
 
         /// Runs register-apns-serve in place of this process; exits 69 when it cannot.
@@ -89,16 +93,17 @@ extension RegisterAPNs {
         @Option(name: .customLong("from-json"), help: ArgumentHelp("Read registration bodies from a file, or '-' for standard input.", valueName: "file"))
         var bodyPath: String?
 
-        @Option(help: ArgumentHelp("The device's name.", valueName: "name"))
+        // Free text may start with '-' ("- work phone"): these take the next argument whatever it is.
+        @Option(parsing: .unconditional, help: ArgumentHelp("The device's name.", valueName: "name"))
         var name: String?
 
-        @Option(help: ArgumentHelp("The device's model, e.g. iPhone15,2.", valueName: "model"))
+        @Option(parsing: .unconditional, help: ArgumentHelp("The device's model, e.g. iPhone15,2.", valueName: "model"))
         var model: String?
 
-        @Option(name: .customLong("os-version"), help: ArgumentHelp("The OS version.", valueName: "version"))
+        @Option(name: .customLong("os-version"), parsing: .unconditional, help: ArgumentHelp("The OS version.", valueName: "version"))
         var osVersion: String?
 
-        @Option(name: .customLong("app-version"), help: ArgumentHelp("The app's version.", valueName: "version"))
+        @Option(name: .customLong("app-version"), parsing: .unconditional, help: ArgumentHelp("The app's version.", valueName: "version"))
         var appVersion: String?
 
         @Option(name: .customLong("group"), help: ArgumentHelp("A group to put the device in; repeat for several. Replaces its groups.", valueName: "group"))
@@ -119,14 +124,20 @@ extension RegisterAPNs {
                 if pushToStartToken != nil {
                     throw ValidationError("--push-to-start-token goes with DEVICE_ID APNS_TOKEN; in --from-json bodies use \"push_to_start_token\"")
                 }
-            } else if deviceID == nil {
-                throw ValidationError("missing DEVICE_ID and APNS_TOKEN (or --from-json FILE|-)")
-            } else if token == nil {
-                throw ValidationError("missing APNS_TOKEN after the device id")
             }
         }
 
+        /// Missing arguments are reported here rather than in `validate()`: argument parser validates
+        /// before it looks for unknown options, so `register-apns --bogus` would be told about a
+        /// missing DEVICE_ID instead of its unknown option.
+        private func checkArguments() throws {
+            guard bodyPath == nil else { return }
+            if deviceID == nil { throw ValidationError("missing DEVICE_ID and APNS_TOKEN (or --from-json FILE|-)") }
+            if token == nil { throw ValidationError("missing APNS_TOKEN after the device id") }
+        }
+
         func run() throws {
+            try checkArguments()
             try ToolSupport.run(tool: RegisterAPNs.tool) {
                 let registrations = try makeRegistrations()
                 let configuration = try ToolSupport.configuration(ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
@@ -165,12 +176,12 @@ extension RegisterAPNs {
 
         private static func describe(_ outcome: RegisteredDevices.RegistrationOutcome) -> String {
             let record = outcome.device.record
-            var text = "\(outcome.isNew ? "added" : "updated") \(outcome.device.id): token \(record.token.masked)"
+            var text = "\(outcome.isNew ? "added" : "updated") \(TerminalText.field(outcome.device.id)): token \(record.token.masked)"
             if outcome.tokenChanged { text += " (new token)" }
             if let pushToStartToken = record.pushToStartToken { text += ", push-to-start \(pushToStartToken.masked)" }
             if let environment = record.environment { text += ", \(environment.rawValue)" }
             if !outcome.movedFrom.isEmpty {
-                text += "; token moved from " + outcome.movedFrom.joined(separator: ", ")
+                text += "; token moved from " + outcome.movedFrom.map { TerminalText.field($0) }.joined(separator: ", ")
             }
             return text
         }
@@ -193,7 +204,7 @@ extension RegisterAPNs {
                 let configuration = try ToolSupport.configuration(ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
                 let registry = DeviceRegistry(path: configuration.stateFile.value)
                 for device in try registry.remove(idOrToken: idOrToken) {
-                    StandardStreams.writeOutput("removed \(device.id): token \(device.record.token.masked)\n")
+                    StandardStreams.writeOutput("removed \(TerminalText.field(device.id)): token \(device.record.token.masked)\n")
                 }
             }
         }
@@ -263,7 +274,9 @@ extension RegisterAPNs {
                 var text = "imported \(imported.count) device\(imported.count == 1 ? "" : "s") from \(source): "
                 text += "\(summary.added.count) added, \(summary.updated.count) updated, \(summary.unchanged.count) unchanged, "
                 text += "\(summary.keptNewer.count) kept (registered later here)"
-                if !summary.movedFrom.isEmpty { text += "; tokens moved from " + summary.movedFrom.joined(separator: ", ") }
+                if !summary.movedFrom.isEmpty {
+                    text += "; tokens moved from " + summary.movedFrom.map { TerminalText.field($0) }.joined(separator: ", ")
+                }
                 StandardStreams.writeOutput(text + "\n")
             }
         }

@@ -17,13 +17,13 @@ struct LiveActivityOptions: ParsableArguments {
             help: ArgumentHelp("The activity's content state, a JSON object: required for start and update, the final state for end.", valueName: "json"))
     var contentState: String?
 
-    @Option(help: ArgumentHelp("UNIX seconds the content was made (default: now); ActivityKit ignores pushes older than the last one.", valueName: "unix"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("UNIX seconds the content was made (default: now); ActivityKit ignores pushes older than the last one.", valueName: "unix"))
     var timestamp: Int?
 
-    @Option(name: .customLong("stale-date"), help: ArgumentHelp("UNIX seconds after which the content shows as out of date.", valueName: "unix"))
+    @Option(name: .customLong("stale-date"), parsing: .unconditional, help: ArgumentHelp("UNIX seconds after which the content shows as out of date.", valueName: "unix"))
     var staleDate: Int?
 
-    @Option(name: .customLong("dismissal-date"),
+    @Option(name: .customLong("dismissal-date"), parsing: .unconditional,
             help: ArgumentHelp("End only: UNIX seconds when the ended activity leaves the Lock Screen (a past time: at once).", valueName: "unix"))
     var dismissalDate: Int?
 
@@ -87,9 +87,11 @@ struct LiveActivityOptions: ParsableArguments {
     /// tokens (devices without one are named in a warning and skipped), anything else as usual.
     func targets(configuration: Configuration, deviceIDs: [String], groups: [String], tokens: [String], warn: (String) -> Void) throws -> [DeliveryTarget] {
         guard event == LiveActivity.Event.start.rawValue, tokens.isEmpty else {
-            return try DeliveryTargets.select(configuration: configuration, deviceIDs: deviceIDs, groups: groups, tokens: tokens)
+            return try DeliveryTargets.select(configuration: configuration, deviceIDs: deviceIDs, groups: groups, tokens: tokens,
+                                              strictGroups: true)
         }
-        let selection = try DeliveryTargets.selectPushToStart(configuration: configuration, deviceIDs: deviceIDs, groups: groups)
+        let selection = try DeliveryTargets.selectPushToStart(configuration: configuration, deviceIDs: deviceIDs, groups: groups,
+                                                              strictGroups: true)
         let missing = selection.devicesWithoutToken
         if !missing.isEmpty {
             let shown = missing.prefix(10).joined(separator: ", ") + (missing.count > 10 ? " and \(missing.count - 10) more" : "")

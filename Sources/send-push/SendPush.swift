@@ -25,26 +25,34 @@ struct SendPush: ParsableCommand {
             Exit: 0 all delivered (410s pruned and policy skips count as handled), 1 some failed, 64 usage, \
             65 bad payload, 66 key missing, 69 APNs unreachable, 71 no background process, 75 only \
             temporary failures left, 78 configuration.
-            """
+            """,
+        version: PushKitFree.version
     )
 
     @OptionGroup var options: SharedOptions
 
-    @Argument(help: ArgumentHelp("Legacy form: MESSAGE_ID PREVIEW.", valueName: "message-id preview"))
+    /// MESSAGE_ID and PREVIEW, read the way the Python script this replaces read them with argparse:
+    /// an argument that starts with `-` is still one of them when it contains a space or is a negative
+    /// number (`"- item one"`, `"-5 degrees"`, `"--sandbox is on"`). Argument parser collects every
+    /// argument it does not recognize here; `validate()` refuses the ones that look like options.
+    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Legacy form: MESSAGE_ID PREVIEW.", valueName: "message-id preview"))
     var legacy: [String] = []
 
     // MARK: Notification
-    @Option(help: "Alert title.") var title: String?
-    @Option(help: "Alert subtitle.") var subtitle: String?
-    @Option(help: ArgumentHelp("Alert body; '-' reads it from standard input.", valueName: "text")) var body: String?
-    @Option(help: "App icon badge (0 clears it).") var badge: Int?
+    // Options whose value may start with '-' (text such as "- item", a negative number to refuse
+    // with a message that says why) take the next argument whatever it looks like.
+    @Option(parsing: .unconditional, help: "Alert title.") var title: String?
+    @Option(parsing: .unconditional, help: "Alert subtitle.") var subtitle: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Alert body; '-' reads it from standard input.", valueName: "text"))
+    var body: String?
+    @Option(parsing: .unconditional, help: "App icon badge (0 clears it).") var badge: Int?
     @Option(help: ArgumentHelp("Sound name, or 'none'. Default: 'default' for alerts.", valueName: "name")) var sound: String?
     @Option(help: "Notification category.") var category: String?
     @Option(name: .customLong("thread-id"), help: "Thread id for grouping.") var threadID: String?
     @Flag(name: .customLong("mutable-content"), help: "Let a notification service extension modify it.") var mutableContent = false
     @Flag(name: .customLong("content-available"), help: "Wake the app in the background.") var contentAvailable = false
     @Option(name: .customLong("interruption-level"), help: "passive, active, time-sensitive or critical.") var interruptionLevel: String?
-    @Option(name: .customLong("relevance-score"), help: "0 to 1.") var relevanceScore: Double?
+    @Option(name: .customLong("relevance-score"), parsing: .unconditional, help: "0 to 1.") var relevanceScore: Double?
     @Option(name: .customLong("target-content-id"), help: "Window or content to bring forward.") var targetContentID: String?
     @Option(help: ArgumentHelp("JSON object merged beside 'aps' (repeatable).", valueName: "json")) var data: [String] = []
     @Option(name: .customLong("payload-file"), help: ArgumentHelp("A complete payload, or a simulator .apns file; '-' reads stdin.", valueName: "file"))
@@ -53,8 +61,9 @@ struct SendPush: ParsableCommand {
     // MARK: Headers
     @Option(name: .customLong("push-type"), help: "alert (default; liveactivity with --live-activity), background, complication, controls, fileprovider, liveactivity, location, mdm, pushtotalk, voip, widgets.")
     var pushType: String?
-    @Option(help: "10 (default), 5 (default for background) or 1.") var priority: Int?
-    @Option(help: ArgumentHelp("UNIX time after which APNs gives up; 0 = try once.", valueName: "unix")) var expiration: Int?
+    @Option(parsing: .unconditional, help: "10 (default), 5 (default for background) or 1.") var priority: Int?
+    @Option(parsing: .unconditional, help: ArgumentHelp("UNIX time after which APNs gives up; 0 = try once.", valueName: "unix"))
+    var expiration: Int?
     @Option(name: .customLong("collapse-id"), help: "Replace earlier notifications with this id (≤ 64 bytes).") var collapseID: String?
     @Option(name: .customLong("apns-id"), help: "UUID for the notification.") var apnsID: String?
 
@@ -72,7 +81,7 @@ struct SendPush: ParsableCommand {
     var urgency: String?
     @Option(name: .customLong("quiet-policy"), help: ArgumentHelp("During the config's quiet_hours: passive (default: no sound), skip, or ignore.", valueName: "policy"))
     var quietPolicy: String?
-    @Option(name: .customLong("min-interval"), help: ArgumentHelp("At most one send per collapse id (else audience) this often; 0 turns the config's min_interval_seconds off.", valueName: "seconds"))
+    @Option(name: .customLong("min-interval"), parsing: .unconditional, help: ArgumentHelp("At most one send per collapse id (else audience) this often; 0 turns the config's min_interval_seconds off.", valueName: "seconds"))
     var minInterval: Int?
 
     // MARK: Background
@@ -82,13 +91,26 @@ struct SendPush: ParsableCommand {
     var hook = false
 
     // MARK: Behaviour
-    @Option(help: "Resends of temporary failures (429, 5xx, lost connections).") var retries = 3
-    @Option(help: ArgumentHelp("No run outlives this many seconds.", valueName: "seconds")) var timeout: Double = 30
+    @Option(parsing: .unconditional, help: "Resends of temporary failures (429, 5xx, lost connections).") var retries = 3
+    @Option(parsing: .unconditional, help: ArgumentHelp("No run outlives this many seconds.", valueName: "seconds"))
+    var timeout: Double = 30
     @Flag(help: "One JSON object per device per line.") var json = false
     @Flag(help: "Show whole device tokens.") var full = false
     @Flag(name: .customLong("dry-run"), help: "Print each request (token redacted) and send nothing.") var dryRun = false
 
-    func validate() throws {
+    mutating func validate() throws {
+        // `send-push help ...` asks for help; no word of it may become a push.
+        if legacy.first == "help" { throw CleanExit.helpRequest(self) }
+        // After `--` every argument is positional (argument parser hands the `--` on here too).
+        let terminator = legacy.firstIndex(of: "--") ?? legacy.endIndex
+        if let option = legacy[..<terminator].first(where: ArgparseCompatibility.looksLikeOption) {
+            throw ValidationError("unknown option '\(option)' (a MESSAGE_ID or PREVIEW that starts with '-' needs a space in it, as in \"- item\", or to be a number)")
+        }
+        if terminator < legacy.endIndex { legacy.remove(at: terminator) }
+        if let badge, badge < 0 { throw ValidationError("--badge must be 0 or more (0 clears the badge), not \(badge)") }
+        if let expiration, expiration < 0 {
+            throw ValidationError("--expiration must be a UNIX time in seconds, or 0 to try once, not \(expiration)")
+        }
         if hook {
             if legacy.count > 2 {
                 throw ValidationError("--hook takes at most MESSAGE_ID and PREVIEW (got \(legacy.count) arguments)")
@@ -103,8 +125,10 @@ struct SendPush: ParsableCommand {
             throw ValidationError("--payload-file is a complete payload; it cannot be combined with --title, --subtitle, --body, --badge, --data or MESSAGE_ID PREVIEW")
         }
         if body == "-" && payloadFile == "-" { throw ValidationError("--body - and --payload-file - cannot both read standard input") }
-        if retries < 0 { throw ValidationError("--retries must be 0 or more") }
-        if !(timeout > 0) { throw ValidationError("--timeout must be more than 0 seconds") }
+        if retries < 0 { throw ValidationError("--retries must be 0 or more, not \(retries)") }
+        if !(timeout > 0) || !timeout.isFinite {
+            throw ValidationError("--timeout must be a number of seconds more than 0, not \(timeout.rounded() == timeout && abs(timeout) < 1e15 ? String(Int(timeout)) : String(timeout))")
+        }
         if !token.isEmpty && (!device.isEmpty || !group.isEmpty) {
             throw ValidationError("--token bypasses the registry; it cannot be combined with --device or --group")
         }
@@ -115,7 +139,7 @@ struct SendPush: ParsableCommand {
         if let quietPolicy, QuietPolicy(rawValue: quietPolicy) == nil {
             throw ValidationError("--quiet-policy must be passive, skip or ignore, not \"\(quietPolicy)\"")
         }
-        if let minInterval, minInterval < 0 { throw ValidationError("--min-interval must be 0 or more seconds") }
+        if let minInterval, minInterval < 0 { throw ValidationError("--min-interval must be 0 or more seconds, not \(minInterval)") }
         try liveActivity.validate(in: self)
         if collapseID == NotificationPolicy.automaticCollapseID, threadID == nil, group.isEmpty, payloadFile != nil {
             throw ValidationError("--collapse-id auto derives the id from --thread-id or --group; give one of them with --payload-file")
@@ -217,6 +241,7 @@ struct SendPush: ParsableCommand {
         }
         // What the background process would only find out later, checked while the caller waits.
         let credentials = try ProviderCredentials.load(from: configuration)
+        try CertificateAuthorityFile.check(configuration.caFile)
         try PosixFile.createPrivateDirectory(configuration.stateDirectory.value)
         guard try ProcessDetacher.detach() == .detached else {
             if !hook {

@@ -58,6 +58,24 @@ struct ReadmeCommandsTests {
         }
     }
 
+    @Test("every '$ ' line of the README's transcripts and of the demo's output can be pasted into a shell")
+    func transcriptsArePasteable() throws {
+        let readme = try Self.blocks().filter { $0.language == "text" }.flatMap(\.lines)
+        let shownByDemo = try BuiltTool.runSystem("bash", ["-c", """
+            BIN=/bin
+            eval "$(sed -n '/^shown() {/,/^}/p' \(RepositoryFiles.path("examples/demo.sh")))"
+            shown register-apns phone 7f1c --name "Ada's iPhone" --body 'say "hi" for $5' plain
+            """])
+        #expect(shownByDemo.stdout == #"register-apns phone 7f1c --name "Ada's iPhone" --body "say \"hi\" for \$5" plain"#)
+        let lines = readme.filter { $0.hasPrefix("$ ") }.map { String($0.dropFirst(2)) } + [shownByDemo.stdout]
+        #expect(lines.count >= 5)
+        for line in lines {
+            // Parsed by bash into words, each printed on its own line: a stray quote fails to parse.
+            let parsed = try BuiltTool.runSystem("bash", ["-c", "eval \"set -- $1\" && printf '%s\\n' \"$@\"", "_", line])
+            #expect(parsed.status == 0, "not pasteable: \(line)\n\(parsed.stderr)")
+        }
+    }
+
     @Test("every sh block runs, in order, against the emulator")
     func shellBlocksRun() throws {
         let directory = try TemporaryDirectory()

@@ -61,7 +61,7 @@ struct ServeEndToEndTests {
             """)
         #expect(registered.status == 200 && registered.json?["status"] as? String == "registered")
         let device = try #require(registered.json?["device"] as? [String: Any])
-        #expect(device["token"] as? String == maskedToken(Self.token(2)))
+        #expect(device["token"] as? String == openClawToken(Self.token(2)), "OpenClaw's routes show 16 characters and ...")
         #expect(device["device_name"] as? String == "Anna's iPad")
         #expect((device["registered_at"] as? String)?.hasSuffix("Z") == true)
         // No app device id: one is derived from the token, never the token itself.
@@ -80,11 +80,13 @@ struct ServeEndToEndTests {
         #expect(list.json?["count"] as? Int == 2)
         let entries = try #require(list.json?["devices"] as? [[String: Any]])
         #expect(entries.map { $0["device_id"] as? String } == [derived, "phone-1"])
-        #expect(entries.allSatisfy { ($0["token"] as? String)?.contains("…") == true })
+        #expect(entries.map { $0["token"] as? String } == [openClawToken(Self.token(2)), openClawToken(Self.token(1))])
         #expect(!list.body.contains(Self.token(1)) && !list.body.contains(Self.token(2)))
 
         let hook = try server.request("POST", "/hooks/ios-device", json: #"{"action": "register", "device_token": "watch-1", "apns_token": "\#(Self.token(3))", "device_name": "Watch"}"#)
         #expect(hook.status == 200 && hook.json?["status"] as? String == "registered")
+        let hookDevice = hook.json?["device"] as? [String: Any]
+        #expect(hookDevice?["token"] as? String == maskedToken(Self.token(3)), "native routes keep their mask")
         #expect(try devices()["watch-1"]?["name"] as? String == "Watch")
         let unhook = try server.request("POST", "/hooks/ios-device", json: #"{"action": "unregister", "device_token": "watch-1"}"#)
         #expect(unhook.status == 200 && unhook.json as NSDictionary? == ["status": "unregistered"])
@@ -294,7 +296,7 @@ struct ServeEndToEndTests {
         let byID = Dictionary(uniqueKeysWithValues: results.map { ($0["device_id"] as? String ?? "", $0) })
         #expect(byID["alive"]?["success"] as? Bool == true && byID["alive"]?["reason"] is NSNull)
         #expect(byID["dead"]?["success"] as? Bool == false && byID["dead"]?["reason"] as? String == "Unregistered")
-        #expect(byID["dead"]?["token"] as? String == maskedToken(dead))
+        #expect(byID["dead"]?["token"] as? String == openClawToken(dead))
         #expect(try devices().keys.sorted() == ["alive"], "the 410 device was pruned")
 
         let record = try #require(emulator.waitForRecords(2).first { $0["device_token"] as? String == Self.token(20) })
@@ -366,7 +368,18 @@ struct ServeEndToEndTests {
         #expect(server.stderr.contains("the notification routes will answer 503"))
         #expect(try server.request("POST", "/register-apns", json: #"{"device_token": "d", "apns_token": "\#(Self.token(1))"}"#).status == 200)
         let send = try server.request("POST", "/api/v1/notifications/send", json: #"{"title": "t"}"#)
-        #expect(send.status == 503 && send.error?.contains("missing.p8") == true)
+        #expect(send.status == 503 && send.error?.contains("the provider key") == true, "\(send.body)")
+        #expect(!send.body.contains("missing.p8") && !send.body.contains(setup.directory.path), "no path in the answer")
+        let id = try #require(send.headers["x-request-id"])
+        #expect(send.json?["request_id"] as? String == id && send.error?.contains(id) == true)
+        #expect(server.stderr.contains("request \(id): POST /api/v1/notifications/send 503:"))
+        #expect(server.stderr.contains("request \(id)") && server.stderr.contains("missing.p8"), "the log has the detail")
+
+        // Health says sending is configured but broken; liveness is fine.
+        let health = try server.request("GET", "/health")
+        #expect(health.status == 503 && health.json?["status"] as? String == "unhealthy", "\(health.body)")
+        #expect(health.error?.contains("provider key") == true && !health.body.contains("missing.p8"))
+        #expect(try server.request("GET", "/health/live").status == 200)
     }
 
     // MARK: Durability and shutdown
@@ -385,7 +398,7 @@ struct ServeEndToEndTests {
         let cliWriters = try (0..<20).map { n in
             try BuiltTool.start("register-apns", ["cli-\(n)", Self.token(300 + n)], environment: env)
         }
-        let pruner = try BuiltTool.start("send-push", ["--title", "prune", "--group", "none-such", "--device", "dead-0", "--device", "dead-1",
+        let pruner = try BuiltTool.start("send-push", ["--title", "prune", "--device", "dead-0", "--device", "dead-1",
                                                        "--device", "dead-2", "--device", "dead-3", "--device", "dead-4"], environment: env)
         let pruner2 = try BuiltTool.start("send-push", ["--title", "prune", "--device", "dead-5", "--device", "dead-6", "--device", "dead-7",
                                                         "--device", "dead-8", "--device", "dead-9"], environment: env)
@@ -482,18 +495,25 @@ struct ServeEndToEndTests {
     func openAPIConformance() throws {
         let dead = Self.token(41)
         let emulator = try RunningEmulator(["--quiet", "--unregistered", dead], environment: setup.environment)
-        let server = try RunningServe(["--secret-file", try secretFile(), "--rate-limit", "10"], environment: environment(emulator))
+        let server = try RunningServe(["--secret-file", try secretFile(), "--rate-limit", "13"], environment: environment(emulator))
         let auth = ["Authorization": "Bearer s3cret-for-tests"]
         var exchanges: [HTTPExchange] = []
         func call(_ method: String, _ path: String, _ json: String? = nil, headers: [String: String]? = nil) throws {
             exchanges.append(try server.request(method, path, json: json, headers: headers ?? auth))
         }
         try call("GET", "/health", headers: [:])
+        try call("HEAD", "/health", headers: [:])
+        try call("GET", "/health/live", headers: [:])
+        try call("HEAD", "/health/live", headers: [:])
         try call("POST", "/register-apns", #"{"device_token": "phone", "apns_token": "\#(Self.token(40))"}"#)
+        try call("POST", "/register-apns?device_token=by-query&apns_token=\(Self.token(45))")
         try call("POST", "/api/v1/devices/register", #"{"device_token": "\#(dead)", "device_name": "Old"}"#)
         try call("POST", "/hooks/ios-device", #"{"action": "register", "device_token": "w", "apns_token": "\#(Self.token(42))"}"#)
         try call("POST", "/registerSubscription", #"{"cwd": "/a", "installation_id": "phone", "apns_token": "\#(Self.token(40))", "agent_display_name": "A"}"#)
+        try call("POST", "/registerSubscription", #"{"cwd": "/b", "installation_id": "proxy", "fcm_token": "\#(Self.token(46))"}"#)
+        try call("POST", "/registerSubscription", #"{"cwd": "/b", "installation_id": "proxy", "fcm_token": "eXk3:APA91b"}"#)
         try call("GET", "/api/v1/devices")
+        try call("HEAD", "/api/v1/devices")
         try call("POST", "/api/v1/notifications/send", #"{"title": "t", "body": "b"}"#)
         try call("POST", "/api/v1/notifications/send/phone", #"{"title": "t"}"#)
         try call("POST", "/hooks/ios-notify", #"{"message": "m"}"#)
@@ -502,6 +522,7 @@ struct ServeEndToEndTests {
         try call("DELETE", "/api/v1/devices/" + Self.token(40))
         try call("GET", "/metrics")
         try call("GET", "/metrics", headers: [:])
+        try call("HEAD", "/metrics", headers: [:])
         // Refusals.
         try call("POST", "/register-apns", #"{"device_token": "x", "apns_token": "\#(Self.token(43))"}"#, headers: [:])
         try call("POST", "/register-apns", "nope")
@@ -517,7 +538,13 @@ struct ServeEndToEndTests {
         try call("GET", "/nowhere")
         try call("POST", "/register-apns", #"{"device_token": "y", "apns_token": "\#(Self.token(44))"}"#)
         #expect(exchanges.last?.status == 429)
-        #expect(Set(exchanges.map(\.status)) == [200, 400, 401, 404, 405, 413, 422, 429])
+        // A corrupt state file: 500 and an unhealthy /health.
+        try Data("{".utf8).write(to: URL(fileURLWithPath: stateFile))
+        try call("GET", "/api/v1/devices")
+        try call("HEAD", "/api/v1/devices")
+        try call("GET", "/health", headers: [:])
+        try call("HEAD", "/health", headers: [:])
+        #expect(Set(exchanges.map(\.status)) == [200, 400, 401, 404, 405, 413, 422, 429, 500, 503])
 
         let file = setup.directory.file("exchanges.jsonl")
         let lines = try exchanges.map { String(decoding: try JSONSerialization.data(withJSONObject: $0.record, options: [.sortedKeys]), as: UTF8.self) }

@@ -18,7 +18,11 @@ struct EndpointTests {
         #expect(EndpointRoute.match(method: "GET", path: "/api/v1/devices/register") == .methodNotAllowed(allowed: ["POST"]))
         #expect(EndpointRoute.match(method: "DELETE", path: "/api/v1/devices/register/") == .methodNotAllowed(allowed: ["POST"]))
         #expect(EndpointRoute.match(method: "GET", path: "/api/v1/devices/phone") == .methodNotAllowed(allowed: ["DELETE"]))
-        #expect(EndpointRoute.match(method: "PUT", path: "/health") == .methodNotAllowed(allowed: ["GET"]))
+        #expect(EndpointRoute.match(method: "PUT", path: "/health") == .methodNotAllowed(allowed: ["GET", "HEAD"]))
+        #expect(EndpointRoute.match(method: "HEAD", path: "/health") == .route(.health, parameter: nil))
+        #expect(EndpointRoute.match(method: "HEAD", path: "/health/live") == .route(.liveness, parameter: nil))
+        #expect(EndpointRoute.match(method: "HEAD", path: "/api/v1/devices") == .route(.listDevices, parameter: nil))
+        #expect(EndpointRoute.match(method: "HEAD", path: "/register-apns") == .methodNotAllowed(allowed: ["POST"]))
         #expect(EndpointRoute.match(method: "GET", path: "/api/v1/devices//") == .route(.listDevices, parameter: nil))
         #expect(EndpointRoute.match(method: "GET", path: "/api/v1") == .notFound)
         #expect(EndpointRoute.match(method: "DELETE", path: "/api/v1/devices/a/b") == .notFound)
@@ -145,6 +149,67 @@ struct EndpointTests {
                                 (#"{"title": "t", "data": {"aps": 1}}"#, "cannot set \"aps\""), ("[]", "expected a JSON object"),
                                 (#"{"body": "", "message": "m"}"#, "nothing to send"), (#"{"body": "b", "message": 1}"#, "\"message\" must be a string")] {
             #expect { try NotificationRequestBody(JSONValue.parse(Data(text.utf8))) } throws: { ($0 as? EndpointError)?.status == 400 && ($0 as? EndpointError)?.message.contains(message) == true }
+        }
+    }
+
+    @Test("only registration routes may be opened to a network; OpenClaw's are the /api/v1 ones")
+    func routeKinds() {
+        let open = EndpointRoute.allCases.filter(\.acceptsOpenRegistration)
+        #expect(Set(open) == [.registerAPNs, .registerDevice, .deviceHook, .registerSubscription])
+        #expect(open.allSatisfy { !$0.sends && $0.method == "POST" })
+        #expect(Set(EndpointRoute.allCases.filter(\.isOpenClaw)) == [.registerDevice, .unregisterDevice, .listDevices, .sendToAll, .sendToDevice])
+    }
+
+    @Test("networks: IPv4 and IPv6 CIDRs, a bare address is one host, mapped IPv4 peers match IPv4 networks")
+    func networks() throws {
+        let lan = try IPNetwork(parsing: "10.10.10.0/24")
+        #expect(lan.contains("10.10.10.7") && lan.contains("10.10.10.255") && !lan.contains("10.10.11.1"))
+        #expect(lan.contains("::ffff:10.10.10.7") && !lan.contains("::ffff:10.10.11.7"))
+        #expect(!lan.contains("unknown") && !lan.contains("") && !lan.contains("fd00::1"))
+        let cgnat = try IPNetwork(parsing: "100.64.0.0/10")
+        #expect(cgnat.contains("100.127.255.254") && !cgnat.contains("100.128.0.1") && cgnat.description == "100.64.0.0/10")
+        let tailnet = try IPNetwork(parsing: "fd7a:115c:a1e0::/48")
+        #expect(tailnet.contains("fd7a:115c:a1e0:ab12::1") && tailnet.contains("FD7A:115C:A1E0::5%eth0") && !tailnet.contains("fd7a:115c:a1e1::1"))
+        #expect(!tailnet.contains("10.10.10.7") && tailnet.description == "fd7a:115c:a1e0::/48")
+        let host = try IPNetwork(parsing: "192.168.1.20")
+        #expect(host.prefixLength == 32 && host.contains("192.168.1.20") && !host.contains("192.168.1.21"))
+        #expect(try IPNetwork(parsing: "0.0.0.0/0").contains("8.8.8.8"))
+        #expect(try IPNetwork(parsing: "10.0.0.0/7").contains("11.255.0.1"))
+        #expect(try IPNetwork.list(parsing: "10.0.0.0/8, ::1").map(\.description) == ["10.0.0.0/8", "::1/128"])
+        for (text, message) in [("10.0.0.0/33", "from 0 to 32"), ("10.10.10.5/24", "write 10.10.10.0/24"), ("fd00::/200", "from 0 to 128"),
+                                ("lan", "not an IPv4 or IPv6"), ("10.0.0/8", "not an IPv4 or IPv6"), ("10.0.0.0/", "from 0 to 32"),
+                                ("10.0.0.0/+8", "from 0 to 32"), ("fe80::1/10", "write fe80::/10")] {
+            #expect { try IPNetwork(parsing: text) } throws: { error in
+                guard let error = error as? ConfigurationError else { return false }
+                return error.exitStatus == .usage && error.message.contains("--open-registration \(text)") && error.message.contains(message)
+            }
+        }
+        #expect { try IPNetwork.list(parsing: "10.0.0.0/8,") } throws: { ($0 as? ConfigurationError)?.message.contains("empty network") == true }
+    }
+
+    @Test("error bodies: detail on OpenClaw's routes, the request id and no log detail in a 5xx")
+    func errorBodies() {
+        let missing = EndpointError.deviceNotFound("no device with token or id \"x\"")
+        #expect(missing.body() == ["error": "no device with token or id \"x\""])
+        #expect(missing.body(openClaw: true, requestID: "r1") == ["error": "no device with token or id \"x\"", "detail": "Device not found"])
+        let bad = EndpointError.badRequest("the request body is not JSON")
+        #expect(bad.body(openClaw: true) == ["error": "the request body is not JSON", "detail": "the request body is not JSON"])
+        let broken = EndpointError.internalError("the device registry cannot be read", logDetail: "state file /srv/devices.json is corrupt")
+        let body = broken.body(requestID: "0123456789abcdef")
+        #expect(body["request_id"] == "0123456789abcdef")
+        #expect(body["error"]?.stringValue?.contains("request id 0123456789abcdef") == true)
+        #expect(!body.serializedString().contains("/srv") && broken.description.contains("/srv"))
+    }
+
+    @Test("fcm_token: an APNs token in it registers; an FCM token is refused with 422 saying why")
+    func fcmToken() throws {
+        let token = String(repeating: "ab", count: 32)
+        let request = try AgentSubscription.Request(JSONValue.parse(Data(#"{"cwd": "/a", "installation_id": "i", "fcm_token": "\#(token.uppercased())"}"#.utf8)))
+        #expect(request.registration.token.hex == token && request.registration.deviceID == "i")
+        let both = try AgentSubscription.Request(JSONValue.parse(Data(#"{"cwd": "/a", "installation_id": "i", "apns_token": "\#(token)", "fcm_token": "x:y"}"#.utf8)))
+        #expect(both.registration.token.hex == token, "apns_token wins")
+        #expect { try AgentSubscription.Request(JSONValue.parse(Data(#"{"cwd": "/a", "installation_id": "i", "fcm_token": "eXk:APA91b"}"#.utf8))) } throws: {
+            ($0 as? EndpointError)?.status == 422 && ($0 as? EndpointError)?.message.contains("an FCM token cannot be sent through APNs") == true
         }
     }
 }

@@ -58,18 +58,21 @@ public struct Configuration: Sendable {
     ///   - flags: what the command line set.
     ///   - environment: the process environment (`ProcessInfo.processInfo.environment` in the tools).
     public static func resolve(flags: ConfigurationFlags, environment: [String: String]) throws(ConfigurationError) -> Configuration {
+        let location = configFileLocation(flags: flags, environment: environment)
+        let file = try ConfigurationFile.load(path: location.value, required: location.source != .defaultValue,
+                                              namedBy: location.source)
+        return try Configuration(flags: flags, environment: environment, file: file, fileSource: location.source)
+    }
+
+    /// Where the config file is: `--config`, else `PUSHKIT_CONFIG`, else `config.json` in the XDG
+    /// config directory.
+    public static func configFileLocation(flags: ConfigurationFlags, environment: [String: String]) -> Setting<String> {
         let paths = XDGPaths(environment: environment)
-        let fileSource: SettingSource
-        let filePath: String
-        if let path = flags.configPath {
-            (filePath, fileSource) = (paths.expandingTilde(path), .flag("--config"))
-        } else if let path = environment.nonEmpty("PUSHKIT_CONFIG") {
-            (filePath, fileSource) = (paths.expandingTilde(path), .environment("PUSHKIT_CONFIG"))
-        } else {
-            (filePath, fileSource) = (paths.configDirectory + "/config.json", .defaultValue)
+        if let path = flags.configPath { return Setting(paths.expandingTilde(path), from: .flag("--config")) }
+        if let path = environment.nonEmpty("PUSHKIT_CONFIG") {
+            return Setting(paths.expandingTilde(path), from: .environment("PUSHKIT_CONFIG"))
         }
-        let file = try ConfigurationFile.load(path: filePath, required: fileSource != .defaultValue, namedBy: fileSource)
-        return try Configuration(flags: flags, environment: environment, file: file, fileSource: fileSource)
+        return Setting(paths.configDirectory + "/config.json", from: .defaultValue)
     }
 
     /// Resolves every setting from already-loaded inputs.

@@ -47,22 +47,24 @@ public struct DeliveryReport: Sendable {
     }
 
     /// One human-readable line per device: outcome, device id, masked token, then the status and
-    /// reason (or the apns-id when delivered).
+    /// reason (or the apns-id when delivered). Device ids and reasons (an APNs reason is whatever the
+    /// server sent) are escaped (`TerminalText`); ids are cut as `TerminalText.field` does.
     public func lines(fullTokens: Bool) -> String {
         let idWidth = min(results.map { ($0.target.deviceID ?? "-").count }.max() ?? 1, 40)
         var text = ""
         for result in results {
-            let id = result.target.deviceID ?? "-"
+            let id = result.target.deviceID.map { TerminalText.field($0) } ?? "-"
             let token = fullTokens ? result.target.token.hex : result.target.token.masked
+            let reason = TerminalText.escaped(result.reason ?? "")
             var line = pad(result.outcome.rawValue, 12) + " " + pad(id, idWidth) + "  " + token + "  "
             switch result.outcome {
             case .delivered:
                 line += "200"
                 if let apnsID = result.apnsID { line += " " + apnsID }
             case .skipped:
-                line += "not sent: \(result.reason ?? "")"
+                line += "not sent: \(reason)"
             default:
-                line += result.status == 0 ? "no answer: \(result.reason ?? "")" : "\(result.status) \(result.reason ?? "")"
+                line += result.status == 0 ? "no answer: \(reason)" : "\(result.status) \(reason)"
             }
             if result.pruned {
                 line += result.target.tokenKind == .pushToStart ? " (push-to-start token removed; device kept)" : " (removed from registry)"

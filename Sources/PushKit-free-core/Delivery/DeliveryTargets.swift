@@ -1,9 +1,14 @@
 /// Chooses whom a run goes to: every registered device by default, `--device`/`--group` to narrow
 /// the registry, or `--token` to bypass it.
 public enum DeliveryTargets {
+    /// - Parameter strictGroups: a named group that no device belongs to is an error, as an unknown
+    ///   device id is (a person naming a group expects it to exist); when false (an agent's group that
+    ///   nobody subscribed to yet) it selects nothing.
     /// - Throws: `DeviceTokenError` (65) for a malformed `--token`, `RegistryError` for an unreadable
-    ///   registry, `DeliverySelectionError` (65) for a device id that is not registered.
-    public static func select(configuration: Configuration, deviceIDs: [String], groups: [String], tokens: [String]) throws -> [DeliveryTarget] {
+    ///   registry, `DeliverySelectionError` (65) for a device id that is not registered or, with
+    ///   `strictGroups`, a group without devices.
+    public static func select(configuration: Configuration, deviceIDs: [String], groups: [String], tokens: [String],
+                              strictGroups: Bool = false) throws -> [DeliveryTarget] {
         if !tokens.isEmpty {
             var seen = Set<DeviceToken>()
             return try tokens.compactMap { text in
@@ -11,7 +16,8 @@ public enum DeliveryTargets {
                 return seen.insert(token).inserted ? DeliveryTarget(deviceID: nil, token: token, recordedEnvironment: nil) : nil
             }
         }
-        return try registeredDevices(configuration: configuration, deviceIDs: deviceIDs, groups: groups).map {
+        return try registeredDevices(configuration: configuration, deviceIDs: deviceIDs, groups: groups,
+                                     strictGroups: strictGroups).map {
             DeliveryTarget(deviceID: $0.id, token: $0.record.token, recordedEnvironment: $0.record.environment)
         }
     }
@@ -29,11 +35,13 @@ public enum DeliveryTargets {
     /// The push-to-start tokens of the registered devices `deviceIDs` and `groups` select (every
     /// device when both are empty).
     /// - Throws: `RegistryError` for an unreadable registry, `DeliverySelectionError` (65) for a
-    ///   device id that is not registered.
-    public static func selectPushToStart(configuration: Configuration, deviceIDs: [String], groups: [String]) throws -> PushToStartSelection {
+    ///   device id that is not registered or, with `strictGroups`, a group without devices.
+    public static func selectPushToStart(configuration: Configuration, deviceIDs: [String], groups: [String],
+                                         strictGroups: Bool = false) throws -> PushToStartSelection {
         var selection = PushToStartSelection(targets: [], devicesWithoutToken: [])
         var seen = Set<DeviceToken>()
-        for device in try registeredDevices(configuration: configuration, deviceIDs: deviceIDs, groups: groups) {
+        for device in try registeredDevices(configuration: configuration, deviceIDs: deviceIDs, groups: groups,
+                                            strictGroups: strictGroups) {
             guard let token = device.record.pushToStartToken else {
                 selection.devicesWithoutToken.append(device.id)
                 continue
@@ -44,14 +52,25 @@ public enum DeliveryTargets {
         return selection
     }
 
-    /// The registered devices a selection names; every named device id must be registered.
-    private static func registeredDevices(configuration: Configuration, deviceIDs: [String], groups: [String]) throws -> [RegisteredDevice] {
+    /// The registered devices a selection names; every named device id must be registered and, with
+    /// `strictGroups`, every named group must have a device.
+    private static func registeredDevices(configuration: Configuration, deviceIDs: [String], groups: [String],
+                                          strictGroups: Bool) throws -> [RegisteredDevice] {
         let registry = DeviceRegistry(path: configuration.stateFile.value)
         let match = try registry.devices(DeviceSelection(deviceIDs: deviceIDs, groups: groups))
-        if !match.unknownDeviceIDs.isEmpty {
-            throw DeliverySelectionError(message: "no device \(match.unknownDeviceIDs.map { "\"\($0)\"" }.joined(separator: ", ")) in \(registry.path) (see register-apns list)")
+        var missing: [String] = []
+        if !match.unknownDeviceIDs.isEmpty { missing.append("no device " + quotedList(match.unknownDeviceIDs)) }
+        if strictGroups, !match.emptyGroups.isEmpty {
+            missing.append("no device in group " + quotedList(match.emptyGroups))
+        }
+        if !missing.isEmpty {
+            throw DeliverySelectionError(message: missing.joined(separator: " and ") + " in \(registry.path) (see register-apns list)")
         }
         return match.devices
+    }
+
+    private static func quotedList(_ names: [String]) -> String {
+        names.map { "\"\($0)\"" }.joined(separator: ", ")
     }
 }
 

@@ -10,7 +10,7 @@ public enum DryRun {
             let environment = target.recordedEnvironment ?? configuration.environment.value
             let token = fullTokens ? target.token.hex : target.token.masked
             text += "POST " + APNsRequest.url(baseURL: configuration.baseURL(for: environment).value, token: token)
-            text += "  (device \(target.deviceID ?? "-"), \(environment.rawValue))\n" + headers + "\n" + payload + "\n\n"
+            text += "  (device \(target.deviceID.map { TerminalText.field($0) } ?? "-"), \(environment.rawValue))\n" + headers + "\n" + payload + "\n\n"
         }
         text += "dry run: \(targets.count) request\(targets.count == 1 ? "" : "s") not sent\n"
         return text

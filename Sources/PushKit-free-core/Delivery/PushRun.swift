@@ -11,7 +11,8 @@ public struct PushRun {
 
     /// Sends `request` to `targets` and returns the report.
     /// - Parameter warn: receives non-fatal problems (token not cached, registry not updated).
-    /// - Throws: when the provider key or ids are unusable (exit 66/78), before anything is sent.
+    /// - Throws: when the provider key or ids, or the CA file, are unusable (exit 66/78), before
+    ///   anything is sent.
     /// - Parameter makeTransport: builds the HTTP/2 client from the CA file to add, the configured
     ///   proxy URL (`nil`: the client leaves the choice to libcurl's environment variables) and the
     ///   connect timeout (`send-push` passes libcurl's).
@@ -21,6 +22,7 @@ public struct PushRun {
                      makeTransport: (_ caFile: String?, _ proxy: String?, _ connectTimeout: Duration) -> any HTTP2Transport,
                      warn: @escaping (String) -> Void) throws -> DeliveryReport {
         let started = ContinuousClock.now
+        try CertificateAuthorityFile.check(configuration.caFile)
         let credentials = try loaded ?? ProviderCredentials.load(from: configuration)
         let tokens = CachedProviderTokens(cache: ProviderTokenCache(path: configuration.tokenCachePath), credentials: credentials, warn: warn)
         let configuration = self.configuration

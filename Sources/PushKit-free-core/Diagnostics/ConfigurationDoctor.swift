@@ -33,6 +33,34 @@ public struct ConfigurationDoctor: Sendable {
         self.clock = clock
     }
 
+    /// The findings for the settings `flags` and `environment` resolve to, in report order.
+    ///
+    /// A config file that is missing (when named), unreadable, not JSON or holding a bad value is
+    /// itself a finding: the rest is reported as if there were no file, so one problem does not hide
+    /// the others. When the flags or environment cannot be resolved either, that is the one finding.
+    public static func findings(flags: ConfigurationFlags, environment: [String: String],
+                                clock: any WallClock = SystemClock()) -> [DoctorFinding] {
+        let location = Configuration.configFileLocation(flags: flags, environment: environment)
+        let fileProblem: ConfigurationError
+        do {
+            let configuration = try Configuration.resolve(flags: flags, environment: environment)
+            return ConfigurationDoctor(configuration: configuration, clock: clock).findings()
+        } catch {
+            fileProblem = error
+        }
+        let problem = DoctorFinding(setting: "config file", value: location.value, source: location.source.kind,
+                                    severity: .error, message: fileProblem.message)
+        let withoutFile = ConfigurationFile(path: location.value, exists: false, values: [:])
+        do {
+            let configuration = try Configuration(flags: flags, environment: environment, file: withoutFile,
+                                                  fileSource: location.source)
+            return [problem] + ConfigurationDoctor(configuration: configuration, clock: clock).findings().dropFirst()
+        } catch {
+            // Not the file: a flag or an environment variable (the message names it).
+            return [DoctorFinding(setting: "settings", value: "", source: "", severity: .error, message: error.message)]
+        }
+    }
+
     /// All findings, in report order.
     public func findings() -> [DoctorFinding] {
         var findings: [DoctorFinding] = []
@@ -59,16 +87,68 @@ public struct ConfigurationDoctor: Sendable {
         let url = c.baseURL(for: c.environment.value)
         findings.append(DoctorFinding(setting: "apns url", value: url.value, source: url.source.kind, severity: .ok, message: ""))
         if let caFile = c.caFile {
-            let readable = (try? PosixFile.readIfPresent(caFile.value)) != nil
+            let problem = CertificateAuthorityFile.problem(caFile)
             findings.append(DoctorFinding(setting: "ca file", value: caFile.value, source: caFile.source.kind,
-                                          severity: readable ? .ok : .error,
-                                          message: readable ? "" : "cannot read the CA file (from \(caFile.source))"))
+                                          severity: problem == nil ? .ok : .error, message: problem?.message ?? ""))
         }
         findings.append(proxyFinding(for: url.value))
-        findings.append(DoctorFinding(setting: "state dir", value: c.stateDirectory.value, source: c.stateDirectory.source.kind, severity: .ok, message: ""))
-        findings.append(DoctorFinding(setting: "devices file", value: c.stateFile.value, source: c.stateFile.source.kind, severity: .ok, message: ""))
+        findings.append(directoryFinding(c.stateDirectory, name: "state dir"))
+        let devicesDirectory = PosixFile.parentDirectory(of: c.stateFile.value)
+        if !devicesDirectory.isEmpty, devicesDirectory != c.stateDirectory.value {
+            findings.append(directoryFinding(Setting(devicesDirectory, from: c.stateFile.source), name: "devices dir"))
+        }
+        findings.append(devicesFileFinding(c.stateFile))
         findings.append(clockFinding())
         return findings
+    }
+
+    /// A directory the tools write to (the token cache, push.log, the devices file): it must be a
+    /// writable directory, or be creatable in the nearest directory that exists.
+    private func directoryFinding(_ setting: Setting<String>, name: String) -> DoctorFinding {
+        let path = setting.value
+        func finding(_ severity: DoctorFinding.Severity, _ message: String) -> DoctorFinding {
+            DoctorFinding(setting: name, value: path, source: setting.source.kind, severity: severity, message: message)
+        }
+        switch PosixFile.entry(at: path) {
+        case .directory:
+            return PosixFile.isWritableDirectory(path)
+                ? finding(.ok, "")
+                : finding(.error, "cannot write in \(path) (from \(setting.source)): read-only or not this user's")
+        case .other:
+            return finding(.error, "\(path) (from \(setting.source)) is a file, not a directory")
+        case .missing:
+            var ancestor = PosixFile.parentDirectory(of: path)
+            while !ancestor.isEmpty, PosixFile.entry(at: ancestor) == .missing {
+                ancestor = PosixFile.parentDirectory(of: ancestor)
+            }
+            if ancestor.isEmpty { ancestor = "." }
+            guard PosixFile.entry(at: ancestor) == .directory else {
+                return finding(.error, "cannot be created: \(ancestor) is a file, not a directory")
+            }
+            return PosixFile.isWritableDirectory(ancestor)
+                ? finding(.ok, "not created yet; the first write creates it")
+                : finding(.error, "cannot be created: \(ancestor) is read-only or not this user's")
+        }
+    }
+
+    /// The devices file: absent (nothing registered yet), or a file every tool can read and parse.
+    private func devicesFileFinding(_ setting: Setting<String>) -> DoctorFinding {
+        let path = setting.value
+        func finding(_ severity: DoctorFinding.Severity, _ message: String) -> DoctorFinding {
+            DoctorFinding(setting: "devices file", value: path, source: setting.source.kind, severity: severity, message: message)
+        }
+        if PosixFile.entry(at: path) == .directory {
+            return finding(.error, "\(path) (from \(setting.source)) is a directory, not the devices file")
+        }
+        do {
+            let devices = try DeviceRegistry(path: path).load()
+            guard PosixFile.entry(at: path) != .missing else {
+                return finding(.ok, "no devices registered yet (register-apns creates it)")
+            }
+            return finding(.ok, "\(devices.count) device\(devices.count == 1 ? "" : "s")")
+        } catch {
+            return finding(.error, error.description)
+        }
     }
 
     private func keyFinding() -> DoctorFinding {

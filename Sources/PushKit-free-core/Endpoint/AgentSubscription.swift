@@ -31,7 +31,8 @@ public enum AgentSubscription {
         public var replacesGroups: Bool
 
         /// `{"cwd", "installation_id", "apns_token", "agent_display_name"}`, plus the optional
-        /// registration fields (`environment`, `groups`, `device_name`, ...).
+        /// registration fields (`environment`, `groups`, `device_name`, ...). Proxy-chat apps send the
+        /// token as `fcm_token`; it is used when `apns_token` is absent and it holds an APNs token.
         /// - Throws: `EndpointError` 400 for a missing or mistyped member, 422 for an invalid token.
         public init(_ json: JSONValue) throws(EndpointError) {
             guard var object = json.objectValue else {
@@ -43,7 +44,13 @@ public enum AgentSubscription {
                 guard let installation = try fields.string("installation_id"), !installation.isEmpty else {
                     throw .invalidBody("\"installation_id\" is missing")
                 }
-                guard try fields.string("apns_token") != nil else { throw .invalidBody("\"apns_token\" is missing") }
+                if try fields.string("apns_token") == nil {
+                    guard let fcm = try fields.string("fcm_token") else {
+                        throw .invalidBody(
+                            "\"apns_token\" is missing (or \"fcm_token\" holding the device's APNs token)")
+                    }
+                    object["apns_token"] = .string(try Self.apnsToken(inFCMField: fcm))
+                }
                 self.cwd = cwd
                 displayName = try fields.text("agent_display_name").flatMap { $0.isEmpty ? nil : $0 }
                 object["device_token"] = .string(installation)
@@ -53,6 +60,18 @@ public enum AgentSubscription {
             }
             agentKey = AgentSubscription.key(cwd: cwd)
             replacesGroups = registration.groups != nil
+        }
+
+        /// The APNs token a proxy-chat app sends in `fcm_token`: accepted when it is one (hex), else
+        /// refused with 422, since an FCM registration token cannot be delivered through APNs.
+        static func apnsToken(inFCMField text: String) throws(RegistrationBodyError) -> String {
+            do throws(DeviceTokenError) {
+                return try DeviceToken(validating: text).hex
+            } catch {
+                throw .invalidToken("\"fcm_token\" is not an APNs token (\(error.message)): an FCM token cannot be "
+                                    + "sent through APNs; send the device's APNs token (hex) as \"apns_token\" "
+                                    + "or \"fcm_token\"")
+            }
         }
 
         /// Registers the device in `devices`, in the agent's group, and records the agent.

@@ -1,17 +1,28 @@
 /// A request the endpoint refuses: the HTTP status, the message for `{"error": ...}`, and any
 /// header the status calls for (`Allow`, `Retry-After`, `WWW-Authenticate`).
+///
+/// The message is what the client reads, so it never holds a server path or a system error: what
+/// only the operator may see (the state file's path, the provider key's, an unexpected error) goes
+/// in `logDetail`, which the server logs under the request's id and never sends.
 public struct EndpointError: Error, Sendable, Equatable, CustomStringConvertible {
     public let status: Int
     public let message: String
     public let headers: [String: String]
+    /// What the server's log shows beside the request id; never part of the answer.
+    public let logDetail: String?
+    /// The `detail` OpenClaw's routes answer when it is not `message` (FastAPI's "Device not found").
+    public let openClawDetail: String?
 
-    public init(status: Int, _ message: String, headers: [String: String] = [:]) {
+    public init(status: Int, _ message: String, headers: [String: String] = [:], logDetail: String? = nil,
+                openClawDetail: String? = nil) {
         self.status = status
         self.message = message
         self.headers = headers
+        self.logDetail = logDetail
+        self.openClawDetail = openClawDetail
     }
 
-    public var description: String { "\(status): \(message)" }
+    public var description: String { "\(status): \(message)" + (logDetail.map { " (\($0))" } ?? "") }
 
     /// 400: not JSON, or not the shape the route takes.
     public static func badRequest(_ message: String) -> EndpointError { EndpointError(status: 400, message) }
@@ -19,8 +30,12 @@ public struct EndpointError: Error, Sendable, Equatable, CustomStringConvertible
     public static func unauthorized(_ message: String) -> EndpointError {
         EndpointError(status: 401, message, headers: ["WWW-Authenticate": "Bearer"])
     }
-    /// 404: no such route, or no such device.
+    /// 404: no such route.
     public static func notFound(_ message: String) -> EndpointError { EndpointError(status: 404, message) }
+    /// 404: no such device; OpenClaw's routes answer `"detail": "Device not found"`, as that service does.
+    public static func deviceNotFound(_ message: String) -> EndpointError {
+        EndpointError(status: 404, message, openClawDetail: "Device not found")
+    }
     /// 405: the path exists for other methods.
     public static func methodNotAllowed(_ method: String, path: String, allowed: [String]) -> EndpointError {
         EndpointError(status: 405, "\(path) does not take \(method); it takes \(allowed.joined(separator: ", "))",
@@ -39,10 +54,17 @@ public struct EndpointError: Error, Sendable, Equatable, CustomStringConvertible
         EndpointError(status: 429, "too many registration requests from this client (limit \(limit) a minute); retry after \(retryAfter) s",
                       headers: ["Retry-After": String(retryAfter)])
     }
-    /// 503: the server cannot send (no provider key, no libcurl).
-    public static func unavailable(_ message: String) -> EndpointError { EndpointError(status: 503, message) }
-    /// 500: the state file cannot be written or read.
-    public static func internalError(_ message: String) -> EndpointError { EndpointError(status: 500, message) }
+    /// 503: the server cannot send (no provider key, no libcurl); `logDetail` says why, for the log.
+    public static func unavailable(_ message: String, logDetail: String? = nil) -> EndpointError {
+        EndpointError(status: 503, message, logDetail: logDetail)
+    }
+    /// 500: the state file cannot be written or read, or something unexpected failed.
+    /// - Parameters:
+    ///   - message: what the client reads, without paths or system errors.
+    ///   - logDetail: the whole story, for the server's log only.
+    public static func internalError(_ message: String, logDetail: String) -> EndpointError {
+        EndpointError(status: 500, message, logDetail: logDetail)
+    }
 
     /// The 400 or 422 for a registration body.
     public init(_ error: RegistrationBodyError) {
@@ -53,5 +75,18 @@ public struct EndpointError: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     /// The response body: `{"error": "<message>"}`.
-    public var body: JSONValue { .object(["error": .string(message)]) }
+    /// - Parameters:
+    ///   - openClaw: on OpenClaw's routes, `detail` (FastAPI's key) is added beside `error`.
+    ///   - requestID: named in the message and as `request_id` when there is a `logDetail` to look up.
+    public func body(openClaw: Bool = false, requestID: String? = nil) -> JSONValue {
+        var text = message
+        var object: [String: JSONValue] = [:]
+        if let requestID, logDetail != nil {
+            text += " (request id \(requestID); the server's log has the details)"
+            object["request_id"] = .string(requestID)
+        }
+        object["error"] = .string(text)
+        if openClaw { object["detail"] = .string(openClawDetail ?? text) }
+        return .object(object)
+    }
 }

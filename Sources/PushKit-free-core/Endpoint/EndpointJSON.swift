@@ -7,14 +7,31 @@ import Foundation
 /// The JSON the endpoint answers with. Device tokens are always masked: the endpoint is reached
 /// over a network, and a client that registered a token already knows it.
 public enum EndpointJSON {
+    /// How a response shows a device token.
+    public enum TokenDisplay: Sendable {
+        /// The first 8 and last 4 hex digits, `740f4707…78ad` (`DeviceToken.masked`): the native routes.
+        case masked
+        /// The first 16 hex digits and `...`, `740f4707bebcf74f...`: OpenClaw's routes (`/api/v1/...`),
+        /// as that service shows tokens.
+        case openClaw
+
+        /// `token` as this display shows it.
+        public func text(_ token: DeviceToken) -> String {
+            switch self {
+            case .masked: token.masked
+            case .openClaw: String(token.hex.prefix(16)) + "..."
+            }
+        }
+    }
+
     /// A device as `/api/v1/devices` lists it: every field present, `null` when unknown.
-    public static func device(_ device: RegisteredDevice) -> JSONValue {
+    public static func device(_ device: RegisteredDevice, tokens: TokenDisplay = .masked) -> JSONValue {
         let record = device.record
         func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
         func time(_ value: Date?) -> JSONValue { value.map { .string(ISO8601Timestamp.format($0)) } ?? .null }
         return .object([
             "device_id": .string(device.id),
-            "token": .string(record.token.masked),
+            "token": .string(tokens.text(record.token)),
             "device_name": text(record.name),
             "device_model": text(record.model),
             "os_version": text(record.osVersion),
@@ -28,17 +45,18 @@ public enum EndpointJSON {
     }
 
     /// `{"count": N, "devices": [...]}`.
-    public static func deviceList(_ devices: [RegisteredDevice]) -> JSONValue {
-        .object(["count": .number(Double(devices.count)), "devices": .array(devices.map(device))])
+    public static func deviceList(_ devices: [RegisteredDevice], tokens: TokenDisplay = .masked) -> JSONValue {
+        .object(["count": .number(Double(devices.count)),
+                 "devices": .array(devices.map { device($0, tokens: tokens) })])
     }
 
     /// One device's outcome: `{"device_id", "token", "success", "reason", "apns_id"}`; policy skips
     /// count as not sent (`success` false, the reason says why).
-    public static func result(_ result: DeliveryResult) -> JSONValue {
+    public static func result(_ result: DeliveryResult, tokens: TokenDisplay = .masked) -> JSONValue {
         let success = result.outcome == .delivered
         return .object([
             "device_id": result.target.deviceID.map(JSONValue.string) ?? .null,
-            "token": .string(result.target.token.masked),
+            "token": .string(tokens.text(result.target.token)),
             "success": .bool(success),
             "reason": success ? .null : .string(reason(of: result)),
             "apns_id": result.apnsID.map(JSONValue.string) ?? .null,
@@ -51,7 +69,8 @@ public enum EndpointJSON {
     }
 
     /// `{"sent": N, "results": [...]}`: N devices took the notification.
-    public static func sendReport(_ report: DeliveryReport) -> JSONValue {
-        .object(["sent": .number(Double(report.delivered)), "results": .array(report.results.map(result))])
+    public static func sendReport(_ report: DeliveryReport, tokens: TokenDisplay = .masked) -> JSONValue {
+        .object(["sent": .number(Double(report.delivered)),
+                 "results": .array(report.results.map { result($0, tokens: tokens) })])
     }
 }

@@ -1,9 +1,11 @@
 /// The routes of `register-apns serve`, matched by method and path.
 ///
 /// The table is the one place that knows which paths exist and which methods each takes, so a
-/// known path with another method is answered 405 with `Allow`, and anything else 404.
+/// known path with another method is answered 405 with `Allow`, and anything else 404. `HEAD` is
+/// served wherever `GET` is.
 public enum EndpointRoute: String, Sendable, CaseIterable {
     case health
+    case liveness
     case metrics
     case registerAPNs
     case registerDevice
@@ -19,7 +21,7 @@ public enum EndpointRoute: String, Sendable, CaseIterable {
     /// The HTTP method.
     public var method: String {
         switch self {
-        case .health, .metrics, .listDevices: "GET"
+        case .health, .liveness, .metrics, .listDevices: "GET"
         case .unregisterDevice: "DELETE"
         default: "POST"
         }
@@ -29,6 +31,7 @@ public enum EndpointRoute: String, Sendable, CaseIterable {
     public var path: String {
         switch self {
         case .health: "/health"
+        case .liveness: "/health/live"
         case .metrics: "/metrics"
         case .registerAPNs: "/register-apns"
         case .registerDevice: "/api/v1/devices/register"
@@ -51,6 +54,23 @@ public enum EndpointRoute: String, Sendable, CaseIterable {
         }
     }
 
+    /// Whether `--open-registration` may let a request in without the secret: the routes that
+    /// register a device (`/hooks/ios-device` only for its `register` action), never those that
+    /// list, remove or send.
+    public var acceptsOpenRegistration: Bool {
+        switch self {
+        case .registerAPNs, .registerDevice, .deviceHook, .registerSubscription: true
+        default: false
+        }
+    }
+
+    /// Whether the route is one of OpenClaw's (`/api/v1/...`), whose clients read FastAPI's shapes:
+    /// errors carry `detail`, tokens are shown as their first 16 characters and `...`.
+    public var isOpenClaw: Bool { path.hasPrefix("/api/v1/") }
+
+    /// Whether the route needs no secret: the health checks.
+    public var isHealthCheck: Bool { self == .health || self == .liveness }
+
     /// Whether the route sends notifications.
     public var sends: Bool {
         switch self {
@@ -70,11 +90,12 @@ public enum EndpointRoute: String, Sendable, CaseIterable {
     }
 
     /// Matches `method` and `path` (without the query) against the table. A trailing slash is
-    /// ignored; `HEAD` is not served.
+    /// ignored; `HEAD` matches the `GET` route of the path (and `Allow` names it beside `GET`).
     ///
     /// As in OpenAPI, a path some route names literally belongs to those routes alone:
     /// `/api/v1/devices/register` is never a `{token}`, so `DELETE` there is 405 with `Allow: POST`.
-    public static func match(method: String, path rawPath: String) -> Match {
+    public static func match(method requested: String, path rawPath: String) -> Match {
+        let method = requested == "HEAD" ? "GET" : requested
         var path = Substring(rawPath)
         while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
@@ -87,7 +108,10 @@ public enum EndpointRoute: String, Sendable, CaseIterable {
             return .route(hit.route, parameter: hit.parameter)
         }
         var allowed: [String] = []
-        for owner in owners where !allowed.contains(owner.route.method) { allowed.append(owner.route.method) }
+        for owner in owners where !allowed.contains(owner.route.method) {
+            allowed.append(owner.route.method)
+            if owner.route.method == "GET" { allowed.append("HEAD") }
+        }
         return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
     }
 

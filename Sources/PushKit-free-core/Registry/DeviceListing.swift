@@ -9,29 +9,32 @@ public enum DeviceListing {
     /// A table with a header row, one device per line, columns padded to align.
     ///
     /// Tokens are masked to their first 8 and last 4 hex digits unless `fullTokens`; unknown values
-    /// show as `-`; times are UTC to the second. A PUSH-TO-START column follows TOKEN when any
-    /// device has a push-to-start token.
+    /// show as `-`; times are UTC to the second. A PUSH-TO-START column follows TOKEN when any device
+    /// has a push-to-start token. Ids, names, models and other free text are escaped and cut to
+    /// `TerminalText.displayLimit` characters (`TerminalText.field`): a line break, an escape sequence
+    /// or a bidirectional override in one can neither break the table nor drive the terminal.
     public static func table(_ devices: [RegisteredDevice], fullTokens: Bool) -> String {
         let showsPushToStart = devices.contains { $0.record.pushToStartToken != nil }
         var header = ["DEVICE ID", "TOKEN", "ENVIRONMENT", "NAME", "MODEL", "OS", "APP", "GROUPS", "LAST SEEN"]
         if showsPushToStart { header.insert("PUSH-TO-START", at: 2) }
         let rows = devices.map { device -> [String] in
             let record = device.record
+            let text = { (value: String?) in value.map { TerminalText.field($0) } ?? "-" }
             var row = [
-                device.id,
+                TerminalText.field(device.id),
                 fullTokens ? record.token.hex : record.token.masked,
                 record.environment?.rawValue ?? "-",
-                record.name ?? "-",
-                record.model ?? "-",
-                record.osVersion ?? "-",
-                record.appVersion ?? "-",
-                record.groups.isEmpty ? "-" : record.groups.joined(separator: ","),
+                text(record.name),
+                text(record.model),
+                text(record.osVersion),
+                text(record.appVersion),
+                record.groups.isEmpty ? "-" : TerminalText.field(record.groups.joined(separator: ",")),
                 record.lastRegisteredAt.map(secondsTimestamp) ?? "-",
             ]
             if showsPushToStart {
                 row.insert(record.pushToStartToken.map { fullTokens ? $0.hex : $0.masked } ?? "-", at: 2)
             }
-            return row.map(singleLine)
+            return row
         }
         var widths = header.map(\.count)
         for row in rows {
@@ -69,9 +72,4 @@ public enum DeviceListing {
         return String(text.prefix(19)) + "Z"
     }
 
-    /// Names and ids are free text; a line break or tab inside one would break the table.
-    private static func singleLine(_ text: String) -> String {
-        guard text.contains(where: { $0.isNewline || $0 == "\t" }) else { return text }
-        return String(text.map { $0.isNewline || $0 == "\t" ? " " : $0 })
-    }
 }

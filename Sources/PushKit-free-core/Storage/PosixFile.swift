@@ -165,6 +165,25 @@ public enum PosixFile {
         return mode
     }
 
+    /// What is at a path: nothing, a directory, or something else (a file, a device, a socket).
+    public enum Entry: Sendable, Equatable {
+        case missing, directory, other
+    }
+
+    /// What `path` names, following symbolic links; `.missing` also when it cannot be examined
+    /// (a component that is not a directory, a directory that cannot be searched).
+    public static func entry(at path: String) -> Entry {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return .missing }
+        return info.st_mode & S_IFMT == S_IFDIR ? .directory : .other
+    }
+
+    /// Whether this process may create and remove entries in the directory `path` (`access(2)` with
+    /// write and search permission; a read-only file system says no even to root).
+    public static func isWritableDirectory(_ path: String) -> Bool {
+        entry(at: path) == .directory && access(path, W_OK | X_OK) == 0
+    }
+
     /// The modification time of `path` in seconds since 1970, or `nil`.
     public static func modificationTime(of path: String) -> Int? {
         var info = stat()

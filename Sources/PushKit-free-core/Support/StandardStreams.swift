@@ -15,9 +15,11 @@ public enum StandardStreams {
         write(text, to: 1)
     }
 
-    /// Writes `text` to standard error.
+    /// Writes `text` to standard error, where people read it: control characters, escape sequences
+    /// and bidirectional overrides that outside text carried into a message show as escapes
+    /// (`TerminalText.escapedKeepingLines(_:)`), so no message can drive the terminal.
     public static func writeError(_ text: String) {
-        write(text, to: 2)
+        write(TerminalText.escapedKeepingLines(text), to: 2)
     }
 
     /// Writes `bytes` (already UTF-8, e.g. JSON Lines built in one buffer) to standard output.

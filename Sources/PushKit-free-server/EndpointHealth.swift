@@ -1,0 +1,128 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import PushKitFreeCore
+import Synchronization
+
+/// What `GET /health` checks: whether the server can do its job.
+///
+/// - The state file is readable and parses as a registry (a missing file is an empty registry).
+/// - When sending is configured (a provider key path is set), sending can work: a topic, a key
+///   that loads with its key id and team id, libcurl.
+///
+/// Each check is redone only when its file changes (device, inode, size and modification time), so
+/// a probe every second costs a `stat` or two, not a parse of a large state file. The problems are
+/// worded for an HTTP answer (no paths); when the set of problems changes, the whole story goes to
+/// the server's log once, not on every probe.
+final class EndpointHealth: Sendable {
+    private let registry: DeviceRegistry
+    private let delivery: EndpointDelivery
+    private let log: @Sendable (String) -> Void
+    private let state = Mutex(State())
+
+    /// A file as `stat` saw it; `nil` when there is none.
+    private struct FileIdentity: Equatable {
+        var device: UInt64
+        var inode: UInt64
+        var size: Int64
+        var seconds: Int
+        var nanoseconds: Int
+    }
+
+    /// One check's result for one identity of its file.
+    private struct Verdict {
+        var identity: FileIdentity?
+        /// For the answer, and the log.
+        var problem: (summary: String, detail: String)?
+    }
+
+    private struct State {
+        var stateFile: Verdict?
+        var sending: Verdict?
+        var reported: [String] = []
+    }
+
+    init(registry: DeviceRegistry, delivery: EndpointDelivery, log: @escaping @Sendable (String) -> Void) {
+        self.registry = registry
+        self.delivery = delivery
+        self.log = log
+    }
+
+    /// The problems standing in the way, worded without paths; empty when the server is healthy.
+    func problems() -> [String] {
+        state.withLock { state in
+            var verdicts: [Verdict] = []
+            let stateFile = Self.identity(of: registry.path)
+            if case .failure(let error) = stateFile {
+                let problem = ("the state file cannot be examined: \(error.reason)", error.description)
+                verdicts.append(Verdict(identity: nil, problem: problem))
+            } else if let cached = state.stateFile, cached.identity == stateFile.identity {
+                verdicts.append(cached)
+            } else {
+                let verdict = Verdict(identity: stateFile.identity, problem: stateFileProblem())
+                state.stateFile = verdict
+                verdicts.append(verdict)
+            }
+            if let keyPath = delivery.configuration.keyPath?.value {
+                let key = Self.identity(of: keyPath)
+                if let cached = state.sending, cached.identity == key.identity, key.identity != nil {
+                    verdicts.append(cached)
+                } else {
+                    let verdict = Verdict(identity: key.identity, problem: delivery.problem().map {
+                        ("sending is configured but not possible: \($0.summary)", $0.detail)
+                    })
+                    state.sending = verdict
+                    verdicts.append(verdict)
+                }
+            }
+            let found = verdicts.compactMap(\.problem)
+            let summaries = found.map(\.summary)
+            if summaries != state.reported {
+                state.reported = summaries
+                log(found.isEmpty ? "health: healthy again"
+                    : "health: unhealthy: " + found.map(\.detail).joined(separator: "; "))
+            }
+            return summaries
+        }
+    }
+
+    /// The state file's problem when it is read now.
+    private func stateFileProblem() -> (summary: String, detail: String)? {
+        do {
+            _ = try registry.load()
+            return nil
+        } catch {
+            return (Self.summary(of: error), error.description)
+        }
+    }
+
+    /// A registry error without the path it names.
+    static func summary(of error: RegistryError) -> String {
+        switch error {
+        case .corruptStateFile: "the state file is not a valid registry (not JSON, or not its shape)"
+        case .io(let failure), .cannotCreate(let failure): "the state file cannot be read: \(failure.reason)"
+        case .invalidInput, .unknownDevice: "the state file cannot be used"
+        }
+    }
+
+    private enum Examined {
+        case found(FileIdentity)
+        case missing
+        case failure(FileSystemError)
+
+        var identity: FileIdentity? {
+            if case .found(let identity) = self { return identity }
+            return nil
+        }
+    }
+
+    private static func identity(of path: String) -> Examined {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let code = errno
+            return code == ENOENT ? .missing : .failure(FileSystemError("cannot examine", path: path, errno: code))
+        }
+        return .found(FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+                                   seconds: Int(info.st_mtim.tv_sec), nanoseconds: Int(info.st_mtim.tv_nsec)))
+    }
+}
