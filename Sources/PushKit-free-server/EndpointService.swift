@@ -293,6 +293,22 @@ final class EndpointService: Sendable {
         guard fields.contains(where: { query[Substring($0)] != nil }) else { return try await readJSON(request) }
         let data = try await collectBody(request)
         if data.contains(where: { $0 != 0x20 && $0 != 0x0a && $0 != 0x0d && $0 != 0x09 }) {
+            // The body is the registration; the query's fields must still be what the document
+            // says they are (a device id, an APNs token), not garbage passed over in silence.
+            if let id = query[Substring("device_token")] {
+                do throws(RegistryError) {
+                    try DeviceRegistration.validateDeviceID(String(id))
+                } catch {
+                    throw EndpointError.badRequest("query parameter device_token: \(error.description)")
+                }
+            }
+            if let token = query[Substring("apns_token")] {
+                do throws(DeviceTokenError) {
+                    _ = try DeviceToken(validating: String(token))
+                } catch {
+                    throw EndpointError.invalidToken("query parameter apns_token: \(error.message)")
+                }
+            }
             return try Self.parseJSON(data)
         }
         var object: [String: JSONValue] = [:]

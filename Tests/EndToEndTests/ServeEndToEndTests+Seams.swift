@@ -136,6 +136,12 @@ extension ServeEndToEndTests {
         #expect(try devices()["from-body"]?["token"] as? String == Self.token(14))
         #expect(try devices()["ignored"] == nil)
         let before = try stateBytes()
+        // Beside a body, the query is not read, but it must still be what docs/openapi.yaml says.
+        for (query, status) in [("device_token=a%07b", 400), ("apns_token=12", 422)] {
+            let garbage = try server.request("POST", "/register-apns?" + query,
+                                             json: #"{"device_token": "from-body-2", "apns_token": "\#(Self.token(15))"}"#)
+            #expect(garbage.status == status && garbage.error?.hasPrefix("query parameter") == true, "\(garbage.body)")
+        }
         let bad = try server.request("POST", "/register-apns?device_token=p&apns_token=xyz")
         #expect(bad.status == 422 && bad.error?.contains("\"x\"") == true, "\(bad.body)")
         let missing = try server.request("POST", "/register-apns?device_token=p")
