@@ -276,7 +276,7 @@ final class EndpointService: Sendable {
 
     private static func registration(_ body: JSONValue) throws(EndpointError) -> DeviceRegistration {
         do throws(RegistrationBodyError) {
-            return try DeviceRegistration.registration(fromBody: body)
+            return try DeviceRegistration.registration(fromBody: body, textLimit: DeviceRegistration.endpointTextLimit)
         } catch {
             throw EndpointError(error)
         }

@@ -86,32 +86,41 @@ struct RegistryRequestBodyTests {
         #expect(try DeviceRegistration(deviceID: "a", token: token(1), groups: ["x", "y", "x"]).groups == ["x", "y"])
     }
 
-    @Test("texts: any character up to 256 (Unicode scalars), control characters included; longer is refused")
+    @Test("the endpoint's text limit: any character up to 256 (Unicode scalars), control characters included; none on the command line")
     func textLimits() throws {
         let hostile = "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{202E}Ada"
-        let accepted = try DeviceRegistration(deviceID: "a", token: token(1), name: hostile, model: "\u{7F}m", osVersion: "\u{0}",
-                                              appVersion: String(repeating: "é", count: 256), groups: [String(repeating: "g", count: 256)])
-        #expect(accepted.name == hostile)
-        for (what, build) in [("device name", { try DeviceRegistration(deviceID: "a", token: token(1), name: String(repeating: "n", count: 257)) }),
-                              ("device model", { try DeviceRegistration(deviceID: "a", token: token(1), model: String(repeating: "m", count: 3000)) }),
-                              ("OS version", { try DeviceRegistration(deviceID: "a", token: token(1), osVersion: String(repeating: "1", count: 257)) }),
-                              ("app version", { try DeviceRegistration(deviceID: "a", token: token(1), appVersion: String(repeating: "2", count: 257)) }),
-                              ("group name", { try DeviceRegistration(deviceID: "a", token: token(1), groups: [String(repeating: "g", count: 257)]) })]
-            as [(String, () throws -> DeviceRegistration)] {
-            #expect { _ = try build() } throws: { "\($0)".contains("\(what) is") && "\($0)".contains("at most 256 are accepted") }
+        let limit = DeviceRegistration.endpointTextLimit
+        #expect(limit == 256)
+        func body(_ members: String) -> JSONValue {
+            (try? JSONValue.parse(Data(#"{"device_token": "a", "apns_token": "\#(token(1).hex)", \#(members)}"#.utf8))) ?? .null
         }
+        func refusal(_ members: String) -> String {
+            do throws(RegistrationBodyError) {
+                _ = try DeviceRegistration.registration(fromBody: body(members), textLimit: limit)
+                return "no error"
+            } catch {
+                return error.description
+            }
+        }
+        let accepted = try DeviceRegistration.registration(fromBody: body(#""device_name": "\u001b]0;pwned\u0007\u001b[2J\u202eAda", "app_version": "\#(String(repeating: "é", count: 256))", "groups": ["\#(String(repeating: "g", count: 256))"]"#), textLimit: limit)
+        #expect(accepted.name == hostile)
         // 256 scalars that are 128 emoji with a modifier each: counted as JSON Schema counts, not as graphemes.
         let emoji = String(repeating: "\u{1F44D}\u{1F3FB}", count: 128)
-        #expect(try DeviceRegistration(deviceID: "a", token: token(1), name: emoji).name == emoji)
-        #expect(throws: RegistryError.self) { try DeviceRegistration(deviceID: "a", token: token(1), name: emoji + "x") }
-
-        // In a body, the member at fault is named, and an alias is held to the same rules.
-        let base = #""device_token": "a", "apns_token": "\#(token(1).hex)""#
-        #expect(failure("{\(base), \"device_name\": \"\(String(repeating: "x", count: 257))\"}").contains("\"device_name\" is 257 characters long"))
-        #expect(failure("{\(base), \"device_name\": \"x\", \"name\": \"\(String(repeating: "x", count: 300))\"}").contains("\"name\" is 300 characters"))
-        #expect(failure("{\(base), \"device_name\": \"x\", \"name\": 5}").contains("\"name\" must be a string, not number"))
-        #expect(failure("{\(base), \"model\": [], \"device_model\": null}").contains("\"model\" must be a string"))
-        let parsed = try parse("{\(base), \"device_name\": null, \"name\": \"\\u001b[31mred\", \"environment\": null, \"groups\": null}")
+        #expect(try DeviceRegistration.registration(fromBody: body(#""device_name": "\#(emoji)""#), textLimit: limit).name == emoji)
+        #expect(refusal(#""device_name": "\#(emoji)x""#) == "\"device_name\" is 257 characters long; at most 256 are accepted")
+        #expect(refusal(#""device_model": "\#(String(repeating: "m", count: 3000))""#).contains("\"device_model\" is 3000 characters long"))
+        #expect(refusal(#""os_version": "\#(String(repeating: "1", count: 257))""#).contains("\"os_version\" is 257"))
+        #expect(refusal(#""app_version": "\#(String(repeating: "2", count: 257))""#).contains("\"app_version\" is 257"))
+        #expect(refusal(#""groups": ["\#(String(repeating: "g", count: 257))"]"#) == "group name is 257 characters long; at most 256 are accepted")
+        // An alias is held to the same rules, even beside the member it stands for.
+        #expect(refusal(#""device_name": "x", "name": "\#(String(repeating: "x", count: 300))""#).contains("\"name\" is 300 characters"))
+        #expect(refusal(#""device_name": "x", "name": 5"#).contains("\"name\" must be a string, not number"))
+        #expect(refusal(#""model": [], "device_model": null"#).contains("\"model\" must be a string"))
+        // The command line (add, --from-json) takes what its operator gives.
+        let long = String(repeating: "n", count: 3000)
+        #expect(try DeviceRegistration(deviceID: "a", token: token(1), name: long, groups: [long]).name == long)
+        #expect(try parse(#"{"device_token": "a", "apns_token": "\#(token(1).hex)", "device_name": "\#(long)"}"#).first?.name == long)
+        let parsed = try parse("{\"device_token\": \"a\", \"apns_token\": \"\(token(1).hex)\", \"device_name\": null, \"name\": \"\\u001b[31mred\", \"environment\": null, \"groups\": null}")
         #expect(parsed.first?.name == "\u{1B}[31mred" && parsed.first?.groups == nil && parsed.first?.environment == nil)
     }
 }

@@ -52,9 +52,10 @@ public enum AgentSubscription {
                     object["apns_token"] = .string(try Self.apnsToken(inFCMField: fcm))
                 }
                 self.cwd = cwd
-                displayName = try fields.text("agent_display_name").flatMap { $0.isEmpty ? nil : $0 }
+                displayName = try fields.text("agent_display_name", limit: DeviceRegistration.endpointTextLimit).flatMap { $0.isEmpty ? nil : $0 }
                 object["device_token"] = .string(installation)
-                registration = try DeviceRegistration.registration(fromBody: .object(object))
+                registration = try DeviceRegistration.registration(fromBody: .object(object),
+                                                                   textLimit: DeviceRegistration.endpointTextLimit)
             } catch {
                 throw EndpointError(error)
             }

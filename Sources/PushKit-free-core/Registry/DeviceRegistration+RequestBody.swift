@@ -96,7 +96,10 @@ extension DeviceRegistration {
     /// Reads one registration body (see `parseRequestBodies` for the shapes and fields).
     /// - Throws: `RegistrationBodyError`: `.invalidToken` when a token is not one, `.invalidBody`
     ///   for a body of the wrong shape (the endpoint answers 422 and 400).
-    public static func registration(fromBody body: JSONValue, defaults: Defaults = Defaults()) throws(RegistrationBodyError) -> DeviceRegistration {
+    /// - Parameter textLimit: the most characters of a name, model, version or group name
+    ///   (`endpointTextLimit` for the HTTP endpoint); `nil` for none.
+    public static func registration(fromBody body: JSONValue, defaults: Defaults = Defaults(),
+                                    textLimit: Int? = nil) throws(RegistrationBodyError) -> DeviceRegistration {
         guard let object = body.objectValue else {
             throw .invalidBody("expected a JSON object, not \(body.typeName)")
         }
@@ -129,11 +132,16 @@ extension DeviceRegistration {
         }
         var pushToStartToken: DeviceToken?
         if let text = try fields.string("push_to_start_token") { pushToStartToken = try token(text, field: "push_to_start_token") }
-        let name = try fields.text("device_name", "name") ?? defaults.name
-        let model = try fields.text("device_model", "model") ?? defaults.model
-        let osVersion = try fields.text("os_version") ?? defaults.osVersion
-        let appVersion = try fields.text("app_version") ?? defaults.appVersion
+        let name = try fields.text("device_name", "name", limit: textLimit) ?? defaults.name
+        let model = try fields.text("device_model", "model", limit: textLimit) ?? defaults.model
+        let osVersion = try fields.text("os_version", limit: textLimit) ?? defaults.osVersion
+        let appVersion = try fields.text("app_version", limit: textLimit) ?? defaults.appVersion
         let groups = try fields.strings("groups") ?? defaults.groups
+        if let textLimit, let groups {
+            for group in groups {
+                if let message = lengthProblem(group, named: "group name", limit: textLimit) { throw .invalidBody(message) }
+            }
+        }
         do throws(RegistryError) {
             return try DeviceRegistration(
                 deviceID: deviceID, token: apnsToken, environment: environment, name: name, model: model,
@@ -195,12 +203,13 @@ public struct RequestBodyFields: Sendable {
         return found
     }
 
-    /// `string(_:)` for text a person reads (names, models, versions): each of `names` present is
-    /// at most `DeviceRegistration.maximumTextLength` characters (Unicode scalars, as JSON Schema's
-    /// `maxLength` counts them).
-    public func text(_ names: String...) throws(RegistrationBodyError) -> String? {
+    /// `string(_:)` for text a person reads (names, models, versions): each of `names` present has
+    /// at most `limit` characters (Unicode scalars, as JSON Schema's `maxLength` counts them), when
+    /// a limit is given.
+    public func text(_ names: String..., limit: Int?) throws(RegistrationBodyError) -> String? {
         for name in names {
-            if let text = object[name]?.stringValue, let message = DeviceRegistration.lengthProblem(text, named: "\"\(name)\"") {
+            if let limit, let text = object[name]?.stringValue,
+               let message = DeviceRegistration.lengthProblem(text, named: "\"\(name)\"", limit: limit) {
                 throw .invalidBody(message)
             }
         }

@@ -20,13 +20,14 @@ public struct DeviceRegistration: Sendable, Equatable {
     /// The device's ActivityKit push-to-start token; `nil` keeps the one registered before.
     public var pushToStartToken: DeviceToken?
 
-    /// The most characters (Unicode scalars) a device name, model, OS or app version, group name or
-    /// agent display name may have. Control characters are allowed in names, models and versions
-    /// (human-readable output escapes them); the limit keeps a line of `register-apns list` a line.
-    public static let maximumTextLength = 256
+    /// The most characters (Unicode scalars, as JSON Schema's `maxLength` counts them) that
+    /// `register-apns serve` takes in a device name, model, OS or app version, group name or agent
+    /// display name from the network (docs/openapi.yaml states it). Control characters are allowed
+    /// (human-readable output escapes them). The command line, an operator's, has no such limit;
+    /// listings shorten long values.
+    public static let endpointTextLimit = 256
 
-    /// Checks `deviceID` and `groups` (see `validateDeviceID` and `validateGroup`), and the length
-    /// of the texts (`maximumTextLength`).
+    /// Checks `deviceID` and `groups` (see `validateDeviceID` and `validateGroup`).
     /// - Throws: `RegistryError.invalidInput` (exit 65).
     public init(
         deviceID: String, token: DeviceToken, environment: APNsEnvironment? = nil, name: String? = nil,
@@ -34,9 +35,6 @@ public struct DeviceRegistration: Sendable, Equatable {
         pushToStartToken: DeviceToken? = nil
     ) throws(RegistryError) {
         try Self.validateDeviceID(deviceID)
-        for (text, what) in [(name, "device name"), (model, "device model"), (osVersion, "OS version"), (appVersion, "app version")] {
-            if let text, let message = Self.lengthProblem(text, named: what) { throw RegistryError.invalidInput(message) }
-        }
         if let groups {
             for group in groups { try Self.validateGroup(group) }
         }
@@ -59,21 +57,19 @@ public struct DeviceRegistration: Sendable, Equatable {
         }
     }
 
-    /// A group name must be non-empty, at most `maximumTextLength` characters, and free of control
-    /// characters and commas (lists are comma-separated).
+    /// A group name must be non-empty and free of control characters and commas (lists are comma-separated).
     public static func validateGroup(_ group: String) throws(RegistryError) {
         if group.isEmpty { throw RegistryError.invalidInput("group name is empty") }
-        if let message = lengthProblem(group, named: "group name") { throw RegistryError.invalidInput(message) }
         if group.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f || $0 == "," }) {
             throw RegistryError.invalidInput("group name \"\(group.debugDescription.dropFirst().dropLast())\" contains a comma or control character")
         }
     }
 
-    /// Why `text` is too long to keep as `what`, or `nil` when it is at most `maximumTextLength`.
-    public static func lengthProblem(_ text: String, named what: String) -> String? {
+    /// Why `text` is too long to take as `what`, or `nil` when it has at most `limit` Unicode scalars.
+    public static func lengthProblem(_ text: String, named what: String, limit: Int) -> String? {
         let count = text.unicodeScalars.count
-        guard count > maximumTextLength else { return nil }
-        return "\(what) is \(count) characters long; at most \(maximumTextLength) are accepted"
+        guard count > limit else { return nil }
+        return "\(what) is \(count) characters long; at most \(limit) are accepted"
     }
 
     private static func removingDuplicates(_ groups: [String]) -> [String] {
