@@ -15,6 +15,9 @@ The run is reproducible: a fixed seed, one worker, no example database (nothing 
 working directory). It is bounded twice: --max-examples per operation and phase, and --timeout
 seconds for the whole run (then it fails, saying so).
 
+One disagreement is dropped (Tests/Tools/api_contract_hooks.py): POST /register-apns in the query
+form the document describes but OpenAPI cannot declare beside a required body.
+
 Prints schemathesis's own report (failures with a curl line to reproduce each). Exit status: 0 no
 finding, 1 findings or the run failed or timed out, 2 usage error or schemathesis missing.
 """
@@ -91,7 +94,11 @@ def main():
     with tempfile.TemporaryDirectory(prefix="api-contract-") as scratch:
         with open(os.path.join(scratch, "schemathesis.toml"), "w", encoding="utf-8") as handle:
             handle.write(config)
-        environment = dict(os.environ, COLUMNS="120", NO_COLOR="1")
+        # api_contract_hooks.py drops the one disagreement OpenAPI cannot avoid (its description says which).
+        tools = os.path.dirname(os.path.abspath(__file__))
+        python_path = os.pathsep.join(filter(None, [tools, os.environ.get("PYTHONPATH")]))
+        environment = dict(os.environ, COLUMNS="120", NO_COLOR="1", PYTHONPATH=python_path,
+                           SCHEMATHESIS_HOOKS="api_contract_hooks")
         try:
             result = subprocess.run(command, cwd=scratch, env=environment, stdout=subprocess.PIPE,
                                     stderr=subprocess.STDOUT, text=True, timeout=args.timeout)
