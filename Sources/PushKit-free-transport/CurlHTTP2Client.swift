@@ -116,6 +116,7 @@ public final class CurlHTTP2Client: HTTP2Transport {
     public func perform(deadline: ContinuousClock.Instant, next: (ContinuousClock.Instant) -> HTTP2RequestSupply,
                         onResponse: (HTTP2Response) -> Void) {
         var active: [Int: Transfer] = [:] // by easy handle address
+        silenceWatch.startRun()
 
         while true {
             let now = ContinuousClock.now

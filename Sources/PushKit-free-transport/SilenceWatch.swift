@@ -40,6 +40,11 @@ struct SilenceWatch {
         case closedSilent(Int)
     }
 
+    /// Forgets a check left unfinished by the previous run (it ended at its deadline).
+    mutating func startRun() {
+        pingSentAt = nil
+    }
+
     /// Called after every turn of the event loop with the transfers in flight.
     mutating func check(events: UnsafeMutablePointer<pushkit_multi_events>, inFlight: some Collection<Transfer>) -> Finding {
         guard !inFlight.isEmpty else {
