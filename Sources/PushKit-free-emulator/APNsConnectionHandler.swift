@@ -75,7 +75,8 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             }
             streamsOpened += 1
             let configuration = services.configuration
-            if let silentAfter = configuration.goSilentAfter, streamsOpened > silentAfter, services.claimSilenceAfter() {
+            if let silentAfter = configuration.goSilentAfter, streamsOpened > silentAfter,
+               services.claimSilenceAfter() {
                 // The answers to the first N streams leave first; from stream N+1 on, nothing.
                 flushIfNeeded(context: context)
                 silencer.silence()
@@ -158,8 +159,8 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         let now = Date()
         if path.hasPrefix(EmulatorControl.prefix) {
             let control = EmulatorControl(state: services.state, configuration: services.configuration)
-            let response = control.respond(method: method, path: path, now: Self.milliseconds(now)) { [services, connection] in
-                services.silenceOpenConnections(except: connection)
+            let response = control.respond(method: method, path: path, now: Self.milliseconds(now)) {
+                [services, connection] in services.silenceOpenConnections(except: connection)
             }
             write(streamID, status: response.status, headers: [], contentType: response.contentType, body: response.body, context: context)
             streamFinished(streamID, context: context)
@@ -308,7 +309,9 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     /// Counts a stream as done; once GOAWAY went out and the streams it covers are answered, closes.
     private func streamFinished(_ streamID: HTTP2StreamID, context: ChannelHandlerContext) {
         streamsFinished += 1
-        guard goAwaySent, streamsFinished == services.configuration.goAwayAfter, !isClosing, !silencer.isSilent else { return }
+        guard goAwaySent, streamsFinished == services.configuration.goAwayAfter, !isClosing, !silencer.isSilent else {
+            return
+        }
         isClosing = true
         services.flushOutputs()
         // Close a moment after the last answer rather than at once: a close while the client's next

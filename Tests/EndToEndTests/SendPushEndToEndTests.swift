@@ -287,15 +287,15 @@ struct SendPushEndToEndTests {
         #expect(deliveriesPerToken(emulator) == Dictionary(uniqueKeysWithValues: tokens.map { ($0, 1) }))
     }
 
-    @Test("a connection that goes silent mid-run: every device is delivered on a new one, well inside --timeout, none twice")
+    @Test("a connection that goes silent mid-run: all delivered on a new one, well inside --timeout, none twice")
     func silentConnectionMidRun() throws {
         // The first connection answers 100 streams, then nothing, and never closes.
         let emulator = try RunningEmulator(["--quiet", "--go-silent-after", "100"], environment: setup.environment)
         let env = clientEnvironment(emulator)
         let tokens = (1...300).map(Self.hexToken)
         let started = Date()
-        let result = try BuiltTool.run("send-push", tokens.flatMap { ["--token", $0] } + ["--body", "hi", "--timeout", "20", "--json"],
-                                       environment: env)
+        let arguments = tokens.flatMap { ["--token", $0] } + ["--body", "hi", "--timeout", "20", "--json"]
+        let result = try BuiltTool.run("send-push", arguments, environment: env)
         let elapsed = Date().timeIntervalSince(started)
         result.expectSuccess()
         let lines = jsonLines(result.stdout)
@@ -307,7 +307,8 @@ struct SendPushEndToEndTests {
         #expect(lines.allSatisfy { ($0["attempts"] as? Int ?? 0) <= 2 })
         // Found by a PING within about 2 s (SilenceWatch), far below the 20 s --timeout.
         #expect(elapsed < 8, "the run took \(elapsed) s")
-        #expect(deliveriesPerToken(emulator) == Dictionary(uniqueKeysWithValues: tokens.map { ($0, 1) }), "a device got two 200s")
+        let once = Dictionary(uniqueKeysWithValues: tokens.map { ($0, 1) })
+        #expect(deliveriesPerToken(emulator) == once, "a device got two 200s, or none")
     }
 
     @Test("--timeout is honoured: a server that never answers in time ends the run, exit 75, nothing pruned")
