@@ -311,6 +311,22 @@ struct SendPushEndToEndTests {
         #expect(deliveriesPerToken(emulator) == once, "a device got two 200s, or none")
     }
 
+    @Test("a slow answer is not taken for silence: the PING is answered, so the request waits and is sent once")
+    func slowAnswerIsNotSilence() throws {
+        // 3 s without a frame on any stream: the connection is pinged (after 1 s, and again), and answers.
+        let emulator = try RunningEmulator(["--quiet", "--delay", "3000"], environment: setup.environment)
+        let env = clientEnvironment(emulator)
+        let started = Date()
+        let result = try BuiltTool.run("send-push", ["--token", Self.hexToken(1), "--body", "hi", "--json"], environment: env)
+        result.expectSuccess()
+        #expect(Date().timeIntervalSince(started) >= 3)
+        let line = try #require(jsonLines(result.stdout).first)
+        #expect(line["outcome"] as? String == "delivered")
+        #expect(line["attempts"] as? Int == 1, "\(result.stdout)")
+        #expect(emulator.waitForRecords(1).count == 1)
+        #expect(emulator.records().count == 1, "sent once: \(emulator.records())")
+    }
+
     @Test("--timeout is honoured: a server that never answers in time ends the run, exit 75, nothing pruned")
     func timeoutHonoured() throws {
         let emulator = try RunningEmulator(["--quiet", "--delay", "20000"], environment: setup.environment)
