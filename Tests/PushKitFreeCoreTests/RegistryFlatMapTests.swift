@@ -175,6 +175,14 @@ struct RegistryFlatMapTests {
         #expect(reread == registry && reread.storedFormat == .versioned)
     }
 
+    @Test("a second \"version\" member beside the number is refused, not dropped on the next write")
+    func refusesSecondVersion() {
+        let error = #expect(throws: JSONSyntaxError.self) {
+            try RegisteredDevices(stateFile: Data(#"{"version": 1, "devices": {}, "version": "\#(token(1).hex)"}"#))
+        }
+        #expect(error?.detail.contains("\"version\" appears twice, once as string") == true, "\(error?.detail ?? "")")
+    }
+
     @Test("a version 1 file the other server wrote into goes back to a flat map with sidecar on the next write")
     func versionOneWithLegacyEntriesIsWrittenFlat() throws {
         try write(#"{"version": 1, "devices": {"phone": {"token": "\#(token(1).hex)", "environment": "sandbox"}}, "agents": {"x": 1}}"#)

@@ -101,6 +101,9 @@ extension RegisteredDevices {
             if member.key == "devices" {
                 throw scanner.failure("\"devices\" must be an object, not \(member.value.typeName)", at: member.position)
             }
+            if member.key == "version" {
+                throw scanner.failure("\"version\" appears twice, once as \(member.value.typeName)", at: member.position)
+            }
             registry.otherFields[member.key] = member.value
         }
         registry.storedFormat = adopted.isEmpty ? .versioned : .versionedWithLegacyEntries
