@@ -274,7 +274,7 @@ extension RegisterAPNs {
 extension RegisterAPNs {
     struct Convert: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Convert a flat map state file (and its .meta.json sidecar) to version 1, once the server that writes the flat map is retired.",
+            abstract: "Convert a flat map state file and its sidecar to version 1, once the old server is retired.",
             discussion: """
                 Until then the tools keep a flat map {"<device id>": "<token>"} flat, so that server and \
                 its readers keep working, and keep what it cannot hold in <file>.meta.json. This writes \
@@ -288,11 +288,15 @@ extension RegisterAPNs {
 
         func run() throws {
             try ToolSupport.run(tool: RegisterAPNs.tool) {
-                let configuration = try ToolSupport.configuration(ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
+                let flags = ConfigurationFlags(configFile, state)
+                let configuration = try ToolSupport.configuration(flags, tool: RegisterAPNs.tool)
                 let registry = DeviceRegistry(path: configuration.stateFile.value)
                 if let count = try registry.convertToVersionOne() {
                     let devices = "\(count) device\(count == 1 ? "" : "s")"
-                    StandardStreams.writeOutput("converted \(registry.path) to version 1 (\(devices)); the flat map is kept as \(registry.legacyBackupPath)\n")
+                    let backup = registry.legacyBackupPath
+                    let text = "converted \(registry.path) to version 1 (\(devices)); "
+                        + "the flat map is kept as \(backup)\n"
+                    StandardStreams.writeOutput(text)
                 } else {
                     StandardStreams.writeOutput("\(registry.path) is not a flat map; nothing to convert\n")
                 }

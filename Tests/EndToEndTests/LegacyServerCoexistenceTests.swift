@@ -36,7 +36,8 @@ struct LegacyServerCoexistenceTests {
 
     /// What the other server does when a phone posts to its `/register-apns`.
     func legacyRegister(_ pairs: [(String, String)]) throws {
-        let result = try BuiltTool.runSystem("python3", [Self.writer, devicesFile, "register"] + pairs.map { "\($0.0)=\($0.1)" })
+        let arguments = pairs.map { "\($0.0)=\($0.1)" }
+        let result = try BuiltTool.runSystem("python3", [Self.writer, devicesFile, "register"] + arguments)
         #expect(result.status == 0, "legacy writer: \(result.stderr)")
     }
 
@@ -72,7 +73,8 @@ struct LegacyServerCoexistenceTests {
         let before = emulators.map { $0.records().count }
         let result = try BuiltTool.run("send-push", ["--body", "round \(number)", "--json"], environment: env)
         #expect(result.status == 0 || result.status == 1, "send-push: \(result.stderr)")
-        let report = Dictionary(uniqueKeysWithValues: jsonLines(result.stdout).map { ($0["device"] as? String ?? "", $0) })
+        let lines = jsonLines(result.stdout)
+        let report = Dictionary(uniqueKeysWithValues: lines.map { ($0["device"] as? String ?? "", $0) })
         var delivered: [String: Int] = [:]
         for (emulator, count) in zip(emulators, before) {
             for record in emulator.records().dropFirst(count) where record["status"] as? Int == 200 {
@@ -85,19 +87,22 @@ struct LegacyServerCoexistenceTests {
     @Test("registrations the old server writes are delivered, pruning and environments stick, its reader keeps working",
           arguments: StartingFile.allCases)
     func interleaved(startingFile: StartingFile) throws {
-        let unregisteredList = try setup.directory.write("unregistered.txt", "\(Self.gone) \(Int(Date().timeIntervalSince1970 * 1000) + 3_600_000)\n")
+        // 410 with a timestamp after every registration of the test, so the token is pruned.
+        let later = Int(Date().timeIntervalSince1970 * 1000) + 3_600_000
+        let unregisteredList = try setup.directory.write("unregistered.txt", "\(Self.gone) \(later)\n")
         let productionAPNs = try RunningEmulator(["--quiet", "--unregistered-file", unregisteredList]
             + Self.sandbox.flatMap { ["--wrong-environment", $0] }, environment: setup.environment)
         var sandboxEnvironment = setup.environment
         sandboxEnvironment["HOME"] = setup.directory.file("sandbox-home") // its own CA
-        let sandboxAPNs = try RunningEmulator(["--quiet", "--sandbox"] + Self.production.flatMap { ["--wrong-environment", $0] },
-                                              environment: sandboxEnvironment)
+        let productionTokensRefused = Self.production.flatMap { ["--wrong-environment", $0] }
+        let sandboxAPNs = try RunningEmulator(["--quiet", "--sandbox"] + productionTokensRefused, environment: sandboxEnvironment)
         var env = setup.environment
         env["APNS_STATE_FILE"] = devicesFile
         env["APNS_PRODUCTION_URL"] = productionAPNs.baseURL
         env["APNS_SANDBOX_URL"] = sandboxAPNs.baseURL
-        env["APNS_CA_FILE"] = try setup.directory.write("ca-bundle.pem", String(contentsOfFile: productionAPNs.caPath, encoding: .utf8)
-            + String(contentsOfFile: sandboxAPNs.caPath, encoding: .utf8))
+        let bundle = try String(contentsOfFile: productionAPNs.caPath, encoding: .utf8)
+            + String(contentsOfFile: sandboxAPNs.caPath, encoding: .utf8)
+        env["APNS_CA_FILE"] = try setup.directory.write("ca-bundle.pem", bundle)
         let emulators = [productionAPNs, sandboxAPNs]
         let (p, s) = (Self.production, Self.sandbox)
 
@@ -125,7 +130,8 @@ struct LegacyServerCoexistenceTests {
 
         // 2. More phones on the old server around one registered with register-apns.
         try legacyRegister([("new-phone-2", p[2])])
-        try BuiltTool.run("register-apns", ["add", "added-phone", p[3], "--name", "Ada's iPhone"], environment: env).expectSuccess()
+        try BuiltTool.run("register-apns", ["add", "added-phone", p[3], "--name", "Ada's iPhone"], environment: env)
+            .expectSuccess()
         try legacyRegister([("new-phone-3", s[1])])
         round = try sendRound(2, env: env, emulators: emulators)
         #expect(round.delivered == [p[0]: 1, s[0]: 1, p[1]: 1, p[2]: 1, p[3]: 1, s[1]: 1])

@@ -196,7 +196,8 @@ struct RegisterAPNsEndToEndTests {
         let written = try directory.read("state/devices.json")
         let converted = try tool("convert")
         converted.expectSuccess()
-        #expect(converted.stdout == "converted \(stateFile) to version 1 (3 devices); the flat map is kept as \(stateFile).v0.bak\n")
+        #expect(converted.stdout
+            == "converted \(stateFile) to version 1 (3 devices); the flat map is kept as \(stateFile).v0.bak\n")
         #expect(try directory.read("state/devices.json.v0.bak") == written)
         #expect(!FileManager.default.fileExists(atPath: stateFile + ".meta.json"))
         let upgraded = try devices()

@@ -185,13 +185,15 @@ struct RegistryFlatMapTests {
 
     @Test("a version 1 file the other server wrote into goes back to a flat map with sidecar on the next write")
     func versionOneWithLegacyEntriesIsWrittenFlat() throws {
-        try write(#"{"version": 1, "devices": {"phone": {"token": "\#(token(1).hex)", "environment": "sandbox"}}, "agents": {"x": 1}}"#)
+        let phone = #"{"token": "\#(token(1).hex)", "environment": "sandbox"}"#
+        try write(#"{"version": 1, "devices": {"phone": \#(phone)}, "agents": {"x": 1}}"#)
         try legacyWrite("new", 2)
         #expect(try registry.load().deviceIDs == ["new", "phone"])
         try registry.register([registration("watch", 3)])
         #expect(try legacyView() == ["new": token(2).hex, "phone": token(1).hex, "watch": token(3).hex])
         let loaded = try registry.load()
-        #expect(loaded["phone"]?.environment == .sandbox && loaded.otherFields == ["agents": .object(["x": .number(1)])])
+        #expect(loaded["phone"]?.environment == .sandbox)
+        #expect(loaded.otherFields == ["agents": .object(["x": .number(1)])])
     }
 
     @Test("a version 1 file nobody else writes stays version 1 and needs no sidecar")

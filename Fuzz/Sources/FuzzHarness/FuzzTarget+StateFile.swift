@@ -54,10 +54,11 @@ extension FuzzTarget {
         } catch {
             throw FuzzViolation("the registry as a flat map and sidecar does not read back: \(error.detail)")
         }
-        try FuzzViolation.require(flat.storedFormat == .legacyFlatMap, "the flat map written reads back as another format")
+        try FuzzViolation.require(flat.storedFormat == .legacyFlatMap, "the flat map written reads back as another")
         let combined = RegisteredDevices.combining(flatMap: flat, sidecar: sidecar)
-        try FuzzViolation.require(combined == registry, "the registry as a flat map and sidecar reads back as another registry")
-        try FuzzViolation.require(combined.flatMapBytes() == registry.flatMapBytes(), "the flat map changes when read and written again")
+        try FuzzViolation.require(combined == registry, "the registry as flat map and sidecar reads back as another")
+        try FuzzViolation.require(
+            combined.flatMapBytes() == registry.flatMapBytes(), "the flat map changes when read and written again")
     }
 
     /// What `registry` writes reads back (as the same registry when `exact`: records read from a

@@ -122,7 +122,8 @@ public struct DeviceRegistry: Sendable {
             }
             // The sidecar written for the last attempt describes a change that did not happen.
             if let sidecar {
-                try? PosixFile.replaceAtomically(sidecarPath, with: sidecar, mode: PosixFile.permissions(of: sidecarPath) ?? 0o600)
+                let mode = PosixFile.permissions(of: sidecarPath) ?? 0o600
+                try? PosixFile.replaceAtomically(sidecarPath, with: sidecar, mode: mode)
             } else {
                 unlink(sidecarPath)
             }
@@ -139,25 +140,27 @@ public struct DeviceRegistry: Sendable {
     /// Writes `devices` (a flat map with the sidecar just before it, or version 1), unless the file
     /// is no longer what `snapshot` read. When converting, the flat map read is kept as `.v0.bak`.
     /// - Returns: `false` when the file changed and nothing but the sidecar was written.
-    private func write(_ devices: RegisteredDevices, over snapshot: Snapshot, asFlatMap: Bool) throws(RegistryError) -> Bool {
+    private func write(
+        _ devices: RegisteredDevices, over snapshot: Snapshot, asFlatMap: Bool
+    ) throws(RegistryError) -> Bool {
         let mode = PosixFile.permissions(of: path) ?? 0o600
         PosixFile.removeStaleTemporaries(of: path)
         PosixFile.removeStaleTemporaries(of: sidecarPath)
         PosixFile.removeStaleTemporaries(of: legacyBackupPath)
         let stillCurrent = { isUnchanged(since: snapshot) }
         do throws(FileSystemError) {
+            let versionOne = { (output: inout FileOutput) throws(FileSystemError) in
+                try devices.writeStateFile(to: &output)
+            }
             if asFlatMap {
-                try PosixFile.replaceAtomically(sidecarPath, mode: mode) { (output: inout FileOutput) throws(FileSystemError) in
-                    try devices.writeStateFile(to: &output)
-                }
-                return try PosixFile.replaceAtomically(path, with: devices.flatMapBytes(), mode: mode, committingIf: stillCurrent)
+                try PosixFile.replaceAtomically(sidecarPath, mode: mode, writing: versionOne)
+                let flatMap = devices.flatMapBytes()
+                return try PosixFile.replaceAtomically(path, with: flatMap, mode: mode, committingIf: stillCurrent)
             }
             if devices.storedFormat == .legacyFlatMap, let original = snapshot.data {
                 try PosixFile.replaceAtomically(legacyBackupPath, with: original, mode: mode)
             }
-            return try PosixFile.replaceAtomically(path, mode: mode, committingIf: stillCurrent) { (output: inout FileOutput) throws(FileSystemError) in
-                try devices.writeStateFile(to: &output)
-            }
+            return try PosixFile.replaceAtomically(path, mode: mode, committingIf: stillCurrent, writing: versionOne)
         } catch {
             throw Self.classify(error)
         }
@@ -204,7 +207,9 @@ public struct DeviceRegistry: Sendable {
 
     /// `stored` with the details of the sidecar, when `stored` is a flat map (or empty) and there is one.
     private func combined(_ stored: RegisteredDevices, sidecar: Data?) throws(RegistryError) -> RegisteredDevices {
-        guard let sidecar, stored.storedFormat == .legacyFlatMap || stored.storedFormat == .absent else { return stored }
+        guard let sidecar, stored.storedFormat == .legacyFlatMap || stored.storedFormat == .absent else {
+            return stored
+        }
         return RegisteredDevices.combining(flatMap: stored, sidecar: try decode(sidecar, path: sidecarPath))
     }
 

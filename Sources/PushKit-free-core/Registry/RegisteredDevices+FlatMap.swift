@@ -46,7 +46,9 @@ extension RegisteredDevices {
         var combined = sidecar
         for device in flatMap.devices {
             if let details = combined[device.id] {
-                if details.token != device.record.token { combined[device.id] = details.replacingToken(device.record.token) }
+                if details.token != device.record.token {
+                    combined[device.id] = details.replacingToken(device.record.token)
+                }
             } else {
                 combined[device.id] = device.record
             }

@@ -89,20 +89,23 @@ extension RegisteredDevices {
         var adopted: [String] = []
         var unknownStrings: [(key: String, value: String, position: Int)] = []
         for member in stringMembers {
-            guard !member.key.isEmpty, member.key != "devices", member.key != "version", let token = try? DeviceToken(validating: member.value) else {
+            guard !member.key.isEmpty, member.key != "devices", member.key != "version",
+                  let token = try? DeviceToken(validating: member.value) else {
                 unknownStrings.append(member)
                 continue
             }
             registry.adoptLegacyEntry(deviceID: member.key, token: token)
             adopted.append(member.key)
         }
-        let members = unknownStrings.map { (key: $0.key, value: JSONValue.string($0.value), position: $0.position) } + otherMembers
+        let members = unknownStrings.map { (key: $0.key, value: JSONValue.string($0.value), position: $0.position) }
+            + otherMembers
         for member in members {
             if member.key == "devices" {
                 throw scanner.failure("\"devices\" must be an object, not \(member.value.typeName)", at: member.position)
             }
             if member.key == "version" {
-                throw scanner.failure("\"version\" appears twice, once as \(member.value.typeName)", at: member.position)
+                let kind = member.value.typeName
+                throw scanner.failure("\"version\" appears twice, once as \(kind)", at: member.position)
             }
             registry.otherFields[member.key] = member.value
         }

@@ -84,9 +84,12 @@ public enum PosixFile {
     /// exactly `mode` (0600 by default), whatever the umask.
     @discardableResult
     public static func replaceAtomically(
-        _ path: String, with data: some ContiguousBytes, mode: mode_t = 0o600, committingIf stillCurrent: (() -> Bool)? = nil
+        _ path: String, with data: some ContiguousBytes, mode: mode_t = 0o600,
+        committingIf stillCurrent: (() -> Bool)? = nil
     ) throws(FileSystemError) -> Bool {
-        try replaceAtomically(path, mode: mode, committingIf: stillCurrent) { (output: inout FileOutput) throws(FileSystemError) in
+        try replaceAtomically(
+            path, mode: mode, committingIf: stillCurrent
+        ) { (output: inout FileOutput) throws(FileSystemError) in
             let result: Result<Void, FileSystemError> = data.withUnsafeBytes { buffer in
                 do throws(FileSystemError) {
                     return .success(try output.write(buffer))
