@@ -149,4 +149,21 @@ struct LegacyServerCoexistenceTests {
         expected["debug-phone"] = p[4]
         try expectRegistry(expected, environments: ["debug-phone": "production", "new-phone-3": "sandbox"], env: env)
     }
+
+    @Test("register-apns serve writes registrations into the flat map the old server also writes")
+    func serveBesideTheOldServer() throws {
+        var env = setup.environment
+        env["APNS_STATE_FILE"] = devicesFile
+        _ = try setup.directory.write("sven-apns-tokens.json", "{}")
+        let p = Self.production
+        try legacyRegister([("old-phone", p[0])])
+        let server = try RunningServe(["--no-auth"], environment: env)
+        let first = try server.request("POST", "/register-apns", json: #"{"device_token": "served", "apns_token": "\#(p[1])"}"#)
+        #expect(first.status == 200)
+        try legacyRegister([("new-phone", p[2])])
+        let second = try server.request("POST", "/register-apns", json: #"{"device_token": "served-2", "apns_token": "\#(p[3])"}"#)
+        #expect(second.status == 200)
+        let expected = ["old-phone": p[0], "served": p[1], "new-phone": p[2], "served-2": p[3]]
+        try expectRegistry(expected, environments: [:], env: env)
+    }
 }
