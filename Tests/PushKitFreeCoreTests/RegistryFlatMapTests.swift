@@ -138,6 +138,32 @@ struct RegistryFlatMapTests {
         #expect(try legacyView() == ["ours": token(3).hex, "phone": token(1).hex, "theirs": token(2).hex])
     }
 
+    @Test("a registration written into the file between our last look and our rename is carried into the new file",
+          arguments: [false, true])
+    func carriesLateRegistration(startsAsVersionOne: Bool) throws {
+        if startsAsVersionOne {
+            try registry.register([registration("phone", 1)])
+        } else {
+            try legacyWrite("phone", 1)
+        }
+        var registry = registry
+        let path = registry.path
+        // The other server read the file before our write; it truncates it and writes its dict in place.
+        let late = try JSONSerialization.data(withJSONObject: ["phone": token(1).hex, "theirs": token(2).hex])
+        final class Once: @unchecked Sendable { var fired = false }
+        let once = Once()
+        registry.afterLastLook = {
+            guard !once.fired, let handle = FileHandle(forWritingAtPath: path) else { return }
+            once.fired = true
+            handle.truncateFile(atOffset: 0)
+            handle.write(late)
+            handle.closeFile()
+        }
+        try registry.register([registration("ours", 3)])
+        #expect(once.fired)
+        #expect(try legacyView() == ["ours": token(3).hex, "phone": token(1).hex, "theirs": token(2).hex])
+    }
+
     @Test("a file rewritten at every attempt is left as the other program wrote it (75)")
     func givesUpOnConstantRewrites() throws {
         try legacyWrite("phone", 1)

@@ -62,6 +62,10 @@ public struct DeviceRegistry: Sendable {
     /// How often `update` applies its change again when another program keeps rewriting the file.
     static let maximumAttempts = 20
 
+    /// Called by a writer just after its last look at the file and before its rename (tests play
+    /// another program's write in that window with it).
+    var afterLastLook: (@Sendable () -> Void)?
+
     // MARK: Reading and writing
 
     /// The registry as the file (and, beside a flat map, its sidecar) holds it now; empty when there is no file.
@@ -106,29 +110,50 @@ public struct DeviceRegistry: Sendable {
             throw Self.classify(error)
         }
         return try withExtendedLifetime(lock) {
-            // Only writers holding the lock change the sidecar: read once, it stays as read.
-            let sidecar = try read(sidecarPath)
-            for attempt in 1...Self.maximumAttempts {
-                let (snapshot, stored) = try readSettled()
-                var devices = try combined(stored, sidecar: sidecar)
-                let result = try body(&devices)
-                let converts = converting && devices.writesFlatMap
-                guard devices.changeCount > 0 || converts else { return result }
-                if try write(devices, over: snapshot, asFlatMap: devices.writesFlatMap && !converts) {
-                    if converts { unlink(sidecarPath) }
-                    return result
+            var (result, late) = try commit(convertingToVersionOne: converting, body)
+            // Registrations another program wrote into the file just replaced, after the last look
+            // at it: adopted into the new file, by the same rule as entries found beside "version".
+            var rounds = 0
+            while !late.isEmpty, rounds < Self.maximumAttempts {
+                rounds += 1
+                let entries = late
+                (_, late) = try commit(convertingToVersionOne: false) { devices in
+                    if devices.storedFormat == .versioned { devices.storedFormat = .versionedWithLegacyEntries }
+                    for (id, token) in entries { devices.adoptLegacyEntry(deviceID: id, token: token) }
                 }
-                if attempt == Self.maximumAttempts { break }
             }
-            // The sidecar written for the last attempt describes a change that did not happen.
-            if let sidecar {
-                let mode = PosixFile.permissions(of: sidecarPath) ?? 0o600
-                try? PosixFile.replaceAtomically(sidecarPath, with: sidecar, mode: mode)
-            } else {
-                unlink(sidecarPath)
-            }
-            throw RegistryError.keptChanging(path: path)
+            return result
         }
+    }
+
+    /// One change under the lock: read, apply, write, again while another program rewrites the file.
+    /// - Returns: `body`'s result, and the registrations another program wrote into the replaced file.
+    private func commit<Result>(
+        convertingToVersionOne converting: Bool, _ body: (inout RegisteredDevices) throws -> Result
+    ) throws -> (Result, [(String, DeviceToken)]) {
+        // Only writers holding the lock change the sidecar: read once, it stays as read.
+        let sidecar = try read(sidecarPath)
+        for attempt in 1...Self.maximumAttempts {
+            let (snapshot, stored) = try readSettled()
+            var devices = try combined(stored, sidecar: sidecar)
+            let result = try body(&devices)
+            let converts = converting && devices.writesFlatMap
+            guard devices.changeCount > 0 || converts else { return (result, []) }
+            let flat = devices.writesFlatMap && !converts
+            if let late = try write(devices, over: snapshot, read: stored, asFlatMap: flat) {
+                if converts { unlink(sidecarPath) }
+                return (result, late)
+            }
+            if attempt == Self.maximumAttempts { break }
+        }
+        // The sidecar written for the last attempt describes a change that did not happen.
+        if let sidecar {
+            let mode = PosixFile.permissions(of: sidecarPath) ?? 0o600
+            try? PosixFile.replaceAtomically(sidecarPath, with: sidecar, mode: mode)
+        } else {
+            unlink(sidecarPath)
+        }
+        throw RegistryError.keptChanging(path: path)
     }
 
     /// One reading of the state file, to notice another program's rewrite before replacing it.
@@ -138,16 +163,30 @@ public struct DeviceRegistry: Sendable {
     }
 
     /// Writes `devices` (a flat map with the sidecar just before it, or version 1), unless the file
-    /// is no longer what `snapshot` read. When converting, the flat map read is kept as `.v0.bak`.
-    /// - Returns: `false` when the file changed and nothing but the sidecar was written.
+    /// is no longer what `snapshot` read (`stored`). When converting, the flat map read is kept as `.v0.bak`.
+    /// - Returns: `nil` when the file changed and nothing but the sidecar was written; else the
+    ///   registrations another program wrote into the replaced file after the last look at it.
     private func write(
-        _ devices: RegisteredDevices, over snapshot: Snapshot, asFlatMap: Bool
-    ) throws(RegistryError) -> Bool {
+        _ devices: RegisteredDevices, over snapshot: Snapshot, read stored: RegisteredDevices, asFlatMap: Bool
+    ) throws(RegistryError) -> [(String, DeviceToken)]? {
         let mode = PosixFile.permissions(of: path) ?? 0o600
         PosixFile.removeStaleTemporaries(of: path)
         PosixFile.removeStaleTemporaries(of: sidecarPath)
         PosixFile.removeStaleTemporaries(of: legacyBackupPath)
-        let stillCurrent = { isUnchanged(since: snapshot) }
+        // The file being replaced, kept open across the rename to see what is written into it late.
+        var replaced: Int32 = -1
+        defer { if replaced >= 0 { close(replaced) } }
+        let stillCurrent = { () -> Bool in
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard isUnchanged(since: snapshot) else {
+                if descriptor >= 0 { close(descriptor) }
+                return false
+            }
+            replaced = descriptor
+            afterLastLook?()
+            return true
+        }
+        let committed: Bool
         do throws(FileSystemError) {
             let versionOne = { (output: inout FileOutput) throws(FileSystemError) in
                 try devices.writeStateFile(to: &output)
@@ -155,15 +194,62 @@ public struct DeviceRegistry: Sendable {
             if asFlatMap {
                 try PosixFile.replaceAtomically(sidecarPath, mode: mode, writing: versionOne)
                 let flatMap = devices.flatMapBytes()
-                return try PosixFile.replaceAtomically(path, with: flatMap, mode: mode, committingIf: stillCurrent)
+                committed = try PosixFile.replaceAtomically(path, with: flatMap, mode: mode, committingIf: stillCurrent)
+            } else {
+                if devices.storedFormat == .legacyFlatMap, let original = snapshot.data {
+                    try PosixFile.replaceAtomically(legacyBackupPath, with: original, mode: mode)
+                }
+                committed = try PosixFile.replaceAtomically(path, mode: mode, committingIf: stillCurrent, writing: versionOne)
             }
-            if devices.storedFormat == .legacyFlatMap, let original = snapshot.data {
-                try PosixFile.replaceAtomically(legacyBackupPath, with: original, mode: mode)
-            }
-            return try PosixFile.replaceAtomically(path, mode: mode, committingIf: stillCurrent, writing: versionOne)
         } catch {
             throw Self.classify(error)
         }
+        guard committed else { return nil }
+        guard replaced >= 0, let original = snapshot.data, original.count <= 1 << 20 else { return [] }
+        return lateRegistrations(in: replaced, over: original, read: stored)
+    }
+
+    /// The registrations another program (which opened the file before our rename) wrote into the
+    /// file we replaced: entries whose token differs from what we read. Waits up to half a second
+    /// for a rewrite caught half way.
+    private func lateRegistrations(
+        in descriptor: Int32, over original: Data, read stored: RegisteredDevices
+    ) -> [(String, DeviceToken)] {
+        let started = ContinuousClock.now
+        while true {
+            let data = Self.contents(of: descriptor)
+            if data == original { return [] }
+            if let data, let late = try? RegisteredDevices(stateFile: data), late.storedFormat != .absent {
+                let adopted = Set(late.adoptedLegacyEntries)
+                return late.devices.compactMap { device in
+                    guard late.storedFormat == .legacyFlatMap || adopted.contains(device.id),
+                          stored[device.id]?.token != device.record.token else { return nil }
+                    return (device.id, device.record.token)
+                }
+            }
+            if ContinuousClock.now - started > .milliseconds(500) { return [] }
+            usleep(2_000)
+        }
+    }
+
+    /// Everything in the open file `descriptor`, read from the start; `nil` when it cannot be read.
+    private static func contents(of descriptor: Int32) -> Data? {
+        var data = Data(count: 64 * 1024)
+        var length = 0
+        while true {
+            if length == data.count { data.count *= 2 }
+            let count = data.withUnsafeMutableBytes { buffer in
+                pread(descriptor, buffer.baseAddress! + length, buffer.count - length, off_t(length))
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if count == 0 { break }
+            length += count
+        }
+        data.count = length
+        return data
     }
 
     /// Whether the file is still what `snapshot` read: the same bytes (for files up to a megabyte,
