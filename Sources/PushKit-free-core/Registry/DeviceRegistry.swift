@@ -28,12 +28,14 @@ import Darwin
 ///   reader nor becomes a write that drops every device;
 /// - just before the rename the file is compared with what was read (bytes for files up to a
 ///   megabyte, else inode, size and time); when it changed, the change is applied again to the new
-///   contents, up to 20 times (then exit 75, the file left as it was).
-/// What remains: a rewrite that opens the file in the microseconds between that comparison and the
-/// rename writes into the replaced file, and its registration is lost; a rewrite based on a read made
-/// before our rename puts back a device the tools removed (it is pruned again on its next 410) and
-/// drops one they added from the flat map (the sidecar still holds it, and the next write puts it
-/// back). `convertToVersionOne()` ends all this when that server is retired.
+///   contents, up to 20 times (then exit 75, the file left as it was);
+/// - the replaced file is kept open across the rename and read again: registrations written into it
+///   between that comparison and the rename are adopted into the new file.
+/// What remains: such a write that takes over half a second is lost, as is one into a file over a
+/// megabyte; a rewrite based on a read made before our rename puts back a device the tools removed
+/// (it is pruned again on its next 410) and drops one they added from the flat map (the sidecar
+/// still holds it, and the next write puts it back). `convertToVersionOne()` ends all this when that
+/// server is retired.
 ///
 /// A file that is not a registry is never overwritten (exit 65).
 /// New files and directories are created 0600 and 0700; a replaced file keeps its permissions.
