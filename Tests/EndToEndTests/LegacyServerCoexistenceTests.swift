@@ -95,7 +95,8 @@ struct LegacyServerCoexistenceTests {
         var sandboxEnvironment = setup.environment
         sandboxEnvironment["HOME"] = setup.directory.file("sandbox-home") // its own CA
         let productionTokensRefused = Self.production.flatMap { ["--wrong-environment", $0] }
-        let sandboxAPNs = try RunningEmulator(["--quiet", "--sandbox"] + productionTokensRefused, environment: sandboxEnvironment)
+        let sandboxAPNs = try RunningEmulator(
+            ["--quiet", "--sandbox"] + productionTokensRefused, environment: sandboxEnvironment)
         var env = setup.environment
         env["APNS_STATE_FILE"] = devicesFile
         env["APNS_PRODUCTION_URL"] = productionAPNs.baseURL
@@ -158,10 +159,12 @@ struct LegacyServerCoexistenceTests {
         let p = Self.production
         try legacyRegister([("old-phone", p[0])])
         let server = try RunningServe(["--no-auth"], environment: env)
-        let first = try server.request("POST", "/register-apns", json: #"{"device_token": "served", "apns_token": "\#(p[1])"}"#)
+        let first = try server.request(
+            "POST", "/register-apns", json: #"{"device_token": "served", "apns_token": "\#(p[1])"}"#)
         #expect(first.status == 200)
         try legacyRegister([("new-phone", p[2])])
-        let second = try server.request("POST", "/register-apns", json: #"{"device_token": "served-2", "apns_token": "\#(p[3])"}"#)
+        let second = try server.request(
+            "POST", "/register-apns", json: #"{"device_token": "served-2", "apns_token": "\#(p[3])"}"#)
         #expect(second.status == 200)
         let expected = ["old-phone": p[0], "served": p[1], "new-phone": p[2], "served-2": p[3]]
         try expectRegistry(expected, environments: [:], env: env)

@@ -201,7 +201,8 @@ public struct DeviceRegistry: Sendable {
                 if devices.storedFormat == .legacyFlatMap, let original = snapshot.data {
                     try PosixFile.replaceAtomically(legacyBackupPath, with: original, mode: mode)
                 }
-                committed = try PosixFile.replaceAtomically(path, mode: mode, committingIf: stillCurrent, writing: versionOne)
+                committed = try PosixFile.replaceAtomically(
+                    path, mode: mode, committingIf: stillCurrent, writing: versionOne)
             }
         } catch {
             throw Self.classify(error)
