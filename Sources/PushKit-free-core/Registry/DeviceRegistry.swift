@@ -147,6 +147,8 @@ public struct DeviceRegistry: Sendable {
                 return (result, late)
             }
             if attempt == Self.maximumAttempts { break }
+            // Let a writer busy rewriting the file finish; a little longer each time (190 ms in all).
+            usleep(UInt32(attempt) * 1_000)
         }
         // The sidecar written for the last attempt describes a change that did not happen.
         if let sidecar {
