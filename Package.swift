@@ -2,9 +2,11 @@
 import PackageDescription
 
 // libcurl is loaded at run time, so nothing links against the closed-stream reset filter
-// (CCurlShim/ClosedStreamResetFilter.c): the programs that send export it so the loaded libcurl calls it.
-let exportClosedStreamResetFilter: [LinkerSetting] = [
+// (CCurlShim/ClosedStreamResetFilter.c) or the PING probe (CCurlShim/HTTP2PingProbe.c): the
+// programs that send export them so the loaded libcurl calls them.
+let exportNghttp2Interposers: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=nghttp2_submit_rst_stream"]),
+    .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=nghttp2_session_send"]),
 ]
 
 let package = Package(
@@ -133,7 +135,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/register-apns-serve",
-            linkerSettings: exportClosedStreamResetFilter
+            linkerSettings: exportNghttp2Interposers
         ),
         .executableTarget(
             name: "send-push",
@@ -142,7 +144,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/send-push",
-            linkerSettings: exportClosedStreamResetFilter
+            linkerSettings: exportNghttp2Interposers
         ),
         .executableTarget(
             name: "apns-emulator",

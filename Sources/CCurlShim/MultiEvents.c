@@ -8,10 +8,37 @@
 
 enum { pushkit_watched_capacity = sizeof(((pushkit_multi_events *)0)->watched) / sizeof(struct pollfd) };
 
-static long long monotonic_milliseconds(void) {
+long long pushkit_multi_milliseconds(void) {
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
     return (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000;
+}
+
+static long long monotonic_milliseconds(void) { return pushkit_multi_milliseconds(); }
+
+enum { pushkit_resting_capacity = sizeof(((pushkit_multi_events *)0)->restingFd) / sizeof(int) };
+
+static void rest(pushkit_multi_events *events, curl_socket_t fd, long long lastInput) {
+    for (int i = 0; i < pushkit_resting_capacity; i++) {
+        if (events->restingFd[i] == fd) events->restingInput[i] = 0;
+    }
+    events->restingFd[events->restingNext] = fd;
+    events->restingInput[events->restingNext] = lastInput;
+    events->restingNext = (events->restingNext + 1) % pushkit_resting_capacity;
+}
+
+/* The last input of a socket watched again, or now for one never seen (a new connection is not
+   yet quiet). A number the kernel reused for a new connection may inherit an old time: that only
+   makes its first requests bring a PING along. */
+static long long wake(pushkit_multi_events *events, curl_socket_t fd) {
+    for (int i = 0; i < pushkit_resting_capacity; i++) {
+        if (events->restingFd[i] == fd && events->restingInput[i] > 0) {
+            long long found = events->restingInput[i];
+            events->restingInput[i] = 0;
+            return found;
+        }
+    }
+    return monotonic_milliseconds();
 }
 
 static int on_socket(CURL *easy, curl_socket_t fd, int what, void *context, void *socket_context) {
@@ -20,13 +47,19 @@ static int on_socket(CURL *easy, curl_socket_t fd, int what, void *context, void
     int index = 0;
     while (index < events->watchedCount && events->watched[index].fd != fd) index++;
     if (what == CURL_POLL_REMOVE) {
-        if (index < events->watchedCount) events->watched[index] = events->watched[--events->watchedCount];
+        if (index < events->watchedCount) {
+            rest(events, fd, events->lastInput[index]);
+            events->watchedCount -= 1;
+            events->watched[index] = events->watched[events->watchedCount];
+            events->lastInput[index] = events->lastInput[events->watchedCount];
+        }
         return 0;
     }
     if (index == events->watchedCount) {
         if (events->watchedCount == pushkit_watched_capacity) return -1; /* libcurl fails that socket's transfers */
         events->watchedCount += 1;
         events->watched[index].fd = fd;
+        events->lastInput[index] = wake(events, fd);
     }
     events->watched[index].events = (short)(((what & CURL_POLL_IN) ? POLLIN : 0) | ((what & CURL_POLL_OUT) ? POLLOUT : 0));
     events->watched[index].revents = 0;
@@ -70,9 +103,15 @@ void pushkit_multi_wait_and_act(CURLM *multi, pushkit_multi_events *events, int 
     memcpy(ready, events->watched, sizeof(ready[0]) * (size_t)count);
     int running = 0;
     if (poll(ready, (nfds_t)count, wait) > 0) {
+        long long now = monotonic_milliseconds();
         for (int i = 0; i < count; i++) {
             short revents = ready[i].revents;
             if (revents == 0) continue;
+            if (revents & (POLLIN | POLLPRI | POLLHUP | POLLERR)) {
+                for (int j = 0; j < events->watchedCount; j++) {
+                    if (events->watched[j].fd == ready[i].fd) events->lastInput[j] = now;
+                }
+            }
             int mask = ((revents & (POLLIN | POLLPRI | POLLHUP | POLLERR)) ? CURL_CSELECT_IN : 0)
                      | ((revents & POLLOUT) ? CURL_CSELECT_OUT : 0)
                      | ((revents & POLLERR) ? CURL_CSELECT_ERR : 0);
@@ -94,4 +133,23 @@ void pushkit_multi_wait_and_act(CURLM *multi, pushkit_multi_events *events, int 
         curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
         set_cork(fds, corked, 0);
     }
+}
+
+long long pushkit_multi_quietest_input(const pushkit_multi_events *events) {
+    long long earliest = -1;
+    for (int i = 0; i < events->watchedCount; i++) {
+        if (!(events->watched[i].events & POLLIN)) continue;
+        if (earliest < 0 || events->lastInput[i] < earliest) earliest = events->lastInput[i];
+    }
+    return earliest;
+}
+
+int pushkit_multi_shut_quiet_sockets(pushkit_multi_events *events, long long since) {
+    int shut = 0;
+    for (int i = 0; i < events->watchedCount; i++) {
+        if (!(events->watched[i].events & POLLIN) || events->lastInput[i] >= since) continue;
+        /* No FIN or RST may ever come back, so nothing is lost by not waiting for one. */
+        if (shutdown(events->watched[i].fd, SHUT_RDWR) == 0) shut += 1;
+    }
+    return shut;
 }

@@ -33,6 +33,8 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     private let services: EmulatorServices
     private let validator: APNsRequestValidator
     private let resetter: ConnectionResetHandler
+    /// Once silent, nothing more is answered, recorded or closed from this side.
+    private let silencer: ConnectionSilencer
     private let connection: Int
     private var pending: [HTTP2StreamID: PendingRequest] = [:]
     /// Streams with an ordinal beyond `--goaway-after`, ignored and never answered.
@@ -48,9 +50,10 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     private var isClosing = false
     private var uuids = RandomUUIDGenerator()
 
-    init(services: EmulatorServices, resetter: ConnectionResetHandler, connection: Int) {
+    init(services: EmulatorServices, resetter: ConnectionResetHandler, silencer: ConnectionSilencer, connection: Int) {
         self.services = services
         self.resetter = resetter
+        self.silencer = silencer
         self.connection = connection
         validator = APNsRequestValidator(trust: services.configuration.trust, tokenUpdates: services.tokenUpdates)
     }
@@ -58,6 +61,8 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     // MARK: Inbound frames
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // Frames decoded from bytes read before the silence began still arrive: they go unanswered.
+        if silencer.isSilent { return }
         let frame = unwrapInboundIn(data)
         let streamID = frame.streamID
         switch frame.payload {
@@ -70,6 +75,14 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             }
             streamsOpened += 1
             let configuration = services.configuration
+            if let silentAfter = configuration.goSilentAfter, streamsOpened > silentAfter,
+               services.claimSilenceAfter() {
+                // The answers to the first N streams leave first; from stream N+1 on, nothing.
+                flushIfNeeded(context: context)
+                silencer.silence()
+                services.note("connection \(connection) went silent at stream \(streamsOpened) (--go-silent-after)")
+                return
+            }
             if let dropAfter = configuration.dropAfter, streamsOpened > dropAfter {
                 isClosing = true
                 // The answers to the first N streams leave before the reset, and the client gets a
@@ -146,7 +159,9 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         let now = Date()
         if path.hasPrefix(EmulatorControl.prefix) {
             let control = EmulatorControl(state: services.state, configuration: services.configuration)
-            let response = control.respond(method: method, path: path, now: Self.milliseconds(now))
+            let response = control.respond(method: method, path: path, now: Self.milliseconds(now)) {
+                [services, connection] in services.silenceOpenConnections(except: connection)
+            }
             write(streamID, status: response.status, headers: [], contentType: response.contentType, body: response.body, context: context)
             streamFinished(streamID, context: context)
             return
@@ -213,7 +228,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
                 // active while TLS says goodbye, but nothing written now reaches the client: the
                 // answer is neither sent nor recorded, so the record never shows a delivery the
                 // client could not see (and then resends).
-                guard context.channel.isActive, !self.isClosing else { return }
+                guard context.channel.isActive, !self.isClosing, !self.silencer.isSilent else { return }
                 self.send(streamID, record: record, context: context, thenReset: thenReset)
                 self.flushIfNeeded(context: context)
             }
@@ -281,7 +296,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         let goAway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: reason))
         context.writeAndFlush(wrapOutboundOut(goAway), promise: nil)
         context.eventLoop.assumeIsolated().scheduleTask(in: Self.goAwayGrace) {
-            guard !self.isClosing else { return }
+            guard !self.isClosing, !self.silencer.isSilent else { return }
             self.isClosing = true
             self.services.flushOutputs()
             context.close(promise: nil)
@@ -294,7 +309,9 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     /// Counts a stream as done; once GOAWAY went out and the streams it covers are answered, closes.
     private func streamFinished(_ streamID: HTTP2StreamID, context: ChannelHandlerContext) {
         streamsFinished += 1
-        guard goAwaySent, streamsFinished == services.configuration.goAwayAfter, !isClosing else { return }
+        guard goAwaySent, streamsFinished == services.configuration.goAwayAfter, !isClosing, !silencer.isSilent else {
+            return
+        }
         isClosing = true
         services.flushOutputs()
         // Close a moment after the last answer rather than at once: a close while the client's next

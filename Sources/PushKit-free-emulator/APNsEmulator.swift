@@ -122,6 +122,7 @@ public final class APNsEmulator: Sendable {
     private static func configureConnection(_ channel: any Channel, services: EmulatorServices, sslContext: NIOSSLContext) throws {
         let connection = services.state.nextConnectionNumber()
         let resetter = ConnectionResetHandler()
+        let silencer = ConnectionSilencer()
         let report: (any Error) -> Void = { services.report($0, connection: connection) }
         let configureHTTP2: (ChannelHandlerContext) throws -> Void = { context in
             let settings: HTTP2Settings = [
@@ -129,7 +130,8 @@ public final class APNsEmulator: Sendable {
                 HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024),
             ]
             let http2 = NIOHTTP2Handler(mode: .server, initialSettings: settings)
-            let handler = APNsConnectionHandler(services: services, resetter: resetter, connection: connection)
+            let handler = APNsConnectionHandler(services: services, resetter: resetter, silencer: silencer,
+                                                connection: connection)
             try context.pipeline.syncOperations.addHandlers([http2, handler], position: .after(context.handler))
         }
         let sniffer = ProtocolSniffer(allowsTLS: true, configure: { found, context in
@@ -142,7 +144,8 @@ public final class APNsEmulator: Sendable {
                 try context.pipeline.syncOperations.addHandlers([tls, inner], position: .after(context.handler))
             }
         }, reportError: report)
-        try channel.pipeline.syncOperations.addHandlers([resetter, sniffer])
+        try channel.pipeline.syncOperations.addHandlers([silencer, resetter, sniffer])
+        services.track(silencer, connection: connection, channel: channel)
     }
 
     private static func describe(_ error: any Error) -> String {

@@ -35,6 +35,9 @@ public struct EmulatorConfiguration: Sendable {
     public var goAwayAfter: Int?
     /// Reset each connection (TCP RST, no answer) when its stream number this plus one arrives.
     public var dropAfter: Int?
+    /// The first connection to open stream this plus one goes silent (see `ConnectionSilencer`);
+    /// later connections are served normally.
+    public var goSilentAfter: Int?
     /// The server certificate and key.
     public var tls: EmulatorTLSMaterial
     /// Event-loop threads; defaults to the number of cores.

@@ -7,6 +7,8 @@ import PushKitFreeCore
 /// - `POST /emulator/register/<token>`: forget any scripted state of the token.
 /// - `GET /emulator/requests`: the last 1000 records, one JSON object per line.
 /// - `GET /emulator/status`: counters, environment and scripted tokens as JSON.
+/// - `POST /emulator/go-silent`: every other connection open now goes silent (see
+///   `ConnectionSilencer`); answers how many did.
 struct EmulatorControl {
     struct Response {
         var status: Int
@@ -19,7 +21,8 @@ struct EmulatorControl {
     let state: EmulatorState
     let configuration: EmulatorConfiguration
 
-    func respond(method: String, path: String, now milliseconds: Int64) -> Response {
+    /// - Parameter silenceOthers: makes the other open connections go silent; returns how many.
+    func respond(method: String, path: String, now milliseconds: Int64, silenceOthers: () -> Int) -> Response {
         let route = path.dropFirst(Self.prefix.count).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         let action = route.first.map(String.init) ?? ""
         let argument = route.count > 1 ? String(route[1]) : nil
@@ -37,6 +40,11 @@ struct EmulatorControl {
                 writer.field("state", "registered")
                 writer.field("was_scripted", state.register(token))
             }
+            return json(writer)
+        case ("go-silent", nil):
+            guard method == "POST" else { return error(405, .methodNotAllowed) }
+            var writer = JSONObjectWriter()
+            writer.field("silenced", silenceOthers())
             return json(writer)
         case ("requests", nil):
             guard method == "GET" else { return error(405, .methodNotAllowed) }

@@ -11,6 +11,7 @@ import Foundation
 import NIOCore
 import NIOSSL
 import PushKitFreeCore
+import Synchronization
 
 /// What every connection of one emulator shares: the configuration, the run-time state, the
 /// token-update tracker and the outputs.
@@ -23,6 +24,10 @@ final class EmulatorServices: Sendable {
     let records: OutputBuffer
     /// One-line summaries on standard error; `nil` with `--quiet`.
     let summaries: OutputBuffer?
+    /// The silencer of every open connection, by connection number, for `POST /emulator/go-silent`.
+    private let silencers = Mutex<[Int: NIOLoopBound<ConnectionSilencer>]>([:])
+    /// Whether a connection has gone silent for `--go-silent-after` (only one ever does).
+    private let silentAfterUsed = Atomic<Bool>(false)
 
     init(configuration: EmulatorConfiguration, records: OutputBuffer, summaries: OutputBuffer?) {
         self.configuration = configuration
@@ -31,6 +36,41 @@ final class EmulatorServices: Sendable {
             : ProviderTokenUpdateTracker(rule: configuration.globalTokenUpdates ? .global : .perConnection)
         self.records = records
         self.summaries = summaries
+    }
+
+    /// Keeps `silencer` reachable for `silenceOpenConnections` until its connection closes.
+    func track(_ silencer: ConnectionSilencer, connection: Int, channel: any Channel) {
+        let bound = NIOLoopBound(silencer, eventLoop: channel.eventLoop)
+        silencers.withLock { $0[connection] = bound }
+        channel.closeFuture.whenComplete { [self] _ in
+            _ = silencers.withLock { $0.removeValue(forKey: connection) }
+        }
+    }
+
+    /// Makes every open connection but `except` go silent (each on its own event loop); returns
+    /// how many there were.
+    func silenceOpenConnections(except: Int) -> Int {
+        let targets = silencers.withLock { $0.filter { $0.key != except } }
+        for (connection, bound) in targets {
+            bound.eventLoop.execute { [self] in
+                guard !bound.value.isSilent else { return }
+                bound.value.silence()
+                note("connection \(connection) went silent (POST /emulator/go-silent)")
+            }
+        }
+        return targets.count
+    }
+
+    /// Claims the one silence `--go-silent-after` allows; `true` for the first caller only.
+    func claimSilenceAfter() -> Bool {
+        silentAfterUsed.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
+    }
+
+    /// A line on standard error about the emulator's own doing (unless `--quiet`).
+    func note(_ message: String) {
+        guard let summaries else { return }
+        summaries.append("apns-emulator: \(message)\n")
+        summaries.flush()
     }
 
     /// Writes the queued records and summaries (called before responses are flushed).

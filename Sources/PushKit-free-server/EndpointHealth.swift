@@ -101,6 +101,7 @@ final class EndpointHealth: Sendable {
         switch error {
         case .corruptStateFile: "the state file is not a valid registry (not JSON, or not its shape)"
         case .io(let failure), .cannotCreate(let failure): "the state file cannot be read: \(failure.reason)"
+        case .keptChanging: "the state file kept changing while it was read (another program rewrites it)"
         case .invalidInput, .unknownDevice: "the state file cannot be used"
         }
     }

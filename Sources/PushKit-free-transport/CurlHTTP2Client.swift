@@ -23,6 +23,9 @@ import PushKitFreeCore
 ///   transfers a ready socket or a due timer concerns are run, and the burst of frames that starts
 ///   newly added requests is written corked, so it leaves in a few TCP segments rather than two
 ///   per request. The run's deadline is enforced by `perform`'s loop, not per transfer.
+/// - A connection that goes silent (no FIN, no RST, nothing arrives: a NAT router forgot it) is
+///   found within about two seconds by an HTTP/2 PING and closed, and its requests fail as a lost
+///   connection, which the delivery resends on a new one (see `SilenceWatch`).
 /// - Peer and host verification are always on; `caFile` adds a CA to the system's trust store
 ///   (for an `https://` proxy too).
 /// - `proxy` is set as `CURLOPT_PROXY`; without it libcurl applies `https_proxy`, `all_proxy` and
@@ -40,6 +43,10 @@ public final class CurlHTTP2Client: HTTP2Transport {
     private let proxy: String?
     private let connectTimeout: Duration
     private var idleTransfers: [Transfer] = []
+    /// Pings connections that have gone quiet and closes those that stay silent.
+    private var silenceWatch = SilenceWatch()
+    /// Transfers in flight when a silent connection was closed (by handle address).
+    private var onSilentConnection: Set<Int> = []
     /// The sockets and timer libcurl asked to be watched (see `pushkit_multi_wait_and_act`).
     private let events: UnsafeMutablePointer<pushkit_multi_events>
     /// At most this many requests younger than `slowAfter` are handed to libcurl at a time.
@@ -109,6 +116,7 @@ public final class CurlHTTP2Client: HTTP2Transport {
     public func perform(deadline: ContinuousClock.Instant, next: (ContinuousClock.Instant) -> HTTP2RequestSupply,
                         onResponse: (HTTP2Response) -> Void) {
         var active: [Int: Transfer] = [:] // by easy handle address
+        silenceWatch.startRun()
 
         while true {
             let now = ContinuousClock.now
@@ -119,6 +127,7 @@ public final class CurlHTTP2Client: HTTP2Transport {
                         TransportFailure(kind: .timeout, code: Int32(CURLE_OPERATION_TIMEDOUT.rawValue), message: "no answer before the deadline"))))
                     idleTransfers.append(transfer)
                 }
+                onSilentConnection.removeAll()
                 return
             }
             var wakeAt = deadline
@@ -161,9 +170,18 @@ public final class CurlHTTP2Client: HTTP2Transport {
                 let code = message.pointee.data.result
                 guard let transfer = active.removeValue(forKey: Int(bitPattern: handle)) else { continue }
                 curl_multi_remove_handle(multi, handle)
-                onResponse(HTTP2Response(tag: transfer.tag, result: transfer.finish(code: code)))
+                var result = transfer.finish(code: code)
+                if onSilentConnection.remove(transfer.key) != nil, case .failure(let failure) = result {
+                    result = .failure(SilenceWatch.failure(code: failure.code))
+                }
+                onResponse(HTTP2Response(tag: transfer.tag, result: result))
                 idleTransfers.append(transfer)
             }
+            if case .closedSilent = silenceWatch.check(events: events, inFlight: active.values) {
+                // Their connection may be the one closed; those that fail now are reported as such.
+                onSilentConnection = Set(active.keys)
+            }
+            if active.isEmpty { onSilentConnection.removeAll() }
         }
     }
 }

@@ -91,6 +91,11 @@ struct APNsEmulatorCommand: ParsableCommand {
     @Option(name: .customLong("drop-after"), help: ArgumentHelp("Reset each connection (TCP RST, no answer) when stream N+1 arrives.", valueName: "n"))
     var dropAfter: Int?
 
+    @Option(name: .customLong("go-silent-after"), help: ArgumentHelp(
+        "The first connection to open stream N+1 stops reading and answering without closing (later ones work).",
+        valueName: "n"))
+    var goSilentAfter: Int?
+
     @Option(help: ArgumentHelp("Append request records (JSON lines) to this file; '-' is standard output.", valueName: "file"))
     var record = "-"
 
@@ -106,6 +111,9 @@ struct APNsEmulatorCommand: ParsableCommand {
         guard delay >= 0 else { throw ValidationError("--delay must be 0 or more milliseconds, not \(delay)") }
         if let goAwayAfter, goAwayAfter < 1 { throw ValidationError("--goaway-after must be at least 1, not \(goAwayAfter)") }
         if let dropAfter, dropAfter < 0 { throw ValidationError("--drop-after must be 0 or more, not \(dropAfter)") }
+        if let goSilentAfter, goSilentAfter < 0 {
+            throw ValidationError("--go-silent-after must be 0 or more, not \(goSilentAfter)")
+        }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, not \(threads)") }
         if (certificatePath == nil) != (certificateKeyPath == nil) {
             throw ValidationError("--cert and --cert-key go together")
@@ -157,6 +165,7 @@ struct APNsEmulatorCommand: ParsableCommand {
             configuration.delayMilliseconds = Int64(delay)
             configuration.goAwayAfter = goAwayAfter
             configuration.dropAfter = dropAfter
+            configuration.goSilentAfter = goSilentAfter
             configuration.threads = threads
 
             let recordDescriptor = try openRecord()

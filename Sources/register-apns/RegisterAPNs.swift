@@ -21,10 +21,11 @@ struct RegisterAPNs: ParsableCommand {
             already registered under another device id moves to the new one. Changes are atomic and \
             safe to run from many processes at once.
             Exit status: 0 done, 64 usage, 65 bad input (token, body, corrupt state file), \
-            66 input file missing, 73 state file cannot be created, 74 I/O error.
+            66 input file missing, 73 state file cannot be created, 74 I/O error, \
+            75 state file kept being rewritten by a program that takes no lock.
             """,
         version: PushKitFree.version,
-        subcommands: [Add.self, Remove.self, List.self, Import.self, Serve.self],
+        subcommands: [Add.self, Remove.self, List.self, Import.self, Convert.self, Serve.self],
         defaultSubcommand: Add.self
     )
 
@@ -278,6 +279,40 @@ extension RegisterAPNs {
                     text += "; tokens moved from " + summary.movedFrom.map { TerminalText.field($0) }.joined(separator: ", ")
                 }
                 StandardStreams.writeOutput(text + "\n")
+            }
+        }
+    }
+}
+
+extension RegisterAPNs {
+    struct Convert: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Convert a flat map state file and its sidecar to version 1, once the old server is retired.",
+            discussion: """
+                Until then the tools keep a flat map {"<device id>": "<token>"} flat, so that server and \
+                its readers keep working, and keep what it cannot hold in <file>.meta.json. This writes \
+                both as one version 1 file, keeps the flat map as <file>.v0.bak and removes the sidecar. \
+                A file that is already version 1 is left as it is.
+                """
+        )
+
+        @OptionGroup var configFile: ConfigFileOption
+        @OptionGroup var state: StateFileOption
+
+        func run() throws {
+            try ToolSupport.run(tool: RegisterAPNs.tool) {
+                let flags = ConfigurationFlags(configFile, state)
+                let configuration = try ToolSupport.configuration(flags, tool: RegisterAPNs.tool)
+                let registry = DeviceRegistry(path: configuration.stateFile.value)
+                if let count = try registry.convertToVersionOne() {
+                    let devices = "\(count) device\(count == 1 ? "" : "s")"
+                    let backup = registry.legacyBackupPath
+                    let text = "converted \(registry.path) to version 1 (\(devices)); "
+                        + "the flat map is kept as \(backup)\n"
+                    StandardStreams.writeOutput(text)
+                } else {
+                    StandardStreams.writeOutput("\(registry.path) is not a flat map; nothing to convert\n")
+                }
             }
         }
     }

@@ -155,6 +155,44 @@ struct EmulatorFaultTests {
         #expect(onFirstConnection.count == 1, "only stream 1 of connection 1 was answered: \(once.records())")
     }
 
+    @Test("--go-silent-after N: the first connection to open stream N+1 stops answering without closing; new ones work")
+    func goSilentAfter() throws {
+        let emulator = try RunningEmulator(["--go-silent-after", "1"], environment: setup.environment)
+        let token = try setup.token()
+        let url = emulator.baseURL + "/3/device/" + deviceA
+        let perRequest = ["-H", "authorization: bearer \(token)", "-H", "apns-topic: \(ProviderSetup.topic)",
+                          "--data-binary", #"{"aps":{}}"#, "-o", "/dev/null", "-w", "%{http_code}\n", "--max-time", "2"]
+        let started = Date()
+        let connection = ["--http2", "--cacert", emulator.caPath]
+        let result = try BuiltTool.runSystem("curl", ["-sS"] + connection + perRequest + [url, "--next"] + connection
+                                             + perRequest + [url])
+        #expect(Date().timeIntervalSince(started) >= 2, "the second request waited for its --max-time")
+        #expect(result.stdout == "200\n000\n", "\(result.stderr)")
+        // Neither closed nor reset: curl saw nothing at all until it gave up.
+        #expect(result.stderr.contains("timed out"), "\(result.stderr)")
+        let note = "connection 1 went silent at stream 2 (--go-silent-after)"
+        #expect(emulator.stderr.contains(note), "\(emulator.stderr)")
+        // Only one connection ever goes silent: the next one answers every stream.
+        #expect(try Curl.push(to: emulator, deviceToken: deviceA, token: token).status == 200)
+        #expect(try Curl.push(to: emulator, deviceToken: deviceB, token: token).status == 200)
+        let records = emulator.waitForRecords(3)
+        let onFirst = records.filter { $0["connection"] as? Int == 1 }
+        #expect(onFirst.count == 1, "the silent stream is not recorded: \(records)")
+        #expect(records.allSatisfy { $0["status"] as? Int == 200 })
+    }
+
+    @Test("POST /emulator/go-silent silences the other open connections and says how many; GET is 405")
+    func goSilentControl() throws {
+        let emulator = try RunningEmulator(environment: setup.environment)
+        let silenced = try Curl.request(emulator.baseURL + "/emulator/go-silent", cacert: emulator.caPath)
+        #expect(silenced.status == 200)
+        #expect(silenced.json?["silenced"] as? Int == 0, "only the control request's own connection: \(silenced.body)")
+        let get = try Curl.request(emulator.baseURL + "/emulator/go-silent", method: "GET", cacert: emulator.caPath)
+        #expect(get.status == 405)
+        // New connections are not affected.
+        #expect(try Curl.push(to: emulator, deviceToken: deviceA, token: try setup.token()).status == 200)
+    }
+
     @Test("control surface: unregister and register a token at run time; list requests; status")
     func controlSurface() throws {
         let emulator = try RunningEmulator(environment: setup.environment)
@@ -209,6 +247,8 @@ struct EmulatorFaultTests {
         (["--cert", "/tmp/c.pem"], "--cert-key"),
         (["--environment", "staging"], "--environment"),
         (["--bogus"], "--bogus"),
+        (["--go-silent-after", "-1"], "--go-silent-after"),
+        (["--go-silent-after", "often"], "--go-silent-after"),
     ])
     func badFlags(arguments: [String], mention: String) throws {
         let result = try BuiltTool.run("apns-emulator", arguments, environment: setup.environment)

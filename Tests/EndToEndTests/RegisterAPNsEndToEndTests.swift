@@ -176,23 +176,36 @@ struct RegisterAPNsEndToEndTests {
         #expect(try attributes(directory.file("state")) == 0o700)
     }
 
-    @Test("a flat map is read as is, upgraded on the first write, and kept as .v0.bak")
-    func upgradesFlatMap() throws {
+    @Test("a flat map is read as is and stays flat when written; convert makes it version 1, kept as .v0.bak")
+    func keepsFlatMapUntilConverted() throws {
         try FileManager.default.createDirectory(atPath: directory.file("state"), withIntermediateDirectories: true)
         let original = #"{"sven-iphone": "\#(tokenA)", "sven-ipad": "\#(tokenB.uppercased())"}"#
         try directory.write("state/devices.json", original)
 
         let before = try listed()
         #expect(before.map { $0["device_id"] as? String } == ["sven-ipad", "sven-iphone"])
-        #expect(!FileManager.default.fileExists(atPath: stateFile + ".v0.bak"), "reading leaves the file alone")
-        #expect(try directory.read("state/devices.json") == original)
+        #expect(try directory.read("state/devices.json") == original, "reading leaves the file alone")
 
-        try tool("sven-watch", deviceToken(5)).expectSuccess()
-        #expect(try directory.read("state/devices.json.v0.bak") == original)
+        try tool("sven-watch", deviceToken(5), "--name", "Sven's Watch").expectSuccess()
+        let flat = try #require(try JSONSerialization.jsonObject(with: stateBytes()) as? [String: String])
+        #expect(flat == ["sven-iphone": tokenA, "sven-ipad": tokenB, "sven-watch": deviceToken(5)])
+        #expect(!FileManager.default.fileExists(atPath: stateFile + ".v0.bak"))
+        #expect(FileManager.default.fileExists(atPath: stateFile + ".meta.json"))
+        #expect(try listed().last?["name"] as? String == "Sven's Watch")
+
+        let written = try directory.read("state/devices.json")
+        let converted = try tool("convert")
+        converted.expectSuccess()
+        #expect(converted.stdout
+            == "converted \(stateFile) to version 1 (3 devices); the flat map is kept as \(stateFile).v0.bak\n")
+        #expect(try directory.read("state/devices.json.v0.bak") == written)
+        #expect(!FileManager.default.fileExists(atPath: stateFile + ".meta.json"))
         let upgraded = try devices()
         #expect(Set(upgraded.keys) == ["sven-iphone", "sven-ipad", "sven-watch"])
         #expect(upgraded["sven-ipad"]?["token"] as? String == tokenB)
         #expect(upgraded["sven-ipad"]?["registered_at"] is NSNull)
+        #expect(upgraded["sven-watch"]?["name"] as? String == "Sven's Watch")
+        #expect(try tool("convert").stdout == "\(stateFile) is not a flat map; nothing to convert\n")
     }
 
     @Test("fields and members written by a newer version survive a rewrite")

@@ -287,6 +287,46 @@ struct SendPushEndToEndTests {
         #expect(deliveriesPerToken(emulator) == Dictionary(uniqueKeysWithValues: tokens.map { ($0, 1) }))
     }
 
+    @Test("a connection that goes silent mid-run: all delivered on a new one, well inside --timeout, none twice")
+    func silentConnectionMidRun() throws {
+        // The first connection answers 100 streams, then nothing, and never closes.
+        let emulator = try RunningEmulator(["--quiet", "--go-silent-after", "100"], environment: setup.environment)
+        let env = clientEnvironment(emulator)
+        let tokens = (1...300).map(Self.hexToken)
+        let started = Date()
+        let arguments = tokens.flatMap { ["--token", $0] } + ["--body", "hi", "--timeout", "20", "--json"]
+        let result = try BuiltTool.run("send-push", arguments, environment: env)
+        let elapsed = Date().timeIntervalSince(started)
+        result.expectSuccess()
+        let lines = jsonLines(result.stdout)
+        #expect(lines.count == 300)
+        #expect(lines.allSatisfy { $0["outcome"] as? String == "delivered" }, "\(result.stdout.prefix(2000))")
+        // Those caught on the silent connection took a second attempt, each counted once.
+        let retried = lines.filter { $0["attempts"] as? Int == 2 }.count
+        #expect(retried >= 100, "\(retried) devices resent")
+        #expect(lines.allSatisfy { ($0["attempts"] as? Int ?? 0) <= 2 })
+        // Found by a PING within about 2 s (SilenceWatch), far below the 20 s --timeout.
+        #expect(elapsed < 8, "the run took \(elapsed) s")
+        let once = Dictionary(uniqueKeysWithValues: tokens.map { ($0, 1) })
+        #expect(deliveriesPerToken(emulator) == once, "a device got two 200s, or none")
+    }
+
+    @Test("a slow answer is not taken for silence: the PING is answered, so the request waits and is sent once")
+    func slowAnswerIsNotSilence() throws {
+        // 3 s without a frame on any stream: the connection is pinged (after 1 s, and again), and answers.
+        let emulator = try RunningEmulator(["--quiet", "--delay", "3000"], environment: setup.environment)
+        let env = clientEnvironment(emulator)
+        let started = Date()
+        let result = try BuiltTool.run("send-push", ["--token", Self.hexToken(1), "--body", "hi", "--json"], environment: env)
+        result.expectSuccess()
+        #expect(Date().timeIntervalSince(started) >= 3)
+        let line = try #require(jsonLines(result.stdout).first)
+        #expect(line["outcome"] as? String == "delivered")
+        #expect(line["attempts"] as? Int == 1, "\(result.stdout)")
+        #expect(emulator.waitForRecords(1).count == 1)
+        #expect(emulator.records().count == 1, "sent once: \(emulator.records())")
+    }
+
     @Test("--timeout is honoured: a server that never answers in time ends the run, exit 75, nothing pruned")
     func timeoutHonoured() throws {
         let emulator = try RunningEmulator(["--quiet", "--delay", "20000"], environment: setup.environment)

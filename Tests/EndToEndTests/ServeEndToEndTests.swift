@@ -324,6 +324,36 @@ struct ServeEndToEndTests {
         #expect(metrics.contains("pushkit_http_request_duration_seconds_bucket{route=\"/api/v1/notifications/send\""))
     }
 
+    @Test("an APNs connection that goes silent between pushes is replaced: the next push arrives in about 2 s")
+    func silentConnectionReplaced() throws {
+        let emulator = try RunningEmulator(environment: setup.environment)
+        let server = try RunningServe(["--no-auth"], environment: environment(emulator))
+        try server.request("POST", "/register-apns",
+                           json: #"{"device_token": "phone", "apns_token": "\#(Self.token(30))"}"#)
+        let first = try server.request("POST", "/api/v1/notifications/send", json: #"{"title": "one"}"#)
+        #expect(first.json?["sent"] as? Int == 1, "\(first.body)")
+
+        // The connection serve keeps between pushes now answers nothing, and never closes.
+        let silenced = try Curl.request(emulator.baseURL + "/emulator/go-silent", cacert: emulator.caPath)
+        #expect(silenced.json?["silenced"] as? Int == 1, "serve's connection was open: \(silenced.body)")
+
+        let started = Date()
+        let second = try server.request("POST", "/api/v1/notifications/send", json: #"{"title": "two"}"#)
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(second.json?["sent"] as? Int == 1, "\(second.body)")
+        // Found by a PING within about 2 s (SilenceWatch), far below serve's 10 s delivery timeout.
+        #expect(elapsed < 5, "the push after the silence took \(elapsed) s")
+        let records = emulator.waitForRecords(2).filter { $0["device_token"] as? String == Self.token(30) }
+        #expect(records.map { $0["status"] as? Int } == [200, 200], "\(records)")
+        let connections = records.compactMap { $0["connection"] as? Int }
+        #expect(Set(connections).count == 2, "the second push went over a new connection: \(connections)")
+        #expect(emulator.stderr.contains("went silent (POST /emulator/go-silent)"), "\(emulator.stderr)")
+
+        // And the new connection is kept: a third push is as fast as ever.
+        let third = try server.request("POST", "/api/v1/notifications/send", json: #"{"title": "three"}"#)
+        #expect(third.json?["sent"] as? Int == 1, "\(third.body)")
+    }
+
     @Test("/triggerReplyFinished goes to the agent's subscribers, titled with its name, collapsed by agent")
     func replyFinished() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)

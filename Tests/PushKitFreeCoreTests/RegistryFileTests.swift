@@ -70,17 +70,23 @@ struct RegistryFileTests {
         #expect(try mode(registry.path) == 0o640)
     }
 
-    @Test("a flat map is upgraded on the first write, the original kept as .v0.bak")
-    func upgradesFlatMap() throws {
+    @Test("a flat map stays flat on a write (details in the sidecar); converting keeps it as .v0.bak")
+    func keepsFlatMapUntilConverted() throws {
         let registry = registry()
         let original = Data(#"{"phone": "\#(token(1).hex)", "tablet": "\#(token(2).hex.uppercased())"}"#)
         try original.write(to: URL(fileURLWithPath: registry.path))
         #expect(try registry.load().storedFormat == .legacyFlatMap)
-        #expect(!FileManager.default.fileExists(atPath: registry.legacyBackupPath), "reading does not upgrade")
 
         clock.advance(by: 10)
         try registry.register([registration("watch", 3)])
-        #expect(try bytes(registry.legacyBackupPath) == original)
+        #expect(!FileManager.default.fileExists(atPath: registry.legacyBackupPath))
+        let flat = try bytes(registry.path)
+        #expect(try JSONSerialization.jsonObject(with: flat) as? [String: String]
+            == ["phone": token(1).hex, "tablet": token(2).hex, "watch": token(3).hex])
+        #expect(try registry.load()["watch"]?.registeredAt == clock.now(), "from the sidecar")
+
+        #expect(try registry.convertToVersionOne() == 3)
+        #expect(try bytes(registry.legacyBackupPath) == flat)
         let upgraded = try registry.load()
         #expect(upgraded.storedFormat == .versioned)
         #expect(Set(upgraded.deviceIDs) == ["phone", "tablet", "watch"])

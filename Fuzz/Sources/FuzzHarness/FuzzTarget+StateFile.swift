@@ -18,6 +18,7 @@ extension FuzzTarget {
             registry = nil
         }
         if let registry { try requireRoundTrip(registry, "state file", exact: true) }
+        if let registry, registry.writesFlatMap { try requireFlatMapRoundTrip(registry) }
 
         let imported: RegisteredDevices
         do throws(JSONSyntaxError) {
@@ -40,6 +41,24 @@ extension FuzzTarget {
         var merged = registry ?? RegisteredDevices()
         merged.merge(imported)
         try requireRoundTrip(merged, "registry after import", exact: false)
+    }
+
+    /// A registry kept as a flat map (beside the server that writes one) reads back from the flat
+    /// map and its sidecar as the same registry.
+    static func requireFlatMapRoundTrip(_ registry: RegisteredDevices) throws(FuzzViolation) {
+        let flat: RegisteredDevices
+        let sidecar: RegisteredDevices
+        do throws(JSONSyntaxError) {
+            flat = try RegisteredDevices(stateFile: Data(registry.flatMapBytes()))
+            sidecar = try RegisteredDevices(stateFile: Data(registry.stateFileBytes()))
+        } catch {
+            throw FuzzViolation("the registry as a flat map and sidecar does not read back: \(error.detail)")
+        }
+        try FuzzViolation.require(flat.storedFormat == .legacyFlatMap, "the flat map written reads back as another")
+        let combined = RegisteredDevices.combining(flatMap: flat, sidecar: sidecar)
+        try FuzzViolation.require(combined == registry, "the registry as flat map and sidecar reads back as another")
+        try FuzzViolation.require(
+            combined.flatMapBytes() == registry.flatMapBytes(), "the flat map changes when read and written again")
     }
 
     /// What `registry` writes reads back (as the same registry when `exact`: records read from a

@@ -6,6 +6,8 @@
 #include "MultiEvents.h"
 /* libcurl is loaded at run time, on first use. */
 #include "LibcurlLoader.h"
+/* An HTTP/2 PING on request, for connections that went silent. */
+#include "HTTP2PingProbe.h"
 
 /* curl_easy_setopt, curl_easy_getinfo and curl_multi_setopt are variadic in C, which Swift cannot
    call. Each wrapper below fixes one argument type; nothing else belongs in this file.

@@ -15,7 +15,8 @@ import Glibc
 /// - 400 BadDeviceToken with no recorded environment: resent once to the other environment.
 /// - 403 ExpiredProviderToken/InvalidProviderToken: the token is replaced once per run and the
 ///   affected requests resent.
-/// - 429 TooManyRequests, 500, 503, a lost connection, a GOAWAY, a timeout of one request: resent
+/// - 429 TooManyRequests, 500, 503, a lost connection (also one the transport closed because it went
+///   silent), a GOAWAY, a timeout of one request: resent
 ///   with exponential back-off and jitter, at most `policy.retries` times, within `policy.timeout`.
 ///   Each device waits out its own back-off while the others' requests are in flight: a device that
 ///   answers slowly holds up no one's retry. libcurl itself resends requests a GOAWAY marked

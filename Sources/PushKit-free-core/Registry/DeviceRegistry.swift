@@ -11,14 +11,33 @@ import Darwin
 
 /// The device registry on disk: the one way every tool reads and changes the state file.
 ///
-/// Reads take no lock: the file is only ever replaced whole, so a reader sees the old or the new
-/// version. `update` serializes writers across processes: it takes an exclusive `flock` on
+/// Reads take no lock: the tools only ever replace the file whole, so a reader sees the old or the
+/// new version. `update` serializes writers across processes: it takes an exclusive `flock` on
 /// `<file>.lock`, re-reads the file, applies the change, writes a temporary file beside it, `fsync`s
 /// it, renames it over the file and `fsync`s the directory. Two processes writing at once both land
 /// their change; a writer killed at any point leaves the old or the new file whole.
 ///
-/// A file that is not a registry is never overwritten (exit 65). A flat map from earlier servers is
-/// read as is and upgraded to version 1 on the first write, the original kept as `<file>.v0.bak`.
+/// A flat map `{"<device id>": "<token>"}` (what the server these tools replace writes, with no
+/// lock, truncating the file and writing it in place) stays a flat map, so that server and its own
+/// readers keep working; what it cannot hold goes to the sidecar `<file>.meta.json` (see
+/// `RegisteredDevices+FlatMap.swift`), written under the same lock just before the file. Registrations
+/// that server adds beside `version` and `devices` of a version 1 file are adopted, and that file is
+/// written back as a flat map. Against that server's writes:
+/// - contents read empty or unparseable from a file modified in the last two seconds are read again
+///   (for up to half a second) before they count, so a rewrite caught half way neither fails a
+///   reader nor becomes a write that drops every device;
+/// - just before the rename the file is compared with what was read (bytes for files up to a
+///   megabyte, else inode, size and time); when it changed, the change is applied again to the new
+///   contents, up to 20 times (then exit 75, the file left as it was);
+/// - the replaced file is kept open across the rename and read again: registrations written into it
+///   between that comparison and the rename are adopted into the new file.
+/// What remains: such a write that takes over half a second is lost, as is one into a file over a
+/// megabyte; a rewrite based on a read made before our rename puts back a device the tools removed
+/// (it is pruned again on its next 410) and drops one they added from the flat map (the sidecar
+/// still holds it, and the next write puts it back). `convertToVersionOne()` ends all this when that
+/// server is retired.
+///
+/// A file that is not a registry is never overwritten (exit 65).
 /// New files and directories are created 0600 and 0700; a replaced file keeps its permissions.
 public struct DeviceRegistry: Sendable {
     /// The state file.
@@ -35,26 +54,55 @@ public struct DeviceRegistry: Sendable {
     /// The lock file writers hold: `<file>.lock`. Never removed (see `FileLock`).
     public var lockPath: String { path + ".lock" }
 
-    /// Where the flat map is kept when it is upgraded: `<file>.v0.bak`.
+    /// Where the flat map is kept when it is converted to version 1: `<file>.v0.bak`.
     public var legacyBackupPath: String { path + ".v0.bak" }
+
+    /// Beside a flat map, what it cannot hold: `<file>.meta.json`, a version 1 registry of the same
+    /// devices (environments, names, groups, times, top-level members). Ignored beside a version 1 file.
+    public var sidecarPath: String { path + ".meta.json" }
+
+    /// How often `update` applies its change again when another program keeps rewriting the file.
+    static let maximumAttempts = 20
+
+    /// Called by a writer just after its last look at the file and before its rename (tests play
+    /// another program's write in that window with it).
+    var afterLastLook: (@Sendable () -> Void)?
 
     // MARK: Reading and writing
 
-    /// The registry as the file holds it now; empty when there is no file.
+    /// The registry as the file (and, beside a flat map, its sidecar) holds it now; empty when there is no file.
     /// - Throws: `RegistryError.corruptStateFile` (65) or `.io` (74).
     public func load() throws(RegistryError) -> RegisteredDevices {
-        guard let data = try read() else { return RegisteredDevices() }
-        return try decode(data)
+        let (_, devices) = try readSettled()
+        return try combined(devices, sidecar: try read(sidecarPath))
     }
 
     /// Changes the registry under the writers' lock and writes it back atomically.
     ///
     /// `body` gets the registry as re-read under the lock. When it throws, or changes nothing, the
-    /// file is not written.
+    /// file is not written. When a program that takes no lock rewrote the file meanwhile, `body` runs
+    /// again on the new contents (so it must only change `devices` and its own results).
     /// - Throws: what `body` throws; `RegistryError` for a corrupt file (65), a file or directory that
-    ///   cannot be created (73), and I/O failures (74).
+    ///   cannot be created (73), I/O failures (74), and a file rewritten by another program at every
+    ///   attempt (75).
     @discardableResult
     public func update<Result>(_ body: (inout RegisteredDevices) throws -> Result) throws -> Result {
+        try locked(convertingToVersionOne: false, body)
+    }
+
+    /// Writes a flat map and its sidecar as one version 1 file, for when the server that writes the
+    /// flat map is retired (it would otherwise write its registrations beside `version`; they are
+    /// still adopted, and the file goes back to a flat map). The flat map is kept as `<file>.v0.bak`
+    /// and the sidecar removed.
+    /// - Returns: the number of devices converted; `nil` when the file is not a flat map (nothing written).
+    @discardableResult
+    public func convertToVersionOne() throws -> Int? {
+        try locked(convertingToVersionOne: true) { devices in devices.writesFlatMap ? devices.count : nil }
+    }
+
+    private func locked<Result>(
+        convertingToVersionOne converting: Bool, _ body: (inout RegisteredDevices) throws -> Result
+    ) throws -> Result {
         let directory = PosixFile.parentDirectory(of: path)
         let lock: FileLock
         do throws(FileSystemError) {
@@ -64,37 +112,209 @@ public struct DeviceRegistry: Sendable {
             throw Self.classify(error)
         }
         return try withExtendedLifetime(lock) {
-            let original = try read()
-            var devices = try original.map(decode) ?? RegisteredDevices()
-            let result = try body(&devices)
-            guard devices.changeCount > 0 else { return result }
-            let mode = PosixFile.permissions(of: path) ?? 0o600
-            PosixFile.removeStaleTemporaries(of: path)
-            PosixFile.removeStaleTemporaries(of: legacyBackupPath)
-            do throws(FileSystemError) {
-                if devices.storedFormat == .legacyFlatMap, let original {
-                    try PosixFile.replaceAtomically(legacyBackupPath, with: original, mode: mode)
+            var (result, late) = try commit(convertingToVersionOne: converting, body)
+            // Registrations another program wrote into the file just replaced, after the last look
+            // at it: adopted into the new file, by the same rule as entries found beside "version".
+            var rounds = 0
+            while !late.isEmpty, rounds < Self.maximumAttempts {
+                rounds += 1
+                let entries = late
+                (_, late) = try commit(convertingToVersionOne: false) { devices in
+                    if devices.storedFormat == .versioned { devices.storedFormat = .versionedWithLegacyEntries }
+                    for (id, token) in entries { devices.adoptLegacyEntry(deviceID: id, token: token) }
                 }
-                try PosixFile.replaceAtomically(path, mode: mode) { (output: inout FileOutput) throws(FileSystemError) in
-                    try devices.writeStateFile(to: &output)
-                }
-            } catch {
-                throw Self.classify(error)
             }
             return result
         }
     }
 
-    private func read() throws(RegistryError) -> Data? {
+    /// One change under the lock: read, apply, write, again while another program rewrites the file.
+    /// - Returns: `body`'s result, and the registrations another program wrote into the replaced file.
+    private func commit<Result>(
+        convertingToVersionOne converting: Bool, _ body: (inout RegisteredDevices) throws -> Result
+    ) throws -> (Result, [(String, DeviceToken)]) {
+        // Only writers holding the lock change the sidecar: read once, it stays as read.
+        let sidecar = try read(sidecarPath)
+        for attempt in 1...Self.maximumAttempts {
+            let (snapshot, stored) = try readSettled()
+            var devices = try combined(stored, sidecar: sidecar)
+            let result = try body(&devices)
+            let converts = converting && devices.writesFlatMap
+            guard devices.changeCount > 0 || converts else { return (result, []) }
+            let flat = devices.writesFlatMap && !converts
+            if let late = try write(devices, over: snapshot, read: stored, asFlatMap: flat) {
+                if converts { unlink(sidecarPath) }
+                return (result, late)
+            }
+            if attempt == Self.maximumAttempts { break }
+            // Let a writer busy rewriting the file finish; a little longer each time (190 ms in all).
+            usleep(UInt32(attempt) * 1_000)
+        }
+        // The sidecar written for the last attempt describes a change that did not happen.
+        if let sidecar {
+            let mode = PosixFile.permissions(of: sidecarPath) ?? 0o600
+            try? PosixFile.replaceAtomically(sidecarPath, with: sidecar, mode: mode)
+        } else {
+            unlink(sidecarPath)
+        }
+        throw RegistryError.keptChanging(path: path)
+    }
+
+    /// One reading of the state file, to notice another program's rewrite before replacing it.
+    private struct Snapshot {
+        let data: Data?
+        let stamp: PosixFile.Stamp?
+    }
+
+    /// Writes `devices` (a flat map with the sidecar just before it, or version 1), unless the file
+    /// is no longer what `snapshot` read (`stored`). When converting, the flat map read is kept as `.v0.bak`.
+    /// - Returns: `nil` when the file changed and nothing but the sidecar was written; else the
+    ///   registrations another program wrote into the replaced file after the last look at it.
+    private func write(
+        _ devices: RegisteredDevices, over snapshot: Snapshot, read stored: RegisteredDevices, asFlatMap: Bool
+    ) throws(RegistryError) -> [(String, DeviceToken)]? {
+        let mode = PosixFile.permissions(of: path) ?? 0o600
+        PosixFile.removeStaleTemporaries(of: path)
+        PosixFile.removeStaleTemporaries(of: sidecarPath)
+        PosixFile.removeStaleTemporaries(of: legacyBackupPath)
+        // The file being replaced, kept open across the rename to see what is written into it late.
+        var replaced: Int32 = -1
+        defer { if replaced >= 0 { close(replaced) } }
+        let stillCurrent = { () -> Bool in
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard isUnchanged(since: snapshot) else {
+                if descriptor >= 0 { close(descriptor) }
+                return false
+            }
+            replaced = descriptor
+            afterLastLook?()
+            return true
+        }
+        let committed: Bool
         do throws(FileSystemError) {
-            // Mapped: the state file is only ever replaced by rename, never rewritten in place.
-            return try PosixFile.readIfPresent(path, mapLargeFiles: true)
+            let versionOne = { (output: inout FileOutput) throws(FileSystemError) in
+                try devices.writeStateFile(to: &output)
+            }
+            if asFlatMap {
+                try PosixFile.replaceAtomically(sidecarPath, mode: mode, writing: versionOne)
+                let flatMap = devices.flatMapBytes()
+                committed = try PosixFile.replaceAtomically(path, with: flatMap, mode: mode, committingIf: stillCurrent)
+            } else {
+                if devices.storedFormat == .legacyFlatMap, let original = snapshot.data {
+                    try PosixFile.replaceAtomically(legacyBackupPath, with: original, mode: mode)
+                }
+                committed = try PosixFile.replaceAtomically(
+                    path, mode: mode, committingIf: stillCurrent, writing: versionOne)
+            }
+        } catch {
+            throw Self.classify(error)
+        }
+        guard committed else { return nil }
+        guard replaced >= 0, let original = snapshot.data, original.count <= 1 << 20 else { return [] }
+        return lateRegistrations(in: replaced, over: original, read: stored)
+    }
+
+    /// The registrations another program (which opened the file before our rename) wrote into the
+    /// file we replaced: entries whose token differs from what we read. Waits up to half a second
+    /// for a rewrite caught half way.
+    private func lateRegistrations(
+        in descriptor: Int32, over original: Data, read stored: RegisteredDevices
+    ) -> [(String, DeviceToken)] {
+        let started = ContinuousClock.now
+        while true {
+            let data = Self.contents(of: descriptor)
+            if data == original { return [] }
+            if let data, let late = try? RegisteredDevices(stateFile: data), late.storedFormat != .absent {
+                let adopted = Set(late.adoptedLegacyEntries)
+                return late.devices.compactMap { device in
+                    guard late.storedFormat == .legacyFlatMap || adopted.contains(device.id),
+                          stored[device.id]?.token != device.record.token else { return nil }
+                    return (device.id, device.record.token)
+                }
+            }
+            if ContinuousClock.now - started > .milliseconds(500) { return [] }
+            usleep(2_000)
+        }
+    }
+
+    /// Everything in the open file `descriptor`, read from the start; `nil` when it cannot be read.
+    private static func contents(of descriptor: Int32) -> Data? {
+        var data = Data(count: 64 * 1024)
+        var length = 0
+        while true {
+            if length == data.count { data.count *= 2 }
+            let count = data.withUnsafeMutableBytes { buffer in
+                pread(descriptor, buffer.baseAddress! + length, buffer.count - length, off_t(length))
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return nil
+            }
+            if count == 0 { break }
+            length += count
+        }
+        data.count = length
+        return data
+    }
+
+    /// Whether the file is still what `snapshot` read: the same bytes (for files up to a megabyte,
+    /// all another program's flat maps), else the same inode, size and modification time.
+    private func isUnchanged(since snapshot: Snapshot) -> Bool {
+        guard PosixFile.stamp(of: path) == snapshot.stamp else { return false }
+        guard let data = snapshot.data, data.count <= 1 << 20 else { return true }
+        return (try? PosixFile.readIfPresent(path)) == data
+    }
+
+    /// Reads and parses the state file, waiting out another program's rewrite in place.
+    ///
+    /// A program that truncates the file and writes it again (Python's `write_text`) can be caught
+    /// with the file empty or half written. Contents that are empty or do not parse, in a file
+    /// modified in the last two seconds, are read again every 2 ms for up to half a second; then an
+    /// empty file counts as empty and a corrupt one as corrupt.
+    private func readSettled() throws(RegistryError) -> (Snapshot, RegisteredDevices) {
+        let started = ContinuousClock.now
+        while true {
+            let stamp = PosixFile.stamp(of: path)
+            let data = try read(path)
+            var devices = RegisteredDevices()
+            var failure: RegistryError?
+            if let data {
+                do throws(RegistryError) {
+                    devices = try decode(data, path: path)
+                } catch {
+                    failure = error
+                }
+            }
+            let unsettled = data != nil && (failure != nil || devices.storedFormat == .absent)
+            if unsettled, let stamp, Date().timeIntervalSince1970 - stamp.modifiedAt < 2,
+               ContinuousClock.now - started < .milliseconds(500) {
+                usleep(2_000)
+                continue
+            }
+            if let failure { throw failure }
+            return (Snapshot(data: data, stamp: stamp), devices)
+        }
+    }
+
+    /// `stored` with the details of the sidecar, when `stored` is a flat map (or empty) and there is one.
+    private func combined(_ stored: RegisteredDevices, sidecar: Data?) throws(RegistryError) -> RegisteredDevices {
+        guard let sidecar, stored.storedFormat == .legacyFlatMap || stored.storedFormat == .absent else {
+            return stored
+        }
+        return RegisteredDevices.combining(flatMap: stored, sidecar: try decode(sidecar, path: sidecarPath))
+    }
+
+    private func read(_ file: String) throws(RegistryError) -> Data? {
+        do throws(FileSystemError) {
+            // Mapped when large: only a version 1 file grows that large, and only these tools,
+            // which replace it by rename, write one.
+            return try PosixFile.readIfPresent(file, mapLargeFiles: true)
         } catch {
             throw RegistryError.io(error)
         }
     }
 
-    private func decode(_ data: Data) throws(RegistryError) -> RegisteredDevices {
+    private func decode(_ data: Data, path: String) throws(RegistryError) -> RegisteredDevices {
         do throws(JSONSyntaxError) {
             return try RegisteredDevices(stateFile: data)
         } catch {

@@ -5,12 +5,17 @@ import Foundation
 #endif
 
 /// Reading and writing the state file's bytes: `{"version": 1, "devices": {...}}`, or the flat map
-/// `{"<device id>": "<token>"}` of earlier servers, which is read the same way and written as version 1.
+/// `{"<device id>": "<token>"}` of earlier servers (see `RegisteredDevices+FlatMap.swift` for how a
+/// flat map is kept flat when written).
 extension RegisteredDevices {
     /// Parses a state file.
     ///
     /// Empty (or whitespace-only) contents read as an empty registry. Anything else must be a
     /// version 1 registry or a flat map whose every value is a token string, with no empty device id.
+    /// A top-level string member of a version 1 registry whose value is a valid token (other than
+    /// `version` and `devices`) is a registration a writer of the flat map added: it is adopted, and
+    /// wins over the record of the same id in `devices` (see `adoptLegacyEntry(deviceID:token:)`).
+    /// Other top-level members are kept as unknown fields.
     /// - Throws: `JSONSyntaxError` whose detail names the line and column, for bad JSON and for a
     ///   valid document of the wrong shape alike.
     public init(stateFile data: Data) throws(JSONSyntaxError) {
@@ -79,14 +84,33 @@ extension RegisteredDevices {
             throw scanner.failure("version \(shown) is not supported: this register-apns reads version \(formatVersion) (a newer release may have written it)", at: version.position)
         }
         var registry = RegisteredDevices(devices: devices ?? [])
-        let members = stringMembers.map { (key: $0.key, value: JSONValue.string($0.value), position: $0.position) } + otherMembers
+        // A string member holding a token was added by a writer of the flat map (an earlier server
+        // still running): a registration, newer than the record of that id in `devices`.
+        var adopted: [String] = []
+        var unknownStrings: [(key: String, value: String, position: Int)] = []
+        for member in stringMembers {
+            guard !member.key.isEmpty, member.key != "devices", member.key != "version",
+                  let token = try? DeviceToken(validating: member.value) else {
+                unknownStrings.append(member)
+                continue
+            }
+            registry.adoptLegacyEntry(deviceID: member.key, token: token)
+            adopted.append(member.key)
+        }
+        let members = unknownStrings.map { (key: $0.key, value: JSONValue.string($0.value), position: $0.position) }
+            + otherMembers
         for member in members {
             if member.key == "devices" {
                 throw scanner.failure("\"devices\" must be an object, not \(member.value.typeName)", at: member.position)
             }
+            if member.key == "version" {
+                let kind = member.value.typeName
+                throw scanner.failure("\"version\" appears twice, once as \(kind)", at: member.position)
+            }
             registry.otherFields[member.key] = member.value
         }
-        registry.storedFormat = .versioned
+        registry.storedFormat = adopted.isEmpty ? .versioned : .versionedWithLegacyEntries
+        registry.adoptedLegacyEntries = adopted
         registry.changeCount = 0
         return registry
     }

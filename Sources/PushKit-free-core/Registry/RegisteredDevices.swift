@@ -16,8 +16,13 @@ public struct RegisteredDevices: Sendable {
         case absent
         /// `{"version": 1, "devices": {...}}`.
         case versioned
-        /// The flat map `{"<device id>": "<token>"}` of earlier servers; upgraded on the first write.
+        /// The flat map `{"<device id>": "<token>"}` of earlier servers; written back as a flat map,
+        /// with what it cannot hold in the sidecar (see `DeviceRegistry`).
         case legacyFlatMap
+        /// Version 1 with registrations a writer of the flat map added beside `version` and
+        /// `devices` (`adoptedLegacyEntries`). That writer is still running, so the registry is
+        /// written back as a flat map it (and its own readers) understand.
+        case versionedWithLegacyEntries
     }
 
     /// The state file's layout version this code reads and writes.
@@ -35,6 +40,13 @@ public struct RegisteredDevices: Sendable {
     }
     /// How the file was stored when read; `.absent` for a registry built in memory.
     public internal(set) var storedFormat: StoredFormat
+    /// The device ids adopted from top-level members of a version 1 file (see `StoredFormat`).
+    public internal(set) var adoptedLegacyEntries: [String] = []
+    /// Whether `DeviceRegistry` writes this registry as a flat map plus sidecar: it was read from one,
+    /// or a writer of the flat map added registrations to the version 1 file it was read from.
+    public var writesFlatMap: Bool {
+        storedFormat == .legacyFlatMap || storedFormat == .versionedWithLegacyEntries
+    }
     /// Incremented by every change, so `DeviceRegistry.update` can skip writing when nothing changed.
     public internal(set) var changeCount = 0
 
@@ -137,8 +149,7 @@ public struct RegisteredDevices: Sendable {
         let existing = self[id]
         var record = existing ?? DeviceRecord(token: registration.token)
         let tokenChanged = existing.map { $0.token != registration.token } ?? false
-        if tokenChanged { record.environment = nil }
-        record.token = registration.token
+        record = record.replacingToken(registration.token)
         if record.registeredAt == nil { record.registeredAt = now }
         record.lastSeenAt = now
         if let environment = registration.environment { record.environment = environment }

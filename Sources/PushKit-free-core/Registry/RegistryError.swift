@@ -11,13 +11,17 @@ public enum RegistryError: PushKitError {
     case cannotCreate(FileSystemError)
     /// Reading, locking or replacing the state file failed (exit 74).
     case io(FileSystemError)
+    /// Another program (one that takes no lock) rewrote the state file every time this one was about
+    /// to replace it; it was left as that program wrote it (exit 75).
+    case keptChanging(path: String)
 
-    /// 65, 73 or 74, as each case says.
+    /// 65, 73, 74 or 75, as each case says.
     public var exitStatus: ExitStatus {
         switch self {
         case .corruptStateFile, .invalidInput, .unknownDevice: .dataError
         case .cannotCreate: .cannotCreate
         case .io: .ioError
+        case .keptChanging: .temporaryFailure
         }
     }
 
@@ -32,6 +36,9 @@ public enum RegistryError: PushKitError {
             "no device with id or token \"\(idOrToken)\" in \(path)"
         case .cannotCreate(let error), .io(let error):
             error.description
+        case .keptChanging(let path):
+            "state file \(path) was rewritten by another program each time this one was about to replace it; "
+                + "it was left as that program wrote it (try again)"
         }
     }
 }

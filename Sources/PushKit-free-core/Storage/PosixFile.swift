@@ -82,8 +82,14 @@ public enum PosixFile {
     /// Writes a temporary file `<path>.tmp-<pid>-<random>` in the same directory, `fsync`s it, renames
     /// it over `path`, then `fsync`s the directory so the rename itself is durable. The new file gets
     /// exactly `mode` (0600 by default), whatever the umask.
-    public static func replaceAtomically(_ path: String, with data: some ContiguousBytes, mode: mode_t = 0o600) throws(FileSystemError) {
-        try replaceAtomically(path, mode: mode) { (output: inout FileOutput) throws(FileSystemError) in
+    @discardableResult
+    public static func replaceAtomically(
+        _ path: String, with data: some ContiguousBytes, mode: mode_t = 0o600,
+        committingIf stillCurrent: (() -> Bool)? = nil
+    ) throws(FileSystemError) -> Bool {
+        try replaceAtomically(
+            path, mode: mode, committingIf: stillCurrent
+        ) { (output: inout FileOutput) throws(FileSystemError) in
             let result: Result<Void, FileSystemError> = data.withUnsafeBytes { buffer in
                 do throws(FileSystemError) {
                     return .success(try output.write(buffer))
@@ -97,7 +103,15 @@ public enum PosixFile {
 
     /// Like `replaceAtomically(_:with:mode:)`, with the contents written piece by piece by `body`, so
     /// a large file need not be held in memory whole. When `body` throws, `path` is left as it was.
-    public static func replaceAtomically(_ path: String, mode: mode_t = 0o600, writing body: (inout FileOutput) throws(FileSystemError) -> Void) throws(FileSystemError) {
+    ///
+    /// - Parameter stillCurrent: asked after the temporary file is synced, just before the rename;
+    ///   `false` leaves `path` as it is (for a file another program rewrites without the lock).
+    /// - Returns: `false` when `stillCurrent` said no and nothing was replaced.
+    @discardableResult
+    public static func replaceAtomically(
+        _ path: String, mode: mode_t = 0o600, committingIf stillCurrent: (() -> Bool)? = nil,
+        writing body: (inout FileOutput) throws(FileSystemError) -> Void
+    ) throws(FileSystemError) -> Bool {
         let directory = PosixFile.parentDirectory(of: path)
         let temporary = "\(path)\(temporarySuffix)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
@@ -116,6 +130,10 @@ public enum PosixFile {
             failure = FileSystemError("cannot sync", path: temporary, errno: errno)
         }
         close(descriptor)
+        if failure == nil, let stillCurrent, !stillCurrent() {
+            unlink(temporary)
+            return false
+        }
         if failure == nil, rename(temporary, path) != 0 {
             failure = FileSystemError("cannot replace", path: path, errno: errno)
         }
@@ -128,6 +146,34 @@ public enum PosixFile {
             fsync(directoryDescriptor)
             close(directoryDescriptor)
         }
+        return true
+    }
+
+    /// What identifies one version of a file without reading it: inode, size and modification time.
+    public struct Stamp: Sendable, Equatable {
+        let device: UInt64
+        let inode: UInt64
+        let size: Int64
+        let modifiedSeconds: Int
+        let modifiedNanoseconds: Int
+
+        /// When the file was last modified, in seconds since 1970.
+        public var modifiedAt: Double { Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9 }
+    }
+
+    /// The stamp of the file at `path`; `nil` when there is none (or it cannot be examined).
+    public static func stamp(of path: String) -> Stamp? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        #if canImport(Darwin)
+        let modified = info.st_mtimespec
+        #else
+        let modified = info.st_mtim
+        #endif
+        return Stamp(
+            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
+            modifiedSeconds: Int(modified.tv_sec), modifiedNanoseconds: Int(modified.tv_nsec)
+        )
     }
 
     /// What `replaceAtomically` appends to a path to name its temporary file.
