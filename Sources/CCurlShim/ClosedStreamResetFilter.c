@@ -22,6 +22,7 @@
  * public ABI (nghttp2.h, since 1.0). */
 
 #define _GNU_SOURCE
+#include "NGHTTP2Library.h"
 #include <dlfcn.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -42,13 +43,8 @@ static pushkit_stream_get_state stream_get_state;
 int nghttp2_submit_rst_stream(nghttp2_session *session, uint8_t flags, int32_t stream_id, uint32_t error_code) {
     /* One thread drives a client (see CurlHTTP2Client), so plain lazy look-ups are enough. */
     if (real_submit_rst_stream == NULL) {
-        /* libcurl, and with it nghttp2, is opened RTLD_GLOBAL (LibcurlLoader.c), so RTLD_NEXT finds
-           it; asking for the already loaded library by name is the fallback. */
-        void *scope = RTLD_NEXT;
-        if (dlsym(scope, "nghttp2_submit_rst_stream") == NULL) {
-            scope = dlopen("libnghttp2.so.14", RTLD_NOLOAD | RTLD_LAZY);
-            if (scope == NULL) return -501; /* NGHTTP2_ERR_INVALID_ARGUMENT: cannot happen when libcurl called us */
-        }
+        void *scope = pushkit_nghttp2_scope("nghttp2_submit_rst_stream");
+        if (scope == NULL) return -501; /* NGHTTP2_ERR_INVALID_ARGUMENT: cannot happen when libcurl called us */
         real_submit_rst_stream = (pushkit_submit_rst_stream)dlsym(scope, "nghttp2_submit_rst_stream");
         find_stream = (pushkit_find_stream)dlsym(scope, "nghttp2_session_find_stream");
         stream_get_state = (pushkit_stream_get_state)dlsym(scope, "nghttp2_stream_get_state");

@@ -17,6 +17,7 @@
 
 #define _GNU_SOURCE
 #include "HTTP2PingProbe.h"
+#include "NGHTTP2Library.h"
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -53,12 +54,8 @@ static void ping_once(nghttp2_session *session) {
 
 int nghttp2_session_send(nghttp2_session *session) {
     if (real_session_send == NULL) {
-        /* libcurl, and with it nghttp2, is opened RTLD_GLOBAL (LibcurlLoader.c), so RTLD_NEXT finds it. */
-        void *scope = RTLD_NEXT;
-        if (dlsym(scope, "nghttp2_session_send") == NULL) {
-            scope = dlopen("libnghttp2.so.14", RTLD_NOLOAD | RTLD_LAZY);
-            if (scope == NULL) return -902; /* NGHTTP2_ERR_CALLBACK_FAILURE: cannot happen when libcurl called us */
-        }
+        void *scope = pushkit_nghttp2_scope("nghttp2_session_send");
+        if (scope == NULL) return -902; /* NGHTTP2_ERR_CALLBACK_FAILURE: cannot happen when libcurl called us */
         submit_ping = (pushkit_submit_ping)dlsym(scope, "nghttp2_submit_ping");
         real_session_send = (pushkit_session_send)dlsym(scope, "nghttp2_session_send");
         if (real_session_send == NULL) return -902;
