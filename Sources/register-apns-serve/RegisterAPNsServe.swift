@@ -20,7 +20,7 @@ struct RegisterAPNsServe: AsyncParsableCommand {
             DELETE /api/v1/devices/{token}, GET /api/v1/devices, POST /hooks/ios-device, \
             POST /registerSubscription, POST /api/v1/notifications/send[/{token}], POST /hooks/ios-notify, \
             POST /triggerReplyFinished, GET /health, GET /health/live, GET /metrics; HEAD wherever GET. \
-            Every route but /health, /health/live (and /metrics on loopback) needs the secret, as \
+            Every route but /health and /health/live needs the secret (/metrics too), as \
             Authorization: Bearer <secret> or X-OpenClaw-Auth: <secret>. The secret file must be \
             readable by its owner only. --no-auth is allowed on loopback only. \
             --open-registration lets devices on the named networks register without the secret \
