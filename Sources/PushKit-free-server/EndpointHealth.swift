@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PushKitFreeCore
 import Synchronization
 
@@ -10,28 +7,19 @@ import Synchronization
 /// - When sending is configured (a provider key path is set), sending can work: a topic, a key
 ///   that loads with its key id and team id, libcurl.
 ///
-/// Each check is redone only when its file changes (device, inode, size and modification time), so
-/// a probe every second costs a `stat` or two, not a parse of a large state file. The problems are
-/// worded for an HTTP answer (no paths); when the set of problems changes, the whole story goes to
-/// the server's log once, not on every probe.
+/// Each check is redone only when its file changes (`PosixFile.Stamp`: device, inode, size and
+/// modification time), so a probe every second costs a `stat` or two, not a parse of a large state
+/// file. The problems are worded for an HTTP answer (no paths); when the set of problems changes,
+/// the whole story goes to the server's log once, not on every probe.
 final class EndpointHealth: Sendable {
     private let registry: DeviceRegistry
     private let delivery: EndpointDelivery
     private let log: @Sendable (String) -> Void
     private let state = Mutex(State())
 
-    /// A file as `stat` saw it; `nil` when there is none.
-    private struct FileIdentity: Equatable {
-        var device: UInt64
-        var inode: UInt64
-        var size: Int64
-        var seconds: Int
-        var nanoseconds: Int
-    }
-
     /// One check's result for one identity of its file.
     private struct Verdict {
-        var identity: FileIdentity?
+        var identity: PosixFile.Stamp?
         /// For the answer, and the log.
         var problem: (summary: String, detail: String)?
     }
@@ -107,23 +95,21 @@ final class EndpointHealth: Sendable {
     }
 
     private enum Examined {
-        case found(FileIdentity)
+        case found(PosixFile.Stamp)
         case missing
         case failure(FileSystemError)
 
-        var identity: FileIdentity? {
+        var identity: PosixFile.Stamp? {
             if case .found(let identity) = self { return identity }
             return nil
         }
     }
 
     private static func identity(of path: String) -> Examined {
-        var info = stat()
-        guard stat(path, &info) == 0 else {
-            let code = errno
-            return code == ENOENT ? .missing : .failure(FileSystemError("cannot examine", path: path, errno: code))
+        do throws(FileSystemError) {
+            return try PosixFile.examinedStamp(of: path).map(Examined.found) ?? .missing
+        } catch {
+            return .failure(error)
         }
-        return .found(FileIdentity(device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-                                   seconds: Int(info.st_mtim.tv_sec), nanoseconds: Int(info.st_mtim.tv_nsec)))
     }
 }

@@ -74,6 +74,8 @@ public struct DeviceRegistry: Sendable {
     /// - Throws: `RegistryError.corruptStateFile` (65) or `.io` (74).
     public func load() throws(RegistryError) -> RegisteredDevices {
         let (_, devices) = try readSettled()
+        // A version 1 file has no sidecar: no look for one on every read.
+        guard Self.takesSidecar(devices) else { return devices }
         return try combined(devices, sidecar: try read(sidecarPath))
     }
 
@@ -298,10 +300,13 @@ public struct DeviceRegistry: Sendable {
 
     /// `stored` with the details of the sidecar, when `stored` is a flat map (or empty) and there is one.
     private func combined(_ stored: RegisteredDevices, sidecar: Data?) throws(RegistryError) -> RegisteredDevices {
-        guard let sidecar, stored.storedFormat == .legacyFlatMap || stored.storedFormat == .absent else {
-            return stored
-        }
+        guard let sidecar, Self.takesSidecar(stored) else { return stored }
         return RegisteredDevices.combining(flatMap: stored, sidecar: try decode(sidecar, path: sidecarPath))
+    }
+
+    /// Whether a sidecar's details apply to `stored`: a flat map, or no file yet.
+    private static func takesSidecar(_ stored: RegisteredDevices) -> Bool {
+        stored.storedFormat == .legacyFlatMap || stored.storedFormat == .absent
     }
 
     private func read(_ file: String) throws(RegistryError) -> Data? {

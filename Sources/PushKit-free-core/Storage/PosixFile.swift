@@ -163,8 +163,18 @@ public enum PosixFile {
 
     /// The stamp of the file at `path`; `nil` when there is none (or it cannot be examined).
     public static func stamp(of path: String) -> Stamp? {
+        (try? examinedStamp(of: path)) ?? nil
+    }
+
+    /// The stamp of the file at `path`; `nil` when there is none.
+    /// - Throws: `FileSystemError` when it cannot be examined (a permission, a component that is a file).
+    public static func examinedStamp(of path: String) throws(FileSystemError) -> Stamp? {
         var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
+        guard stat(path, &info) == 0 else {
+            let code = errno
+            if code == ENOENT { return nil }
+            throw FileSystemError("cannot examine", path: path, errno: code)
+        }
         #if canImport(Darwin)
         let modified = info.st_mtimespec
         #else
