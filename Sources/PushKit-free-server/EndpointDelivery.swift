@@ -96,8 +96,7 @@ final class EndpointDelivery: Sendable {
         } catch let error as EndpointError {
             throw error
         } catch let error as RegistryError {
-            throw .internalError("the device registry cannot be read: " + EndpointHealth.summary(of: error),
-                                 logDetail: error.description)
+            throw .registry("cannot be read", error)
         } catch {
             throw unavailable(error)
         }

@@ -80,17 +80,7 @@ final class EndpointHealth: Sendable {
             _ = try registry.load()
             return nil
         } catch {
-            return (Self.summary(of: error), error.description)
-        }
-    }
-
-    /// A registry error without the path it names.
-    static func summary(of error: RegistryError) -> String {
-        switch error {
-        case .corruptStateFile: "the state file is not a valid registry (not JSON, or not its shape)"
-        case .io(let failure), .cannotCreate(let failure): "the state file cannot be read: \(failure.reason)"
-        case .keptChanging: "the state file kept changing while it was read (another program rewrites it)"
-        case .invalidInput, .unknownDevice: "the state file cannot be used"
+            return (error.publicSummary, error.description)
         }
     }
 

@@ -253,8 +253,7 @@ final class EndpointService: Sendable {
         do {
             return try await writes.apply(change)
         } catch let error as RegistryError {
-            throw EndpointError.internalError("the device registry was not changed: "
-                                              + EndpointHealth.summary(of: error), logDetail: error.description)
+            throw EndpointError.registry("was not changed", error)
         }
     }
 
@@ -262,8 +261,7 @@ final class EndpointService: Sendable {
         do {
             return try registry.load()
         } catch {
-            throw .internalError("the device registry cannot be read: " + EndpointHealth.summary(of: error),
-                                 logDetail: error.description)
+            throw .registry("cannot be read", error)
         }
     }
 
