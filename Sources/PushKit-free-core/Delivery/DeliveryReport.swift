@@ -50,10 +50,11 @@ public struct DeliveryReport: Sendable {
     /// reason (or the apns-id when delivered). Device ids and reasons (an APNs reason is whatever the
     /// server sent) are escaped (`TerminalText`); ids are cut as `TerminalText.field` does.
     public func lines(fullTokens: Bool) -> String {
-        let idWidth = min(results.map { ($0.target.deviceID ?? "-").count }.max() ?? 1, 40)
+        // The ids as shown (escaped and cut), so the column is as wide as what it holds.
+        let ids = results.map { $0.target.deviceID.map { TerminalText.field($0) } ?? "-" }
+        let idWidth = min(ids.map(\.count).max() ?? 1, 40)
         var text = ""
-        for result in results {
-            let id = result.target.deviceID.map { TerminalText.field($0) } ?? "-"
+        for (result, id) in zip(results, ids) {
             let token = fullTokens ? result.target.token.hex : result.target.token.masked
             let reason = TerminalText.escaped(result.reason ?? "")
             var line = pad(result.outcome.rawValue, 12) + " " + pad(id, idWidth) + "  " + token + "  "
