@@ -7,36 +7,36 @@ import NIOPosix
 import PushKitFreeCore
 import PushKitFreeTransport
 
-/// Sends for the endpoint's notification routes exactly as `send-push` does: the same delivery
-/// policy (quiet hours, frequency cap), the same retries, pruning and environment learning.
+/// The endpoint's notification routes on the core's one send pipeline (`PushSender`), the same one
+/// `send-push` uses: the same policy (quiet hours, frequency cap), retries, pruning and environment
+/// learning. This type only adds what a server needs around it.
 ///
-/// Deliveries run one at a time on a thread of their own, over one libcurl HTTP/2 client kept for
-/// the life of the server: the connection to APNs stays open between requests (Apple asks
-/// providers to keep connections open rather than open one per notification), so a webhook
-/// costs one round trip, not a TLS handshake. libcurl's client is driven by one thread only, which
-/// the single thread guarantees.
+/// Sends run one at a time on a thread of their own, over one libcurl HTTP/2 client kept for the
+/// life of the server: the connection to APNs stays open between requests (Apple asks providers to
+/// keep connections open rather than open one per notification), so a webhook costs one round
+/// trip, not a TLS handshake. libcurl's client is driven by one thread only, which the single
+/// thread guarantees. The provider credentials are loaded once they load, so a webhook reads and
+/// parses no key file.
 final class EndpointDelivery: Sendable {
-    let configuration: Configuration
-    let deliveryPolicy: DeliveryPolicy
-    let notificationPolicy: NotificationPolicy
+    let sender: PushSender
     private let thread: NIOThreadPool
-    private let client: DeliveryThreadState
+    private let state: DeliveryThreadState
     private let warn: @Sendable (String) -> Void
 
-    /// The client, made on first use, and the provider credentials, loaded once they load: both
-    /// touched only on the delivery thread, so a webhook reads and parses no key file.
+    /// The transport source and the loaded credentials: touched only on the delivery thread.
     private final class DeliveryThreadState: @unchecked Sendable {
-        var client: CurlHTTP2Client?
+        let transports = CurlTransportSource(keepsClient: true)
         var credentials: ProviderCredentials?
     }
 
+    var configuration: Configuration { sender.configuration }
+
     init(configuration: Configuration, deliveryPolicy: DeliveryPolicy, notificationPolicy: NotificationPolicy,
          warn: @escaping @Sendable (String) -> Void) {
-        self.configuration = configuration
-        self.deliveryPolicy = deliveryPolicy
-        self.notificationPolicy = notificationPolicy
+        state = DeliveryThreadState()
+        sender = PushSender(configuration: configuration, notificationPolicy: notificationPolicy,
+                            deliveryPolicy: deliveryPolicy, transports: state.transports)
         self.warn = warn
-        client = DeliveryThreadState()
         thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
     }
@@ -45,13 +45,8 @@ final class EndpointDelivery: Sendable {
     /// or no libcurl. `summary` names which, in words fit for an HTTP answer (no paths); `detail`
     /// is the whole message, for the server's log. `nil` when sending can work.
     func problem() -> (summary: String, detail: String)? {
-        if configuration.topic == nil {
-            return ("no topic (the app's bundle id) is configured",
-                    "no topic: set --topic, APNS_TOPIC or bundle_id to the app's bundle id")
-        }
         do {
-            _ = try ProviderCredentials.load(from: configuration)
-            try CurlGlobal.load()
+            try sender.checkReady()
         } catch {
             return (summary(of: error), String(describing: error))
         }
@@ -61,6 +56,9 @@ final class EndpointDelivery: Sendable {
     /// What kind of problem `error` is, without the paths and system messages it carries.
     func summary(of error: any Error) -> String {
         if configuration.topic == nil { return "no topic (the app's bundle id) is configured" }
+        if let caFile = configuration.caFile, CertificateAuthorityFile.problem(caFile) != nil {
+            return "the CA file (ca_file) cannot be used"
+        }
         return switch error {
         case is ProviderKeyError, is ConfigurationError: "the provider key or its key id and team id cannot be used"
         case is LibcurlUnavailable: "libcurl cannot be loaded"
@@ -68,19 +66,19 @@ final class EndpointDelivery: Sendable {
         }
     }
 
-    /// Applies the policy to `spec`, then sends it to the devices `select` returns (called on the
-    /// delivery thread, so the registry is read off the server's event loops).
-    /// - Parameter capKey: what the frequency cap counts this send under.
-    /// - Throws: `EndpointError` 400 for a payload APNs would refuse, 503 when sending is not set up
-    ///   (no topic, no key, no libcurl), 500 when the registry cannot be read; neither 503 nor 500
+    /// Sends `spec` to `audience` (every device by default) through the pipeline: prepared here,
+    /// so a payload APNs would refuse is answered at once, then sent on the delivery thread, where
+    /// the registry is read off the server's event loops.
+    /// - Returns: the report; no results when the audience holds no device.
+    /// - Throws: `EndpointError` 400 for a payload APNs would refuse (413 when it is only too large),
+    ///   404 when a named device was removed before the send, 503 when sending is not set up (no
+    ///   topic, no key, no libcurl), 500 when the registry cannot be read; neither 503 nor 500
     ///   puts a path in its message (the log detail has it).
-    func send(_ spec: PushSpecification, groups: [String] = [], capKey: String,
-              select: @escaping @Sendable () throws -> [DeliveryTarget]) async throws(EndpointError) -> DeliveryReport {
-        var spec = spec
-        let decision = notificationPolicy.apply(to: &spec, urgency: nil, groups: groups, topic: configuration.topic?.value, at: Date())
-        let request: APNsRequest
+    func send(_ spec: PushSpecification, to audience: PushSender.Audience = .everyDevice) async throws(EndpointError)
+        -> DeliveryReport {
+        let prepared: PushSender.PreparedPush
         do {
-            request = try spec.build(bundleID: configuration.topic?.value).request
+            prepared = try sender.prepare(spec, audience: audience)
         } catch let error as PayloadError {
             // A notification too large for APNs is 413, like a body over the limit: the request is
             // well formed, only too big.
@@ -91,12 +89,12 @@ final class EndpointDelivery: Sendable {
         }
         do {
             return try await thread.runIfActive { [self] in
-                try deliver(request, decision: decision, capKey: capKey, select: select)
+                try deliver(prepared)
             }
-        } catch let error as EndpointError {
-            throw error
         } catch let error as RegistryError {
             throw .registry("cannot be read", error)
+        } catch is DeliverySelectionError {
+            throw .deviceNotFound("the device was removed before the notification was sent")
         } catch {
             throw unavailable(error)
         }
@@ -109,29 +107,18 @@ final class EndpointDelivery: Sendable {
     }
 
     /// On the delivery thread.
-    private func deliver(_ request: APNsRequest, decision: NotificationPolicy.Decision, capKey: String,
-                         select: () throws -> [DeliveryTarget]) throws -> DeliveryReport {
-        let targets = try select()
-        guard !targets.isEmpty else { return DeliveryReport(results: [], seconds: 0) }
-        let configuration = self.configuration
-        if let reason = try notificationPolicy.holdBackReason(decision, capKey: capKey, stateDirectory: configuration.stateDirectory.value) {
-            return DeliveryReport.skipped(targets, reason: reason) { $0.recordedEnvironment ?? configuration.environment.value }
+    private func deliver(_ prepared: PushSender.PreparedPush) throws -> DeliveryReport {
+        let credentials = try state.credentials ?? sender.loadCredentials(warn: warn)
+        state.credentials = credentials
+        switch try sender.send(prepared, credentials: credentials, warn: warn) {
+        case .noDevices, .stopped: return DeliveryReport(results: [], seconds: 0)
+        case .heldBack(let report), .sent(let report): return report
         }
-        let credentials = try client.credentials ?? ProviderCredentials.load(from: configuration)
-        client.credentials = credentials
-        try CurlGlobal.load()
-        let run = PushRun(configuration: configuration, policy: deliveryPolicy)
-        return try run.send(request, to: targets, credentials: credentials, makeTransport: { [client] caFile, proxy, connectTimeout in
-            if let existing = client.client { return existing }
-            let made = CurlHTTP2Client(caFile: caFile, proxy: proxy, connectTimeout: connectTimeout)
-            client.client = made
-            return made
-        }, warn: warn)
     }
 
-    /// Waits for the delivery in progress, then closes the connection.
+    /// Waits for the send in progress, then closes the connection.
     func shutdown() async {
         try? await thread.shutdownGracefully()
-        client.client = nil
+        state.transports.close()
     }
 }

@@ -127,10 +127,7 @@ final class EndpointService: Sendable {
                                   "device_id": .string(subscription.registration.deviceID)])
         case .sendToAll, .notifyHook:
             let notification = try NotificationRequestBody(try await readJSON(request))
-            let configuration = delivery.configuration
-            let report = try await delivery.send(notification.specification, capKey: "all") {
-                try DeliveryTargets.select(configuration: configuration, deviceIDs: [], groups: [], tokens: [])
-            }
+            let report = try await delivery.send(notification.specification)
             metrics.delivered(report)
             if route == .notifyHook { return Self.response(["status": "sent", "devices_notified": .number(Double(report.delivered))]) }
             return Self.response(EndpointJSON.sendReport(report, tokens: Self.tokens(route)))
@@ -141,11 +138,8 @@ final class EndpointService: Sendable {
                 throw EndpointError.deviceNotFound("no device with token or id \"\(shown)\"")
             }
             notes.token = device.record.token
-            let report = try await delivery.send(notification.specification, capKey: "devices:" + device.id) { [registry] in
-                // Re-read on the delivery thread: the device may have been removed meanwhile.
-                guard let record = try registry.load()[device.id] else { return [] }
-                return [DeliveryTarget(deviceID: device.id, token: record.token, recordedEnvironment: record.environment)]
-            }
+            // The pipeline reads the device again when it sends: it may be removed meanwhile (404).
+            let report = try await delivery.send(notification.specification, to: PushSender.Audience(deviceIDs: [device.id]))
             metrics.delivered(report)
             guard let result = report.results.first else {
                 throw EndpointError.deviceNotFound("device \(device.id) was removed before the notification was sent")
@@ -156,11 +150,8 @@ final class EndpointService: Sendable {
             let reply = try AgentSubscription.ReplyFinished(try await readJSON(request))
             let agent = reply.agentKey
             let displayName = AgentSubscription.displayName(agentKey: agent, in: try readRegistry())
-            let configuration = delivery.configuration
             let spec = reply.specification(displayName: displayName, serverKey: settings.secret?.serverKey)
-            let report = try await delivery.send(spec, groups: [agent], capKey: "collapse:" + agent) {
-                try DeliveryTargets.select(configuration: configuration, deviceIDs: [], groups: [agent], tokens: [])
-            }
+            let report = try await delivery.send(spec, to: PushSender.Audience(groups: [agent]))
             metrics.delivered(report)
             return Self.response(["status": "sent", "agent": .string(agent), "devices_notified": .number(Double(report.delivered))])
         }

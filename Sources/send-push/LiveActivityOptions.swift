@@ -82,21 +82,4 @@ struct LiveActivityOptions: ParsableArguments {
             attributes: try attributes.map { text throws(PayloadError) in try LiveActivity.jsonObject(text, flag: "--attributes") }
         )
     }
-
-    /// Whom the push goes to: a start without `--token` to the selected devices' push-to-start
-    /// tokens (devices without one are named in a warning and skipped), anything else as usual.
-    func targets(configuration: Configuration, deviceIDs: [String], groups: [String], tokens: [String], warn: (String) -> Void) throws -> [DeliveryTarget] {
-        guard event == LiveActivity.Event.start.rawValue, tokens.isEmpty else {
-            return try DeliveryTargets.select(configuration: configuration, deviceIDs: deviceIDs, groups: groups, tokens: tokens,
-                                              strictGroups: true)
-        }
-        let selection = try DeliveryTargets.selectPushToStart(configuration: configuration, deviceIDs: deviceIDs, groups: groups,
-                                                              strictGroups: true)
-        let missing = selection.devicesWithoutToken
-        if !missing.isEmpty {
-            let shown = missing.prefix(10).joined(separator: ", ") + (missing.count > 10 ? " and \(missing.count - 10) more" : "")
-            warn("\(missing.count) selected device\(missing.count == 1 ? " has" : "s have") no push-to-start token and \(missing.count == 1 ? "is" : "are") not sent the start: \(shown) (register one with register-apns add ID TOKEN --push-to-start-token HEX)")
-        }
-        return selection.targets
-    }
 }

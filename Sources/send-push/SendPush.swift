@@ -191,89 +191,77 @@ struct SendPush: ParsableCommand {
         }
     }
 
-    /// Resolves, checks and applies the policy, then delivers here or from a background process.
+    /// Resolves the configuration, then sends through the core's one pipeline (`PushSender`), here
+    /// or, with `background`, from a process detached once everything that can be checked was.
     /// - Parameter resolved: set as soon as the configuration is resolved, for the hook's error record.
     private func send(background: Bool, configuration resolved: inout Configuration?) throws {
         let configuration = try ToolSupport.configuration(options.flags, tool: Self.tool)
         resolved = configuration
         let policy = try NotificationPolicy(file: configuration.file, quietPolicy: quietPolicy, minimumInterval: minInterval,
                                             makeZone: { name throws(ConfigurationError) in try SystemTimeZone(identifier: name) })
-        var spec = try specification(configuration)
-        let decision = policy.apply(to: &spec, urgency: urgency.flatMap(Urgency.init(rawValue:)), groups: group,
-                                    topic: configuration.topic?.value, at: Date())
-        let built = try spec.build(bundleID: configuration.topic?.value)
-        if built.shortened { ToolSupport.warn("the body was shortened to fit APNs' payload limit", tool: Self.tool) }
+        let sender = PushSender(configuration: configuration, notificationPolicy: policy,
+                                deliveryPolicy: DeliveryPolicy(retries: retries, timeout: .milliseconds(Int(timeout * 1000))),
+                                transports: CurlTransportSource(keepsClient: false))
+        let audience = PushSender.Audience(deviceIDs: device, groups: group, tokens: token, strictGroups: true,
+                                           pushToStart: liveActivity.event == LiveActivity.Event.start.rawValue)
+        let prepared = try sender.prepare(try specification(configuration), urgency: urgency.flatMap(Urgency.init(rawValue:)),
+                                          audience: audience)
+        if prepared.shortened { ToolSupport.warn("the body was shortened to fit APNs' payload limit", tool: Self.tool) }
 
-        let targets = try liveActivity.targets(configuration: configuration, deviceIDs: device, groups: group, tokens: token) {
-            ToolSupport.warn($0, tool: Self.tool)
-        }
         let log = PushLog(stateDirectory: configuration.stateDirectory.value, limit: policy.logLimit)
-        guard !targets.isEmpty else {
+        let messageID = legacy.first
+        // Once detached, warnings and errors go to the log beside the outcomes.
+        var detached = false
+        var warnings: [JSONValue] = []
+        let warn: (String) -> Void = { message in
+            guard detached else { return ToolSupport.warn(message, tool: Self.tool) }
+            warnings.append(PushLog.noteRecord(outcome: "warning", message, at: Date(), messageID: messageID))
+        }
+        let outcome: PushSender.Outcome
+        do {
+            outcome = try sender.send(prepared, warn: warn, selected: { targets in
+                guard dryRun else { return true }
+                StandardStreams.writeOutput(DryRun.render(prepared.request, targets: targets, configuration: configuration,
+                                                          fullTokens: full))
+                return false
+            }, ready: { targets in
+                if let note = prepared.policyNote, !hook { StandardStreams.writeError("\(Self.tool): \(note)\n") }
+                guard background else { return true }
+                try PosixFile.createPrivateDirectory(configuration.stateDirectory.value)
+                guard try ProcessDetacher.detach() == .detached else {
+                    if !hook {
+                        let devices = "\(targets.count) device\(targets.count == 1 ? "" : "s")"
+                        StandardStreams.writeError("\(Self.tool): sending to \(devices) in the background; outcomes go to \(log.path)\n")
+                    }
+                    return false
+                }
+                detached = true
+                return true
+            })
+        } catch where detached {
+            let status = (error as? PushKitError)?.exitStatus.rawValue ?? 70
+            try? log.append(warnings + [PushLog.errorRecord(String(describing: error), exitStatus: status, at: Date(), messageID: messageID)])
+            return
+        }
+        switch outcome {
+        case .noDevices:
             let message = "no devices to send to (registry: \(configuration.stateFile.value))"
             ToolSupport.warn(message, tool: Self.tool)
             if requireDevice { throw ExitCode(ExitStatus.noInput.rawValue) }
             if background && !dryRun {
-                try log.append([PushLog.noteRecord(outcome: "no_devices", message, at: Date(), messageID: legacy.first)])
+                try log.append([PushLog.noteRecord(outcome: "no_devices", message, at: Date(), messageID: messageID)])
             }
+        case .stopped:
             return
-        }
-        if dryRun {
-            StandardStreams.writeOutput(DryRun.render(built.request, targets: targets, configuration: configuration, fullTokens: full))
-            return
-        }
-        let capKey = NotificationPolicy.capKey(collapseID: built.request.collapseID, groups: group, deviceIDs: device, tokens: token)
-        if let reason = try policy.holdBackReason(decision, capKey: capKey, stateDirectory: configuration.stateDirectory.value) {
-            let report = DeliveryReport.skipped(targets, reason: reason) { $0.recordedEnvironment ?? configuration.environment.value }
-            if background { try log.append(PushLog.records(of: report, at: Date(), messageID: legacy.first)) }
+        case .heldBack(let report):
+            if background { try log.append(PushLog.records(of: report, at: Date(), messageID: messageID)) }
             if !hook { print(report) }
-            return
-        }
-        if case .send(let note?) = decision, !hook { StandardStreams.writeError("\(Self.tool): \(note)\n") }
-        if let warning = ProviderCredentials.keyPermissionWarning(configuration) { ToolSupport.warn(warning, tool: Self.tool) }
-        let run = PushRun(configuration: configuration, policy: DeliveryPolicy(retries: retries, timeout: .milliseconds(Int(timeout * 1000))))
-        guard background else {
-            let report = try deliver(run, request: built.request, targets: targets, credentials: nil) {
-                ToolSupport.warn($0, tool: Self.tool)
-            }
+        case .sent(let report) where detached:
+            try? log.append(warnings + PushLog.records(of: report, at: Date(), messageID: messageID))
+        case .sent(let report):
             print(report)
             if report.exitStatus != .success { throw ExitCode(report.exitStatus.rawValue) }
-            return
         }
-        // What the background process would only find out later, checked while the caller waits.
-        let credentials = try ProviderCredentials.load(from: configuration)
-        try CertificateAuthorityFile.check(configuration.caFile)
-        try PosixFile.createPrivateDirectory(configuration.stateDirectory.value)
-        guard try ProcessDetacher.detach() == .detached else {
-            if !hook {
-                StandardStreams.writeError("\(Self.tool): sending to \(targets.count) device\(targets.count == 1 ? "" : "s") in the background; outcomes go to \(log.path)\n")
-            }
-            return
-        }
-        deliverDetached(run, request: built.request, targets: targets, credentials: credentials, log: log)
-    }
-
-    /// Loads libcurl (on first use) and delivers through it.
-    private func deliver(_ run: PushRun, request: APNsRequest, targets: [DeliveryTarget], credentials: ProviderCredentials?,
-                         warn: @escaping (String) -> Void) throws -> DeliveryReport {
-        try CurlGlobal.load()
-        return try run.send(request, to: targets, credentials: credentials,
-                            makeTransport: { CurlHTTP2Client(caFile: $0, proxy: $1, connectTimeout: $2) }, warn: warn)
-    }
-
-    /// The background process: deliver, then log each device's outcome (or why nothing was sent).
-    private func deliverDetached(_ run: PushRun, request: APNsRequest, targets: [DeliveryTarget], credentials: ProviderCredentials, log: PushLog) {
-        var warnings: [JSONValue] = []
-        var records: [JSONValue]
-        do {
-            let report = try deliver(run, request: request, targets: targets, credentials: credentials) { warning in
-                warnings.append(PushLog.noteRecord(outcome: "warning", warning, at: Date(), messageID: legacy.first))
-            }
-            records = PushLog.records(of: report, at: Date(), messageID: legacy.first)
-        } catch {
-            let status = (error as? PushKitError)?.exitStatus.rawValue ?? 70
-            records = [PushLog.errorRecord(String(describing: error), exitStatus: status, at: Date(), messageID: legacy.first)]
-        }
-        try? log.append(warnings + records)
     }
 
     private func print(_ report: DeliveryReport) {

@@ -81,7 +81,7 @@ public struct ConfigurationDoctor: Sendable {
                                           message: bad ? "a bundle id has no spaces or slashes" : ""))
         } else {
             findings.append(DoctorFinding(setting: "topic", value: "(none)", source: "", severity: .error,
-                                          message: "no topic: set --topic, APNS_TOPIC or bundle_id to the app's bundle id"))
+                                          message: ConfigurationError.noTopic.message))
         }
         findings.append(DoctorFinding(setting: "environment", value: c.environment.value.rawValue, source: c.environment.source.kind, severity: .ok, message: ""))
         let url = c.baseURL(for: c.environment.value)

@@ -75,7 +75,7 @@ public struct PushSpecification: Sendable {
             (payload, shortened) = try PayloadFitter.fit(content, limit: pushType.maximumPayloadSize)
         }
         guard let bundleID, !bundleID.isEmpty else {
-            throw ConfigurationError("no topic: set --topic, APNS_TOPIC or bundle_id to the app's bundle id")
+            throw ConfigurationError.noTopic
         }
         let request = APNsRequest(bundleID: bundleID, pushType: pushType, priority: priority, expiration: expiration,
                                   collapseID: collapseID, apnsID: apnsID?.lowercased(), payload: payload)

@@ -1,0 +1,223 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The one way a notification is sent, whoever asks: `send-push` in the foreground, its `--detach`
+/// and `--hook` background process, and every send route of `register-apns serve`.
+///
+/// A send has two steps. `prepare` is pure: it applies the notification policy (urgency,
+/// `collapse-id auto`, quiet hours) to what was asked and builds the APNs request, so a front end
+/// can refuse a bad payload before it waits for anything. `send` then selects the devices, lets the
+/// policy hold the send back (quiet hours with `skip`, the frequency cap), loads the provider
+/// credentials, checks the CA file, loads the transport, delivers with retries, and does the
+/// registry's bookkeeping (prune, learned environments, last delivery). Front ends act at two
+/// checkpoints in between: once the devices are known (a dry run stops there) and once everything
+/// that can be checked was checked (a detaching front end forks there).
+public struct PushSender: Sendable {
+    public let configuration: Configuration
+    public let notificationPolicy: NotificationPolicy
+    public let deliveryPolicy: DeliveryPolicy
+    private let transports: any HTTP2TransportSource
+
+    public init(configuration: Configuration, notificationPolicy: NotificationPolicy, deliveryPolicy: DeliveryPolicy,
+                transports: any HTTP2TransportSource) {
+        self.configuration = configuration
+        self.notificationPolicy = notificationPolicy
+        self.deliveryPolicy = deliveryPolicy
+        self.transports = transports
+    }
+
+    /// Whom a send goes to: every registered device when nothing is named.
+    public struct Audience: Sendable, Equatable {
+        /// Registered device ids; every one must be registered.
+        public var deviceIDs: [String]
+        /// Groups of registered devices.
+        public var groups: [String]
+        /// Device tokens, bypassing the registry.
+        public var tokens: [String]
+        /// Whether a named group without devices is an error (a person naming a group expects it to
+        /// exist) rather than an empty selection (an agent's group nobody subscribed to yet).
+        public var strictGroups: Bool
+        /// A Live Activity start: to each selected device's push-to-start token, unless `tokens`
+        /// names the tokens.
+        public var pushToStart: Bool
+
+        public init(deviceIDs: [String] = [], groups: [String] = [], tokens: [String] = [], strictGroups: Bool = false,
+                    pushToStart: Bool = false) {
+            self.deviceIDs = deviceIDs
+            self.groups = groups
+            self.tokens = tokens
+            self.strictGroups = strictGroups
+            self.pushToStart = pushToStart
+        }
+
+        /// Every registered device.
+        public static let everyDevice = Audience()
+    }
+
+    /// A notification with the policy applied and its request built, for one audience.
+    public struct PreparedPush: Sendable {
+        public let request: APNsRequest
+        /// What the policy decided (send, perhaps changed, or skip).
+        public let decision: NotificationPolicy.Decision
+        /// Whether the body was shortened to fit APNs' payload limit.
+        public let shortened: Bool
+        public let audience: Audience
+        /// What the frequency cap counts this send under: the collapse id, else the audience.
+        public let capKey: String
+
+        /// What the policy changed, to tell the user (`quiet hours ...: sent passive, without sound`).
+        public var policyNote: String? {
+            if case .send(let note) = decision { return note }
+            return nil
+        }
+    }
+
+    /// Applies the policy to `spec` and builds the request.
+    /// - Throws: `PayloadError` (65) for a payload APNs would refuse, `ConfigurationError` (78)
+    ///   when no topic is configured.
+    public func prepare(_ spec: PushSpecification, urgency: Urgency? = nil, audience: Audience = .everyDevice,
+                        at now: Date = Date()) throws -> PreparedPush {
+        var spec = spec
+        let decision = notificationPolicy.apply(to: &spec, urgency: urgency, groups: audience.groups,
+                                                topic: configuration.topic?.value, at: now)
+        let built = try spec.build(bundleID: configuration.topic?.value)
+        let capKey = NotificationPolicy.capKey(collapseID: built.request.collapseID, groups: audience.groups,
+                                               deviceIDs: audience.deviceIDs, tokens: audience.tokens)
+        return PreparedPush(request: built.request, decision: decision, shortened: built.shortened, audience: audience,
+                            capKey: capKey)
+    }
+
+    /// How a send ended, when it did not throw.
+    public enum Outcome {
+        /// The audience holds no device.
+        case noDevices
+        /// A checkpoint stopped the send (a dry run, or the parent of a detached delivery).
+        case stopped
+        /// The policy held the send back; every device is reported skipped with the reason.
+        case heldBack(DeliveryReport)
+        /// Sent: one result per device.
+        case sent(DeliveryReport)
+    }
+
+    /// Selects the devices, lets the policy hold back, checks what can be checked, and delivers.
+    /// - Parameters:
+    ///   - credentials: the provider key and ids when the caller keeps them loaded (a server);
+    ///     `nil` loads them from the configuration.
+    ///   - warn: non-fatal problems (devices without a push-to-start token, a key file others can
+    ///     read, a token that could not be cached, a registry that could not be updated).
+    ///   - selected: called with the devices before the policy holds back or anything is loaded;
+    ///     return false to stop (a dry run).
+    ///   - ready: called once the credentials, the CA file and the devices are checked, just
+    ///     before the transport is loaded and the requests go out; return false to stop (the parent
+    ///     of a detached delivery).
+    /// - Throws: `DeliverySelectionError` or `DeviceTokenError` (65) for an audience that names
+    ///   what is not there, `RegistryError` for an unreadable registry, `ProviderKeyError` (66) or
+    ///   `ConfigurationError` (78) for unusable credentials or CA file, the transport source's error
+    ///   (69) when it cannot load, and whatever a checkpoint throws.
+    public func send(_ prepared: PreparedPush, credentials loaded: ProviderCredentials? = nil,
+                     warn: @escaping (String) -> Void,
+                     selected: ([DeliveryTarget]) throws -> Bool = { _ in true },
+                     ready: ([DeliveryTarget]) throws -> Bool = { _ in true }) throws -> Outcome {
+        let targets = try select(prepared.audience, warn: warn)
+        guard !targets.isEmpty else { return .noDevices }
+        guard try selected(targets) else { return .stopped }
+        if let reason = try notificationPolicy.holdBackReason(prepared.decision, capKey: prepared.capKey,
+                                                             stateDirectory: configuration.stateDirectory.value) {
+            let configuration = self.configuration
+            return .heldBack(DeliveryReport.skipped(targets, reason: reason) {
+                $0.recordedEnvironment ?? configuration.environment.value
+            })
+        }
+        let credentials = try loaded ?? loadCredentials(warn: warn)
+        try CertificateAuthorityFile.check(configuration.caFile)
+        guard try ready(targets) else { return .stopped }
+        try transports.prepare()
+        return .sent(try deliver(prepared.request, to: targets, credentials: credentials, warn: warn))
+    }
+
+    /// The provider key and ids, with a warning when others can read the key file.
+    /// - Throws: `ProviderKeyError` (66 for a missing key file) or `ConfigurationError` (78).
+    public func loadCredentials(warn: (String) -> Void) throws -> ProviderCredentials {
+        let credentials = try ProviderCredentials.load(from: configuration)
+        if let warning = ProviderCredentials.keyPermissionWarning(configuration) { warn(warning) }
+        return credentials
+    }
+
+    /// What stands in the way of sending at all, checked as a send would: the topic, the provider
+    /// key and ids, the CA file and the transport's libraries.
+    /// - Throws: the error the first send would throw.
+    public func checkReady() throws {
+        if configuration.topic == nil { throw ConfigurationError.noTopic }
+        _ = try ProviderCredentials.load(from: configuration)
+        try CertificateAuthorityFile.check(configuration.caFile)
+        try transports.prepare()
+    }
+
+    /// The devices `audience` names.
+    private func select(_ audience: Audience, warn: (String) -> Void) throws -> [DeliveryTarget] {
+        guard audience.pushToStart, audience.tokens.isEmpty else {
+            return try DeliveryTargets.select(configuration: configuration, deviceIDs: audience.deviceIDs,
+                                              groups: audience.groups, tokens: audience.tokens,
+                                              strictGroups: audience.strictGroups)
+        }
+        let selection = try DeliveryTargets.selectPushToStart(configuration: configuration, deviceIDs: audience.deviceIDs,
+                                                              groups: audience.groups, strictGroups: audience.strictGroups)
+        let missing = selection.devicesWithoutToken
+        if !missing.isEmpty {
+            let shown = missing.prefix(10).joined(separator: ", ") + (missing.count > 10 ? " and \(missing.count - 10) more" : "")
+            let has = missing.count == 1 ? " has" : "s have", isOrAre = missing.count == 1 ? "is" : "are"
+            warn("\(missing.count) selected device\(has) no push-to-start token and \(isOrAre) not sent the start: \(shown) "
+                 + "(register one with register-apns add ID TOKEN --push-to-start-token HEX)")
+        }
+        return selection.targets
+    }
+
+    /// Delivers with retries over one client from the transport source, then does the registry's
+    /// bookkeeping.
+    private func deliver(_ request: APNsRequest, to targets: [DeliveryTarget], credentials: ProviderCredentials,
+                         warn: @escaping (String) -> Void) throws -> DeliveryReport {
+        let started = ContinuousClock.now
+        let tokens = CachedProviderTokens(cache: ProviderTokenCache(path: configuration.tokenCachePath),
+                                          credentials: credentials, warn: warn)
+        let configuration = self.configuration
+        var results: [DeliveryResult]
+        do {
+            let client = transports.transport(caFile: configuration.caFile?.value, proxy: configuration.proxy?.value,
+                                              connectTimeout: min(deliveryPolicy.connectTimeout, deliveryPolicy.timeout))
+            let delivery = PushDelivery(client: client, baseURL: { configuration.baseURL(for: $0).value }, tokens: tokens,
+                                        policy: deliveryPolicy, defaultEnvironment: configuration.environment.value)
+            results = try delivery.deliver(request, to: targets)
+        } // A client made for this send, and its libcurl handles, are freed here, before the registry is read again.
+        nameProxies(in: &results)
+        if targets.contains(where: { $0.deviceID != nil }) {
+            do {
+                try RegistryBookkeeping.apply(&results, to: DeviceRegistry(path: configuration.stateFile.value))
+            } catch {
+                warn("the registry was not updated: \(error)")
+            }
+        }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return DeliveryReport(results: results, seconds: seconds)
+    }
+
+    /// Says which proxy the requests that got no answer went through, with credentials masked (also
+    /// in libcurl's message, which can quote the proxy URL), so "cannot connect" names the proxy.
+    /// The proxy is resolved once per environment, not once per device.
+    private func nameProxies(in results: inout [DeliveryResult]) {
+        var proxies: [APNsEnvironment: Setting<String>?] = [:]
+        for index in results.indices where results[index].status == 0 {
+            guard let reason = results[index].reason else { continue }
+            let environment = results[index].environment
+            if proxies[environment] == nil {
+                proxies[environment] = .some(configuration.proxyResolution(for: configuration.baseURL(for: environment).value).proxy)
+            }
+            guard let proxy = proxies[environment] ?? nil else { continue }
+            let shown = ProxyAddress.masked(proxy.value)
+            results[index].reason = "through proxy \(shown) (from \(proxy.source)): " + reason.replacing(proxy.value, with: shown)
+        }
+    }
+}
