@@ -162,8 +162,15 @@ let package = Package(
             path: "Tests/PushKitFreeCoreTests"
         ),
         .testTarget(
+            name: "PushKitFreeCLITests",
+            dependencies: ["PushKitFreeCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Tests/PushKitFreeCLITests"
+        ),
+        .testTarget(
             name: "EndToEndTests",
-            dependencies: ["apns-jwt", "register-apns", "register-apns-serve", "send-push", "apns-emulator", "PushKitFreeCore"],
+            dependencies: [
+                "apns-jwt", "register-apns", "register-apns-serve", "send-push", "apns-emulator", "PushKitFreeCore", "PushKitFreeCLI",
+            ],
             path: "Tests/EndToEndTests"
         ),
     ],

@@ -31,11 +31,7 @@ public struct ServeOptions: ParsableArguments {
             help: ArgumentHelp("Registration requests per client per minute; 0 turns the limit off.", valueName: "n"))
     public var rateLimit = 30
 
-    @Option(parsing: .unconditional, help: "Resends of temporary failures for each send.")
-    public var retries = 3
-
-    @Option(parsing: .unconditional, help: ArgumentHelp("No send outlives this many seconds.", valueName: "seconds"))
-    public var timeout: Double = 10
+    @OptionGroup(title: "Delivery") public var delivery: DeliveryOptions<RequestDeliveryDefaults>
 
     @OptionGroup public var shared: SharedOptions
 
@@ -44,9 +40,5 @@ public struct ServeOptions: ParsableArguments {
     public func validate() throws {
         if (tlsCertificate == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if rateLimit < 0 { throw ValidationError("--rate-limit must be 0 or more, not \(rateLimit)") }
-        if retries < 0 { throw ValidationError("--retries must be 0 or more, not \(retries)") }
-        if !(timeout > 0) || !timeout.isFinite {
-            throw ValidationError("--timeout must be a number of seconds more than 0, not \(timeout)")
-        }
     }
 }

@@ -63,8 +63,8 @@ public struct ProviderOptions: ConfigurationOptionGroup {
 
 /// `--environment production|sandbox`, `--sandbox`, `--production` (one of them at most).
 public struct EnvironmentOptions: ConfigurationOptionGroup {
-    @Option(help: ArgumentHelp("APNs environment: production or sandbox.", valueName: "env"))
-    public var environment: String?
+    @Option(help: ArgumentHelp("APNs environment.", valueName: "env"))
+    public var environment: APNsEnvironment?
 
     @Flag(help: "Use the sandbox (development) environment.")
     public var sandbox = false
@@ -79,14 +79,11 @@ public struct EnvironmentOptions: ConfigurationOptionGroup {
         if chosen.count > 1 {
             throw ValidationError("\(chosen.joined(separator: " and ")) cannot be used together")
         }
-        if let environment, APNsEnvironment(userText: environment) == nil {
-            throw ValidationError("--environment must be production or sandbox, not \"\(environment)\"")
-        }
     }
 
     /// The environment chosen on the command line, if any.
     public var chosen: APNsEnvironment? {
-        if let environment { return APNsEnvironment(userText: environment) }
+        if let environment { return environment }
         if sandbox { return .sandbox }
         if production { return .production }
         return nil

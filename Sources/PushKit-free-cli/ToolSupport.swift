@@ -30,11 +30,16 @@ public enum ToolSupport {
     /// with its description, never a stack trace.
     public static func exitCode(for error: any Error, tool: String) -> ExitCode {
         if let error = error as? PushKitError {
-            StandardStreams.writeError("\(tool): \(error.description)\n")
+            StandardStreams.writeError("\(tool): \(message(for: error))\n")
             return ExitCode(error.exitStatus.rawValue)
         }
         StandardStreams.writeError("\(tool): unexpected error: \(error)\n")
         return ExitCode(70)
+    }
+
+    /// The error's message in the tools' words: settings named by their flags.
+    public static func message(for error: any PushKitError) -> String {
+        (error as? any SettingError)?.worded(naming: \.flag) ?? error.description
     }
 
     /// Runs `body`, mapping any thrown error through `exitCode(for:tool:)`.

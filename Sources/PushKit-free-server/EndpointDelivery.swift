@@ -83,7 +83,7 @@ final class EndpointDelivery: Sendable {
             // A notification too large for APNs is 413, like a body over the limit: the request is
             // well formed, only too big.
             if case .tooLarge = error { throw .tooLarge(error.description) }
-            throw .badRequest(error.description)
+            throw .badRequest(error.worded(naming: Self.requestField))
         } catch {
             throw unavailable(error)
         }
@@ -97,6 +97,15 @@ final class EndpointDelivery: Sendable {
             throw .deviceNotFound("the device was removed before the notification was sent")
         } catch {
             throw unavailable(error)
+        }
+    }
+
+    /// A setting as the notification routes' request bodies name it: `"badge"`; settings no body
+    /// sets in the core's words.
+    static func requestField(_ setting: SendSetting) -> String {
+        switch setting {
+        case .title, .subtitle, .body, .badge, .category, .data: "\"\(setting.rawValue)\""
+        default: setting.phrase
         }
     }
 

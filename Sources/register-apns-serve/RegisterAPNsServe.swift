@@ -47,7 +47,7 @@ struct RegisterAPNsServe: AsyncParsableCommand {
                 configuration: configuration, listen: try ListenAddress(parsing: serve.listen), secretFile: serve.secretFile,
                 noAuth: serve.noAuth, rateLimit: serve.rateLimit,
                 tls: serve.tlsCertificate.flatMap { certificate in serve.tlsKey.map { (certificate, $0) } },
-                deliveryPolicy: DeliveryPolicy(retries: serve.retries, timeout: .milliseconds(Int(serve.timeout * 1000))),
+                deliveryPolicy: try serve.delivery.policy(),
                 notificationPolicy: policy,
                 openRegistration: try serve.openRegistration.flatMap { try IPNetwork.list(parsing: $0) }
             )

@@ -11,7 +11,7 @@ import PushKitFreeCore
 struct LiveActivityOptions: ParsableArguments {
     @Option(name: .customLong("live-activity"),
             help: ArgumentHelp("start (to each device's push-to-start token, or --token), update or end (to --token, the activity's update token).", valueName: "event"))
-    var event: String?
+    var event: LiveActivity.Event?
 
     @Option(name: .customLong("content-state"),
             help: ArgumentHelp("The activity's content state, a JSON object: required for start and update, the final state for end.", valueName: "json"))
@@ -33,9 +33,6 @@ struct LiveActivityOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Start only: the activity's attributes, a JSON object.", valueName: "json"))
     var attributes: String?
 
-    /// The push type a Live Activity push uses.
-    static let pushType = APNsPushType.liveactivity.rawValue
-
     /// The flags of this group that were given, by name.
     private var givenFlags: [String] {
         [("--content-state", contentState != nil), ("--timestamp", timestamp != nil), ("--stale-date", staleDate != nil),
@@ -48,9 +45,6 @@ struct LiveActivityOptions: ParsableArguments {
             if let flag = givenFlags.first { throw ValidationError("\(flag) belongs to a Live Activity push; add --live-activity start, update or end") }
             return
         }
-        if LiveActivity.Event(rawValue: event) == nil {
-            throw ValidationError("--live-activity must be start, update or end, not \"\(event)\"")
-        }
         for (flag, value) in [("--timestamp", timestamp), ("--stale-date", staleDate), ("--dismissal-date", dismissalDate)] {
             if let value, value < 0 { throw ValidationError("\(flag) must be UNIX seconds (0 or more), not \(value)") }
         }
@@ -59,14 +53,14 @@ struct LiveActivityOptions: ParsableArguments {
     /// The checks that involve `send-push`'s other flags.
     func validate(in command: SendPush) throws {
         guard let event else { return }
-        if let pushType = command.pushType, pushType.lowercased() != Self.pushType {
-            throw ValidationError("--live-activity sends push type liveactivity; it cannot be combined with --push-type \(pushType)")
+        if let pushType = command.pushType, pushType != .liveactivity {
+            throw ValidationError("--live-activity sends push type liveactivity; it cannot be combined with --push-type \(pushType.rawValue)")
         }
         if command.payloadFile != nil { throw ValidationError("--payload-file is a complete payload; it cannot be combined with --live-activity") }
         if !command.legacy.isEmpty || command.hook {
             throw ValidationError("--live-activity cannot be combined with the legacy form MESSAGE_ID PREVIEW or --hook")
         }
-        if event != LiveActivity.Event.start.rawValue, command.token.isEmpty {
+        if event != .start, command.token.isEmpty {
             throw ValidationError("--live-activity \(event) needs --token: the activity's update token, which the app gets from the activity's pushTokenUpdates (push-to-start tokens only start activities)")
         }
     }
@@ -74,12 +68,12 @@ struct LiveActivityOptions: ParsableArguments {
     /// The Live Activity part of the payload; `nil` without `--live-activity`.
     /// - Throws: `PayloadError` (65) when `--content-state` or `--attributes` is not a JSON object.
     func model() throws -> LiveActivity? {
-        guard let event = event.flatMap(LiveActivity.Event.init(rawValue:)) else { return nil }
+        guard let event else { return nil }
         return LiveActivity(
             event: event, timestamp: timestamp,
-            contentState: try contentState.map { text throws(PayloadError) in try LiveActivity.jsonObject(text, flag: "--content-state") },
+            contentState: try contentState.map { text throws(PayloadError) in try LiveActivity.jsonObject(text, setting: .contentState) },
             staleDate: staleDate, dismissalDate: dismissalDate, attributesType: attributesType,
-            attributes: try attributes.map { text throws(PayloadError) in try LiveActivity.jsonObject(text, flag: "--attributes") }
+            attributes: try attributes.map { text throws(PayloadError) in try LiveActivity.jsonObject(text, setting: .attributes) }
         )
     }
 }

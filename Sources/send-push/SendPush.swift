@@ -51,7 +51,7 @@ struct SendPush: ParsableCommand {
     @Option(name: .customLong("thread-id"), help: "Thread id for grouping.") var threadID: String?
     @Flag(name: .customLong("mutable-content"), help: "Let a notification service extension modify it.") var mutableContent = false
     @Flag(name: .customLong("content-available"), help: "Wake the app in the background.") var contentAvailable = false
-    @Option(name: .customLong("interruption-level"), help: "passive, active, time-sensitive or critical.") var interruptionLevel: String?
+    @Option(name: .customLong("interruption-level"), help: "How much it may interrupt.") var interruptionLevel: InterruptionLevel?
     @Option(name: .customLong("relevance-score"), parsing: .unconditional, help: "0 to 1.") var relevanceScore: Double?
     @Option(name: .customLong("target-content-id"), help: "Window or content to bring forward.") var targetContentID: String?
     @Option(help: ArgumentHelp("JSON object merged beside 'aps' (repeatable).", valueName: "json")) var data: [String] = []
@@ -59,9 +59,9 @@ struct SendPush: ParsableCommand {
     var payloadFile: String?
 
     // MARK: Headers
-    @Option(name: .customLong("push-type"), help: "alert (default; liveactivity with --live-activity), background, complication, controls, fileprovider, liveactivity, location, mdm, pushtotalk, voip, widgets.")
-    var pushType: String?
-    @Option(parsing: .unconditional, help: "10 (default), 5 (default for background) or 1.") var priority: Int?
+    @Option(name: .customLong("push-type"), help: ArgumentHelp("Default: alert (liveactivity with --live-activity).", valueName: "type"))
+    var pushType: APNsPushType?
+    @Option(parsing: .unconditional, help: "Default: 10 (5 for background).") var priority: APNsPriority?
     @Option(parsing: .unconditional, help: ArgumentHelp("UNIX time after which APNs gives up; 0 = try once.", valueName: "unix"))
     var expiration: Int?
     @Option(name: .customLong("collapse-id"), help: "Replace earlier notifications with this id (≤ 64 bytes).") var collapseID: String?
@@ -77,10 +77,10 @@ struct SendPush: ParsableCommand {
     @OptionGroup(title: "Live Activity") var liveActivity: LiveActivityOptions
 
     // MARK: Policy
-    @Option(help: ArgumentHelp("low, normal or high: interruption level passive, active or time-sensitive, and the config's urgency_categories category.", valueName: "level"))
-    var urgency: String?
+    @Option(help: ArgumentHelp("Interruption level passive, active or time-sensitive, and the config's urgency_categories category.", valueName: "level"))
+    var urgency: Urgency?
     @Option(name: .customLong("quiet-policy"), help: ArgumentHelp("During the config's quiet_hours: passive (default: no sound), skip, or ignore.", valueName: "policy"))
-    var quietPolicy: String?
+    var quietPolicy: QuietPolicy?
     @Option(name: .customLong("min-interval"), parsing: .unconditional, help: ArgumentHelp("At most one send per collapse id (else audience) this often; 0 turns the config's min_interval_seconds off.", valueName: "seconds"))
     var minInterval: Int?
 
@@ -91,9 +91,7 @@ struct SendPush: ParsableCommand {
     var hook = false
 
     // MARK: Behaviour
-    @Option(parsing: .unconditional, help: "Resends of temporary failures (429, 5xx, lost connections).") var retries = 3
-    @Option(parsing: .unconditional, help: ArgumentHelp("No run outlives this many seconds.", valueName: "seconds"))
-    var timeout: Double = 30
+    @OptionGroup(title: "Delivery") var delivery: DeliveryOptions<RunDeliveryDefaults>
     @Flag(help: "One JSON object per device per line.") var json = false
     @Flag(help: "Show whole device tokens.") var full = false
     @Flag(name: .customLong("dry-run"), help: "Print each request (token redacted) and send nothing.") var dryRun = false
@@ -125,19 +123,11 @@ struct SendPush: ParsableCommand {
             throw ValidationError("--payload-file is a complete payload; it cannot be combined with --title, --subtitle, --body, --badge, --data or MESSAGE_ID PREVIEW")
         }
         if body == "-" && payloadFile == "-" { throw ValidationError("--body - and --payload-file - cannot both read standard input") }
-        if retries < 0 { throw ValidationError("--retries must be 0 or more, not \(retries)") }
-        if !(timeout > 0) || !timeout.isFinite {
-            throw ValidationError("--timeout must be a number of seconds more than 0, not \(timeout.rounded() == timeout && abs(timeout) < 1e15 ? String(Int(timeout)) : String(timeout))")
-        }
         if !token.isEmpty && (!device.isEmpty || !group.isEmpty) {
             throw ValidationError("--token bypasses the registry; it cannot be combined with --device or --group")
         }
-        if let urgency {
-            if Urgency(rawValue: urgency) == nil { throw ValidationError("--urgency must be low, normal or high, not \"\(urgency)\"") }
+        if urgency != nil {
             if interruptionLevel != nil { throw ValidationError("--urgency sets the interruption level; it cannot be combined with --interruption-level") }
-        }
-        if let quietPolicy, QuietPolicy(rawValue: quietPolicy) == nil {
-            throw ValidationError("--quiet-policy must be passive, skip or ignore, not \"\(quietPolicy)\"")
         }
         if let minInterval, minInterval < 0 { throw ValidationError("--min-interval must be 0 or more seconds, not \(minInterval)") }
         try liveActivity.validate(in: self)
@@ -173,7 +163,7 @@ struct SendPush: ParsableCommand {
                 message = "no devices to send to"
             } else if let error = error as? PushKitError {
                 status = error.exitStatus.rawValue
-                message = error.description
+                message = ToolSupport.message(for: error)
             } else {
                 status = 70
                 message = "unexpected error: \(error)"
@@ -200,12 +190,11 @@ struct SendPush: ParsableCommand {
         let policy = try NotificationPolicy(file: configuration.file, quietPolicy: quietPolicy, minimumInterval: minInterval,
                                             makeZone: { name throws(ConfigurationError) in try SystemTimeZone(identifier: name) })
         let sender = PushSender(configuration: configuration, notificationPolicy: policy,
-                                deliveryPolicy: DeliveryPolicy(retries: retries, timeout: .milliseconds(Int(timeout * 1000))),
+                                deliveryPolicy: try delivery.policy(),
                                 transports: CurlTransportSource(keepsClient: false))
         let audience = PushSender.Audience(deviceIDs: device, groups: group, tokens: token, strictGroups: true,
-                                           pushToStart: liveActivity.event == LiveActivity.Event.start.rawValue)
-        let prepared = try sender.prepare(try specification(configuration), urgency: urgency.flatMap(Urgency.init(rawValue:)),
-                                          audience: audience)
+                                           pushToStart: liveActivity.event == .start)
+        let prepared = try sender.prepare(try specification(configuration), urgency: urgency, audience: audience)
         if prepared.shortened { ToolSupport.warn("the body was shortened to fit APNs' payload limit", tool: Self.tool) }
 
         let log = PushLog(stateDirectory: configuration.stateDirectory.value, limit: policy.logLimit)
@@ -239,8 +228,10 @@ struct SendPush: ParsableCommand {
                 return true
             })
         } catch where detached {
-            let status = (error as? PushKitError)?.exitStatus.rawValue ?? 70
-            try? log.append(warnings + [PushLog.errorRecord(String(describing: error), exitStatus: status, at: Date(), messageID: messageID)])
+            let known = error as? any PushKitError
+            let message = known.map(ToolSupport.message(for:)) ?? String(describing: error)
+            try? log.append(warnings + [PushLog.errorRecord(message, exitStatus: known?.exitStatus.rawValue ?? 70, at: Date(),
+                                                            messageID: messageID)])
             return
         }
         switch outcome {
@@ -286,7 +277,7 @@ struct SendPush: ParsableCommand {
         spec.sound = sound
         spec.data = data
         if let payloadFile { spec.payloadFile = try InputFile.read(payloadFile, named: "--payload-file \(payloadFile)") }
-        spec.pushType = pushType ?? (liveActivity.event == nil ? "alert" : LiveActivityOptions.pushType)
+        spec.pushType = pushType ?? (liveActivity.event == nil ? .alert : .liveactivity)
         spec.content.liveActivity = try liveActivity.model()
         spec.priority = priority
         spec.expiration = expiration

@@ -100,7 +100,7 @@ struct APNsJWTCacheAndErrorsTests {
         ErrorCase(name: "conflicting flags", arguments: ["check", "--sandbox", "--production"], environment: [:], status: 64,
                   message: "Error: --sandbox and --production cannot be used together"),
         ErrorCase(name: "bad --environment", arguments: ["check", "--environment", "staging"], environment: [:], status: 64,
-                  message: "Error: --environment must be production or sandbox, not \"staging\""),
+                  message: "Error: The value 'staging' is invalid for '--environment <env>'. Please provide one of 'production' and 'sandbox'."),
         ErrorCase(name: "unknown flag", arguments: ["--frobnicate"], environment: [:], status: 64,
                   message: "Error: Unknown option '--frobnicate'"),
     ]

@@ -119,7 +119,7 @@ struct LiveActivityEndToEndTests {
         (["--live-activity", "update", "--content-state", "{}"], 64, "--live-activity update needs --token"),
         (["--live-activity", "end", "--group", "family"], 64, "--live-activity end needs --token"),
         (["--live-activity", "start", "--push-type", "alert"], 64, "it cannot be combined with --push-type alert"),
-        (["--live-activity", "stop"], 64, "--live-activity must be start, update or end"),
+        (["--live-activity", "stop"], 64, "'stop' is invalid for '--live-activity <event>'. Please provide one of 'start', 'update' or 'end'"),
         (["--live-activity", "end", "--token", LiveActivityEndToEndTests.startToken(9), "--timestamp=-1"], 64, "--timestamp must be UNIX seconds (0 or more), not -1"),
         (["--content-state", "{}", "--body", "hi"], 64, "--content-state belongs to a Live Activity push"),
     ] as [([String], Int32, String)])

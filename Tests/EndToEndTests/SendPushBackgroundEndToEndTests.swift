@@ -111,9 +111,12 @@ struct SendPushBackgroundEndToEndTests {
 
         let usage = try BuiltTool.run("send-push", ["--detach", "--body", "x", "--retries", "-1"], environment: env)
         #expect(usage.status == 64)
-        let payload = try BuiltTool.run("send-push", ["--detach", "--body", "x", "--priority", "7"], environment: env)
+        let priority = try BuiltTool.run("send-push", ["--detach", "--body", "x", "--priority", "7"], environment: env)
+        #expect(priority.status == 64)
+        #expect(priority.stderr.contains("'7' is invalid for '--priority <priority>'. Please provide one of '10', '5' or '1'"))
+        let payload = try BuiltTool.run("send-push", ["--detach", "--body", "x", "--data", "[1]"], environment: env)
         #expect(payload.status == 65)
-        #expect(payload.stderr.contains("--priority must be 10, 5 or 1"))
+        #expect(payload.stderr.contains("--data must be a JSON object"))
         var noKey = env
         noKey["APNS_KEY_PATH"] = setup.directory.file("missing.p8")
         let key = try BuiltTool.run("send-push", ["--detach", "--body", "x"], environment: noKey)

@@ -239,6 +239,8 @@ struct ServeEndToEndTests {
             ("POST", "/api/v1/notifications/send", #"{"badge": 1}"#, 400, "nothing to send"),
             ("POST", "/api/v1/notifications/send", #"{"title": "t", "data": {"aps": {}}}"#, 400, "cannot set \"aps\""),
             ("POST", "/api/v1/notifications/send", #"{"title": "t", "badge": "one"}"#, 400, "\"badge\" must be a whole number"),
+            // The core's message, worded with the body's field name (send-push says --badge).
+            ("POST", "/api/v1/notifications/send", #"{"title": "t", "badge": -1}"#, 400, "\"badge\" must be 0 or more, not -1"),
             ("POST", "/triggerReplyFinished", #"{"message_preview": "hi"}"#, 400, "\"cwd\" is missing"),
             ("GET", "/register-apns", nil, 405, "takes POST"),
             ("PUT", "/api/v1/devices", nil, 405, "takes GET"),

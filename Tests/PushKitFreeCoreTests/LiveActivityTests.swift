@@ -12,7 +12,7 @@ struct LiveActivityTests {
 
     /// A Live Activity push as `send-push` builds it for the app `com.example.app`.
     func build(_ activity: LiveActivity, title: String? = nil, body: String? = nil, sound: String? = nil,
-               pushType: String = "liveactivity") throws -> APNsRequest {
+               pushType: APNsPushType = .liveactivity) throws -> APNsRequest {
         var spec = PushSpecification()
         spec.pushType = pushType
         spec.content.title = title
@@ -25,13 +25,13 @@ struct LiveActivityTests {
     func payload(_ request: APNsRequest) -> String { String(decoding: request.payload, as: UTF8.self) }
 
     /// The message of the `PayloadError` building `activity` throws, or "no error".
-    func refusal(_ activity: LiveActivity, pushType: String = "liveactivity") -> String {
+    func refusal(_ activity: LiveActivity, pushType: APNsPushType = .liveactivity) -> String {
         do {
             _ = try build(activity, pushType: pushType)
             return "no error"
         } catch let error as PayloadError {
             #expect(error.exitStatus == .dataError)
-            return error.description
+            return error.worded(naming: kebabFlag)
         } catch {
             return "unexpected \(error)"
         }
@@ -128,30 +128,30 @@ struct LiveActivityTests {
 
     @Test("JSON flags must hold a JSON object; the message names the flag")
     func badJSON() throws {
-        func message(_ text: String, flag: String) -> String {
+        func message(_ text: String, flag: SendSetting) -> String {
             do throws(PayloadError) {
-                _ = try LiveActivity.jsonObject(text, flag: flag)
+                _ = try LiveActivity.jsonObject(text, setting: flag)
                 return "no error"
             } catch {
                 #expect(error.exitStatus == .dataError)
-                return error.description
+                return error.worded(naming: kebabFlag)
             }
         }
-        #expect(message(#"{"progress":"#, flag: "--content-state").hasPrefix("--content-state is not valid JSON: line 1"))
-        #expect(message("progress=1", flag: "--attributes").hasPrefix("--attributes is not valid JSON"))
-        #expect(message("[1]", flag: "--attributes") == #"--attributes must be a JSON object such as '{"progress":0.5}', not an array"#)
-        #expect(message("3", flag: "--content-state").hasSuffix("not a number"))
-        #expect(try LiveActivity.jsonObject(#" {"a": [1, {"b": null}]} "#, flag: "--attributes") == ["a": [1, ["b": nil]]])
+        #expect(message(#"{"progress":"#, flag: .contentState).hasPrefix("--content-state is not valid JSON: line 1"))
+        #expect(message("progress=1", flag: .attributes).hasPrefix("--attributes is not valid JSON"))
+        #expect(message("[1]", flag: .attributes) == #"--attributes must be a JSON object such as '{"progress":0.5}', not an array"#)
+        #expect(message("3", flag: .contentState).hasSuffix("not a number"))
+        #expect(try LiveActivity.jsonObject(#" {"a": [1, {"b": null}]} "#, setting: .attributes) == ["a": [1, ["b": nil]]])
     }
 
     @Test("a Live Activity needs push type liveactivity and cannot ride on a complete payload file")
     func pushTypeAndPayloadFile() throws {
-        #expect(refusal(Self.start, pushType: "alert") == "--live-activity needs push type liveactivity, not alert")
+        #expect(refusal(Self.start, pushType: .alert) == "--live-activity needs push type liveactivity, not alert")
         var spec = PushSpecification()
-        spec.pushType = "liveactivity"
+        spec.pushType = .liveactivity
         spec.payloadFile = Data(#"{"aps":{}}"#)
         spec.content.liveActivity = Self.start
-        #expect(throws: PayloadError.invalid("--payload-file is a complete payload; it cannot be combined with --live-activity")) {
+        #expect(throws: PayloadError.invalid("\(setting: .payloadFile) is a complete payload; it cannot be combined with \(setting: .liveActivity)")) {
             try spec.build(bundleID: "com.example.app")
         }
     }
@@ -304,4 +304,10 @@ struct LiveActivityTests {
         #expect(lines[1].split(separator: " ").prefix(3) == ["laptop", token(3).masked[...], "-"], "a device without one shows -")
         #expect(DeviceListing.table(registry.devices, fullTokens: true).contains(token(0xa1).hex))
     }
+}
+
+/// A setting named the way the command line spells it (`liveActivity` is `--live-activity`): the
+/// core's messages worded as `send-push` words them.
+func kebabFlag(_ setting: SendSetting) -> String {
+    "--" + setting.rawValue.replacing(/[A-Z]/) { "-" + $0.output.lowercased() }
 }

@@ -18,7 +18,7 @@ private func configFile(_ json: String) throws -> ConfigurationFile {
 /// Berlin in winter: one hour ahead of UTC.
 private let berlinWinter = FixedOffsetTimeZone(name: "Europe/Berlin", offsetMinutes: 60)
 
-private func policy(_ json: String, quietPolicy: String? = nil, minimumInterval: Int? = nil,
+private func policy(_ json: String, quietPolicy: QuietPolicy? = nil, minimumInterval: Int? = nil,
                     zone: any LocalTimeZone = berlinWinter) throws -> NotificationPolicy {
     try NotificationPolicy(file: configFile(json), quietPolicy: quietPolicy, minimumInterval: minimumInterval,
                            makeZone: { _ throws(ConfigurationError) in zone })
@@ -109,10 +109,10 @@ struct QuietHoursTests {
         #expect(fromFile.quietPolicy == .skip)
         #expect(fromFile.minimumInterval == 60)
         #expect(fromFile.capsFrequency)
-        let overridden = try policy(#"{"quiet_policy": "skip", "min_interval_seconds": 60}"#, quietPolicy: "ignore", minimumInterval: 0)
+        let overridden = try policy(#"{"quiet_policy": "skip", "min_interval_seconds": 60}"#, quietPolicy: .ignore, minimumInterval: 0)
         #expect(overridden.quietPolicy == .ignore)
         #expect(!overridden.capsFrequency)
-        let error = #expect(throws: ConfigurationError.self) { try policy("{}", quietPolicy: "loud") }
+        let error = #expect(throws: ConfigurationError.self) { try policy("{}", minimumInterval: -1) }
         #expect(error?.exitStatus == .usage)
     }
 }
@@ -139,18 +139,18 @@ struct NotificationPolicyTests {
     @Test("skip holds the alert back and says why; ignore sends it unchanged")
     func skipAndIgnore() throws {
         var spec = alert()
-        #expect(try policy(quietConfig, quietPolicy: "skip").apply(to: &spec, urgency: nil, groups: [], topic: nil, at: at(23))
+        #expect(try policy(quietConfig, quietPolicy: .skip).apply(to: &spec, urgency: nil, groups: [], topic: nil, at: at(23))
             == .skip(reason: "quiet hours 22:00-07:00 Europe/Berlin"))
         var ignored = alert()
-        #expect(try policy(quietConfig, quietPolicy: "ignore").apply(to: &ignored, urgency: nil, groups: [], topic: nil, at: at(23))
+        #expect(try policy(quietConfig, quietPolicy: .ignore).apply(to: &ignored, urgency: nil, groups: [], topic: nil, at: at(23))
             == .send(note: nil))
         #expect(ignored.content.interruptionLevel == nil)
         #expect(ignored.sound == nil)
     }
 
-    @Test("time-sensitive and critical alerts are never held back, whatever the policy", arguments: ["time-sensitive", "critical"])
-    func urgentAlertsPass(level: String) throws {
-        for quietPolicy in ["passive", "skip"] {
+    @Test("time-sensitive and critical alerts are never held back, whatever the policy", arguments: [InterruptionLevel.timeSensitive, .critical])
+    func urgentAlertsPass(level: InterruptionLevel) throws {
+        for quietPolicy in [QuietPolicy.passive, .skip] {
             var spec = alert()
             spec.content.interruptionLevel = level
             #expect(try policy(quietConfig, quietPolicy: quietPolicy).apply(to: &spec, urgency: nil, groups: [], topic: nil, at: at(23)) == .send(note: nil))
@@ -158,8 +158,8 @@ struct NotificationPolicyTests {
             #expect(spec.sound == nil)
         }
         var highUrgency = alert()
-        #expect(try policy(quietConfig, quietPolicy: "skip").apply(to: &highUrgency, urgency: .high, groups: [], topic: nil, at: at(23)) == .send(note: nil))
-        #expect(highUrgency.content.interruptionLevel == "time-sensitive")
+        #expect(try policy(quietConfig, quietPolicy: .skip).apply(to: &highUrgency, urgency: .high, groups: [], topic: nil, at: at(23)) == .send(note: nil))
+        #expect(highUrgency.content.interruptionLevel == .timeSensitive)
     }
 
     @Test("a complete payload is never rewritten: quiet hours can only skip it, and its own level counts")
@@ -168,23 +168,23 @@ struct NotificationPolicyTests {
         spec.payloadFile = Data(#"{"aps":{"alert":"hi","sound":"default"}}"#.utf8)
         #expect(try policy(quietConfig).apply(to: &spec, urgency: nil, groups: [], topic: nil, at: at(23)) == .send(note: nil))
         #expect(spec.sound == nil && spec.content.interruptionLevel == nil)
-        #expect(try policy(quietConfig, quietPolicy: "skip").apply(to: &spec, urgency: nil, groups: [], topic: nil, at: at(23))
+        #expect(try policy(quietConfig, quietPolicy: .skip).apply(to: &spec, urgency: nil, groups: [], topic: nil, at: at(23))
             == .skip(reason: "quiet hours 22:00-07:00 Europe/Berlin"))
         spec.payloadFile = Data(#"{"aps":{"alert":"hi","interruption-level":"critical"}}"#.utf8)
-        #expect(try policy(quietConfig, quietPolicy: "skip").apply(to: &spec, urgency: nil, groups: [], topic: nil, at: at(23)) == .send(note: nil))
+        #expect(try policy(quietConfig, quietPolicy: .skip).apply(to: &spec, urgency: nil, groups: [], topic: nil, at: at(23)) == .send(note: nil))
     }
 
     @Test("background pushes are not alerts: quiet hours leave them alone")
     func backgroundUntouched() throws {
         var spec = PushSpecification()
-        spec.pushType = "background"
-        #expect(try policy(quietConfig, quietPolicy: "skip").apply(to: &spec, urgency: nil, groups: [], topic: nil, at: at(23)) == .send(note: nil))
+        spec.pushType = .background
+        #expect(try policy(quietConfig, quietPolicy: .skip).apply(to: &spec, urgency: nil, groups: [], topic: nil, at: at(23)) == .send(note: nil))
     }
 
     @Test("urgency maps to the interruption level and, through the config's map, to a category", arguments: [
-        (Urgency.low, "passive", "FYI" as String?), (.normal, "active", nil), (.high, "time-sensitive", "URGENT"),
+        (Urgency.low, InterruptionLevel.passive, "FYI" as String?), (.normal, .active, nil), (.high, .timeSensitive, "URGENT"),
     ])
-    func urgency(urgency: Urgency, level: String, category: String?) throws {
+    func urgency(urgency: Urgency, level: InterruptionLevel, category: String?) throws {
         let policy = try policy(#"{"urgency_categories": {"high": "URGENT", "low": "FYI"}}"#)
         var spec = alert()
         _ = policy.apply(to: &spec, urgency: urgency, groups: [], topic: nil, at: at(12))

@@ -13,7 +13,7 @@ struct PayloadTests {
         content.sound = "default"
         content.threadID = "briefings"
         content.mutableContent = true
-        content.interruptionLevel = "time-sensitive"
+        content.interruptionLevel = .timeSensitive
         content.relevanceScore = 0.5
         content.customData = ["message_id": "m-1"]
         #expect(content.payload == [

@@ -19,6 +19,21 @@ public struct DeliveryPolicy: Sendable {
         self.connectTimeout = connectTimeout
     }
 
+    /// A policy from the two settings a user gives, checked.
+    /// - Parameters:
+    ///   - retries: resends of temporary failures, 0 or more.
+    ///   - timeoutSeconds: the limit of a whole run, more than 0.
+    /// - Throws: `InvalidSetting` (64) naming the setting at fault.
+    public init(retries: Int, timeoutSeconds: Double) throws(InvalidSetting) {
+        guard retries >= 0 else { throw InvalidSetting("\(setting: .retries) must be 0 or more, not \(retries)") }
+        guard timeoutSeconds > 0, timeoutSeconds.isFinite else {
+            let shown = timeoutSeconds.rounded() == timeoutSeconds && abs(timeoutSeconds) < 1e15
+                ? String(Int(timeoutSeconds)) : String(timeoutSeconds)
+            throw InvalidSetting("\(setting: .timeout) must be a number of seconds more than 0, not \(shown)")
+        }
+        self.init(retries: retries, timeout: .milliseconds(Int(timeoutSeconds * 1000)))
+    }
+
     /// The pause before retry number `retry` (1-based): exponential with jitter in [0.5, 1.5).
     public func backoff(beforeRetry retry: Int, jitter: Double) -> Duration {
         let exponent = min(max(retry - 1, 0), 20)

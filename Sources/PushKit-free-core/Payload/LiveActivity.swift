@@ -53,35 +53,36 @@ public struct LiveActivity: Sendable, Equatable {
     }
 
     /// Checks the event's rules (see the type's summary), before anything is sent.
-    /// - Throws: `PayloadError.invalid` (exit 65) naming the flag at fault.
+    /// - Throws: `PayloadError.invalid` (exit 65) naming the setting at fault.
     public func validate() throws(PayloadError) {
-        for (flag, value) in [("--timestamp", timestamp), ("--stale-date", staleDate), ("--dismissal-date", dismissalDate)] {
-            if let value, value < 0 { throw .invalid("\(flag) must be UNIX seconds (0 or more), not \(value)") }
+        let dates: [(SendSetting, Int?)] = [(.timestamp, timestamp), (.staleDate, staleDate), (.dismissalDate, dismissalDate)]
+        for (setting, value) in dates {
+            if let value, value < 0 { throw .invalid("\(setting: setting) must be UNIX seconds (0 or more), not \(value)") }
         }
-        if let attributesType, attributesType.isEmpty { throw .invalid("--attributes-type is empty; give the name of the app's ActivityAttributes type") }
-        let name = "--live-activity \(event.rawValue)"
+        if let attributesType, attributesType.isEmpty { throw .invalid("\(setting: .attributesType) is empty; give the name of the app's ActivityAttributes type") }
+        let name: SettingMessage = "\(setting: .liveActivity) \(event.rawValue)"
         switch event {
         case .start:
             switch (attributesType, attributes) {
             case (nil, nil):
-                throw .invalid("\(name) needs --attributes-type and --attributes (the app's ActivityAttributes type name and its JSON object)")
+                throw .invalid("\(name) needs \(setting: .attributesType) and \(setting: .attributes) (the app's ActivityAttributes type name and its JSON object)")
             case (nil, _):
-                throw .invalid("\(name) needs --attributes-type (the name of the app's ActivityAttributes type) as well as --attributes")
+                throw .invalid("\(name) needs \(setting: .attributesType) (the name of the app's ActivityAttributes type) as well as \(setting: .attributes)")
             case (_, nil):
-                throw .invalid("\(name) needs --attributes (the activity's attributes as a JSON object) as well as --attributes-type")
+                throw .invalid("\(name) needs \(setting: .attributes) (the activity's attributes as a JSON object) as well as \(setting: .attributesType)")
             default: break
             }
-            if contentState == nil { throw .invalid("\(name) needs --content-state (the activity's first content state as a JSON object)") }
+            if contentState == nil { throw .invalid("\(name) needs \(setting: .contentState) (the activity's first content state as a JSON object)") }
         case .update, .end:
             if attributesType != nil || attributes != nil {
-                throw .invalid("\(name) takes no --attributes or --attributes-type: attributes are set once, when an activity starts")
+                throw .invalid("\(name) takes no \(setting: .attributes) or \(setting: .attributesType): attributes are set once, when an activity starts")
             }
             if event == .update, contentState == nil {
-                throw .invalid("\(name) needs --content-state (the new content state as a JSON object)")
+                throw .invalid("\(name) needs \(setting: .contentState) (the new content state as a JSON object)")
             }
         }
         if dismissalDate != nil, event != .end {
-            throw .invalid("--dismissal-date is only for --live-activity end (it says when the ended activity leaves the Lock Screen); use --stale-date with \(event.rawValue)")
+            throw .invalid("\(setting: .dismissalDate) is only for \(setting: .liveActivity) end (it says when the ended activity leaves the Lock Screen); use \(setting: .staleDate) with \(event.rawValue)")
         }
     }
 
@@ -102,15 +103,15 @@ public struct LiveActivity: Sendable, Equatable {
     /// Parses the JSON object a flag such as `--content-state` or `--attributes` was given.
     /// - Throws: `PayloadError.invalid` (exit 65) naming `flag`, for bad JSON or a value that is
     ///   not an object.
-    public static func jsonObject(_ text: String, flag: String) throws(PayloadError) -> [String: JSONValue] {
+    public static func jsonObject(_ text: String, setting: SendSetting) throws(PayloadError) -> [String: JSONValue] {
         let value: JSONValue
         do {
             value = try JSONValue.parse(Data(text.utf8))
         } catch {
-            throw .invalid("\(flag) is not valid JSON: \(error.detail)")
+            throw .invalid("\(setting: setting) is not valid JSON: \(error.detail)")
         }
         guard let object = value.objectValue else {
-            throw .invalid("\(flag) must be a JSON object such as '{\"progress\":0.5}', not \(value.typeName == "array" ? "an" : "a") \(value.typeName)")
+            throw .invalid("\(setting: setting) must be a JSON object such as '{\"progress\":0.5}', not \(value.typeName == "array" ? "an" : "a") \(value.typeName)")
         }
         return object
     }

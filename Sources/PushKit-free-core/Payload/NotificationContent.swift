@@ -14,8 +14,7 @@ public struct NotificationContent: Sendable, Equatable {
     public var threadID: String?
     public var mutableContent = false
     public var contentAvailable = false
-    /// `passive`, `active`, `time-sensitive` or `critical`.
-    public var interruptionLevel: String?
+    public var interruptionLevel: InterruptionLevel?
     /// 0 to 1: how the system ranks this notification in the summary.
     public var relevanceScore: Double?
     public var targetContentID: String?
@@ -26,9 +25,6 @@ public struct NotificationContent: Sendable, Equatable {
     public var liveActivity: LiveActivity?
 
     public init() {}
-
-    /// The interruption levels Apple defines.
-    public static let interruptionLevels: Set<String> = ["passive", "active", "time-sensitive", "critical"]
 
     /// The payload as a JSON object.
     public var payload: JSONValue {
@@ -45,7 +41,7 @@ public struct NotificationContent: Sendable, Equatable {
         if let threadID { aps["thread-id"] = .string(threadID) }
         if mutableContent { aps["mutable-content"] = 1 }
         if contentAvailable { aps["content-available"] = 1 }
-        if let interruptionLevel { aps["interruption-level"] = .string(interruptionLevel) }
+        if let interruptionLevel { aps["interruption-level"] = .string(interruptionLevel.rawValue) }
         if let relevanceScore { aps["relevance-score"] = .number(relevanceScore) }
         if let targetContentID { aps["target-content-id"] = .string(targetContentID) }
         if let liveActivity { aps.merge(liveActivity.apsMembers) { _, live in live } }

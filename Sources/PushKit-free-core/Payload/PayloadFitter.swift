@@ -46,16 +46,22 @@ public enum PayloadFitter {
 }
 
 /// A payload that cannot be sent as given.
-public enum PayloadError: PushKitError, Equatable {
+public enum PayloadError: SettingError, Equatable {
     case tooLarge(size: Int, limit: Int, detail: String)
-    case invalid(String)
+    /// A setting APNs would refuse, or a combination that makes no payload.
+    case invalid(SettingMessage)
 
     public var exitStatus: ExitStatus { .dataError }
+
+    public var settingMessage: SettingMessage? {
+        if case .invalid(let message) = self { return message }
+        return nil
+    }
 
     public var description: String {
         switch self {
         case .tooLarge(let size, let limit, let detail): "payload is \(size) bytes, over the \(limit)-byte limit\(detail)"
-        case .invalid(let message): message
+        case .invalid(let message): message.description
         }
     }
 }

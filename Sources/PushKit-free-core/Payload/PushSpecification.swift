@@ -14,8 +14,8 @@ public struct PushSpecification: Sendable {
     public var data: [String] = []
     /// `--payload-file`: the bytes of a complete payload (or a simulator `.apns` file).
     public var payloadFile: Data?
-    public var pushType = "alert"
-    public var priority: Int?
+    public var pushType = APNsPushType.alert
+    public var priority: APNsPriority?
     public var expiration: Int?
     public var collapseID: String?
     public var apnsID: String?
@@ -44,21 +44,11 @@ public struct PushSpecification: Sendable {
     /// - Throws: `PayloadError` (exit 65) for a payload or header APNs would refuse, or
     ///   `ConfigurationError` (78) when no topic is known.
     public func build(bundleID configuredBundleID: String?) throws -> Built {
-        guard let pushType = APNsPushType(rawValue: pushType.lowercased()) else {
-            throw PayloadError.invalid("--push-type \"\(pushType)\" is not one of \(APNsPushType.allCases.map(\.rawValue).joined(separator: ", "))")
-        }
-        var priority: APNsPriority?
-        if let value = self.priority {
-            guard let known = APNsPriority(rawValue: value) else {
-                throw PayloadError.invalid("--priority must be 10, 5 or 1, not \(value)")
-            }
-            priority = known
-        }
         var bundleID = configuredBundleID
         let payload: Data
         var shortened = false
         if let payloadFile {
-            if content.liveActivity != nil { throw PayloadError.invalid("--payload-file is a complete payload; it cannot be combined with --live-activity") }
+            if content.liveActivity != nil { throw PayloadError.invalid("\(setting: .payloadFile) is a complete payload; it cannot be combined with \(setting: .liveActivity)") }
             let (data, simulatorBundle) = try Self.completePayload(payloadFile)
             if bundleID == nil { bundleID = simulatorBundle }
             payload = data
@@ -67,9 +57,9 @@ public struct PushSpecification: Sendable {
             for text in data {
                 let value = try? JSONValue.parse(Data(text.utf8))
                 guard let object = value?.objectValue else {
-                    throw PayloadError.invalid("--data must be a JSON object, e.g. '{\"message_id\":\"42\"}', not \(text)")
+                    throw PayloadError.invalid("\(setting: .data) must be a JSON object, e.g. '{\"message_id\":\"42\"}', not \(text)")
                 }
-                if object["aps"] != nil { throw PayloadError.invalid("--data cannot set \"aps\"; use the notification flags or --payload-file") }
+                if object["aps"] != nil { throw PayloadError.invalid("\(setting: .data) cannot set \"aps\"; use the notification flags or \(setting: .payloadFile)") }
                 content.customData.merge(object) { _, new in new }
             }
             (payload, shortened) = try PayloadFitter.fit(content, limit: pushType.maximumPayloadSize)
@@ -94,50 +84,47 @@ public struct PushSpecification: Sendable {
         }
         if let liveActivity = content.liveActivity {
             guard pushType == .liveactivity else {
-                throw PayloadError.invalid("--live-activity needs push type liveactivity, not \(pushType.rawValue)")
+                throw PayloadError.invalid("\(setting: .liveActivity) needs push type liveactivity, not \(pushType.rawValue)")
             }
             try liveActivity.validate()
         }
         let hasAlert = content.title != nil || content.subtitle != nil || content.body != nil
         if pushType == .background {
             if hasAlert || content.badge != nil || sound != nil {
-                throw PayloadError.invalid("background notifications carry no alert, badge or sound; drop them or use --push-type alert")
+                throw PayloadError.invalid("background notifications carry no alert, badge or sound; drop them or use \(setting: .pushType) alert")
             }
             content.contentAvailable = true
         } else if pushType == .alert, !hasAlert, content.badge == nil, !content.contentAvailable, data.isEmpty {
-            throw PayloadError.invalid("nothing to send: give --title/--body (or MESSAGE_ID PREVIEW), --badge, --data or --payload-file")
+            throw PayloadError.invalid("nothing to send: give \(setting: .title)/\(setting: .body) (or MESSAGE_ID PREVIEW), \(setting: .badge), \(setting: .data) or \(setting: .payloadFile)")
         }
         switch sound {
         case nil: content.sound = (pushType == .alert && hasAlert) ? "default" : nil
         case "none"?: content.sound = nil
         case let name?: content.sound = name
         }
-        if let level = content.interruptionLevel, !NotificationContent.interruptionLevels.contains(level) {
-            throw PayloadError.invalid("--interruption-level must be passive, active, time-sensitive or critical, not \"\(level)\"")
-        }
         if let score = content.relevanceScore, !(0...1).contains(score) {
-            throw PayloadError.invalid("--relevance-score must be between 0 and 1, not \(score)")
+            throw PayloadError.invalid("\(setting: .relevanceScore) must be between 0 and 1, not \(score)")
         }
         if let badge = content.badge, badge < 0 {
-            throw PayloadError.invalid("--badge must be 0 or more, not \(badge)")
+            throw PayloadError.invalid("\(setting: .badge) must be 0 or more, not \(badge)")
         }
         return content
     }
 
     /// Parses a complete payload; a simulator `.apns` file's bundle key is removed and returned.
     static func completePayload(_ bytes: Data) throws(PayloadError) -> (Data, String?) {
-        guard !bytes.isEmpty else { throw PayloadError.invalid("--payload-file is empty") }
+        guard !bytes.isEmpty else { throw PayloadError.invalid("\(setting: .payloadFile) is empty") }
         let value: JSONValue
         do {
             value = try JSONValue.parse(bytes)
         } catch {
-            throw PayloadError.invalid("--payload-file is not valid JSON: \(error.detail)")
+            throw PayloadError.invalid("\(setting: .payloadFile) is not valid JSON: \(error.detail)")
         }
         guard var object = value.objectValue else {
-            throw PayloadError.invalid("--payload-file must hold a JSON object, not a \(value.typeName)")
+            throw PayloadError.invalid("\(setting: .payloadFile) must hold a JSON object, not a \(value.typeName)")
         }
         guard object["aps"]?.objectValue != nil else {
-            throw PayloadError.invalid("--payload-file has no \"aps\" object; APNs requires one")
+            throw PayloadError.invalid("\(setting: .payloadFile) has no \"aps\" object; APNs requires one")
         }
         guard let bundle = object.removeValue(forKey: simulatorBundleKey) else { return (bytes, nil) }
         return (JSONValue.object(object).serialized(), bundle.stringValue)

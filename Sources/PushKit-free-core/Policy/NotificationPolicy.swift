@@ -36,30 +36,29 @@ public struct NotificationPolicy: Sendable {
 
     /// Reads the policy from the config file, then lets the flags override it.
     /// - Parameters:
-    ///   - quietPolicy: `--quiet-policy`.
-    ///   - minimumInterval: `--min-interval` (0 turns the cap off).
+    ///   - quietPolicy: the front end's choice, over the file's `quiet_policy`.
+    ///   - minimumInterval: the front end's choice, over the file's `min_interval_seconds` (0 turns the cap off).
     ///   - makeZone: turns `quiet_hours.timezone` (nil: absent) into a zone; tools pass `SystemTimeZone.init`.
-    /// - Throws: `ConfigurationError`: 78 for the file's values, 64 for a flag's.
-    public init(file: ConfigurationFile, quietPolicy: String?, minimumInterval: Int?,
+    /// - Throws: `ConfigurationError`: 78 for the file's values, 64 for a negative `minimumInterval`.
+    public init(file: ConfigurationFile, quietPolicy: QuietPolicy?, minimumInterval: Int?,
                 makeZone: (String?) throws(ConfigurationError) -> any LocalTimeZone) throws(ConfigurationError) {
         let path = file.path
         if let value = file.values["quiet_hours"], value != .null {
             quietHours = try QuietHours(configValue: value, in: path, makeZone: makeZone)
         }
-        if let flag = quietPolicy {
-            guard let policy = QuietPolicy(rawValue: flag) else {
-                throw ConfigurationError("--quiet-policy must be passive, skip or ignore, not \"\(flag)\"", exitStatus: .usage)
-            }
-            self.quietPolicy = policy
+        if let quietPolicy {
+            self.quietPolicy = quietPolicy
         } else if let value = file.values["quiet_policy"], value != .null {
             guard let text = value.stringValue, let policy = QuietPolicy(rawValue: text) else {
                 throw ConfigurationError("quiet_policy in \(path) must be \"passive\", \"skip\" or \"ignore\", not \(value.serializedString())")
             }
             self.quietPolicy = policy
         }
-        if let flag = minimumInterval {
-            guard flag >= 0 else { throw ConfigurationError("--min-interval must be 0 or more seconds, not \(flag)", exitStatus: .usage) }
-            self.minimumInterval = flag
+        if let minimumInterval {
+            guard minimumInterval >= 0 else {
+                throw ConfigurationError("the minimum interval must be 0 or more seconds, not \(minimumInterval)", exitStatus: .usage)
+            }
+            self.minimumInterval = minimumInterval
         } else if let value = file.values["min_interval_seconds"], value != .null {
             guard let seconds = value.integerValue, seconds >= 0 else {
                 throw ConfigurationError("min_interval_seconds in \(path) must be a whole number of seconds, 0 or more, not \(value.serializedString())")
@@ -123,15 +122,15 @@ public struct NotificationPolicy: Sendable {
                 ?? "topic:" + (topic ?? "")
             spec.collapseID = Self.derivedCollapseID(source)
         }
-        guard let quietHours, quietPolicy != .ignore, spec.pushType.lowercased() == APNsPushType.alert.rawValue,
+        guard let quietHours, quietPolicy != .ignore, spec.pushType == .alert,
               quietHours.contains(now) else { return .send(note: nil) }
         let level = spec.payloadFile.flatMap { try? JSONValue.parse($0) }?["aps"]?["interruption-level"]?.stringValue
-            ?? spec.content.interruptionLevel
-        if level == "time-sensitive" || level == "critical" { return .send(note: nil) }
+            .flatMap(InterruptionLevel.init(rawValue:)) ?? spec.content.interruptionLevel
+        if level?.breaksThroughQuietHours == true { return .send(note: nil) }
         let reason = "quiet hours \(quietHours.description)"
         if quietPolicy == .skip { return .skip(reason: reason) }
         guard spec.payloadFile == nil else { return .send(note: nil) }
-        spec.content.interruptionLevel = "passive"
+        spec.content.interruptionLevel = .passive
         spec.sound = "none"
         return .send(note: "\(reason): sent passive, without sound")
     }

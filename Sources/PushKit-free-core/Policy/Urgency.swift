@@ -5,11 +5,11 @@ public enum Urgency: String, Sendable, CaseIterable {
     case low, normal, high
 
     /// The `aps.interruption-level` this urgency sends.
-    public var interruptionLevel: String {
+    public var interruptionLevel: InterruptionLevel {
         switch self {
-        case .low: "passive"
-        case .normal: "active"
-        case .high: "time-sensitive"
+        case .low: .passive
+        case .normal: .active
+        case .high: .timeSensitive
         }
     }
 }

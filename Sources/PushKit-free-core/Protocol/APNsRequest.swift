@@ -40,13 +40,13 @@ public struct APNsRequest: Sendable {
     /// - Throws: `PayloadError.invalid` naming the flag at fault.
     public func validate() throws(PayloadError) {
         if !priority.isAllowed(for: pushType) {
-            throw .invalid("--priority \(priority.rawValue) is not allowed for background notifications; APNs requires 5")
+            throw .invalid("\(setting: .priority) \(priority.rawValue) is not allowed for background notifications; APNs requires 5")
         }
         if let collapseID, collapseID.utf8.count > Self.maximumCollapseIDBytes {
-            throw .invalid("--collapse-id is \(collapseID.utf8.count) bytes; APNs allows at most \(Self.maximumCollapseIDBytes)")
+            throw .invalid("\(setting: .collapseID) is \(collapseID.utf8.count) bytes; APNs allows at most \(Self.maximumCollapseIDBytes)")
         }
         if let apnsID, !Self.isCanonicalUUID(apnsID) {
-            throw .invalid("--apns-id \"\(apnsID)\" is not a UUID like 123e4567-e89b-12d3-a456-426614174000")
+            throw .invalid("\(setting: .apnsID) \"\(apnsID)\" is not a UUID like 123e4567-e89b-12d3-a456-426614174000")
         }
         if payload.count > pushType.maximumPayloadSize {
             throw .tooLarge(size: payload.count, limit: pushType.maximumPayloadSize, detail: "")

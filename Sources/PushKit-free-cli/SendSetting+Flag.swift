@@ -1,0 +1,26 @@
+import PushKitFreeCore
+
+extension SendSetting {
+    /// The command-line flag that sets it, as the tools' messages name it.
+    public var flag: String {
+        switch self {
+        case .threadID: "--thread-id"
+        case .interruptionLevel: "--interruption-level"
+        case .relevanceScore: "--relevance-score"
+        case .targetContentID: "--target-content-id"
+        case .payloadFile: "--payload-file"
+        case .pushType: "--push-type"
+        case .collapseID: "--collapse-id"
+        case .apnsID: "--apns-id"
+        case .liveActivity: "--live-activity"
+        case .contentState: "--content-state"
+        case .staleDate: "--stale-date"
+        case .dismissalDate: "--dismissal-date"
+        case .attributesType: "--attributes-type"
+        case .minimumInterval: "--min-interval"
+        case .title, .subtitle, .body, .badge, .sound, .category, .data, .priority, .expiration, .timestamp, .attributes,
+             .retries, .timeout:
+            "--" + rawValue
+        }
+    }
+}
