@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PushKitFreeCore
 
 /// A program shipped beside a tool that the tool hands a subcommand to, the way `git` runs
 /// `git-<command>`: `register-apns serve` runs `register-apns-serve`, so `register-apns` does not

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PushKitFreeCore
 
 /// Hands the rest of a run to a process of its own, so the caller (a reply hook, an agent's tool)
 /// gets its exit status at once and is never held by the delivery.
