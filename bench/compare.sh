@@ -56,12 +56,7 @@ hyperfine -N --warmup 3 --runs 40 --prepare 'sleep 0.1' --export-json "$work/det
 report "$work/detach.json"
 
 echo "4. fan-out to 10,000 devices over one connection, whole process ($RUNS interleaved pairs)"
-python3 - "$work/devices.seed" <<'PY'
-import json, sys
-devices = {f"device-{i:05d}": {"token": f"{i:064x}", "environment": "production", "groups": [],
-           "registered_at": "2026-01-01T00:00:00.000Z", "last_seen_at": "2026-01-01T00:00:00.000Z"} for i in range(10000)}
-json.dump({"version": 1, "devices": devices}, open(sys.argv[1], "w"))
-PY
+write_devices "$work/devices.seed" 10000
 declare -A rate rss
 for _ in $(seq "$RUNS"); do
   for build in before after; do

@@ -37,3 +37,13 @@ stop_emulator() {
 
 # median of the numbers on standard input
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+
+# write_devices FILE N: a version 1 devices file of N production devices, device-00000 with token 0...
+write_devices() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+devices = {f"device-{i:05d}": {"token": f"{i:064x}", "environment": "production", "groups": [],
+           "registered_at": "2026-01-01T00:00:00.000Z", "last_seen_at": "2026-01-01T00:00:00.000Z"} for i in range(int(sys.argv[2]))}
+json.dump({"version": 1, "devices": devices}, open(sys.argv[1], "w"))
+PY
+}

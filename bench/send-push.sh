@@ -40,12 +40,7 @@ PY
 echo "   (Apple's recipe signs DER, which the emulator answers 403 InvalidProviderToken: same round trip, cost comparable)"
 
 echo "2. fan-out to 10,000 devices over one connection"
-python3 - "$APNS_STATE_FILE" <<'PY'
-import json, sys
-devices = {f"device-{i:05d}": {"token": f"{i:064x}", "environment": "production", "groups": [],
-           "registered_at": "2026-01-01T00:00:00.000Z", "last_seen_at": "2026-01-01T00:00:00.000Z"} for i in range(10000)}
-json.dump({"version": 1, "devices": devices}, open(sys.argv[1], "w"))
-PY
+write_devices "$APNS_STATE_FILE" 10000
 cp "$APNS_STATE_FILE" "$work/devices.seed"
 printf '%s' '{"aps":{"alert":{"body":"hi"},"sound":"default"}}' > "$work/payload.json"
 token=$("$BIN/apns-jwt")
