@@ -1,3 +1,5 @@
+import PushKitFreeCore
+
 /// One request as the emulator records it: what arrived, what it meant, and the answer.
 ///
 /// `jsonLine()` is the `--record` format (one JSON object per line, documented in

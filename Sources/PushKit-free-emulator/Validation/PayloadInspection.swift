@@ -3,14 +3,15 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PushKitFreeCore
 
 /// Checks a request body the way APNs does (one JSON document, RFC 8259, valid UTF-8, nesting at
 /// most 512 deep) and yields what the emulator needs: the kind of the top-level value, the kind of
 /// its `aps` member, and the payload as compact JSON for the record.
 ///
-/// It parses with the shared `JSONScanner` (the registry's pull parser) and writes with
-/// `JSONWriter`, so the record holds the payload normalized: keys sorted, numbers and strings
-/// re-encoded, no insignificant whitespace.
+/// It parses with `JSONValue.parse` (the registry's pull parser) and writes with
+/// `JSONValue.serialized()` (the core's compact writer), so the record holds the payload
+/// normalized: keys sorted, numbers and strings re-encoded, no insignificant whitespace.
 public enum PayloadInspection {
     /// The kind of a JSON value.
     public enum Kind: String, Sendable {
@@ -46,8 +47,6 @@ public enum PayloadInspection {
         } catch {
             return .failure(error)
         }
-        var writer = JSONWriter(capacity: bytes.count)
-        writer.value(value)
-        return .success(Result(compact: writer.bytes, kind: Kind(value), apsKind: value["aps"].map(Kind.init)))
+        return .success(Result(compact: [UInt8](value.serialized()), kind: Kind(value), apsKind: value["aps"].map(Kind.init)))
     }
 }
