@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 import PushKitFreeCore
-import PushKitFreeEmulator
+@testable import PushKitFreeEmulator
 
 @Suite("JSON scanner")
 struct PayloadInspectionTests {

@@ -9,39 +9,39 @@ import PushKitFreeCore
 /// emulator's request records) where building a `JSONValue` and encoding it would cost too much.
 ///
 /// Fields appear in the order written; `nil` values are written as `null`.
-public struct JSONObjectWriter: Sendable {
+struct JSONObjectWriter: Sendable {
     /// The bytes so far; complete JSON after `finish()`.
-    public private(set) var bytes: [UInt8]
+    private(set) var bytes: [UInt8]
     private var isFirst = true
     private var isFinished = false
 
     /// Starts an object, reserving `capacity` bytes.
-    public init(capacity: Int = 512) {
+    init(capacity: Int = 512) {
         bytes = []
         bytes.reserveCapacity(capacity)
         bytes.append(UInt8(ascii: "{"))
     }
 
     /// Adds a string field. Keys are fixed names that need no escaping.
-    public mutating func field(_ key: StaticString, _ value: String?) {
+    mutating func field(_ key: StaticString, _ value: String?) {
         writeKey(key)
         if let value { JSONString.appendQuoted(value, to: &bytes) } else { appendNull() }
     }
 
     /// Adds an integer field.
-    public mutating func field(_ key: StaticString, _ value: Int?) {
+    mutating func field(_ key: StaticString, _ value: Int?) {
         writeKey(key)
         if let value { bytes.append(contentsOf: String(value).utf8) } else { appendNull() }
     }
 
     /// Adds a boolean field.
-    public mutating func field(_ key: StaticString, _ value: Bool) {
+    mutating func field(_ key: StaticString, _ value: Bool) {
         writeKey(key)
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
     /// Adds an integer field whose name is data (escaped as needed).
-    public mutating func field(named key: String, _ value: Int?) {
+    mutating func field(named key: String, _ value: Int?) {
         if !isFirst { bytes.append(UInt8(ascii: ",")) }
         isFirst = false
         JSONString.appendQuoted(key, to: &bytes)
@@ -50,19 +50,19 @@ public struct JSONObjectWriter: Sendable {
     }
 
     /// Adds a field whose value is already JSON text (not checked).
-    public mutating func rawField(_ key: StaticString, json: [UInt8]?) {
+    mutating func rawField(_ key: StaticString, json: [UInt8]?) {
         writeKey(key)
         if let json { bytes.append(contentsOf: json) } else { appendNull() }
     }
 
     /// Adds a field whose value is already JSON text (not checked).
-    public mutating func rawField(_ key: StaticString, json: String?) {
+    mutating func rawField(_ key: StaticString, json: String?) {
         writeKey(key)
         if let json { bytes.append(contentsOf: json.utf8) } else { appendNull() }
     }
 
     /// Closes the object and returns its bytes.
-    public mutating func finish() -> [UInt8] {
+    mutating func finish() -> [UInt8] {
         if !isFinished {
             bytes.append(UInt8(ascii: "}"))
             isFinished = true

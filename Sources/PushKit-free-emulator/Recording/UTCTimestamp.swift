@@ -1,14 +1,14 @@
 import PushKitFreeCore
 
 /// Timestamps as the emulator writes them: UTC, ISO 8601, milliseconds.
-public enum UTCTimestamp {
+enum UTCTimestamp {
     /// `2025-01-31T12:34:56.789Z` for `milliseconds` since 1970.
-    public static func iso8601(milliseconds: Int64) -> String {
+    static func iso8601(milliseconds: Int64) -> String {
         String(decoding: iso8601Bytes(milliseconds: milliseconds), as: UTF8.self)
     }
 
     /// `12:34:56.789` (UTC) for `milliseconds` since 1970: the clock time in one-line summaries.
-    public static func clockTime(milliseconds: Int64) -> String {
+    static func clockTime(milliseconds: Int64) -> String {
         String(decoding: iso8601Bytes(milliseconds: milliseconds)[11..<23], as: UTF8.self)
     }
 

@@ -12,9 +12,9 @@ import PushKitFreeCore
 /// It parses with `JSONValue.parse` (the registry's pull parser) and writes with
 /// `JSONValue.serialized()` (the core's compact writer), so the record holds the payload
 /// normalized: keys sorted, numbers and strings re-encoded, no insignificant whitespace.
-public enum PayloadInspection {
+enum PayloadInspection {
     /// The kind of a JSON value.
-    public enum Kind: String, Sendable {
+    enum Kind: String, Sendable {
         case object, array, string, number, boolean, null
 
         init(_ value: JSONValue) {
@@ -30,17 +30,17 @@ public enum PayloadInspection {
     }
 
     /// What a successful inspection found.
-    public struct Result: Sendable {
+    struct Result: Sendable {
         /// The payload as compact JSON (fits on one line).
-        public let compact: [UInt8]
+        let compact: [UInt8]
         /// The kind of the top-level value.
-        public let kind: Kind
+        let kind: Kind
         /// The kind of the top-level object's `aps` member; `nil` when absent.
-        public let apsKind: Kind?
+        let apsKind: Kind?
     }
 
     /// Parses `bytes` as one JSON document; a failure says where parsing stopped ("line 1, column 9: …").
-    public static func inspect(_ bytes: [UInt8]) -> Swift.Result<Result, JSONSyntaxError> {
+    static func inspect(_ bytes: [UInt8]) -> Swift.Result<Result, JSONSyntaxError> {
         let value: JSONValue
         do {
             value = try JSONValue.parse(Data(bytes))
