@@ -183,7 +183,10 @@ let package = Package(
         ),
         .testTarget(
             name: "EndToEndTests",
-            dependencies: ["apns-jwt", "register-apns", "register-apns-serve", "send-push", "apns-emulator", "PushKitFreeCore", "PushKitFreeEmulator"],
+            dependencies: [
+                "apns-jwt", "register-apns", "register-apns-serve", "send-push", "apns-emulator",
+                "PushKitFreeCore", "PushKitFreeEmulator",
+            ],
             path: "Tests/EndToEndTests"
         ),
     ],

@@ -47,6 +47,7 @@ enum PayloadInspection {
         } catch {
             return .failure(error)
         }
-        return .success(Result(compact: [UInt8](value.serialized()), kind: Kind(value), apsKind: value["aps"].map(Kind.init)))
+        let compact = [UInt8](value.serialized())
+        return .success(Result(compact: compact, kind: Kind(value), apsKind: value["aps"].map(Kind.init)))
     }
 }
