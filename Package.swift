@@ -19,6 +19,8 @@ let package = Package(
         .executable(name: "register-apns-serve", targets: ["register-apns-serve"]),
         .executable(name: "apns-emulator", targets: ["apns-emulator"]),
         .library(name: "PushKitFreeCore", targets: ["PushKitFreeCore"]),
+        // For the fuzz package (Fuzz/Package.swift), whose libFuzzer programs run these checks.
+        .library(name: "FuzzHarness", targets: ["FuzzHarness"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -156,6 +158,14 @@ let package = Package(
         ),
 
         // MARK: Tests
+        // What each fuzz target checks for one input: test code, not part of any tool. The corpus
+        // replay (FuzzHarnessTests) and the fuzz package's libFuzzer programs both run it. Its
+        // dependencies are the modules whose parsers read outside input.
+        .target(
+            name: "FuzzHarness",
+            dependencies: ["PushKitFreeCore", "PushKitFreeEmulator"],
+            path: "Tests/FuzzHarness"
+        ),
         .testTarget(
             name: "PushKitFreeCoreTests",
             dependencies: ["PushKitFreeCore", .product(name: "Crypto", package: "swift-crypto")],
@@ -167,9 +177,20 @@ let package = Package(
             path: "Tests/PushKitFreeCLITests"
         ),
         .testTarget(
+            name: "PushKitFreeEmulatorTests",
+            dependencies: ["PushKitFreeEmulator", "PushKitFreeCore", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Tests/PushKitFreeEmulatorTests"
+        ),
+        .testTarget(
+            name: "FuzzHarnessTests",
+            dependencies: ["FuzzHarness", "PushKitFreeCore"],
+            path: "Tests/FuzzHarnessTests"
+        ),
+        .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "apns-jwt", "register-apns", "register-apns-serve", "send-push", "apns-emulator", "PushKitFreeCore", "PushKitFreeCLI",
+                "apns-jwt", "register-apns", "register-apns-serve", "send-push", "apns-emulator",
+                "PushKitFreeCore", "PushKitFreeCLI", "PushKitFreeEmulator",
             ],
             path: "Tests/EndToEndTests"
         ),

@@ -10,6 +10,9 @@ let families = [
     "state-file", "config", "payload", "data", "registration", "endpoint", "apns-error", "provider-key", "emulator-request",
 ]
 
+/// The checks the fuzz targets make, shared with the main package's `swift test`.
+let harness: Target.Dependency = .product(name: "FuzzHarness", package: "pushkit-free")
+
 let package = Package(
     name: "pushkit-free-fuzz",
     platforms: [.macOS(.v15)],
@@ -17,21 +20,16 @@ let package = Package(
         .package(name: "pushkit-free", path: ".."),
     ],
     targets: [
-        // What each target checks for one input. Shared with the main package's corpus replay
-        // test (Tests/PushKitFreeCoreTests/FuzzHarness is a symbolic link to this folder).
-        .target(
-            name: "FuzzHarness",
-            dependencies: [.product(name: "PushKitFreeCore", package: "pushkit-free")],
-            path: "Sources/FuzzHarness"
-        ),
-        // libFuzzer's entry points: LLVMFuzzerTestOneInput, and the driver started from main.
+        // libFuzzer's entry points: LLVMFuzzerTestOneInput, and the driver started from main. What
+        // each target checks for one input is the main package's FuzzHarness library (in
+        // ../Tests/FuzzHarness), which its corpus replay test runs too.
         .target(
             name: "FuzzDriver",
-            dependencies: ["FuzzHarness"],
+            dependencies: [harness],
             path: "Sources/FuzzDriver"
         ),
     ] + families.map { name in
-        .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzDriver", "FuzzHarness"], path: "Sources/fuzz-\(name)")
+        .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzDriver", harness], path: "Sources/fuzz-\(name)")
     },
     swiftLanguageModes: [.v6]
 )

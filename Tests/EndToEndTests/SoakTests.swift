@@ -1,5 +1,6 @@
 import Foundation
 import PushKitFreeCore
+import PushKitFreeEmulator
 import Testing
 
 /// The fault soak (issue 11): `send-push` to many registered devices (1,000 in `make soak`) through an `apns-emulator`

@@ -156,24 +156,6 @@ struct LiveActivityTests {
         }
     }
 
-    // MARK: The emulator
-
-    @Test("the emulator accepts a Live Activity push at priority 10, 5 or none, as Apple documents")
-    func emulatorAcceptsLiveActivity() throws {
-        let request = try build(Self.start, title: "Build", body: "started")
-        for priority in ["10", "5", nil] {
-            var fixture = RequestFixture()
-            fixture.set("apns-push-type", "liveactivity")
-            fixture.set("apns-topic", request.topic)
-            fixture.set("apns-priority", priority)
-            fixture.body = Array(request.payload)
-            #expect(fixture.reason == nil, "priority \(priority ?? "absent")")
-        }
-        var wrongTopic = RequestFixture()
-        wrongTopic.set("apns-push-type", "liveactivity")
-        #expect(wrongTopic.reason == .deviceTokenNotForTopic, "the bare bundle id is not the liveactivity topic")
-    }
-
     // MARK: Push-to-start tokens in the registry
 
     @Test("push_to_start_token round-trips through the state file; files without it still read; unknown fields survive")

@@ -30,10 +30,10 @@ struct TerminalTextTests {
     @Test("JSON output escapes the same characters as \\uXXXX, and parses back to the same text")
     func jsonEscapes() throws {
         let text = "Ada\u{1B}[31m\u{202E}x\u{2028}y\u{85}z – é 👨‍👩‍👧"
-        let quoted = JSONObjectWriter.quoted(text)
+        let quoted = JSONString.quoted(text)
         #expect(quoted == #""Ada\u001b[31m\u202ex\u2028y\u0085z – é 👨‍👩‍👧""#)
         #expect(try JSONValue.parse(Data(quoted.utf8)) == .string(text))
-        #expect(JSONObjectWriter.quoted("plain – ’quoted’") == "\"plain – ’quoted’\"")
+        #expect(JSONString.quoted("plain – ’quoted’") == "\"plain – ’quoted’\"")
     }
 
     @Test("send-push's report escapes a hostile APNs reason and device id")

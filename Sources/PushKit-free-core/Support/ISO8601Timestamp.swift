@@ -26,8 +26,9 @@ public enum ISO8601Timestamp {
         append(milliseconds: exact.isNaN ? 0 : Int64(min(max(exact, -62_167_219_200_000), 253_402_300_799_999)), to: &bytes)
     }
 
-    /// Appends `milliseconds` since 1970 as `YYYY-MM-DDTHH:MM:SS.mmmZ` (24 bytes).
-    static func append(milliseconds unclamped: Int64, to bytes: inout [UInt8]) {
+    /// Appends `milliseconds` since 1970 as `YYYY-MM-DDTHH:MM:SS.mmmZ` (24 bytes), clamped to the
+    /// years 0000...9999.
+    public static func append(milliseconds unclamped: Int64, to bytes: inout [UInt8]) {
         // Clamped to years 0000...9999, the range the four-digit year can show.
         let milliseconds = min(max(unclamped, -62_167_219_200_000), 253_402_300_799_999)
         func floorDivide(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {

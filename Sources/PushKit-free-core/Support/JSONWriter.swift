@@ -23,7 +23,7 @@ struct JSONWriter {
 
     /// Appends `value` as a JSON string.
     mutating func string(_ value: String) {
-        JSONObjectWriter.appendQuoted(value, to: &bytes)
+        JSONString.appendQuoted(value, to: &bytes)
     }
 
     /// Appends `value` as a JSON string, or `null` when it is `nil`.

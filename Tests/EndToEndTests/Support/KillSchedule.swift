@@ -1,5 +1,6 @@
 import Foundation
 import PushKitFreeCore
+import PushKitFreeEmulator
 import Synchronization
 #if canImport(Glibc)
 import Glibc

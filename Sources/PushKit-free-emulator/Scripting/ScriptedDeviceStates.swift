@@ -1,3 +1,5 @@
+import PushKitFreeCore
+
 /// Device tokens the emulator answers as Apple answers tokens that no longer work: `410 Unregistered`
 /// (the app was removed; with the time it was marked) or `400 BadDeviceToken` (a token of the other
 /// environment). Tokens compare case-insensitively.

@@ -3,17 +3,18 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PushKitFreeCore
 
 /// Checks a request body the way APNs does (one JSON document, RFC 8259, valid UTF-8, nesting at
 /// most 512 deep) and yields what the emulator needs: the kind of the top-level value, the kind of
 /// its `aps` member, and the payload as compact JSON for the record.
 ///
-/// It parses with the shared `JSONScanner` (the registry's pull parser) and writes with
-/// `JSONWriter`, so the record holds the payload normalized: keys sorted, numbers and strings
-/// re-encoded, no insignificant whitespace.
-public enum PayloadInspection {
+/// It parses with `JSONValue.parse` (the registry's pull parser) and writes with
+/// `JSONValue.serialized()` (the core's compact writer), so the record holds the payload
+/// normalized: keys sorted, numbers and strings re-encoded, no insignificant whitespace.
+enum PayloadInspection {
     /// The kind of a JSON value.
-    public enum Kind: String, Sendable {
+    enum Kind: String, Sendable {
         case object, array, string, number, boolean, null
 
         init(_ value: JSONValue) {
@@ -29,25 +30,24 @@ public enum PayloadInspection {
     }
 
     /// What a successful inspection found.
-    public struct Result: Sendable {
+    struct Result: Sendable {
         /// The payload as compact JSON (fits on one line).
-        public let compact: [UInt8]
+        let compact: [UInt8]
         /// The kind of the top-level value.
-        public let kind: Kind
+        let kind: Kind
         /// The kind of the top-level object's `aps` member; `nil` when absent.
-        public let apsKind: Kind?
+        let apsKind: Kind?
     }
 
     /// Parses `bytes` as one JSON document; a failure says where parsing stopped ("line 1, column 9: …").
-    public static func inspect(_ bytes: [UInt8]) -> Swift.Result<Result, JSONSyntaxError> {
+    static func inspect(_ bytes: [UInt8]) -> Swift.Result<Result, JSONSyntaxError> {
         let value: JSONValue
         do {
             value = try JSONValue.parse(Data(bytes))
         } catch {
             return .failure(error)
         }
-        var writer = JSONWriter(capacity: bytes.count)
-        writer.value(value)
-        return .success(Result(compact: writer.bytes, kind: Kind(value), apsKind: value["aps"].map(Kind.init)))
+        let compact = [UInt8](value.serialized())
+        return .success(Result(compact: compact, kind: Kind(value), apsKind: value["aps"].map(Kind.init)))
     }
 }

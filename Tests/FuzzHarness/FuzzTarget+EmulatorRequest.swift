@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PushKitFreeCore
+import PushKitFreeEmulator
 
 extension FuzzTarget {
     /// `apns-emulator`'s judgement of a request. The input is read as text lines: the method, the

@@ -1,10 +1,12 @@
 import Foundation
 import Testing
 import PushKitFreeCore
+@testable import FuzzHarness
 
 /// Replays every kept fuzz input (`Fuzz/Corpus/<target>/`) through the checks the libFuzzer
-/// targets make (`FuzzHarness/`, a link to `Fuzz/Sources/FuzzHarness`), so an input that once
-/// crashed or broke a property stays fixed without building the fuzz package.
+/// targets make (the `FuzzHarness` library, `Tests/FuzzHarness/`, which the fuzz package's
+/// programs link), so an input that once crashed or broke a property stays fixed without building
+/// the fuzz package.
 @Suite("fuzz corpus replay")
 struct FuzzCorpusReplayTests {
     static let corpus = URL(fileURLWithPath: #filePath)

@@ -1,3 +1,5 @@
+import PushKitFreeCore
+
 /// What the emulator made of one request: the fields it read (as far as they could be read) and
 /// Apple's answer to it, `rejection == nil` meaning 200.
 public struct APNsRequestAssessment: Sendable {

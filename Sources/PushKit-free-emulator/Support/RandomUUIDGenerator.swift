@@ -3,17 +3,17 @@
 ///
 /// For identifiers such as `apns-id`, which must be unique, not unguessable. Not thread-safe: one
 /// generator per connection.
-public struct RandomUUIDGenerator {
+struct RandomUUIDGenerator {
     private var state: (UInt64, UInt64, UInt64, UInt64)
 
     /// A generator seeded from `SystemRandomNumberGenerator`.
-    public init() {
+    init() {
         var system = SystemRandomNumberGenerator()
         self.init(seed: (system.next(), system.next(), system.next(), system.next()))
     }
 
     /// A generator with a fixed seed (tests); an all-zero seed is replaced.
-    public init(seed: (UInt64, UInt64, UInt64, UInt64)) {
+    init(seed: (UInt64, UInt64, UInt64, UInt64)) {
         state = seed == (0, 0, 0, 0) ? (1, 2, 3, 4) : seed
     }
 
@@ -34,7 +34,7 @@ public struct RandomUUIDGenerator {
     }
 
     /// A new UUID, e.g. `3f2b8c1e-9d4a-4c7b-8e21-5a6f0d9c2b17`.
-    public mutating func uuidString() -> String {
+    mutating func uuidString() -> String {
         var high = next(), low = next()
         high = (high & ~0xF000) | 0x4000                 // version 4
         low = (low & ~(0xC << 60)) | (0x8 << 60)          // RFC 4122 variant

@@ -69,7 +69,7 @@ struct EmulatorControl {
             var wrong: [UInt8] = [UInt8(ascii: "[")]
             for (index, token) in devices.wrongEnvironment.sorted().enumerated() {
                 if index > 0 { wrong.append(UInt8(ascii: ",")) }
-                JSONObjectWriter.appendQuoted(token, to: &wrong)
+                JSONString.appendQuoted(token, to: &wrong)
             }
             wrong.append(UInt8(ascii: "]"))
             writer.rawField("wrong_environment", json: wrong)

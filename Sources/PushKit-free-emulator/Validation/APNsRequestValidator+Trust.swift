@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Crypto
+import PushKitFreeCore
 
 extension APNsRequestValidator.Trust {
     /// What a server trusts according to the shared configuration: the provider key's public half

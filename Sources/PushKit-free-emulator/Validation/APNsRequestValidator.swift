@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Crypto
+import PushKitFreeCore
 
 /// Judges an APNs provider API request by Apple's rules (see `docs/apns-emulator.md` and APNS.md),
 /// without any I/O: method, path, headers and body in, `APNsRequestAssessment` out.

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Crypto
+import PushKitFreeCore
 
 /// What a server learns from a provider token: its decoded parts and whether it was signed, as APNs
 /// requires, by the trusted key for the trusted key id and team.

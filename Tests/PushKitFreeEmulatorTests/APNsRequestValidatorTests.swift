@@ -1,7 +1,8 @@
 import Crypto
 import Foundation
 import Testing
-@testable import PushKitFreeCore
+import PushKitFreeCore
+@testable import PushKitFreeEmulator
 
 /// A request as a test writes it: valid by default, each test changing one thing.
 struct RequestFixture {

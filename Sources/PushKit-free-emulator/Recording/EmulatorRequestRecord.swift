@@ -1,37 +1,39 @@
+import PushKitFreeCore
+
 /// One request as the emulator records it: what arrived, what it meant, and the answer.
 ///
 /// `jsonLine()` is the `--record` format (one JSON object per line, documented in
 /// `docs/apns-emulator.md`); `summary()` is the one-line human form printed on standard error.
 /// The provider token itself is never recorded, only its decoded header and claims.
-public struct EmulatorRequestRecord: Sendable {
+struct EmulatorRequestRecord: Sendable {
     /// When the answer was sent, in milliseconds since 1970.
-    public var time: Int64
+    var time: Int64
     /// The connection's number, counting from 1 in the order connections were accepted.
-    public var connection: Int
+    var connection: Int
     /// The HTTP/2 stream id.
-    public var stream: Int
+    var stream: Int
     /// `:method` as received.
-    public var method: String
+    var method: String
     /// `:path` as received.
-    public var path: String
+    var path: String
     /// What the validator read and judged.
-    public var assessment: APNsRequestAssessment
+    var assessment: APNsRequestAssessment
     /// The HTTP status sent.
-    public var status: Int
+    var status: Int
     /// The reason sent; `nil` for 200.
-    public var reason: APNsReason?
+    var reason: APNsReason?
     /// The `apns-id` answered (echoed or generated) on success, else the one the request carried.
-    public var apnsID: String?
+    var apnsID: String?
     /// The `apns-unique-id` answered (sandbox only).
-    public var apnsUniqueID: String?
+    var apnsUniqueID: String?
     /// The 410 `timestamp`, in milliseconds since 1970.
-    public var timestamp: Int64?
+    var timestamp: Int64?
     /// Why, in words, when the request was refused: a token or payload problem, an injected fault,
     /// a scripted device state.
-    public var detail: String?
+    var detail: String?
 
     /// A record of `assessment` answered with `status` and `reason`; `apnsID` starts as the request's.
-    public init(time: Int64, connection: Int, stream: Int, method: String, path: String, assessment: APNsRequestAssessment, status: Int, reason: APNsReason?) {
+    init(time: Int64, connection: Int, stream: Int, method: String, path: String, assessment: APNsRequestAssessment, status: Int, reason: APNsReason?) {
         self.time = time
         self.connection = connection
         self.stream = stream
@@ -44,7 +46,7 @@ public struct EmulatorRequestRecord: Sendable {
     }
 
     /// The record as one line of JSON, newline included.
-    public func jsonLine() -> [UInt8] {
+    func jsonLine() -> [UInt8] {
         var writer = JSONObjectWriter(capacity: 512 + (assessment.payload?.count ?? 0))
         writer.field("time", UTCTimestamp.iso8601(milliseconds: time))
         writer.field("connection", connection)
@@ -81,7 +83,7 @@ public struct EmulatorRequestRecord: Sendable {
 
     /// The request in one human-readable line, newline included, e.g.
     /// `12:00:01.234 200 alert 5 1a2b3c4d…9f8e com.example.app {"aps":{"alert":"Hi"}}`.
-    public func summary() -> String {
+    func summary() -> String {
         var line = UTCTimestamp.clockTime(milliseconds: time)
         line.reserveCapacity(200)
         line += " "

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-@testable import PushKitFreeCore
+import PushKitFreeCore
+@testable import PushKitFreeEmulator
 
 @Suite("JSON scanner")
 struct PayloadInspectionTests {

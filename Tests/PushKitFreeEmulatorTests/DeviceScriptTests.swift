@@ -1,4 +1,5 @@
 import PushKitFreeCore
+import PushKitFreeEmulator
 import Testing
 
 @Suite("apns-emulator --script-file")

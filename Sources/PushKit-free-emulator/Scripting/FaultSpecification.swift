@@ -1,3 +1,5 @@
+import PushKitFreeCore
+
 /// An injected failure the emulator answers instead of the real one: `STATUS:REASON`.
 public struct InjectedFailure: Sendable, Hashable {
     /// The status and reason answered.

@@ -1,3 +1,5 @@
+import PushKitFreeCore
+
 /// `--script-file`: how the emulator answers each device token, request by request. Each line holds
 /// a hex token and its steps separated by commas; the n-th valid request to the token takes the
 /// n-th step, and the last step repeats for every request after it:

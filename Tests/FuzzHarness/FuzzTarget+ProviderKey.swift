@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PushKitFreeCore
+import PushKitFreeEmulator
 
 extension FuzzTarget {
     /// The provider key file as the tools load it (UTF-8 text, then PEM). A key that loads signs a
