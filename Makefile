@@ -10,7 +10,8 @@ SCHEMATHESIS_VERSION = 4.32.5
 # Run by `register-apns serve`; installed beside register-apns (no completions of its own).
 COMPANIONS = register-apns-serve
 
-.PHONY: deps build debug test demo bench install install-files man uninstall clean fuzz sanitize soak contract
+.PHONY: deps build debug test demo bench install install-files man uninstall clean fuzz sanitize soak contract \
+	format format-fix
 
 # Installs what a fresh Debian machine lacks: libcurl's headers (for the CCurl bridge) and the
 # command-line tools the tests and benchmarks drive (openssl, curl with HTTP/2, nghttp, h2load,
@@ -83,6 +84,15 @@ contract: deps
 	$(SWIFT) build --build-tests
 	PUSHKIT_BIN_DIR="$(DEBUG_BIN)" PUSHKIT_CONTRACT_EXAMPLES=$(CONTRACT_EXAMPLES) PUSHKIT_CONTRACT_SEED=$(CONTRACT_SEED) \
 		PUSHKIT_CONTRACT_TIMEOUT=3600 $(SWIFT) test --skip-build --filter APIContractTests
+
+# swift-format (it ships with the toolchain), configured by .swift-format: `format` fails on any
+# finding, `format-fix` rewrites the files in place.
+FORMAT_PATHS = Package.swift Sources Tests Fuzz/Package.swift Fuzz/Sources
+format:
+	$(SWIFT) format lint --strict --recursive --parallel $(FORMAT_PATHS)
+
+format-fix:
+	$(SWIFT) format format --in-place --recursive --parallel $(FORMAT_PATHS)
 
 demo: debug
 	@bash examples/demo.sh "$(DEBUG_BIN)"

@@ -13,8 +13,7 @@ import Testing
 /// `make contract` runs the same with more examples (PUSHKIT_CONTRACT_EXAMPLES, PUSHKIT_CONTRACT_SEED).
 @Suite("register-apns serve against docs/openapi.yaml (schemathesis)")
 struct APIContractTests {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+    static let root = RepositoryFiles.root
     static let environment = ProcessInfo.processInfo.environment
     static let seed = environment["PUSHKIT_CONTRACT_SEED"] ?? "16"
     static let examples = environment["PUSHKIT_CONTRACT_EXAMPLES"] ?? "25"

@@ -26,7 +26,7 @@ struct CallerSeamsTests {
     func legacyFormWithDashes(messageID: String, preview: String) throws {
         let emulator = try RunningEmulator(["--quiet"], environment: base.setup.environment)
         let env = base.clientEnvironment(emulator)
-        try base.register("phone", SendPushEndToEndTests.hexToken(1), env: env)
+        try base.register("phone", hexToken(1, filler: "ab"), env: env)
         let result = try BuiltTool.run("send-push", [messageID, preview], environment: env)
         result.expectSuccess()
         let record = try #require(emulator.waitForRecords(1).first)
@@ -38,7 +38,7 @@ struct CallerSeamsTests {
     func hookAndTextOptionsWithDashes() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: base.setup.environment)
         let env = base.clientEnvironment(emulator)
-        try base.register("phone", SendPushEndToEndTests.hexToken(1), env: env)
+        try base.register("phone", hexToken(1, filler: "ab"), env: env)
         try BuiltTool.run("send-push", ["--hook", "msg-1", "- from argv"], environment: env).expectSuccess()
         _ = emulator.waitForRecords(1)
         try BuiltTool.run("send-push", ["--hook", "msg-2"], environment: env, stdin: Data("- from stdin\n".utf8)).expectSuccess()
@@ -56,7 +56,7 @@ struct CallerSeamsTests {
     func helpIsNeverAPush(arguments: [String]) throws {
         let emulator = try RunningEmulator(["--quiet"], environment: base.setup.environment)
         let env = base.clientEnvironment(emulator)
-        try base.register("phone", SendPushEndToEndTests.hexToken(1), env: env)
+        try base.register("phone", hexToken(1, filler: "ab"), env: env)
         let result = try BuiltTool.run("send-push", arguments, environment: env)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("USAGE: send-push"))
@@ -92,7 +92,7 @@ struct CallerSeamsTests {
     @Test("register-apns add --name takes a name that starts with '-'")
     func registerNameWithDash() throws {
         let env = ["APNS_STATE_FILE": base.devicesFile, "HOME": base.setup.directory.file("home")]
-        try BuiltTool.run("register-apns", ["phone", SendPushEndToEndTests.hexToken(1), "--name", "- work phone"],
+        try BuiltTool.run("register-apns", ["phone", hexToken(1, filler: "ab"), "--name", "- work phone"],
                           environment: env).expectSuccess()
         #expect(try base.registry()["phone"]?["name"] as? String == "- work phone")
     }
@@ -101,7 +101,7 @@ struct CallerSeamsTests {
     func unknownGroup() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: base.setup.environment)
         let env = base.clientEnvironment(emulator)
-        try base.register("phone", SendPushEndToEndTests.hexToken(1), ["--group", "family"], env: env)
+        try base.register("phone", hexToken(1, filler: "ab"), ["--group", "family"], env: env)
         let result = try BuiltTool.run("send-push", ["--group", "nosuch", "--body", "hi"], environment: env)
         #expect(result.status == 65)
         #expect(result.stderr.contains("no device in group \"nosuch\""), "\(result.stderr)")
@@ -173,8 +173,8 @@ struct CallerSeamsTests {
     func hostileNamesAreEscaped() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: base.setup.environment)
         let env = base.clientEnvironment(emulator)
-        try base.register("evil", SendPushEndToEndTests.hexToken(1), ["--name", Self.hostileName, "--model", "\u{1B}[1m"], env: env)
-        try base.register("long", SendPushEndToEndTests.hexToken(2), ["--name", String(repeating: "x", count: 3000)], env: env)
+        try base.register("evil", hexToken(1, filler: "ab"), ["--name", Self.hostileName, "--model", "\u{1B}[1m"], env: env)
+        try base.register("long", hexToken(2, filler: "ab"), ["--name", String(repeating: "x", count: 3000)], env: env)
         let list = try BuiltTool.run("register-apns", ["list"], environment: env)
         list.expectSuccess()
         #expect(!Self.isRaw(list.stdout))
@@ -192,7 +192,7 @@ struct CallerSeamsTests {
     func hostileErrorMessage() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: base.setup.environment)
         let env = base.clientEnvironment(emulator)
-        try base.register("phone", SendPushEndToEndTests.hexToken(1), env: env)
+        try base.register("phone", hexToken(1, filler: "ab"), env: env)
         let result = try BuiltTool.run("send-push", ["--device", "x\u{1B}[2J\u{202E}y", "--body", "hi"], environment: env)
         #expect(result.status == 65)
         #expect(!Self.isRaw(result.stderr), "\(result.stderr.debugDescription)")
@@ -226,7 +226,7 @@ struct CallerSeamsTests {
         #expect(result.status == 78)
         #expect(Self.line("devices file", in: result.stdout)?.contains("is a directory") == true, "\(result.stdout)")
 
-        let good = try directory.write("good.json", #"{"phone": "\#(SendPushEndToEndTests.hexToken(1))"}"#)
+        let good = try directory.write("good.json", #"{"phone": "\#(hexToken(1, filler: "ab"))"}"#)
         result = try check(["APNS_STATE_FILE": good])
         #expect(result.status == 0, "\(result.stdout)")
         #expect(Self.line("devices file", in: result.stdout)?.contains("1 device") == true, "\(result.stdout)")
@@ -247,7 +247,7 @@ struct CallerSeamsTests {
     func badCAFile() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: base.setup.environment)
         var env = base.clientEnvironment(emulator)
-        try base.register("phone", SendPushEndToEndTests.hexToken(1), env: env)
+        try base.register("phone", hexToken(1, filler: "ab"), env: env)
         env["APNS_CA_FILE"] = try base.setup.directory.write("ca.pem", "not a certificate\n")
         let doctor = try check(["APNS_CA_FILE": env["APNS_CA_FILE"]!])
         #expect(doctor.status == 78)

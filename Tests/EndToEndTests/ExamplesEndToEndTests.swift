@@ -4,9 +4,8 @@ import Testing
 /// Every file in `examples/` that users copy, run the way the guide (docs/hooks-and-cron.md) says
 /// to run it, against the real `apns-emulator`, with the built tools first on PATH.
 @Suite("examples/ end to end")
-struct ExamplesEndToEndTests {
-    static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("examples").path
+struct ExamplesEndToEndTests: ClientToolSuite {
+    static let examples = RepositoryFiles.path("examples")
     /// The built tools first, then the system's PATH (python3, sh, at).
     static let path = BuiltTool.binDirectory + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
 
@@ -20,18 +19,8 @@ struct ExamplesEndToEndTests {
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
     }
 
-    static func hexToken(_ n: Int) -> String { String(repeating: "ef", count: 28) + String(format: "%08x", n) }
-
-    /// The clients' environment: the provider settings, the emulator as APNs, the built tools on PATH.
-    func clientEnvironment(_ emulator: RunningEmulator) -> [String: String] {
-        var env = emulator.asAPNs(for: setup.environment)
-        env["PATH"] = Self.path
-        return env
-    }
-
-    func register(_ id: String, _ token: String, env: [String: String]) throws {
-        try BuiltTool.run("register-apns", ["add", id, token], environment: env).expectSuccess()
-    }
+    /// The built tools on the clients' PATH.
+    var clientSettings: [String: String] { ["PATH": Self.path] }
 
     /// Runs `argv` (found on `env`'s PATH) with exactly `env`, and waits.
     @discardableResult
@@ -117,7 +106,7 @@ struct ExamplesEndToEndTests {
         // Every APNs answer takes 4 s: the delivery cannot have ended before then.
         let emulator = try RunningEmulator(["--quiet", "--delay", "4000"], environment: setup.environment)
         let env = clientEnvironment(emulator)
-        try register("phone", Self.hexToken(1), env: env)
+        try register("phone", hexToken(1, filler: "ef"), env: env)
         let reply = "Here is what I found about the trip: " + String(repeating: "trains, hotels and weather; ", count: 6) + "\n"
         let messageID = "msg-\(hook)"
 
@@ -174,7 +163,7 @@ struct ExamplesEndToEndTests {
     func briefing() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
-        try register("phone", Self.hexToken(1), env: env)
+        try register("phone", hexToken(1, filler: "ef"), env: env)
         let model = try ChatStandIn(in: setup.directory)
         model.answer(content: "  \"Three meetings today,\n rain after four, and the build is green.\"  ")
         env["LLM_BASE_URL"] = model.baseURL
@@ -215,7 +204,7 @@ struct ExamplesEndToEndTests {
         let emulator = try RunningEmulator(["--quiet", "--fail-first", "10:503:ServiceUnavailable"], environment: setup.environment)
         var env = clientEnvironment(emulator)
         env["LLM_BASE_URL"] = "http://127.0.0.1:1"
-        try register("phone", Self.hexToken(1), env: env)
+        try register("phone", hexToken(1, filler: "ef"), env: env)
         let result = try run(["python3", Self.examples + "/briefing.py", "morning"], env: env)
         #expect(result.status == 75, "only temporary failures: \(result.stderr)")
         #expect(result.stderr.contains("\"outcome\":\"failed\""), "\(result.stderr)")
@@ -246,7 +235,7 @@ struct ExamplesEndToEndTests {
         // cron's own variables (HOME), the crontab's, then the test's: the built tools and the stand-in model.
         var env = cronEnvironment.merging(clientEnvironment(emulator)) { _, test in test }
         env["LLM_BASE_URL"] = model.baseURL
-        try register("phone", Self.hexToken(1), env: env)
+        try register("phone", hexToken(1, filler: "ef"), env: env)
         for job in jobs {
             let result = try run(["sh", "-c", job.command], env: env)
             #expect(result.status == 0, "\(job.command): \(result.stderr)")
@@ -278,7 +267,7 @@ struct ExamplesEndToEndTests {
         try "# the model's settings\nLLM_BASE_URL=\(model.baseURL)\nLLM_API_KEY=\"sk-from-file\"\n"
             .write(toFile: home + "/.config/pushkit-free/briefing.env", atomically: true, encoding: .utf8)
         let manager = managerEnvironment(emulator)
-        try register("phone", Self.hexToken(1), env: manager)
+        try register("phone", hexToken(1, filler: "ef"), env: manager)
 
         let directory = Self.examples + "/systemd"
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory)) == ["briefing@.service", "briefing-morning.timer", "briefing-evening.timer", "register-apns-serve.service"],
@@ -328,8 +317,8 @@ struct ExamplesEndToEndTests {
         var client = env
         client["APNS_PRODUCTION_URL"] = listening[1]
         client["APNS_CA_FILE"] = listening[2]
-        try run(["send-push", "--token", Self.hexToken(1), "--body", "staging"], env: client).expectSuccess()
-        #expect(service.waitForLine(#"^\{.*"device_token":"\#(Self.hexToken(1))".*"status":200"#) != nil, "a record on stdout")
+        try run(["send-push", "--token", hexToken(1, filler: "ef"), "--body", "staging"], env: client).expectSuccess()
+        #expect(service.waitForLine(#"^\{.*"device_token":"\#(hexToken(1, filler: "ef"))".*"status":200"#) != nil, "a record on stdout")
         #expect(service.stop() == 0, "a clean stop on SIGTERM, as systemctl stop sends")
     }
 
@@ -358,12 +347,12 @@ struct ExamplesEndToEndTests {
         #expect(none["success"] as? Bool == false)
         #expect(none["error"] as? String == "no device is registered to receive notifications")
 
-        try register("phone", Self.hexToken(1), env: env)
-        try register("ipad", Self.hexToken(2), env: env)
+        try register("phone", hexToken(1, filler: "ef"), env: env)
+        try register("ipad", hexToken(2, filler: "ef"), env: env)
         let sent = try callAgentTool("agent_tool.send_notification('Build finished', 'All green: 312 tests passed.', 'high')", env: env)
         #expect(sent.count == 2 && sent["success"] as? Bool == true && sent["devices_notified"] as? Int == 2, "\(sent)")
         let records = emulator.waitForRecords(2)
-        #expect(Set(records.compactMap { $0["device_token"] as? String }) == [Self.hexToken(1), Self.hexToken(2)])
+        #expect(Set(records.compactMap { $0["device_token"] as? String }) == [hexToken(1, filler: "ef"), hexToken(2, filler: "ef")])
         for record in records {
             let aps = (record["payload"] as? [String: Any])?["aps"] as? [String: Any]
             #expect(aps?["interruption-level"] as? String == "time-sensitive")
@@ -404,7 +393,7 @@ struct ExamplesEndToEndTests {
     func reminderWithSystemdRun() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
-        try register("phone", Self.hexToken(1), env: env)
+        try register("phone", hexToken(1, filler: "ef"), env: env)
         let argumentsFile = setup.directory.file("systemd-run.args")
         let shimDirectory = try shims([
             "systemctl": #"[ "$1 $2" = "--user show-environment" ] && exit 0; exit 1"#,
@@ -442,7 +431,7 @@ struct ExamplesEndToEndTests {
 
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
-        try register("phone", Self.hexToken(1), env: env)
+        try register("phone", hexToken(1, filler: "ef"), env: env)
         // No systemd user manager, whatever this machine has, so the script takes the at branch.
         env["PATH"] = try shims(["systemctl": "exit 1"]) + ":" + Self.path
         // at counts from the start of the current minute: keep clear of its last seconds, so the
@@ -502,7 +491,7 @@ struct ExamplesEndToEndTests {
         let server = try ServerProcess(["python3", Self.examples + "/register_handler.py", "--port", "0"], env: env)
         defer { server.stop() }
         let url = try #require(server.waitForLine(#"^listening on (http://127\.0\.0\.1:\d+)$"#))[1] + "/register"
-        let token = Self.hexToken(7)
+        let token = hexToken(7, filler: "ef")
 
         let good = try post(url, #"{"device_token": "ada-iphone", "apns_token": "\#(token)"}"#)
         #expect(good.status == 200, "\(good.body) \(server.stderr)")
@@ -531,7 +520,7 @@ struct ExamplesEndToEndTests {
         let server = try ServerProcess(["python3", Self.examples + "/register_handler.py", "--port", "0"], env: env)
         defer { server.stop() }
         let url = try #require(server.waitForLine(#"^listening on (http://127\.0\.0\.1:\d+)$"#))[1] + "/register"
-        let answer = try post(url, #"{"device_token": "ada-iphone", "apns_token": "\#(Self.hexToken(7))"}"#)
+        let answer = try post(url, #"{"device_token": "ada-iphone", "apns_token": "\#(hexToken(7, filler: "ef"))"}"#)
         #expect(answer.status == 500)
         #expect(answer.body == #"{"registered": false, "error": "registration failed on the server"}"#)
     }

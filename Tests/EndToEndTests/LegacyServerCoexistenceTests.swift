@@ -17,11 +17,9 @@ struct LegacyServerCoexistenceTests {
         var testDescription: String { rawValue }
     }
 
-    static let writer = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Tools/legacy_fastapi_writer.py").path
+    static let writer = RepositoryFiles.path("Tests/Tools/legacy_fastapi_writer.py")
 
     /// Production tokens are 1xx, sandbox tokens 2xx, the one APNs answers 410 for 300.
-    static func hexToken(_ n: Int) -> String { String(repeating: "cd", count: 28) + String(format: "%08x", n) }
     static let production = (1...5).map { hexToken(100 + $0) }
     static let sandbox = (1...2).map { hexToken(200 + $0) }
     static let gone = hexToken(300)

@@ -4,7 +4,7 @@ import Testing
 /// `send-push --live-activity` and push-to-start tokens (`register-apns add --push-to-start-token`)
 /// against the real `apns-emulator`: built binaries, HTTP/2 over TLS, real files.
 @Suite("Live Activities end to end")
-struct LiveActivityEndToEndTests {
+struct LiveActivityEndToEndTests: ClientToolSuite {
     let setup: ProviderSetup
     let devicesFile: String
 
@@ -13,24 +13,16 @@ struct LiveActivityEndToEndTests {
         devicesFile = setup.directory.file("devices.json")
     }
 
-    static func deviceToken(_ n: Int) -> String { String(repeating: "ab", count: 28) + String(format: "%08x", n) }
-    static func startToken(_ n: Int) -> String { String(repeating: "5e", count: 28) + String(format: "%08x", n) }
-    static func updateToken(_ n: Int) -> String { String(repeating: "0d", count: 28) + String(format: "%08x", n) }
+    static func deviceToken(_ n: Int) -> String { hexToken(n, filler: "ab") }
+    static func startToken(_ n: Int) -> String { hexToken(n, filler: "5e") }
+    static func updateToken(_ n: Int) -> String { hexToken(n, filler: "0d") }
 
     static let startFlags = [
         "--live-activity", "start", "--attributes-type", "BuildAttributes", "--attributes", #"{"project":"pushkit"}"#,
         "--content-state", #"{"progress":0}"#,
     ]
 
-    func clientEnvironment(_ emulator: RunningEmulator) -> [String: String] {
-        var env = emulator.asAPNs(for: setup.environment)
-        env["APNS_STATE_FILE"] = devicesFile
-        return env
-    }
-
-    func register(_ arguments: [String], env: [String: String]) throws {
-        try BuiltTool.run("register-apns", arguments, environment: env).expectSuccess()
-    }
+    var clientSettings: [String: String] { ["APNS_STATE_FILE": devicesFile] }
 
     func registry() throws -> [String: [String: Any]] {
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: devicesFile))) as? [String: Any]
@@ -219,8 +211,7 @@ struct LiveActivityEndToEndTests {
         env["STEP_SECONDS"] = "0"
         env["TASK_NAME"] = "nightly"
         env["PATH"] = "/usr/bin:/bin" // no send-push on it: the script must use PUSHKIT_BIN
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("examples/live-activity.sh").path
+        let script = RepositoryFiles.path("examples/live-activity.sh")
         let started = Int(Date().timeIntervalSince1970)
         let result = try BuiltTool.runSystem("env", ["-i"] + env.map { "\($0.key)=\($0.value)" } + ["bash", script, Self.updateToken(1)])
         result.expectSuccess()

@@ -6,23 +6,14 @@ import Testing
 /// Every tool gets an explicit environment (`BuiltTool` passes only PATH besides it), so the
 /// machine's own proxy variables never leak in.
 @Suite("proxies end to end")
-struct ProxyEndToEndTests {
+struct ProxyEndToEndTests: ClientToolSuite {
     let setup: ProviderSetup
 
     init() throws {
         setup = try ProviderSetup()
     }
 
-    static func hexToken(_ n: Int) -> String { String(repeating: "cd", count: 28) + String(format: "%08x", n) }
-
-    /// The clients' environment pointed at `emulator` over TLS (or prior knowledge with `plain`).
-    func clientEnvironment(_ emulator: RunningEmulator, plain: Bool = false) -> [String: String] {
-        var env = setup.environment
-        env["APNS_STATE_FILE"] = setup.directory.file("devices.json")
-        env["APNS_PRODUCTION_URL"] = plain ? emulator.plainURL : emulator.baseURL
-        env["APNS_CA_FILE"] = emulator.caPath
-        return env
-    }
+    var clientSettings: [String: String] { ["APNS_STATE_FILE": setup.directory.file("devices.json")] }
 
     func delivered(_ emulator: RunningEmulator, _ count: Int) -> Int {
         emulator.waitForRecords(count).filter { $0["status"] as? Int == 200 }.count
@@ -39,7 +30,7 @@ struct ProxyEndToEndTests {
     func flagTunnels() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let proxy = try RunningTinyproxy()
-        let tokens = (1...20).flatMap { ["--token", Self.hexToken($0)] }
+        let tokens = (1...20).flatMap { ["--token", hexToken($0)] }
         let result = try BuiltTool.run("send-push", ["--proxy", proxy.url, "--body", "via proxy"] + tokens, environment: clientEnvironment(emulator))
         result.expectSuccess()
         #expect(result.stderr.contains("20 delivered, 0 failed"))
@@ -53,7 +44,7 @@ struct ProxyEndToEndTests {
     func priorKnowledgeTunnels() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let proxy = try RunningTinyproxy()
-        let result = try BuiltTool.run("send-push", ["--proxy", proxy.url, "--body", "plain", "--token", Self.hexToken(1)],
+        let result = try BuiltTool.run("send-push", ["--proxy", proxy.url, "--body", "plain", "--token", hexToken(1)],
                                        environment: clientEnvironment(emulator, plain: true))
         result.expectSuccess()
         #expect(delivered(emulator, 1) == 1)
@@ -66,12 +57,12 @@ struct ProxyEndToEndTests {
         let proxy = try RunningTinyproxy()
         var env = clientEnvironment(emulator)
         env["HTTPS_PROXY"] = proxy.url
-        try BuiltTool.run("send-push", ["--body", "env", "--token", Self.hexToken(1)], environment: env).expectSuccess()
+        try BuiltTool.run("send-push", ["--body", "env", "--token", hexToken(1)], environment: env).expectSuccess()
         #expect(proxy.waitForConnects(1).count == 1)
 
         env["HTTPS_PROXY"] = nil
         env["PUSHKIT_CONFIG"] = try setup.directory.write("config.json", #"{"proxy": "\#(proxy.url)"}"#)
-        try BuiltTool.run("send-push", ["--body", "file", "--token", Self.hexToken(2)], environment: env).expectSuccess()
+        try BuiltTool.run("send-push", ["--body", "file", "--token", hexToken(2)], environment: env).expectSuccess()
         #expect(proxy.waitForConnects(2).count == 2)
         #expect(delivered(emulator, 2) == 2)
     }
@@ -85,7 +76,7 @@ struct ProxyEndToEndTests {
         env["https_proxy"] = proxy.url
         env["HTTPS_PROXY"] = "http://127.0.0.1:\(dead.port)"
         env["ALL_PROXY"] = "http://127.0.0.1:\(dead.port)"
-        try BuiltTool.run("send-push", ["--body", "lowercase wins", "--token", Self.hexToken(1), "--retries", "0"], environment: env).expectSuccess()
+        try BuiltTool.run("send-push", ["--body", "lowercase wins", "--token", hexToken(1), "--retries", "0"], environment: env).expectSuccess()
         #expect(proxy.waitForConnects(1).count == 1)
         let line = try checkLine(env)
         #expect(line.contains(proxy.url))
@@ -100,14 +91,14 @@ struct ProxyEndToEndTests {
         var env = clientEnvironment(emulator)
         env["NO_PROXY"] = "localhost,127.0.0.1"
         env["HTTPS_PROXY"] = proxy.url
-        try BuiltTool.run("send-push", ["--body", "direct", "--token", Self.hexToken(1)], environment: env).expectSuccess()
-        try BuiltTool.run("send-push", ["--body", "direct too", "--token", Self.hexToken(2), "--proxy", proxy.url], environment: env).expectSuccess()
+        try BuiltTool.run("send-push", ["--body", "direct", "--token", hexToken(1)], environment: env).expectSuccess()
+        try BuiltTool.run("send-push", ["--body", "direct too", "--token", hexToken(2), "--proxy", proxy.url], environment: env).expectSuccess()
         #expect(delivered(emulator, 2) == 2)
 
         // A request that does use the proxy, sent after them: once its CONNECT is logged, any from
         // the two runs above would have been logged before it.
         env["NO_PROXY"] = nil
-        try BuiltTool.run("send-push", ["--body", "marker", "--token", Self.hexToken(3)], environment: env).expectSuccess()
+        try BuiltTool.run("send-push", ["--body", "marker", "--token", hexToken(3)], environment: env).expectSuccess()
         #expect(proxy.waitForConnects(1).count == 1, "only the marker went through tinyproxy:\n\(proxy.log)")
     }
 
@@ -117,7 +108,7 @@ struct ProxyEndToEndTests {
         let dead = try BoundSocket()
         let shown = "http://***@127.0.0.1:\(dead.port)"
         let result = try BuiltTool.run("send-push", ["--proxy", "http://ada:s3cret@127.0.0.1:\(dead.port)", "--body", "x",
-                                                     "--token", Self.hexToken(1), "--retries", "0"], environment: clientEnvironment(emulator))
+                                                     "--token", hexToken(1), "--retries", "0"], environment: clientEnvironment(emulator))
         #expect(result.status == 69, "\(result.stdout) \(result.stderr)")
         #expect(result.stdout.contains("no answer: through proxy \(shown) (from --proxy): "), "\(result.stdout)")
         #expect(!(result.stdout + result.stderr).contains("s3cret"))
@@ -125,7 +116,7 @@ struct ProxyEndToEndTests {
 
         var env = clientEnvironment(emulator)
         env["HTTPS_PROXY"] = "http://ada:s3cret@127.0.0.1:\(dead.port)"
-        let fromEnvironment = try BuiltTool.run("send-push", ["--body", "x", "--token", Self.hexToken(1), "--retries", "0", "--json"], environment: env)
+        let fromEnvironment = try BuiltTool.run("send-push", ["--body", "x", "--token", hexToken(1), "--retries", "0", "--json"], environment: env)
         #expect(fromEnvironment.status == 69)
         #expect(fromEnvironment.stdout.contains("through proxy \(shown) (from HTTPS_PROXY)"), "\(fromEnvironment.stdout)")
         #expect(!(fromEnvironment.stdout + fromEnvironment.stderr).contains("s3cret"))
@@ -135,7 +126,7 @@ struct ProxyEndToEndTests {
     func tunnelRefused() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let proxy = try RunningTinyproxy(connectPorts: [443])
-        let result = try BuiltTool.run("send-push", ["--proxy", proxy.url, "--body", "x", "--token", Self.hexToken(1), "--retries", "0"],
+        let result = try BuiltTool.run("send-push", ["--proxy", proxy.url, "--body", "x", "--token", hexToken(1), "--retries", "0"],
                                        environment: clientEnvironment(emulator))
         #expect(result.status == 69, "\(result.stdout) \(result.stderr)")
         #expect(result.stdout.contains("through proxy \(proxy.url) (from --proxy): CONNECT tunnel failed, response 403"), "\(result.stdout)")
@@ -147,14 +138,14 @@ struct ProxyEndToEndTests {
     func badScheme() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
-        let flag = try BuiltTool.run("send-push", ["--proxy", "ftp://ada:s3cret@127.0.0.1:21", "--body", "x", "--token", Self.hexToken(1)], environment: env)
+        let flag = try BuiltTool.run("send-push", ["--proxy", "ftp://ada:s3cret@127.0.0.1:21", "--body", "x", "--token", hexToken(1)], environment: env)
         #expect(flag.status == 78)
         #expect(flag.stderr.contains(#"--proxy must be a proxy URL starting with http://, https://, socks5h://, socks5://, socks4a:// or socks4://, not "ftp://***@127.0.0.1:21""#), "\(flag.stderr)")
         #expect(!flag.stderr.contains("s3cret"))
 
         let config = try setup.directory.write("config.json", #"{"proxy": "127.0.0.1:3128"}"#)
         env["PUSHKIT_CONFIG"] = config
-        let file = try BuiltTool.run("send-push", ["--body", "x", "--token", Self.hexToken(1)], environment: env)
+        let file = try BuiltTool.run("send-push", ["--body", "x", "--token", hexToken(1)], environment: env)
         #expect(file.status == 78)
         #expect(file.stderr.contains("proxy in \(config) must be a proxy URL"), "\(file.stderr)")
         let check = try BuiltTool.run("apns-jwt", ["check"], environment: env)

@@ -7,8 +7,7 @@ import Testing
 /// for every notification; APNs serves both, so the emulator must too.
 @Suite("PyPI client libraries against apns-emulator")
 struct PyPIClientTests {
-    static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Tools/pypi_kalyke_client.py").path
+    static let script = RepositoryFiles.path("Tests/Tools/pypi_kalyke_client.py")
     static let device = String(repeating: "5e", count: 32)
 
     func run(_ emulator: RunningEmulator, _ setup: ProviderSetup) throws -> [[String: Any]] {

@@ -20,9 +20,7 @@ struct ReadmeCommandsTests {
         let firstLine: Int
     }
 
-    static let readmePath = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("README.md").path
+    static let readmePath = RepositoryFiles.path("README.md")
 
     static func blocks() throws -> [Block] {
         let text = try String(contentsOfFile: readmePath, encoding: .utf8)

@@ -5,7 +5,7 @@ import Testing
 /// `send-push --detach` and `--hook`, and the delivery policy, against the real emulator: the built
 /// tools, real processes, real files.
 @Suite("send-push in the background and its delivery policy, end to end")
-struct SendPushBackgroundEndToEndTests {
+struct SendPushBackgroundEndToEndTests: ClientToolSuite {
     let setup: ProviderSetup
     let devicesFile: String
     let stateDirectory: String
@@ -16,23 +16,9 @@ struct SendPushBackgroundEndToEndTests {
         stateDirectory = setup.directory.file("state")
     }
 
-    static func hexToken(_ n: Int) -> String { String(repeating: "cd", count: 28) + String(format: "%08x", n) }
-
     var logPath: String { stateDirectory + "/push.log" }
 
-    func clientEnvironment(_ emulator: RunningEmulator?) -> [String: String] {
-        var env = setup.environment
-        env["APNS_STATE_FILE"] = devicesFile
-        env["PUSHKIT_STATE_DIR"] = stateDirectory
-        env["APNS_PRODUCTION_URL"] = emulator?.baseURL ?? "https://127.0.0.1:1"
-        env["APNS_SANDBOX_URL"] = emulator?.baseURL ?? "https://127.0.0.1:1"
-        if let emulator { env["APNS_CA_FILE"] = emulator.caPath }
-        return env
-    }
-
-    func register(_ id: String, _ token: String, env: [String: String]) throws {
-        try BuiltTool.run("register-apns", [id, token], environment: env).expectSuccess()
-    }
+    var clientSettings: [String: String] { ["APNS_STATE_FILE": devicesFile, "PUSHKIT_STATE_DIR": stateDirectory] }
 
     /// The records of push.log so far.
     func logRecords() -> [[String: Any]] {
@@ -77,7 +63,7 @@ struct SendPushBackgroundEndToEndTests {
         let emulator = try RunningEmulator(["--quiet", "--delay", "3000"], environment: setup.environment)
         var env = clientEnvironment(emulator)
         env["PUSHKIT_CONFIG"] = try setup.directory.write("config.json", #"{"title": "Sven"}"#)
-        try register("phone", Self.hexToken(1), env: env)
+        try register("phone", hexToken(1), env: env)
         let reply = String(repeating: "word ", count: 40) + "\n"
         let hook = try runFromPython(["--hook", "msg-7"], stdin: reply, env: env)
         #expect(hook.status == 0)
@@ -103,7 +89,7 @@ struct SendPushBackgroundEndToEndTests {
     func detachValidatesInTheForeground() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let env = clientEnvironment(emulator)
-        try register("phone", Self.hexToken(1), env: env)
+        try register("phone", hexToken(1), env: env)
         let detached = try BuiltTool.run("send-push", ["--detach", "--title", "Build", "--body", "green"], environment: env)
         detached.expectSuccess()
         #expect(detached.stderr.contains("sending to 1 device in the background; outcomes go to \(logPath)"))
@@ -130,7 +116,7 @@ struct SendPushBackgroundEndToEndTests {
         let emulator = try RunningEmulator(["--quiet", "--delay", "8000"], environment: setup.environment)
         let env = clientEnvironment(emulator)
         let marker = "isolation-\(UUID().uuidString)"
-        try BuiltTool.run("send-push", ["--detach", "--token", Self.hexToken(9), "--body", marker], environment: env).expectSuccess()
+        try BuiltTool.run("send-push", ["--detach", "--token", hexToken(9), "--body", marker], environment: env).expectSuccess()
         // The delivering process waits 8 s for its answer: find it by its command line.
         func find() -> Int32? {
             for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
@@ -184,7 +170,7 @@ struct SendPushBackgroundEndToEndTests {
     @Test("a hook whose APNs is unreachable exits 0 and logs why")
     func hookUnreachable() throws {
         let env = clientEnvironment(nil)
-        try register("phone", Self.hexToken(1), env: env)
+        try register("phone", hexToken(1), env: env)
         let result = try BuiltTool.run("send-push", ["--hook", "m1", "--timeout", "5"], environment: env, stdin: Data("reply".utf8))
         #expect(result.status == 0)
         let record = try #require(waitForLog(1).first)
@@ -205,11 +191,11 @@ struct SendPushBackgroundEndToEndTests {
             env["PUSHKIT_CONFIG"] = try setup.directory.write("config.json", #"{"team_id": "#)
             expected = (78, "is not valid JSON")
         case "key":
-            try register("phone", Self.hexToken(1), env: env)
+            try register("phone", hexToken(1), env: env)
             env["APNS_KEY_PATH"] = setup.directory.file("missing.p8")
             expected = (66, "missing.p8")
         default:
-            try register("phone", Self.hexToken(1), env: env)
+            try register("phone", hexToken(1), env: env)
             stdin = "  \n"
             expected = (65, "nothing to send")
         }
@@ -267,7 +253,7 @@ struct SendPushBackgroundEndToEndTests {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
         env["PUSHKIT_CONFIG"] = try setup.directory.write("config.json", try quietConfig(zone: zone, holdingNow: true))
-        let token = Self.hexToken(3)
+        let token = hexToken(3)
 
         let passive = try BuiltTool.run("send-push", ["--token", token, "--body", "late reply"], environment: env)
         passive.expectSuccess()
@@ -298,7 +284,7 @@ struct SendPushBackgroundEndToEndTests {
     func unknownZone() throws {
         var env = clientEnvironment(nil)
         env["PUSHKIT_CONFIG"] = try setup.directory.write("config.json", #"{"quiet_hours": {"start": "22:00", "end": "07:00", "timezone": "Europe/Atlantis"}}"#)
-        let result = try BuiltTool.run("send-push", ["--token", Self.hexToken(1), "--body", "x"], environment: env)
+        let result = try BuiltTool.run("send-push", ["--token", hexToken(1), "--body", "x"], environment: env)
         #expect(result.status == 78)
         #expect(result.stderr.contains("\"Europe/Atlantis\" is not an IANA time zone"))
     }
@@ -308,7 +294,7 @@ struct SendPushBackgroundEndToEndTests {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
         env["PUSHKIT_CONFIG"] = try setup.directory.write("config.json", #"{"min_interval_seconds": 3600}"#)
-        try register("phone", Self.hexToken(1), env: env)
+        try register("phone", hexToken(1), env: env)
         let arguments = ["--title", "Loop", "--body", "again", "--collapse-id", "runaway", "--json"]
         let runs = try (0..<2).map { _ in try BuiltTool.start("send-push", arguments, environment: env) }
         let results = try runs.map { try $0.wait() }
@@ -333,9 +319,9 @@ struct SendPushBackgroundEndToEndTests {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
         env["PUSHKIT_CONFIG"] = try setup.directory.write("config.json", #"{"urgency_categories": {"high": "URGENT"}}"#)
-        try BuiltTool.run("send-push", ["--token", Self.hexToken(1), "--body", "x", "--thread-id", "chat-1", "--collapse-id", "auto", "--urgency", "high"],
+        try BuiltTool.run("send-push", ["--token", hexToken(1), "--body", "x", "--thread-id", "chat-1", "--collapse-id", "auto", "--urgency", "high"],
                           environment: env).expectSuccess()
-        try BuiltTool.run("send-push", ["--token", Self.hexToken(1), "--body", "y", "--urgency", "low"], environment: env).expectSuccess()
+        try BuiltTool.run("send-push", ["--token", hexToken(1), "--body", "y", "--urgency", "low"], environment: env).expectSuccess()
         let records = emulator.waitForRecords(2)
         let expected = SHA256.hash(data: Data("thread:chat-1".utf8)).map { String(format: "%02x", $0) }.joined()
         #expect(records.first?["collapse_id"] as? String == expected)
@@ -352,12 +338,12 @@ struct SendPushBackgroundEndToEndTests {
         var env = clientEnvironment(emulator)
         env["LD_DEBUG"] = "files"
         let loads: (ToolResult) -> Bool = { $0.stderr.contains("file=libcurl.so.4") }
-        let dryRun = try BuiltTool.run("send-push", ["--token", Self.hexToken(1), "--body", "x", "--dry-run"], environment: env)
+        let dryRun = try BuiltTool.run("send-push", ["--token", hexToken(1), "--body", "x", "--dry-run"], environment: env)
         dryRun.expectSuccess()
         #expect(!loads(dryRun))
         #expect(!loads(try BuiltTool.run("send-push", ["--help"], environment: env)))
         #expect(!loads(try BuiltTool.run("send-push", ["--retries", "-1", "--body", "x"], environment: env)))
-        let sent = try BuiltTool.run("send-push", ["--token", Self.hexToken(1), "--body", "x"], environment: env)
+        let sent = try BuiltTool.run("send-push", ["--token", hexToken(1), "--body", "x"], environment: env)
         sent.expectSuccess()
         #expect(loads(sent), "a real send loads it")
     }

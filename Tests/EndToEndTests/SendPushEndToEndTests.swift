@@ -3,7 +3,7 @@ import Testing
 
 /// `send-push` against the real `apns-emulator`: built binaries, real HTTP/2 over TLS, real files.
 @Suite("send-push end to end")
-struct SendPushEndToEndTests {
+struct SendPushEndToEndTests: ClientToolSuite {
     let setup: ProviderSetup
     let devicesFile: String
 
@@ -12,21 +12,7 @@ struct SendPushEndToEndTests {
         devicesFile = setup.directory.file("devices.json")
     }
 
-    static func hexToken(_ n: Int) -> String { String(repeating: "ab", count: 28) + String(format: "%08x", n) }
-
-    /// The clients' environment pointed at `emulator` (both environments, unless `sandbox` is given).
-    func clientEnvironment(_ emulator: RunningEmulator, sandbox: RunningEmulator? = nil) -> [String: String] {
-        var env = setup.environment
-        env["APNS_STATE_FILE"] = devicesFile
-        env["APNS_PRODUCTION_URL"] = emulator.baseURL
-        env["APNS_SANDBOX_URL"] = (sandbox ?? emulator).baseURL
-        env["APNS_CA_FILE"] = emulator.caPath
-        return env
-    }
-
-    func register(_ id: String, _ token: String, _ extra: [String] = [], env: [String: String]) throws {
-        try BuiltTool.run("register-apns", [id, token] + extra, environment: env).expectSuccess()
-    }
+    var clientSettings: [String: String] { ["APNS_STATE_FILE": devicesFile] }
 
     func registry() throws -> [String: [String: Any]] {
         let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: devicesFile))) as? [String: Any]
@@ -45,7 +31,7 @@ struct SendPushEndToEndTests {
         let env = clientEnvironment(emulator)
         let apnsID = "6f1c7a52-3c3e-4b8e-9a51-2f4c1d9e8b70"
         let result = try BuiltTool.run("send-push", [
-            "--token", Self.hexToken(1), "--title", "T", "--subtitle", "S", "--body", "B", "--badge", "3", "--sound", "ping.caf",
+            "--token", hexToken(1, filler: "ab"), "--title", "T", "--subtitle", "S", "--body", "B", "--badge", "3", "--sound", "ping.caf",
             "--category", "REPLY", "--thread-id", "chat", "--mutable-content", "--interruption-level", "time-sensitive",
             "--relevance-score", "0.75", "--target-content-id", "room-1", "--data", #"{"message_id":"m1"}"#, "--data", #"{"n":2}"#,
             "--collapse-id", "c-1", "--apns-id", apnsID, "--expiration", "0", "--priority", "5",
@@ -76,15 +62,15 @@ struct SendPushEndToEndTests {
     func pushTypes() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let env = clientEnvironment(emulator)
-        try BuiltTool.run("send-push", ["--token", Self.hexToken(1), "--push-type", "voip", "--data", #"{"call":"x"}"#], environment: env).expectSuccess()
-        try BuiltTool.run("send-push", ["--token", Self.hexToken(1), "--push-type", "background"], environment: env).expectSuccess()
-        try BuiltTool.run("send-push", ["--token", Self.hexToken(1), "--push-type", "liveactivity", "--data", #"{"x":1}"#], environment: env).expectSuccess()
+        try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--push-type", "voip", "--data", #"{"call":"x"}"#], environment: env).expectSuccess()
+        try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--push-type", "background"], environment: env).expectSuccess()
+        try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--push-type", "liveactivity", "--data", #"{"x":1}"#], environment: env).expectSuccess()
         let records = emulator.waitForRecords(3)
         #expect(records.map { $0["topic"] as? String } == ["com.example.app.voip", "com.example.app", "com.example.app.push-type.liveactivity"])
         #expect(records[1]["priority"] as? Int == 5)
         #expect((records[1]["payload"] as? NSDictionary) == ["aps": ["content-available": 1]] as NSDictionary)
 
-        let refused = try BuiltTool.run("send-push", ["--token", Self.hexToken(1), "--push-type", "background", "--priority", "10"], environment: env)
+        let refused = try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--push-type", "background", "--priority", "10"], environment: env)
         #expect(refused.status == 65)
         #expect(refused.stderr.contains("--priority 10 is not allowed for background notifications"))
         #expect(emulator.records().count == 3, "nothing is sent when the request is refused before sending")
@@ -95,13 +81,13 @@ struct SendPushEndToEndTests {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
         env["PUSHKIT_CONFIG"] = try setup.directory.write("config.json", #"{"title": "Sven", "use_sandbox": false}"#)
-        try register("phone", Self.hexToken(1), env: env)
-        try register("ipad", Self.hexToken(2), env: env)
+        try register("phone", hexToken(1, filler: "ab"), env: env)
+        try register("ipad", hexToken(2, filler: "ab"), env: env)
         let preview = String(repeating: "é", count: 150)
         let result = try BuiltTool.run("send-push", ["msg-42", preview], environment: env)
         result.expectSuccess()
         let records = emulator.waitForRecords(2)
-        #expect(Set(records.compactMap { $0["device_token"] as? String }) == [Self.hexToken(1), Self.hexToken(2)])
+        #expect(Set(records.compactMap { $0["device_token"] as? String }) == [hexToken(1, filler: "ab"), hexToken(2, filler: "ab")])
         for record in records {
             #expect((record["payload"] as? NSDictionary) == [
                 "aps": ["alert": ["title": "Sven", "body": String(repeating: "é", count: 100) + "..."], "badge": 1, "sound": "default"],
@@ -122,11 +108,11 @@ struct SendPushEndToEndTests {
         let sandbox = try RunningEmulator(["--quiet", "--sandbox"], environment: sandboxEnv)
         var env = clientEnvironment(production, sandbox: sandbox)
         env["APNS_CA_FILE"] = sandbox.caPath
-        try register("phone", Self.hexToken(1), env: env)
+        try register("phone", hexToken(1, filler: "ab"), env: env)
         let result = try BuiltTool.run("send-push", ["m-1", "hello", "--sandbox", "--full"], environment: env)
         result.expectSuccess()
-        #expect(result.stdout.contains(Self.hexToken(1)))
-        #expect(sandbox.waitForRecords(1).first?["device_token"] as? String == Self.hexToken(1))
+        #expect(result.stdout.contains(hexToken(1, filler: "ab")))
+        #expect(sandbox.waitForRecords(1).first?["device_token"] as? String == hexToken(1, filler: "ab"))
         #expect(production.records().isEmpty)
     }
 
@@ -134,9 +120,9 @@ struct SendPushEndToEndTests {
     func selection() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let env = clientEnvironment(emulator)
-        try register("phone", Self.hexToken(1), ["--group", "family"], env: env)
-        try register("ipad", Self.hexToken(2), ["--group", "family", "--group", "kitchen"], env: env)
-        try register("laptop", Self.hexToken(3), env: env)
+        try register("phone", hexToken(1, filler: "ab"), ["--group", "family"], env: env)
+        try register("ipad", hexToken(2, filler: "ab"), ["--group", "family", "--group", "kitchen"], env: env)
+        try register("laptop", hexToken(3, filler: "ab"), env: env)
         try BuiltTool.run("send-push", ["--body", "a", "--device", "laptop"], environment: env).expectSuccess()
         try BuiltTool.run("send-push", ["--body", "b", "--group", "kitchen"], environment: env).expectSuccess()
         try BuiltTool.run("send-push", ["--body", "c", "--group", "family"], environment: env).expectSuccess()
@@ -149,13 +135,13 @@ struct SendPushEndToEndTests {
 
     @Test("410: the device is pruned; a device that registered again after the 410's timestamp is kept")
     func pruning() throws {
-        let unregisteredList = try setup.directory.write("unregistered.txt", "\(Self.hexToken(3)) 1000\n")
+        let unregisteredList = try setup.directory.write("unregistered.txt", "\(hexToken(3, filler: "ab")) 1000\n")
         let emulator = try RunningEmulator(["--quiet", "--unregistered-file", unregisteredList], environment: setup.environment)
         let env = clientEnvironment(emulator)
-        try register("alive", Self.hexToken(1), env: env)
-        try register("dead", Self.hexToken(2), env: env)
-        try register("back", Self.hexToken(3), env: env) // registered long after the 410 timestamp (1970)
-        try BuiltTool.runSystem("curl", ["-s", "--http2", "--cacert", emulator.caPath, "-X", "POST", emulator.baseURL + "/emulator/unregister/" + Self.hexToken(2)]).expectSuccess()
+        try register("alive", hexToken(1, filler: "ab"), env: env)
+        try register("dead", hexToken(2, filler: "ab"), env: env)
+        try register("back", hexToken(3, filler: "ab"), env: env) // registered long after the 410 timestamp (1970)
+        try BuiltTool.runSystem("curl", ["-s", "--http2", "--cacert", emulator.caPath, "-X", "POST", emulator.baseURL + "/emulator/unregister/" + hexToken(2, filler: "ab")]).expectSuccess()
 
         let result = try BuiltTool.run("send-push", ["--body", "hi", "--json"], environment: env)
         #expect(result.status == 0, "a 410 is handled, not a failure: \(result.stderr)")
@@ -176,19 +162,19 @@ struct SendPushEndToEndTests {
 
     @Test("BadDeviceToken with no recorded environment: the other environment is tried once and recorded")
     func environmentLearning() throws {
-        let production = try RunningEmulator(["--quiet", "--wrong-environment", Self.hexToken(1), "--wrong-environment", Self.hexToken(2),
-                                              "--wrong-environment", Self.hexToken(3)], environment: setup.environment)
+        let production = try RunningEmulator(["--quiet", "--wrong-environment", hexToken(1, filler: "ab"), "--wrong-environment", hexToken(2, filler: "ab"),
+                                              "--wrong-environment", hexToken(3, filler: "ab")], environment: setup.environment)
         var sandboxEnv = setup.environment
         sandboxEnv["HOME"] = setup.directory.file("sandbox-home") // its own CA directory
-        let sandbox = try RunningEmulator(["--quiet", "--sandbox", "--wrong-environment", Self.hexToken(3)], environment: sandboxEnv)
+        let sandbox = try RunningEmulator(["--quiet", "--sandbox", "--wrong-environment", hexToken(3, filler: "ab")], environment: sandboxEnv)
         var env = clientEnvironment(production, sandbox: sandbox)
         let bundle = setup.directory.file("ca-bundle.pem")
         try (String(contentsOfFile: production.caPath, encoding: .utf8) + String(contentsOfFile: sandbox.caPath, encoding: .utf8))
             .write(toFile: bundle, atomically: true, encoding: .utf8)
         env["APNS_CA_FILE"] = bundle
-        try register("debug-build", Self.hexToken(1), env: env)
-        try register("pinned", Self.hexToken(2), ["--environment", "production"], env: env)
-        try register("nowhere", Self.hexToken(3), env: env)
+        try register("debug-build", hexToken(1, filler: "ab"), env: env)
+        try register("pinned", hexToken(2, filler: "ab"), ["--environment", "production"], env: env)
+        try register("nowhere", hexToken(3, filler: "ab"), env: env)
 
         let result = try BuiltTool.run("send-push", ["--body", "hi", "--json"], environment: env)
         #expect(result.status == 1)
@@ -210,7 +196,7 @@ struct SendPushEndToEndTests {
     func retriesUntilDelivered() throws {
         for fault in ["2:500:InternalServerError", "1:503:ServiceUnavailable", "2:429:TooManyRequests"] {
             let emulator = try RunningEmulator(["--quiet", "--fail-first", fault], environment: setup.environment)
-            let result = try BuiltTool.run("send-push", ["--token", Self.hexToken(1), "--body", "hi", "--json"], environment: clientEnvironment(emulator))
+            let result = try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--body", "hi", "--json"], environment: clientEnvironment(emulator))
             result.expectSuccess()
             let line = try #require(jsonLines(result.stdout).first)
             #expect(line["outcome"] as? String == "delivered")
@@ -222,7 +208,7 @@ struct SendPushEndToEndTests {
     func temporaryFailuresExit75() throws {
         let emulator = try RunningEmulator(["--quiet", "--fail-first", "10:503:ServiceUnavailable"], environment: setup.environment)
         let env = clientEnvironment(emulator)
-        try register("phone", Self.hexToken(1), env: env)
+        try register("phone", hexToken(1, filler: "ab"), env: env)
         let result = try BuiltTool.run("send-push", ["--body", "hi", "--retries", "2", "--json"], environment: env)
         #expect(result.status == 75)
         let line = try #require(jsonLines(result.stdout).first)
@@ -236,7 +222,7 @@ struct SendPushEndToEndTests {
     func permanentRejection() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
-        try register("phone", Self.hexToken(1), env: env)
+        try register("phone", hexToken(1, filler: "ab"), env: env)
         env["APNS_TOPIC"] = "com.example.other"
         let result = try BuiltTool.run("send-push", ["--body", "hi"], environment: env)
         #expect(result.status == 1)
@@ -253,7 +239,7 @@ struct SendPushEndToEndTests {
     func fanOutStaysOnOneConnection() throws {
         let emulator = try RunningEmulator([], environment: setup.environment)
         let env = clientEnvironment(emulator)
-        let tokens = (1...300).map(Self.hexToken)
+        let tokens = (1...300).map { hexToken($0, filler: "ab") }
         let result = try BuiltTool.run("send-push", tokens.flatMap { ["--token", $0] } + ["--body", "hi", "--json"], environment: env)
         result.expectSuccess()
         let records = emulator.waitForRecords(300)
@@ -269,7 +255,7 @@ struct SendPushEndToEndTests {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
         env["APNS_PRODUCTION_URL"] = emulator.plainURL
-        let tokens = (1...5).map(Self.hexToken)
+        let tokens = (1...5).map { hexToken($0, filler: "ab") }
         let result = try BuiltTool.run("send-push", tokens.flatMap { ["--token", $0] } + ["--body", "hi", "--json"], environment: env)
         result.expectSuccess()
         #expect(jsonLines(result.stdout).map { $0["outcome"] as? String } == Array(repeating: "delivered", count: 5))
@@ -280,7 +266,7 @@ struct SendPushEndToEndTests {
     func connectionLossResendsWithoutDuplicates(flag: String) throws {
         let emulator = try RunningEmulator(["--quiet", flag, "4"], environment: setup.environment)
         let env = clientEnvironment(emulator)
-        let tokens = (1...12).map(Self.hexToken)
+        let tokens = (1...12).map { hexToken($0, filler: "ab") }
         let result = try BuiltTool.run("send-push", tokens.flatMap { ["--token", $0] } + ["--body", "hi", "--json"], environment: env)
         result.expectSuccess()
         #expect(jsonLines(result.stdout).allSatisfy { $0["outcome"] as? String == "delivered" })
@@ -292,7 +278,7 @@ struct SendPushEndToEndTests {
         // The first connection answers 100 streams, then nothing, and never closes.
         let emulator = try RunningEmulator(["--quiet", "--go-silent-after", "100"], environment: setup.environment)
         let env = clientEnvironment(emulator)
-        let tokens = (1...300).map(Self.hexToken)
+        let tokens = (1...300).map { hexToken($0, filler: "ab") }
         let started = Date()
         let arguments = tokens.flatMap { ["--token", $0] } + ["--body", "hi", "--timeout", "20", "--json"]
         let result = try BuiltTool.run("send-push", arguments, environment: env)
@@ -317,7 +303,7 @@ struct SendPushEndToEndTests {
         let emulator = try RunningEmulator(["--quiet", "--delay", "3000"], environment: setup.environment)
         let env = clientEnvironment(emulator)
         let started = Date()
-        let result = try BuiltTool.run("send-push", ["--token", Self.hexToken(1), "--body", "hi", "--json"], environment: env)
+        let result = try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--body", "hi", "--json"], environment: env)
         result.expectSuccess()
         #expect(Date().timeIntervalSince(started) >= 3)
         let line = try #require(jsonLines(result.stdout).first)
@@ -331,7 +317,7 @@ struct SendPushEndToEndTests {
     func timeoutHonoured() throws {
         let emulator = try RunningEmulator(["--quiet", "--delay", "20000"], environment: setup.environment)
         let env = clientEnvironment(emulator)
-        try register("phone", Self.hexToken(1), env: env)
+        try register("phone", hexToken(1, filler: "ab"), env: env)
         let started = Date()
         let result = try BuiltTool.run("send-push", ["--body", "hi", "--timeout", "1", "--json"], environment: env)
         #expect(Date().timeIntervalSince(started) < 10, "a 1-second timeout, far from the 20-second delay")
@@ -346,7 +332,7 @@ struct SendPushEndToEndTests {
     func unreachable() throws {
         var env = setup.environment
         env["APNS_STATE_FILE"] = devicesFile
-        let result = try BuiltTool.run("send-push", ["--token", Self.hexToken(1), "--body", "hi", "--apns-url", "https://127.0.0.1:9", "--retries", "0"], environment: env)
+        let result = try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--body", "hi", "--apns-url", "https://127.0.0.1:9", "--retries", "0"], environment: env)
         #expect(result.status == 69, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("no answer"))
     }
@@ -355,13 +341,13 @@ struct SendPushEndToEndTests {
     func dryRun() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let env = clientEnvironment(emulator)
-        try register("phone", Self.hexToken(1), env: env)
+        try register("phone", hexToken(1, filler: "ab"), env: env)
         let result = try BuiltTool.run("send-push", ["--body", "hi", "--dry-run"], environment: env)
         result.expectSuccess()
         #expect(result.stdout.contains("POST \(emulator.baseURL)/3/device/abababab…"))
         #expect(result.stdout.contains("authorization: bearer <provider token>"))
         #expect(result.stdout.contains(#"{"aps":{"alert":{"body":"hi"},"sound":"default"}}"#))
-        #expect(!result.stdout.contains(Self.hexToken(1)))
+        #expect(!result.stdout.contains(hexToken(1, filler: "ab")))
         let status = try BuiltTool.runSystem("curl", ["-s", "--http2", "--cacert", emulator.caPath, emulator.baseURL + "/emulator/requests"])
         #expect(emulator.records().isEmpty, "the emulator saw: \(status.stdout)")
     }
@@ -371,7 +357,7 @@ struct SendPushEndToEndTests {
         let emulator = try RunningEmulator(["--quiet", "--global-token-updates"], environment: setup.environment)
         let env = clientEnvironment(emulator)
         for _ in 0..<10 {
-            try BuiltTool.run("send-push", ["--token", Self.hexToken(1), "--body", "hi"], environment: env).expectSuccess()
+            try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--body", "hi"], environment: env).expectSuccess()
         }
         let records = emulator.waitForRecords(10)
         #expect(records.count == 10)
@@ -397,7 +383,7 @@ struct SendPushEndToEndTests {
         let cache: [String: Any] = ["version": 1, "tokens": ["\(ProviderSetup.teamID).\(ProviderSetup.keyID).\(fingerprint)": ["token": forged, "issued_at": Int(Date().timeIntervalSince1970)]]]
         try JSONSerialization.data(withJSONObject: cache).write(to: URL(fileURLWithPath: cachePath))
 
-        let result = try BuiltTool.run("send-push", ["--token", Self.hexToken(1), "--body", "hi", "--json"], environment: env)
+        let result = try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--body", "hi", "--json"], environment: env)
         result.expectSuccess()
         let records = emulator.waitForRecords(2)
         #expect(records.map { $0["reason"] as? String } == ["InvalidProviderToken", nil])
@@ -421,15 +407,15 @@ struct SendPushEndToEndTests {
         env["APNS_STATE_FILE"] = devicesFile
         let cases: [([String], Int32, String)] = [
             (["--token", "xyz", "--body", "hi"], 65, "device token"),
-            (["--token", Self.hexToken(1)], 65, "nothing to send"),
-            (["--token", Self.hexToken(1), "--body", "hi", "--collapse-id", String(repeating: "c", count: 65)], 65, "--collapse-id is 65 bytes"),
-            (["--token", Self.hexToken(1), "--body", "hi", "--apns-id", "not-a-uuid"], 65, "--apns-id"),
-            (["--token", Self.hexToken(1), "--body", "hi", "--push-type", "fax"], 64, "'fax' is invalid for '--push-type <type>'"),
-            (["--token", Self.hexToken(1), "--body", "hi", "--push-type", "background"], 65,
+            (["--token", hexToken(1, filler: "ab")], 65, "nothing to send"),
+            (["--token", hexToken(1, filler: "ab"), "--body", "hi", "--collapse-id", String(repeating: "c", count: 65)], 65, "--collapse-id is 65 bytes"),
+            (["--token", hexToken(1, filler: "ab"), "--body", "hi", "--apns-id", "not-a-uuid"], 65, "--apns-id"),
+            (["--token", hexToken(1, filler: "ab"), "--body", "hi", "--push-type", "fax"], 64, "'fax' is invalid for '--push-type <type>'"),
+            (["--token", hexToken(1, filler: "ab"), "--body", "hi", "--push-type", "background"], 65,
              "background notifications carry no alert, badge or sound; drop them or use --push-type alert"),
-            (["--token", Self.hexToken(1), "--body", "hi", "--data", "[1]"], 65, "--data must be a JSON object"),
-            (["--token", Self.hexToken(1), "--data", String(repeating: "x", count: 10)], 65, "--data must be a JSON object"),
-            (["--token", Self.hexToken(1), "--payload-file", "/nonexistent.json"], 66, "--payload-file /nonexistent.json does not exist"),
+            (["--token", hexToken(1, filler: "ab"), "--body", "hi", "--data", "[1]"], 65, "--data must be a JSON object"),
+            (["--token", hexToken(1, filler: "ab"), "--data", String(repeating: "x", count: 10)], 65, "--data must be a JSON object"),
+            (["--token", hexToken(1, filler: "ab"), "--payload-file", "/nonexistent.json"], 66, "--payload-file /nonexistent.json does not exist"),
             (["--device", "ghost", "--body", "hi"], 65, "no device \"ghost\""),
             (["only-one-positional"], 64, "MESSAGE_ID PREVIEW"),
             (["--body", "hi", "--timeout", "0"], 64, "--timeout"),
@@ -445,7 +431,7 @@ struct SendPushEndToEndTests {
     func bodyFromStdinIsFitted() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let long = String(repeating: "word ", count: 2000)
-        let result = try BuiltTool.run("send-push", ["--token", Self.hexToken(1), "--body", "-"], environment: clientEnvironment(emulator), stdin: Data((long + "\n").utf8))
+        let result = try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--body", "-"], environment: clientEnvironment(emulator), stdin: Data((long + "\n").utf8))
         result.expectSuccess()
         #expect(result.stderr.contains("shortened"))
         let record = try #require(emulator.waitForRecords(1).first)
@@ -461,7 +447,7 @@ struct SendPushEndToEndTests {
         var env = clientEnvironment(emulator)
         env["APNS_TOPIC"] = nil
         let file = try setup.directory.write("push.apns", #"{"Simulator Target Bundle": "com.example.app", "aps": {"alert": "from a file"}}"#)
-        try BuiltTool.run("send-push", ["--token", Self.hexToken(1), "--payload-file", file], environment: env).expectSuccess()
+        try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--payload-file", file], environment: env).expectSuccess()
         let record = try #require(emulator.waitForRecords(1).first)
         #expect(record["topic"] as? String == "com.example.app")
         #expect((record["payload"] as? NSDictionary) == ["aps": ["alert": "from a file"]] as NSDictionary)

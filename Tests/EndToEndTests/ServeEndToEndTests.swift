@@ -14,7 +14,7 @@ struct ServeEndToEndTests {
         stateFile = setup.directory.file("state/devices.json")
     }
 
-    static func token(_ n: Int) -> String { String(repeating: "cd", count: 28) + String(format: "%08x", n) }
+    static func token(_ n: Int) -> String { hexToken(n) }
 
     /// The server's environment: the provider key, and APNs at `emulator` when given.
     func environment(_ emulator: RunningEmulator? = nil) -> [String: String] {
@@ -581,7 +581,7 @@ struct ServeEndToEndTests {
         let file = setup.directory.file("exchanges.jsonl")
         let lines = try exchanges.map { String(decoding: try JSONSerialization.data(withJSONObject: $0.record, options: [.sortedKeys]), as: UTF8.self) }
         try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+        let root = RepositoryFiles.root
         let check = try BuiltTool.runSystem("python3", [root + "/Tests/Tools/check_openapi.py", root + "/docs/openapi.yaml", file, "--require-all"])
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         #expect(check.stdout.contains("checked \(exchanges.count) exchanges"))

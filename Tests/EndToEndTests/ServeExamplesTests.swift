@@ -6,8 +6,7 @@ import Testing
 /// `examples/systemd/register-apns-serve.service` run by its ExecStart.
 @Suite("Serve examples")
 struct ServeExamplesTests {
-    static let examples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("examples").path
+    static let examples = RepositoryFiles.path("examples")
     static let script = examples + "/serve-requests.sh"
     static let unitPath = examples + "/systemd/register-apns-serve.service"
     /// The system's PATH only (bash, curl, cat, grep): the script needs none of the built tools.

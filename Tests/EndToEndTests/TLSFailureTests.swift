@@ -14,8 +14,7 @@ struct TLSFailureTests {
         setup = try ProviderSetup()
         certificates = setup.directory.file("certificates")
         try FileManager.default.createDirectory(atPath: certificates, withIntermediateDirectories: true)
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Tools/make_test_certificates.py").path
+        let script = RepositoryFiles.path("Tests/Tools/make_test_certificates.py")
         try BuiltTool.runSystem("python3", [script, certificates]).expectSuccess()
     }
 

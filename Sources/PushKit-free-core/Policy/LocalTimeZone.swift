@@ -3,11 +3,6 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Turns an instant into the wall-clock time of day somewhere: what quiet hours are written in.
 /// Tests inject a fixed-offset zone; the tools use `SystemTimeZone`.
@@ -34,55 +29,50 @@ public struct FixedOffsetTimeZone: LocalTimeZone {
     }
 }
 
-/// An IANA zone (`Europe/Berlin`) or the system's zone, converted by the C library from the
-/// system's tz database (`/usr/share/zoneinfo`, Debian package `tzdata`), daylight saving included.
+/// An IANA zone (`Europe/Berlin`) or the system's zone, converted from the system's tz database
+/// (`/usr/share/zoneinfo`, Debian package `tzdata`), daylight saving included, with the same answers
+/// as the C library's `localtime_r`.
 ///
-/// The C library only converts in the zone named by the `TZ` environment variable, so a named zone
-/// sets `TZ` for the duration of one conversion and restores it. That is safe in the tools (one
-/// thread); it is not meant for concurrent use.
+/// A named zone's file is read once, here; converting is arithmetic on what was read, so any number
+/// of tasks may convert at once. Nothing sets `TZ` or calls `tzset()`: the environment is only read.
 public struct SystemTimeZone: LocalTimeZone {
     /// The IANA name; `nil` for the system's zone (`TZ`, else `/etc/localtime`).
     public let identifier: String?
+    /// The named zone's rules; `nil` for the system's zone, which follows `TZ` at each conversion.
+    private let rules: ZoneRules?
 
     public var name: String { identifier ?? "system" }
 
     /// - Throws: `ConfigurationError` (exit 78) when `identifier` is not a zone of the tz database.
     public init(identifier: String?) throws(ConfigurationError) {
+        try self.init(identifier: identifier, database: .system)
+    }
+
+    /// A zone of `database` (tests point it at a directory of their own).
+    init(identifier: String?, database: TimeZoneDatabase) throws(ConfigurationError) {
         if let identifier {
-            guard Self.isKnownZone(identifier) else {
-                throw ConfigurationError("quiet_hours timezone \"\(identifier)\" is not an IANA time zone (e.g. Europe/Berlin) in \(Self.zoneDirectory)")
+            guard let file = database.zone(named: identifier) else {
+                throw ConfigurationError(
+                    "quiet_hours timezone \"\(identifier)\" is not an IANA time zone (e.g. Europe/Berlin) in "
+                        + database.directory)
             }
+            rules = .file(file)
+        } else {
+            rules = nil
         }
         self.identifier = identifier
     }
 
-    /// The tz database directory: `TZDIR`, else `/usr/share/zoneinfo`.
-    static var zoneDirectory: String {
-        if let directory = getenv("TZDIR"), directory.pointee != 0 { return String(cString: directory) }
-        return "/usr/share/zoneinfo"
-    }
-
-    /// Whether `identifier` names a zone file: relative, no `..`, and a TZif file exists for it.
-    static func isKnownZone(_ identifier: String) -> Bool {
-        guard !identifier.isEmpty, !identifier.hasPrefix("/"), !identifier.split(separator: "/").contains(".."),
-              let contents = try? PosixFile.readIfPresent(zoneDirectory + "/" + identifier) else { return false }
-        return contents.starts(with: Array("TZif".utf8))
-    }
-
     public func minuteOfDay(at date: Date) -> Int {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
-        var parts = tm()
-        guard let identifier else {
-            tzset()
-            localtime_r(&seconds, &parts)
-            return Int(parts.tm_hour) * 60 + Int(parts.tm_min)
-        }
-        let previous = getenv("TZ").map { String(cString: $0) }
-        setenv("TZ", ":" + identifier, 1)
-        tzset()
-        localtime_r(&seconds, &parts)
-        if let previous { setenv("TZ", previous, 1) } else { unsetenv("TZ") }
-        tzset()
-        return Int(parts.tm_hour) * 60 + Int(parts.tm_min)
+        let rules = rules ?? TimeZoneDatabase.system.rules(forTZ: TimeZoneDatabase.environmentValue("TZ"))
+        return rules.localSeconds(at: Self.instant(of: date)).floorModulo(86_400) / 60
+    }
+
+    /// Whole seconds since 1970 (rounded down), kept within a billion years so the arithmetic cannot overflow.
+    static func instant(of date: Date) -> Int {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        guard seconds.isFinite else { return 0 }
+        let limit = 1 << 55
+        return Int(min(max(seconds, -Double(limit)), Double(limit)))
     }
 }
