@@ -6,7 +6,8 @@
 /// evaluation follow the GNU C library's, so conversions agree with `localtime_r`:
 /// - offsets are `[+-]hh[:mm[:ss]]` west of UTC (hours at most 24), a missing daylight offset is
 ///   one hour ahead of standard time, a missing change time is 02:00;
-/// - a daylight name without changes uses the United States' rules (`M3.2.0,M11.1.0`);
+/// - a daylight name without changes uses the United States' rules (`M3.2.0,M11.1.0`), which glibc
+///   takes from the `posixrules` file (New York's on Debian) where that file exists;
 /// - the changes are computed for the instant's year in UTC, and when the change into daylight
 ///   saving time comes after the change out of it (southern hemisphere), daylight saving time
 ///   runs over the new year.
