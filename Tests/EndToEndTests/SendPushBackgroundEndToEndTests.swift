@@ -280,6 +280,25 @@ struct SendPushBackgroundEndToEndTests: ClientToolSuite {
         #expect(aps.last?["interruption-level"] == nil)
     }
 
+    @Test("quiet hours without a timezone follow the tool's TZ: a zone name, a POSIX rule, empty for UTC",
+          arguments: [(":Asia/Karachi", true), ("<+05>-5", true), ("<-07>7", false), ("", false)])
+    func quietHoursInTheSystemZone(tz: String, holdsNow: Bool) throws {
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        var env = clientEnvironment(emulator)
+        env["TZ"] = tz
+        // A window from two hours before to three after now at UTC+5 (Karachi keeps no DST).
+        let hour = (try currentHour(in: "UTC") + 5) % 24
+        let window = String(format: #"{"quiet_hours": {"start": "%02d:00", "end": "%02d:00"}}"#,
+                            (hour + 22) % 24, (hour + 3) % 24)
+        env["PUSHKIT_CONFIG"] = try setup.directory.write("config.json", window)
+        let arguments = ["--token", hexToken(1), "--body", "x", "--quiet-policy", "skip", "--json"]
+        let result = try BuiltTool.run("send-push", arguments, environment: env)
+        result.expectSuccess()
+        let line = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(line["outcome"] as? String == (holdsNow ? "skipped" : "delivered"), "TZ=\(tz): \(result.stdout)")
+        if holdsNow { #expect((line["reason"] as? String)?.hasSuffix("system") == true) }
+    }
+
     @Test("an unknown time zone in quiet_hours is a configuration error (78) naming it")
     func unknownZone() throws {
         var env = clientEnvironment(nil)

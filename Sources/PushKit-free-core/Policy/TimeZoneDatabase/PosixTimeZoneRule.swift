@@ -6,7 +6,8 @@
 /// evaluation follow the GNU C library's, so conversions agree with `localtime_r`:
 /// - offsets are `[+-]hh[:mm[:ss]]` west of UTC (hours at most 24), a missing daylight offset is
 ///   one hour ahead of standard time, a missing change time is 02:00;
-/// - a daylight name without changes uses the United States' rules (`M3.2.0,M11.1.0`);
+/// - a daylight name without changes uses the United States' rules (`M3.2.0,M11.1.0`), which glibc
+///   takes from the `posixrules` file (New York's on Debian) where that file exists;
 /// - the changes are computed for the instant's year in UTC, and when the change into daylight
 ///   saving time comes after the change out of it (southern hemisphere), daylight saving time
 ///   runs over the new year.
@@ -223,58 +224,4 @@ extension UInt8 {
     }
 
     fileprivate var isASCIIDigit: Bool { (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) }
-}
-
-/// Day arithmetic in the proleptic Gregorian calendar, days counted from 1970-01-01.
-enum ProlepticGregorianCalendar {
-    /// The day number of `year`-`month`-`day` (month 1...12).
-    static func day(year: Int, month: Int, day: Int) -> Int {
-        let marchYear = month <= 2 ? year - 1 : year
-        let era = marchYear.floorDivided(by: 400)
-        let yearOfEra = marchYear - era * 400
-        let dayOfYear = (153 * ((month + 9) % 12) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// The year that day number `day` falls in.
-    static func year(ofDay day: Int) -> Int {
-        let shifted = day + 719_468
-        let era = shifted.floorDivided(by: 146_097)
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let marchMonth = (5 * dayOfYear + 2) / 153
-        return yearOfEra + era * 400 + (marchMonth >= 10 ? 1 : 0)
-    }
-
-    /// 0 for Sunday through 6 for Saturday (1970-01-01 was a Thursday).
-    static func weekday(ofDay day: Int) -> Int {
-        (day + 4).floorModulo(7)
-    }
-
-    static func isLeapYear(_ year: Int) -> Bool {
-        year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-    }
-
-    static func numberOfDays(inMonth month: Int, of year: Int) -> Int {
-        switch month {
-        case 2: isLeapYear(year) ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-}
-
-extension Int {
-    /// Division rounding towards negative infinity.
-    func floorDivided(by divisor: Int) -> Int {
-        let quotient = self / divisor
-        return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
-    }
-
-    /// The remainder of `floorDivided(by:)`: in 0..<divisor for a positive divisor.
-    func floorModulo(_ divisor: Int) -> Int {
-        self - floorDivided(by: divisor) * divisor
-    }
 }
