@@ -19,6 +19,8 @@ let package = Package(
         .executable(name: "register-apns-serve", targets: ["register-apns-serve"]),
         .executable(name: "apns-emulator", targets: ["apns-emulator"]),
         .library(name: "PushKitFreeCore", targets: ["PushKitFreeCore"]),
+        // For the fuzz package, whose endpoint family reads requests as the server's routes do.
+        .library(name: "PushKitFreeServer", targets: ["PushKitFreeServer"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -158,8 +160,21 @@ let package = Package(
         // MARK: Tests
         .testTarget(
             name: "PushKitFreeCoreTests",
-            dependencies: ["PushKitFreeCore", .product(name: "Crypto", package: "swift-crypto")],
+            // PushKitFreeServer: the fuzz harness linked in here (FuzzHarness/) checks the server's routes.
+            dependencies: ["PushKitFreeCore", "PushKitFreeServer", .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/PushKitFreeCoreTests"
+        ),
+        .testTarget(
+            name: "PushKitFreeServerTests",
+            dependencies: [
+                "PushKitFreeServer", "PushKitFreeCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            path: "Tests/PushKitFreeServerTests"
         ),
         .testTarget(
             name: "EndToEndTests",

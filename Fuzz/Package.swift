@@ -21,7 +21,10 @@ let package = Package(
         // test (Tests/PushKitFreeCoreTests/FuzzHarness is a symbolic link to this folder).
         .target(
             name: "FuzzHarness",
-            dependencies: [.product(name: "PushKitFreeCore", package: "pushkit-free")],
+            dependencies: [
+                .product(name: "PushKitFreeCore", package: "pushkit-free"),
+                .product(name: "PushKitFreeServer", package: "pushkit-free"),
+            ],
             path: "Sources/FuzzHarness"
         ),
         // libFuzzer's entry points: LLVMFuzzerTestOneInput, and the driver started from main.
