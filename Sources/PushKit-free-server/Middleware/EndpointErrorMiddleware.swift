@@ -17,8 +17,8 @@ struct EndpointErrorMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch let refusal as EndpointError {
             error = refusal
-        } catch {
-            error = .internalError("the server failed to answer", logDetail: "unexpected error: \(error)")
+        } catch let unexpected {
+            error = .internalError("the server failed to answer", logDetail: "unexpected error: \(unexpected)")
         }
         if let detail = error.logDetail {
             StandardStreams.writeError("\(EndpointServer.tool): error: request \(context.requestID): "
