@@ -53,7 +53,9 @@ final class EndpointService: Sendable {
     }
 
     /// Applies `change` in the next batched write; a registry that cannot be written is a 500.
-    func write(_ change: @escaping RegistryWriteQueue.Change) async throws(EndpointError) -> RegistryWriteQueue.ChangeResult {
+    func write(
+        _ change: @escaping RegistryWriteQueue.Change
+    ) async throws(EndpointError) -> RegistryWriteQueue.ChangeResult {
         do {
             return try await writes.apply(change)
         } catch let error as RegistryError {

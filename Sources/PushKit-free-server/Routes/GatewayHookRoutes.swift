@@ -15,7 +15,9 @@ struct GatewayHookRoutes: Sendable {
 
     @Sendable func deviceHook(_ request: Request, context: Context) async throws -> Response {
         let body = try await request.jsonBody()
-        guard let object = body.objectValue else { throw EndpointError.badRequest("expected a JSON object, not \(body.typeName)") }
+        guard let object = body.objectValue else {
+            throw EndpointError.badRequest("expected a JSON object, not \(body.typeName)")
+        }
         let fields = RequestBodyFields(object)
         let action: String?
         do throws(RegistrationBodyError) {
