@@ -163,7 +163,7 @@ let package = Package(
         // dependencies are the modules whose parsers read outside input.
         .target(
             name: "FuzzHarness",
-            dependencies: ["PushKitFreeCore", "PushKitFreeEmulator"],
+            dependencies: ["PushKitFreeCore", "PushKitFreeEmulator", "PushKitFreeServer"],
             path: "Tests/FuzzHarness"
         ),
         .testTarget(
@@ -185,6 +185,18 @@ let package = Package(
             name: "FuzzHarnessTests",
             dependencies: ["FuzzHarness", "PushKitFreeCore"],
             path: "Tests/FuzzHarnessTests"
+        ),
+        .testTarget(
+            name: "PushKitFreeServerTests",
+            dependencies: [
+                "PushKitFreeServer", "PushKitFreeCore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            path: "Tests/PushKitFreeServerTests"
         ),
         .testTarget(
             name: "EndToEndTests",

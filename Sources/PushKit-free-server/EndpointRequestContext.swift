@@ -1,15 +1,46 @@
 import Hummingbird
 import NIOCore
+import PushKitFreeCore
+import Synchronization
 
-/// Hummingbird's per-request context, plus the client's address (for the rate limit and the
-/// access log).
+/// Hummingbird's per-request context, plus what the endpoint's middleware and routes pass along:
+/// the client's address, the request id, and whether the secret was waived for the client's network.
 struct EndpointRequestContext: RequestContext {
     var coreContext: CoreRequestContextStorage
-    /// The peer's IP address, "unknown" when the channel has none.
+    /// The peer's IP address, "unknown" when the channel has none (the rate limit's key, the access log's).
     let client: String
+    /// The request's id (`X-Request-Id`), set by `RequestIDMiddleware`.
+    var requestID = ""
+    /// Let in without the secret because the client is on an `--open-registration` network
+    /// (set by `AuthMiddleware`).
+    var openNetwork = false
+    /// What the routes found out that the access log shows after the answer.
+    let notes = RequestNotes()
 
     init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)
         client = source.channel.remoteAddress?.ipAddress ?? "unknown"
+    }
+
+    /// The path of the route the router matched (`/api/v1/devices/{token}`), `nil` when none did.
+    var routePath: String? {
+        guard let path = endpointPath, path != "NotFound" else { return nil }
+        return path
+    }
+
+    /// The catalogue's entry for the route the router matched; `HEAD` is its `GET` route.
+    func route(of request: Request) -> EndpointRoute? {
+        routePath.flatMap { EndpointRoute(path: $0, method: request.method.rawValue) }
+    }
+}
+
+/// The device a request was about, for its access-log line; set by the route while it answers.
+final class RequestNotes: Sendable {
+    private let device = Mutex<DeviceToken?>(nil)
+
+    /// The device token the request named or registered, if any.
+    var token: DeviceToken? {
+        get { device.withLock { $0 } }
+        set { device.withLock { $0 = newValue } }
     }
 }

@@ -15,7 +15,7 @@ import NIOCore
 import NIOSSL
 import PushKitFreeCore
 
-/// `register-apns serve`: Hummingbird 2 serving `EndpointService` until SIGTERM or SIGINT, then
+/// `register-apns serve`: Hummingbird 2 serving `EndpointRouter`'s routes until SIGTERM or SIGINT, then
 /// stopping gracefully: it stops accepting, lets requests in flight finish (their registry writes
 /// and deliveries included), and returns.
 public enum EndpointServer {
@@ -47,7 +47,7 @@ public enum EndpointServer {
         logger.logLevel = .error
         let scheme = settings.tls == nil ? "http" : "https"
         let app = Application(
-            responder: EndpointResponder(service: service),
+            router: EndpointRouter.make(service),
             server: try serverBuilder(settings),
             configuration: ApplicationConfiguration(address: .hostname(settings.listen.host, port: settings.listen.port),
                                                     serverName: nil, reuseAddress: true),

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PushKitFreeCore
+import PushKitFreeServer
 
 extension FuzzTarget {
     /// `register-apns serve`: the input as a request path for every method, and as the JSON body

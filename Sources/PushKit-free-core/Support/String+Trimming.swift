@@ -1,4 +1,4 @@
-extension String {
+public extension String {
     /// Without leading and trailing whitespace and newlines (FoundationEssentials has no
     /// `trimmingCharacters(in:)`).
     var trimmingWhitespace: String {

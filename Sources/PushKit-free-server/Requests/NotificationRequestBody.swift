@@ -1,3 +1,5 @@
+import PushKitFreeCore
+
 /// The body other services post to make the phone buzz (`/api/v1/notifications/send`,
 /// `/hooks/ios-notify`): `{"title", "body" or "message", "subtitle", "category", "badge", "data"}`.
 public struct NotificationRequestBody: Sendable, Equatable {

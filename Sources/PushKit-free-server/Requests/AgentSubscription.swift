@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PushKitFreeCore
 
 /// Per-agent subscriptions (`/registerSubscription`, `/triggerReplyFinished`): a device subscribes
 /// to the replies of the assistant working in one directory (`cwd`).

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import PushKitFreeCore
 
 /// An IPv4 or IPv6 network in CIDR notation (`10.10.10.0/24`, `fd7a:115c:a1e0::/48`), as
 /// `register-apns serve --open-registration` names the networks whose devices may register without

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PushKitFreeCore
 
 /// The secret every caller of `register-apns serve` presents, read from a file only its owner can
 /// read, and compared in constant time.

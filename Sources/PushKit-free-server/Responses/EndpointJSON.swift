@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PushKitFreeCore
 
 /// The JSON the endpoint answers with. Device tokens are always masked: the endpoint is reached
 /// over a network, and a client that registered a token already knows it.

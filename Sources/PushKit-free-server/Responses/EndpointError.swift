@@ -1,28 +1,38 @@
+import HTTPTypes
+import Hummingbird
+import PushKitFreeCore
+
 /// A request the endpoint refuses: the HTTP status, the message for `{"error": ...}`, and any
 /// header the status calls for (`Allow`, `Retry-After`, `WWW-Authenticate`).
 ///
 /// The message is what the client reads, so it never holds a server path or a system error: what
 /// only the operator may see (the state file's path, the provider key's, an unexpected error) goes
 /// in `logDetail`, which the server logs under the request's id and never sends.
-public struct EndpointError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let status: Int
+///
+/// An `HTTPResponseError`: a route or middleware throws it, and `EndpointErrorMiddleware` answers it.
+public struct EndpointError: HTTPResponseError, Sendable, Equatable, CustomStringConvertible {
+    /// The HTTP status (4xx or 5xx).
+    public let status: HTTPResponse.Status
+    /// What the client reads in `error`.
     public let message: String
+    /// Headers the status calls for (`Allow`, `Retry-After`, `WWW-Authenticate`).
     public let headers: [String: String]
     /// What the server's log shows beside the request id; never part of the answer.
     public let logDetail: String?
     /// The `detail` OpenClaw's routes answer when it is not `message` (FastAPI's "Device not found").
     public let openClawDetail: String?
 
+    /// An error answered with `status` (a 4xx or 5xx code) and `message`.
     public init(status: Int, _ message: String, headers: [String: String] = [:], logDetail: String? = nil,
                 openClawDetail: String? = nil) {
-        self.status = status
+        self.status = HTTPResponse.Status(code: status)
         self.message = message
         self.headers = headers
         self.logDetail = logDetail
         self.openClawDetail = openClawDetail
     }
 
-    public var description: String { "\(status): \(message)" + (logDetail.map { " (\($0))" } ?? "") }
+    public var description: String { "\(status.code): \(message)" + (logDetail.map { " (\($0))" } ?? "") }
 
     /// 400: not JSON, or not the shape the route takes.
     public static func badRequest(_ message: String) -> EndpointError { EndpointError(status: 400, message) }
@@ -88,5 +98,18 @@ public struct EndpointError: Error, Sendable, Equatable, CustomStringConvertible
         object["error"] = .string(text)
         if openClaw { object["detail"] = .string(openClawDetail ?? text) }
         return .object(object)
+    }
+
+    /// The JSON answer: `body(openClaw:requestID:)` with the status and headers.
+    public func response(openClaw: Bool, requestID: String?) -> Response {
+        .json(body(openClaw: openClaw, requestID: requestID), status: status, headers: headers)
+    }
+
+    /// The answer to `request`: OpenClaw's shape on its routes (`/api/v1/...`), the request id from
+    /// the endpoint's context.
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
+        let endpoint = context as? EndpointRequestContext
+        let path = endpoint?.routePath ?? request.uri.path
+        return response(openClaw: EndpointRoute.isOpenClaw(path: path), requestID: endpoint?.requestID)
     }
 }

@@ -1,8 +1,10 @@
-/// The routes of `register-apns serve`, matched by method and path.
+/// The routes of `register-apns serve`: each one's method, path, and the rules it follows (the
+/// secret, `--open-registration`, the rate limit, OpenClaw's shapes).
 ///
-/// The table is the one place that knows which paths exist and which methods each takes, so a
-/// known path with another method is answered 405 with `Allow`, and anything else 404. `HEAD` is
-/// served wherever `GET` is.
+/// `EndpointRouter` adds every route to Hummingbird's `Router`, in its family's group, and a test
+/// checks that the two agree. The router dispatches; when it finds nothing, `match` tells a known
+/// path with another method (405 with `Allow`) from anything else (404). `HEAD` is served wherever
+/// `GET` is.
 public enum EndpointRoute: String, Sendable, CaseIterable {
     case health
     case liveness
@@ -66,7 +68,17 @@ public enum EndpointRoute: String, Sendable, CaseIterable {
 
     /// Whether the route is one of OpenClaw's (`/api/v1/...`), whose clients read FastAPI's shapes:
     /// errors carry `detail`, tokens are shown as their first 16 characters and `...`.
-    public var isOpenClaw: Bool { path.hasPrefix("/api/v1/") }
+    public var isOpenClaw: Bool { Self.isOpenClaw(path: path) }
+
+    /// Whether `path` (a request's, or a route's) is under OpenClaw's `/api/v1/`.
+    public static func isOpenClaw(path: String) -> Bool { path.hasPrefix("/api/v1/") }
+
+    /// The route with this path (as the catalogue writes it) and method; `HEAD` finds the `GET` route.
+    public init?(path: String, method: String) {
+        let method = method == "HEAD" ? "GET" : method
+        guard let route = Self.allCases.first(where: { $0.path == path && $0.method == method }) else { return nil }
+        self = route
+    }
 
     /// Whether the route needs no secret: the health checks.
     public var isHealthCheck: Bool { self == .health || self == .liveness }

@@ -1,3 +1,5 @@
+import PushKitFreeCore
+
 /// Where `register-apns serve` listens: `HOST:PORT`, `[IPv6]:PORT`, or `:PORT` (loopback).
 public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     public let host: String

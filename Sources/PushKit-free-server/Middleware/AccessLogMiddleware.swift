@@ -1,0 +1,25 @@
+import Hummingbird
+import PushKitFreeCore
+
+/// Writes one `AccessLog` line per request to standard error, once it is answered.
+struct AccessLogMiddleware: RouterMiddleware {
+    typealias Context = EndpointRequestContext
+
+    func handle(_ request: Request, context: Context,
+                next: (Request, Context) async throws -> Response) async throws -> Response {
+        let started = ContinuousClock.now
+        let response = try await next(request, context)
+        StandardStreams.writeError(AccessLog.line(
+            client: context.client, method: request.method.rawValue, path: request.uri.path,
+            status: Int(response.status.code), seconds: started.secondsElapsed, token: context.notes.token))
+        return response
+    }
+}
+
+extension ContinuousClock.Instant {
+    /// Seconds from this instant to now.
+    var secondsElapsed: Double {
+        let elapsed = duration(to: .now)
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,31 @@
+import Hummingbird
+import PushKitFreeCore
+
+/// Answers whatever a route or middleware threw: an `EndpointError` as itself, anything else as a
+/// 500 that names only the request id. An error with a `logDetail` is written to standard error with
+/// the request id, method, masked path and status; the answer never holds the detail.
+///
+/// A `HEAD` request's answer loses its body here too (Hummingbird's own `HEAD` routes do that for
+/// answers, not for errors).
+struct EndpointErrorMiddleware: RouterMiddleware {
+    typealias Context = EndpointRequestContext
+
+    func handle(_ request: Request, context: Context,
+                next: (Request, Context) async throws -> Response) async throws -> Response {
+        let error: EndpointError
+        do {
+            return try await next(request, context)
+        } catch let refusal as EndpointError {
+            error = refusal
+        } catch let unexpected {
+            error = .internalError("the server failed to answer", logDetail: "unexpected error: \(unexpected)")
+        }
+        if let detail = error.logDetail {
+            StandardStreams.writeError("\(EndpointServer.tool): error: request \(context.requestID): "
+                                       + "\(request.method.rawValue) \(AccessLog.maskedPath(request.uri.path)) "
+                                       + "\(error.status.code): \(error.message): \(detail)\n")
+        }
+        let response = try error.response(from: request, context: context)
+        return request.method == .head ? response.createHeadResponse() : response
+    }
+}

@@ -1,0 +1,17 @@
+import Hummingbird
+
+/// The per-client limit on the routes that change the registry (`EndpointRoute.registers`): 429
+/// with `Retry-After` past the allowance. Runs after `AuthMiddleware`, so a caller without the
+/// secret spends nobody's allowance.
+struct RateLimitMiddleware: RouterMiddleware {
+    typealias Context = EndpointRequestContext
+    let limiter: RateLimiter
+
+    func handle(_ request: Request, context: Context,
+                next: (Request, Context) async throws -> Response) async throws -> Response {
+        if context.route(of: request)?.registers == true, let retryAfter = limiter.admit(context.client) {
+            throw EndpointError.rateLimited(retryAfter: retryAfter, limit: limiter.perMinute)
+        }
+        return try await next(request, context)
+    }
+}

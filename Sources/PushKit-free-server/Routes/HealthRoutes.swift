@@ -1,0 +1,39 @@
+import Hummingbird
+import NIOCore
+import PushKitFreeCore
+
+/// `GET /health` and `GET /health/live`, which need no secret, and `GET /metrics`, which does.
+struct HealthRoutes: Sendable {
+    typealias Context = EndpointRequestContext
+    let service: EndpointService
+
+    /// The health checks, for a group without `AuthMiddleware`.
+    func addHealthChecks(to group: RouterGroup<Context>) {
+        group.get("health", use: health)
+        group.get("health/live", use: liveness)
+    }
+
+    /// `/metrics`, for a group behind `AuthMiddleware`.
+    func addMetrics(to group: RouterGroup<Context>) {
+        group.get("metrics", use: metrics)
+    }
+
+    /// 200 `{"status": "healthy"}`, or 503 with the problems (worded without paths).
+    @Sendable func health(_ request: Request, context: Context) async throws -> Response {
+        let problems = service.health.problems()
+        if problems.isEmpty { return .json(["status": "healthy"]) }
+        return .json(["status": "unhealthy", "error": .string(problems.joined(separator: "; ")),
+                      "problems": .array(problems.map(JSONValue.string))], status: .serviceUnavailable)
+    }
+
+    /// 200 whenever the process answers.
+    @Sendable func liveness(_ request: Request, context: Context) async throws -> Response {
+        .json(["status": "alive"])
+    }
+
+    /// The Prometheus text exposition.
+    @Sendable func metrics(_ request: Request, context: Context) async throws -> Response {
+        Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: service.metrics.exposition())))
+    }
+}

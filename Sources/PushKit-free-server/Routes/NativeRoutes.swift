@@ -1,0 +1,20 @@
+import Hummingbird
+
+/// `POST /register-apns`: the route the app's own registration code calls (the FastAPI handler
+/// this endpoint replaces), with a JSON body or `device_token` and `apns_token` in the query.
+struct NativeRoutes: Sendable {
+    typealias Context = EndpointRequestContext
+    let service: EndpointService
+
+    func add(to group: RouterGroup<Context>) {
+        group.post("register-apns", use: register)
+    }
+
+    @Sendable func register(_ request: Request, context: Context) async throws -> Response {
+        let body = try await request.registrationBody(acceptingQuery: true)
+        let registration = try EndpointService.registration(body)
+        context.notes.token = registration.token
+        _ = try await service.register(registration, route: .registerAPNs)
+        return .json(["status": "ok"])
+    }
+}

@@ -1,0 +1,65 @@
+import Hummingbird
+import PushKitFreeCore
+
+/// OpenClaw's routes, under `/api/v1`: register, list and remove devices, and send. Their clients
+/// read FastAPI's shapes: errors carry `detail`, tokens show as their first 16 digits and `...`.
+struct OpenClawRoutes: Sendable {
+    typealias Context = EndpointRequestContext
+    let service: EndpointService
+
+    /// Adds the routes to a group at `/api/v1`.
+    func add(to group: RouterGroup<Context>) {
+        group.post("devices/register", use: registerDevice)
+        group.get("devices", use: listDevices)
+        group.delete("devices/{token}", use: unregisterDevice)
+        group.post("notifications/send", use: sendToAll)
+        group.post("notifications/send/{token}", use: sendToDevice)
+    }
+
+    @Sendable func registerDevice(_ request: Request, context: Context) async throws -> Response {
+        let registration = try EndpointService.registration(try await request.jsonBody())
+        context.notes.token = registration.token
+        let outcome = try await service.register(registration, route: .registerDevice)
+        return .json(["status": "registered", "device": EndpointJSON.device(outcome.device, tokens: .openClaw)])
+    }
+
+    @Sendable func listDevices(_ request: Request, context: Context) async throws -> Response {
+        .json(EndpointJSON.deviceList(try service.readRegistry().devices, tokens: .openClaw))
+    }
+
+    @Sendable func unregisterDevice(_ request: Request, context: Context) async throws -> Response {
+        _ = try await service.unregister(Self.token(context), route: .unregisterDevice, notes: context.notes)
+        return .json(["status": "unregistered"])
+    }
+
+    @Sendable func sendToAll(_ request: Request, context: Context) async throws -> Response {
+        let notification = try NotificationRequestBody(try await request.jsonBody())
+        let report = try await service.sendToAll(notification.specification)
+        return .json(EndpointJSON.sendReport(report, tokens: .openClaw))
+    }
+
+    /// Sends to the one device the path names, by device id or token.
+    @Sendable func sendToDevice(_ request: Request, context: Context) async throws -> Response {
+        let notification = try NotificationRequestBody(try await request.jsonBody())
+        let idOrToken = Self.token(context)
+        guard let device = EndpointService.device(idOrToken, in: try service.readRegistry()) else {
+            throw EndpointError.deviceNotFound("no device with token or id \"\(AccessLog.maskedPath(idOrToken))\"")
+        }
+        context.notes.token = device.record.token
+        // The pipeline reads the device again when it sends: it may be removed meanwhile (404).
+        let report = try await service.delivery.send(notification.specification,
+                                                     to: PushSender.Audience(deviceIDs: [device.id]))
+        service.metrics.delivered(report)
+        guard let result = report.results.first else {
+            throw EndpointError.deviceNotFound("device \(device.id) was removed before the notification was sent")
+        }
+        let json = EndpointJSON.result(result)
+        return .json(["success": json["success"] ?? false, "apns_id": json["apns_id"] ?? .null,
+                      "reason": json["reason"] ?? .null])
+    }
+
+    /// The path's `{token}` segment, percent-decoded: a device id or an APNs token.
+    private static func token(_ context: Context) -> String {
+        EndpointRoute.percentDecoded(Substring(context.parameters.get("token") ?? ""))
+    }
+}

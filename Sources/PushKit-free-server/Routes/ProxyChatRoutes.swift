@@ -1,0 +1,33 @@
+import Hummingbird
+import PushKitFreeCore
+
+/// The proxy-chat app's routes: `/registerSubscription` subscribes a device to one agent's replies,
+/// `/triggerReplyFinished` tells its subscribers a reply is ready (`AgentSubscription`).
+struct ProxyChatRoutes: Sendable {
+    typealias Context = EndpointRequestContext
+    let service: EndpointService
+
+    func add(to group: RouterGroup<Context>) {
+        group.post("registerSubscription", use: registerSubscription)
+        group.post("triggerReplyFinished", use: triggerReplyFinished)
+    }
+
+    @Sendable func registerSubscription(_ request: Request, context: Context) async throws -> Response {
+        let subscription = try AgentSubscription.Request(try await request.jsonBody())
+        context.notes.token = subscription.registration.token
+        _ = try await service.write { devices, now in .registered(subscription.apply(to: &devices, at: now)) }
+        service.metrics.registered(route: .registerSubscription)
+        return .json(["status": "subscribed", "agent": .string(subscription.agentKey),
+                      "device_id": .string(subscription.registration.deviceID)])
+    }
+
+    @Sendable func triggerReplyFinished(_ request: Request, context: Context) async throws -> Response {
+        let reply = try AgentSubscription.ReplyFinished(try await request.jsonBody())
+        let agent = reply.agentKey
+        let displayName = AgentSubscription.displayName(agentKey: agent, in: try service.readRegistry())
+        let spec = reply.specification(displayName: displayName, serverKey: service.settings.secret?.serverKey)
+        let report = try await service.delivery.send(spec, to: PushSender.Audience(groups: [agent]))
+        service.metrics.delivered(report)
+        return .json(["status": "sent", "agent": .string(agent), "devices_notified": .number(Double(report.delivered))])
+    }
+}
