@@ -56,7 +56,7 @@ let package = Package(
         .target(
             name: "PushKitFreeCore",
             dependencies: [
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Crypto", package: "swift-crypto")
             ],
             path: "Sources/PushKit-free-core"
         ),
@@ -178,7 +178,9 @@ let package = Package(
         ),
         .testTarget(
             name: "PushKitFreeEmulatorTests",
-            dependencies: ["PushKitFreeEmulator", "PushKitFreeCore", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "PushKitFreeEmulator", "PushKitFreeCore", .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Tests/PushKitFreeEmulatorTests"
         ),
         .testTarget(

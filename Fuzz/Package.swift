@@ -7,7 +7,8 @@ import PackageDescription
 
 /// One executable per parser family: `fuzz-<name>`, whose corpus is `Corpus/<name>/`.
 let families = [
-    "state-file", "config", "payload", "data", "registration", "endpoint", "apns-error", "provider-key", "emulator-request",
+    "state-file", "config", "payload", "data", "registration", "endpoint", "apns-error", "provider-key",
+    "emulator-request",
 ]
 
 /// The checks the fuzz targets make, shared with the main package's `swift test`.
@@ -17,7 +18,7 @@ let package = Package(
     name: "pushkit-free-fuzz",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "pushkit-free", path: ".."),
+        .package(name: "pushkit-free", path: "..")
     ],
     targets: [
         // libFuzzer's entry points: LLVMFuzzerTestOneInput, and the driver started from main. What
@@ -27,9 +28,11 @@ let package = Package(
             name: "FuzzDriver",
             dependencies: [harness],
             path: "Sources/FuzzDriver"
-        ),
-    ] + families.map { name in
-        .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzDriver", harness], path: "Sources/fuzz-\(name)")
-    },
+        )
+    ]
+        + families.map { name in
+            .executableTarget(
+                name: "fuzz-\(name)", dependencies: ["FuzzDriver", harness], path: "Sources/fuzz-\(name)")
+        },
     swiftLanguageModes: [.v6]
 )

@@ -32,7 +32,8 @@ public enum CompanionExecutable {
     /// - Returns: why it could not run.
     public static func replaceProcess(with name: String, arguments: [String]) -> String {
         guard let path = locate(name) else {
-            return "\(name) is not installed beside this program or on PATH (make install puts it in the same directory)"
+            return
+                "\(name) is not installed beside this program or on PATH (make install puts it in the same directory)"
         }
         var argv: [UnsafeMutablePointer<CChar>?] = ([name] + arguments).map { strdup($0) }
         argv.append(nil)

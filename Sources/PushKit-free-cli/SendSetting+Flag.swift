@@ -18,8 +18,9 @@ extension SendSetting {
         case .dismissalDate: "--dismissal-date"
         case .attributesType: "--attributes-type"
         case .minimumInterval: "--min-interval"
-        case .title, .subtitle, .body, .badge, .sound, .category, .data, .priority, .expiration, .timestamp, .attributes,
-             .retries, .timeout:
+        case .title, .subtitle, .body, .badge, .sound, .category, .data, .priority, .expiration, .timestamp,
+            .attributes,
+            .retries, .timeout:
             "--" + rawValue
         }
     }

@@ -75,7 +75,9 @@ public struct EnvironmentOptions: ConfigurationOptionGroup {
     public init() {}
 
     public func validate() throws {
-        let chosen = [environment != nil ? "--environment" : nil, sandbox ? "--sandbox" : nil, production ? "--production" : nil].compactMap { $0 }
+        let chosen = [
+            environment != nil ? "--environment" : nil, sandbox ? "--sandbox" : nil, production ? "--production" : nil,
+        ].compactMap { $0 }
         if chosen.count > 1 {
             throw ValidationError("\(chosen.joined(separator: " and ")) cannot be used together")
         }
@@ -97,13 +99,18 @@ public struct EnvironmentOptions: ConfigurationOptionGroup {
 
 /// Where APNs is and how to reach it: `--apns-url`, `--cacert` and `--proxy`.
 public struct ConnectionOptions: ConfigurationOptionGroup {
-    @Option(name: .customLong("apns-url"), help: ArgumentHelp("Base URL replacing the chosen environment's APNs host.", valueName: "url"))
+    @Option(
+        name: .customLong("apns-url"),
+        help: ArgumentHelp("Base URL replacing the chosen environment's APNs host.", valueName: "url"))
     public var apnsURL: String?
 
     @Option(help: ArgumentHelp("Extra CA bundle (PEM) to trust, e.g. the emulator's.", valueName: "file"))
     public var cacert: String?
 
-    @Option(help: ArgumentHelp("Proxy for APNs: an http://, https://, socks5h://, socks5://, socks4a:// or socks4:// URL. Default: https_proxy, HTTPS_PROXY, all_proxy, ALL_PROXY; NO_PROXY exempts hosts.", valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            "Proxy for APNs: an http://, https://, socks5h://, socks5://, socks4a:// or socks4:// URL. Default: https_proxy, HTTPS_PROXY, all_proxy, ALL_PROXY; NO_PROXY exempts hosts.",
+            valueName: "url"))
     public var proxy: String?
 
     public init() {}

@@ -31,7 +31,9 @@ public final class APNsEmulator: Sendable {
     ///   - closesRecordDescriptor: whether to close it at the end.
     ///   - quiet: leaves out the one-line summaries on standard error.
     /// - Throws: `EmulatorSetupError` (78) when the certificate or key cannot be used.
-    public init(configuration: EmulatorConfiguration, recordDescriptor: Int32, closesRecordDescriptor: Bool, quiet: Bool) throws(EmulatorSetupError) {
+    public init(
+        configuration: EmulatorConfiguration, recordDescriptor: Int32, closesRecordDescriptor: Bool, quiet: Bool
+    ) throws(EmulatorSetupError) {
         self.configuration = configuration
         services = EmulatorServices(
             configuration: configuration,
@@ -41,7 +43,8 @@ public final class APNsEmulator: Sendable {
         do {
             let chain = try NIOSSLCertificate.fromPEMBytes(Array(configuration.tls.certificateChainPEM.utf8))
             let key = try NIOSSLPrivateKey(bytes: Array(configuration.tls.privateKeyPEM.utf8), format: .pem)
-            var tls = TLSConfiguration.makeServerConfiguration(certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+            var tls = TLSConfiguration.makeServerConfiguration(
+                certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
             tls.applicationProtocols = ["h2"]
             tls.minimumTLSVersion = .tlsv12
             // When the emulator closes a connection (after GOAWAY, or at shutdown) it sends
@@ -51,7 +54,9 @@ public final class APNsEmulator: Sendable {
             tls.shutdownTimeout = .milliseconds(100)
             sslContext = try NIOSSLContext(configuration: tls)
         } catch {
-            throw EmulatorSetupError("cannot use the TLS certificate and key (\(configuration.tls.caPath)): \(error)", exitStatus: .configuration)
+            throw EmulatorSetupError(
+                "cannot use the TLS certificate and key (\(configuration.tls.caPath)): \(error)",
+                exitStatus: .configuration)
         }
         group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads ?? System.coreCount))
     }
@@ -76,7 +81,9 @@ public final class APNsEmulator: Sendable {
             channel = try bootstrap.bind(host: configuration.host, port: configuration.port).wait()
         } catch {
             try? group.syncShutdownGracefully()
-            throw EmulatorSetupError("cannot listen on \(configuration.host):\(configuration.port): \(Self.describe(error))", exitStatus: .unavailable)
+            throw EmulatorSetupError(
+                "cannot listen on \(configuration.host):\(configuration.port): \(Self.describe(error))",
+                exitStatus: .unavailable)
         }
         serverChannel.withLock { $0 = channel }
         return channel.localAddress?.port ?? configuration.port
@@ -119,7 +126,9 @@ public final class APNsEmulator: Sendable {
         services.records.close()
     }
 
-    private static func configureConnection(_ channel: any Channel, services: EmulatorServices, sslContext: NIOSSLContext) throws {
+    private static func configureConnection(
+        _ channel: any Channel, services: EmulatorServices, sslContext: NIOSSLContext
+    ) throws {
         let connection = services.state.nextConnectionNumber()
         let resetter = ConnectionResetHandler()
         let silencer = ConnectionSilencer()
@@ -130,20 +139,24 @@ public final class APNsEmulator: Sendable {
                 HTTP2Setting(parameter: .maxHeaderListSize, value: 16 * 1024),
             ]
             let http2 = NIOHTTP2Handler(mode: .server, initialSettings: settings)
-            let handler = APNsConnectionHandler(services: services, resetter: resetter, silencer: silencer,
-                                                connection: connection)
+            let handler = APNsConnectionHandler(
+                services: services, resetter: resetter, silencer: silencer,
+                connection: connection)
             try context.pipeline.syncOperations.addHandlers([http2, handler], position: .after(context.handler))
         }
-        let sniffer = ProtocolSniffer(allowsTLS: true, configure: { found, context in
-            switch found {
-            case .http2:
-                try configureHTTP2(context)
-            case .tls:
-                let tls = NIOSSLServerHandler(context: sslContext)
-                let inner = ProtocolSniffer(allowsTLS: false, configure: { _, context in try configureHTTP2(context) }, reportError: report)
-                try context.pipeline.syncOperations.addHandlers([tls, inner], position: .after(context.handler))
-            }
-        }, reportError: report)
+        let sniffer = ProtocolSniffer(
+            allowsTLS: true,
+            configure: { found, context in
+                switch found {
+                case .http2:
+                    try configureHTTP2(context)
+                case .tls:
+                    let tls = NIOSSLServerHandler(context: sslContext)
+                    let inner = ProtocolSniffer(
+                        allowsTLS: false, configure: { _, context in try configureHTTP2(context) }, reportError: report)
+                    try context.pipeline.syncOperations.addHandlers([tls, inner], position: .after(context.handler))
+                }
+            }, reportError: report)
         try channel.pipeline.syncOperations.addHandlers([silencer, resetter, sniffer])
         services.track(silencer, connection: connection, channel: channel)
     }

@@ -31,11 +31,14 @@ final class EndpointDelivery: Sendable {
 
     var configuration: Configuration { sender.configuration }
 
-    init(configuration: Configuration, deliveryPolicy: DeliveryPolicy, notificationPolicy: NotificationPolicy,
-         warn: @escaping @Sendable (String) -> Void) {
+    init(
+        configuration: Configuration, deliveryPolicy: DeliveryPolicy, notificationPolicy: NotificationPolicy,
+        warn: @escaping @Sendable (String) -> Void
+    ) {
         state = DeliveryThreadState()
-        sender = PushSender(configuration: configuration, notificationPolicy: notificationPolicy,
-                            deliveryPolicy: deliveryPolicy, transports: state.transports)
+        sender = PushSender(
+            configuration: configuration, notificationPolicy: notificationPolicy,
+            deliveryPolicy: deliveryPolicy, transports: state.transports)
         self.warn = warn
         thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
@@ -74,8 +77,11 @@ final class EndpointDelivery: Sendable {
     ///   404 when a named device was removed before the send, 503 when sending is not set up (no
     ///   topic, no key, no libcurl), 500 when the registry cannot be read; neither 503 nor 500
     ///   puts a path in its message (the log detail has it).
-    func send(_ spec: PushSpecification, to audience: PushSender.Audience = .everyDevice) async throws(EndpointError)
-        -> DeliveryReport {
+    func send(
+        _ spec: PushSpecification, to audience: PushSender.Audience = .everyDevice
+    ) async throws(EndpointError)
+        -> DeliveryReport
+    {
         let prepared: PushSender.PreparedPush
         do {
             prepared = try sender.prepare(spec, audience: audience)
@@ -111,8 +117,9 @@ final class EndpointDelivery: Sendable {
 
     /// The 503 for an error that stops sending: its kind for the client, the whole of it for the log.
     private func unavailable(_ error: any Error) -> EndpointError {
-        .unavailable("sending is not possible on this server: \(summary(of: error))",
-                     logDetail: String(describing: error))
+        .unavailable(
+            "sending is not possible on this server: \(summary(of: error))",
+            logDetail: String(describing: error))
     }
 
     /// On the delivery thread.

@@ -56,9 +56,11 @@ final class EndpointHealth: Sendable {
                 if let cached = state.sending, cached.identity == key.identity, key.identity != nil {
                     verdicts.append(cached)
                 } else {
-                    let verdict = Verdict(identity: key.identity, problem: delivery.problem().map {
-                        ("sending is configured but not possible: \($0.summary)", $0.detail)
-                    })
+                    let verdict = Verdict(
+                        identity: key.identity,
+                        problem: delivery.problem().map {
+                            ("sending is configured but not possible: \($0.summary)", $0.detail)
+                        })
                     state.sending = verdict
                     verdicts.append(verdict)
                 }
@@ -67,8 +69,10 @@ final class EndpointHealth: Sendable {
             let summaries = found.map(\.summary)
             if summaries != state.reported {
                 state.reported = summaries
-                log(found.isEmpty ? "health: healthy again"
-                    : "health: unhealthy: " + found.map(\.detail).joined(separator: "; "))
+                log(
+                    found.isEmpty
+                        ? "health: healthy again"
+                        : "health: unhealthy: " + found.map(\.detail).joined(separator: "; "))
             }
             return summaries
         }

@@ -37,7 +37,10 @@ final class EndpointMetrics: Sendable {
     }
 
     func request(route: String, method: String, status: Int, seconds: Double) {
-        Counter(label: "pushkit_http_requests_total", dimensions: [("route", route), ("method", method), ("status", String(status))], factory: factory).increment()
+        Counter(
+            label: "pushkit_http_requests_total",
+            dimensions: [("route", route), ("method", method), ("status", String(status))], factory: factory
+        ).increment()
         Timer(label: "pushkit_http_request_duration_seconds", dimensions: [("route", route)], factory: factory)
             .recordNanoseconds(Int64(seconds * 1e9))
     }
@@ -47,7 +50,8 @@ final class EndpointMetrics: Sendable {
     }
 
     func unregistered(route: EndpointRoute, count: Int) {
-        Counter(label: "pushkit_unregistrations_total", dimensions: [("route", route.path)], factory: factory).increment(by: count)
+        Counter(label: "pushkit_unregistrations_total", dimensions: [("route", route.path)], factory: factory)
+            .increment(by: count)
     }
 
     func registryBatch(size: Int) {
@@ -57,7 +61,8 @@ final class EndpointMetrics: Sendable {
 
     func delivered(_ report: DeliveryReport) {
         for result in report.results {
-            Counter(label: "pushkit_sends_total", dimensions: [("outcome", result.outcome.rawValue)], factory: factory).increment()
+            Counter(label: "pushkit_sends_total", dimensions: [("outcome", result.outcome.rawValue)], factory: factory)
+                .increment()
         }
         if report.pruned > 0 { Counter(label: "pushkit_prunes_total", factory: factory).increment(by: report.pruned) }
     }

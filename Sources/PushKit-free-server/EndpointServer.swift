@@ -26,8 +26,10 @@ public enum EndpointServer {
     public static func run(_ settings: EndpointSettings) async throws {
         Self.unblockTerminationSignals()
         let metrics = EndpointMetrics()
-        let delivery = EndpointDelivery(configuration: settings.configuration, deliveryPolicy: settings.deliveryPolicy,
-                                        notificationPolicy: settings.notificationPolicy) { warning in
+        let delivery = EndpointDelivery(
+            configuration: settings.configuration, deliveryPolicy: settings.deliveryPolicy,
+            notificationPolicy: settings.notificationPolicy
+        ) { warning in
             StandardStreams.writeError("\(tool): warning: \(warning)\n")
         }
         if let warning = ProviderCredentials.keyPermissionWarning(settings.configuration) {
@@ -49,8 +51,9 @@ public enum EndpointServer {
         let app = Application(
             router: EndpointRouter.make(service),
             server: try serverBuilder(settings),
-            configuration: ApplicationConfiguration(address: .hostname(settings.listen.host, port: settings.listen.port),
-                                                    serverName: nil, reuseAddress: true),
+            configuration: ApplicationConfiguration(
+                address: .hostname(settings.listen.host, port: settings.listen.port),
+                serverName: nil, reuseAddress: true),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? settings.listen.port
                 let host = settings.listen.host.contains(":") ? "[\(settings.listen.host)]" : settings.listen.host
@@ -68,9 +71,12 @@ public enum EndpointServer {
         let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(60)))
         guard let tls = settings.tls else { return http1 }
         do {
-            let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map { NIOSSLCertificateSource.certificate($0) }
+            let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map {
+                NIOSSLCertificateSource.certificate($0)
+            }
             let key = try NIOSSLPrivateKey(file: tls.key, format: .pem)
-            let configuration = TLSConfiguration.makeServerConfiguration(certificateChain: chain, privateKey: .privateKey(key))
+            let configuration = TLSConfiguration.makeServerConfiguration(
+                certificateChain: chain, privateKey: .privateKey(key))
             return try .tls(http1, tlsConfiguration: configuration)
         } catch {
             throw ConfigurationError("--tls-cert \(tls.certificate) / --tls-key \(tls.key) cannot be used: \(error)")

@@ -28,8 +28,10 @@ final class EndpointService: Sendable {
     }
 
     /// Records `registration` in the next batched write.
-    func register(_ registration: DeviceRegistration,
-                  route: EndpointRoute) async throws(EndpointError) -> RegisteredDevices.RegistrationOutcome {
+    func register(
+        _ registration: DeviceRegistration,
+        route: EndpointRoute
+    ) async throws(EndpointError) -> RegisteredDevices.RegistrationOutcome {
         let result = try await write { devices, now in .registered(devices.register(registration, at: now)) }
         guard case .registered(let outcome) = result else {
             throw .internalError("the registration was not recorded", logDetail: "the write queue answered \(result)")
@@ -40,8 +42,10 @@ final class EndpointService: Sendable {
 
     /// Removes the device with this id or token (404 when there is none).
     /// - Returns: the devices removed.
-    func unregister(_ idOrToken: String, route: EndpointRoute,
-                    notes: RequestNotes) async throws(EndpointError) -> [RegisteredDevice] {
+    func unregister(
+        _ idOrToken: String, route: EndpointRoute,
+        notes: RequestNotes
+    ) async throws(EndpointError) -> [RegisteredDevice] {
         notes.token = try? DeviceToken(validating: idOrToken)
         let result = try await write { devices, _ in .removed(devices.remove(idOrToken: idOrToken)) }
         guard case .removed(let removed) = result, !removed.isEmpty else {

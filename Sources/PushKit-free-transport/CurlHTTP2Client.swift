@@ -57,8 +57,10 @@ public final class CurlHTTP2Client: HTTP2Transport {
     /// up to 1,000 concurrent streams per connection, so more would only wait inside libcurl.
     public let queueCeiling: Int
 
-    public init(caFile: String?, proxy: String? = nil, connectTimeout: Duration = .seconds(10), maximumQueued: Int = 200,
-                slowAfter: Duration = .seconds(1), queueCeiling: Int = 1000) {
+    public init(
+        caFile: String?, proxy: String? = nil, connectTimeout: Duration = .seconds(10), maximumQueued: Int = 200,
+        slowAfter: Duration = .seconds(1), queueCeiling: Int = 1000
+    ) {
         CurlGlobal.initializeOnce()
         multi = curl_multi_init()
         self.caFile = caFile
@@ -91,7 +93,8 @@ public final class CurlHTTP2Client: HTTP2Transport {
         // Newest first: a run's requests almost always match the list built last.
         if let known = headerLists.last(where: { Self.same($0.headers, headers) }) { return known.list }
         var list: UnsafeMutablePointer<curl_slist>?
-        let lines = headers.map { "\($0.name): \($0.value)" }
+        let lines =
+            headers.map { "\($0.name): \($0.value)" }
             // Without this libcurl adds "Expect: 100-continue" for larger bodies, costing a round trip.
             + ["Expect:"]
             // libcurl's default "Accept: */*" means nothing to APNs; dropping it saves work per request.
@@ -113,8 +116,10 @@ public final class CurlHTTP2Client: HTTP2Transport {
     /// requests or all answers in memory. Between events the loop sleeps in
     /// libcurl's event wait, never past the deadline, the time `next` named, or 100 ms. At the
     /// deadline, requests in flight fail with `.timeout`.
-    public func perform(deadline: ContinuousClock.Instant, next: (ContinuousClock.Instant) -> HTTP2RequestSupply,
-                        onResponse: (HTTP2Response) -> Void) {
+    public func perform(
+        deadline: ContinuousClock.Instant, next: (ContinuousClock.Instant) -> HTTP2RequestSupply,
+        onResponse: (HTTP2Response) -> Void
+    ) {
         var active: [Int: Transfer] = [:] // by easy handle address
         silenceWatch.startRun()
 
@@ -123,8 +128,13 @@ public final class CurlHTTP2Client: HTTP2Transport {
             if now >= deadline {
                 for transfer in active.values {
                     curl_multi_remove_handle(multi, transfer.handle)
-                    onResponse(HTTP2Response(tag: transfer.tag, result: .failure(
-                        TransportFailure(kind: .timeout, code: Int32(CURLE_OPERATION_TIMEDOUT.rawValue), message: "no answer before the deadline"))))
+                    onResponse(
+                        HTTP2Response(
+                            tag: transfer.tag,
+                            result: .failure(
+                                TransportFailure(
+                                    kind: .timeout, code: Int32(CURLE_OPERATION_TIMEDOUT.rawValue),
+                                    message: "no answer before the deadline"))))
                     idleTransfers.append(transfer)
                 }
                 onSilentConnection.removeAll()
@@ -136,7 +146,9 @@ public final class CurlHTTP2Client: HTTP2Transport {
             supply: while active.count - slow < maximumQueued, active.count < queueCeiling {
                 switch next(now) {
                 case .request(let request):
-                    let transfer = idleTransfers.popLast() ?? Transfer(caFile: caFile, proxy: proxy, connectTimeout: connectTimeout)
+                    let transfer =
+                        idleTransfers.popLast()
+                        ?? Transfer(caFile: caFile, proxy: proxy, connectTimeout: connectTimeout)
                     transfer.configure(for: request, headerList: headerList(for: request.headers))
                     transfer.startedAt = now
                     curl_multi_add_handle(multi, transfer.handle)
@@ -189,7 +201,9 @@ public final class CurlHTTP2Client: HTTP2Transport {
 extension CurlHTTP2Client {
     /// How many of `active` have been in flight `slowAfter` or longer, and when the next of the
     /// others turns slow. Only counted when the queue is full; otherwise `(0, nil)`.
-    private func slowRequests(in active: [Int: Transfer], now: ContinuousClock.Instant) -> (count: Int, nextTurnsSlow: ContinuousClock.Instant?) {
+    private func slowRequests(
+        in active: [Int: Transfer], now: ContinuousClock.Instant
+    ) -> (count: Int, nextTurnsSlow: ContinuousClock.Instant?) {
         guard active.count >= maximumQueued else { return (0, nil) }
         var count = 0
         var next: ContinuousClock.Instant?
@@ -214,7 +228,9 @@ public enum CurlGlobal {
     private static let loaded: Result<Void, LibcurlUnavailable> = {
         var reason = [CChar](repeating: 0, count: 512)
         guard pushkit_libcurl_load(&reason, reason.count) == 1 else {
-            return .failure(LibcurlUnavailable(reason: String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
+            return .failure(
+                LibcurlUnavailable(
+                    reason: String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
         }
         curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         return .success(())
@@ -228,7 +244,9 @@ public enum CurlGlobal {
 
     /// For the client's initializer: the caller has already called `load()`.
     static func initializeOnce() {
-        guard case .success = loaded else { preconditionFailure("CurlGlobal.load() must succeed before a client is made") }
+        guard case .success = loaded else {
+            preconditionFailure("CurlGlobal.load() must succeed before a client is made")
+        }
     }
 
     /// libcurl 7.88.x fails every request after the first on a reused prior-knowledge (`http://`)

@@ -74,7 +74,9 @@ final class Transfer {
         responseHeaders.removeAll(keepingCapacity: true)
         errorBuffer[0] = 0
         let priorKnowledge = request.url.hasPrefix("http://")
-        pushkit_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, priorKnowledge ? Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE) : Int(CURL_HTTP_VERSION_2TLS))
+        pushkit_easy_setopt_long(
+            handle, CURLOPT_HTTP_VERSION,
+            priorKnowledge ? Int(CURL_HTTP_VERSION_2_PRIOR_KNOWLEDGE) : Int(CURL_HTTP_VERSION_2TLS))
         // libcurl 7.88 cannot reuse a prior-knowledge connection (curl issue #10634, fixed in 8.0):
         // there each plain-http request gets a connection of its own, one after the other.
         let ownConnection = priorKnowledge && CurlGlobal.priorKnowledgeReuseIsBroken
@@ -87,7 +89,8 @@ final class Transfer {
         // COPYPOSTFIELDS: libcurl keeps its own copy, so no Swift buffer has to outlive this call.
         pushkit_easy_setopt_long(handle, CURLOPT_POSTFIELDSIZE, request.body.count)
         request.body.withUnsafeBytes { buffer in
-            _ = pushkit_easy_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: buffer.baseAddress))
+            _ = pushkit_easy_setopt_pointer(
+                handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: buffer.baseAddress))
         }
     }
 
@@ -114,8 +117,9 @@ final class Transfer {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT, CURLE_PROXY:
             return .connect
         case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_CERTPROBLEM, CURLE_SSL_CIPHER,
-             CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH, CURLE_SSL_INVALIDCERTSTATUS,
-             CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CRL_BADFILE:
+            CURLE_SSL_CACERT_BADFILE, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
+            CURLE_SSL_INVALIDCERTSTATUS,
+            CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_CRL_BADFILE:
             return .tls
         case CURLE_OPERATION_TIMEDOUT:
             return .timeout
@@ -151,7 +155,9 @@ final class Transfer {
             let name = String(decoding: bytes[..<colon], as: UTF8.self).lowercased()
             var value = bytes[(colon + 1)...]
             while let first = value.first, first == UInt8(ascii: " ") { value = value.dropFirst() }
-            while let last = value.last, last == 0x0d || last == 0x0a || last == UInt8(ascii: " ") { value = value.dropLast() }
+            while let last = value.last, last == 0x0d || last == 0x0a || last == UInt8(ascii: " ") {
+                value = value.dropLast()
+            }
             transfer.responseHeaders[name] = String(decoding: value, as: UTF8.self)
         }
         return length

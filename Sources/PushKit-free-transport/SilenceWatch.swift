@@ -46,8 +46,10 @@ struct SilenceWatch {
     }
 
     /// Called after every turn of the event loop with the transfers in flight.
-    mutating func check(events: UnsafeMutablePointer<pushkit_multi_events>,
-                        inFlight: some Collection<Transfer>) -> Finding {
+    mutating func check(
+        events: UnsafeMutablePointer<pushkit_multi_events>,
+        inFlight: some Collection<Transfer>
+    ) -> Finding {
         guard !inFlight.isEmpty else {
             pingSentAt = nil
             return .nothing
@@ -81,8 +83,9 @@ struct SilenceWatch {
 
     /// The failure reported for a request whose connection was closed as silent.
     static func failure(code: Int32) -> TransportFailure {
-        TransportFailure(kind: .connectionLost, code: code,
-                         message: "the connection went silent (nothing arrived for 1 s, nor an answer to a PING "
-                            + "within 1 s); closed it")
+        TransportFailure(
+            kind: .connectionLost, code: code,
+            message: "the connection went silent (nothing arrived for 1 s, nor an answer to a PING "
+                + "within 1 s); closed it")
     }
 }

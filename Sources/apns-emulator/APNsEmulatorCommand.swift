@@ -15,7 +15,8 @@ import Glibc
 struct APNsEmulatorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apns-emulator",
-        abstract: "A local APNs: an HTTP/2 server that judges push requests like Apple's and shows what devices would get.",
+        abstract:
+            "A local APNs: an HTTP/2 server that judges push requests like Apple's and shows what devices would get.",
         discussion: """
             Prints one line, "listening on https://127.0.0.1:PORT (ca: PATH)", then one JSON line per \
             request (or into --record FILE), and a one-line summary per request on standard error. \
@@ -37,46 +38,89 @@ struct APNsEmulatorCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Port to listen on; 0 picks a free one.", valueName: "port"))
     var port = 2197
 
-    @Option(name: .customLong("public-key"), help: ArgumentHelp("Trust this public key (PEM) instead of the .p8's public half.", valueName: "file"))
+    @Option(
+        name: .customLong("public-key"),
+        help: ArgumentHelp("Trust this public key (PEM) instead of the .p8's public half.", valueName: "file"))
     var publicKeyPath: String?
 
-    @Option(name: .customLong("cert"), help: ArgumentHelp("Server certificate chain (PEM); default: a generated one for localhost.", valueName: "file"))
+    @Option(
+        name: .customLong("cert"),
+        help: ArgumentHelp("Server certificate chain (PEM); default: a generated one for localhost.", valueName: "file")
+    )
     var certificatePath: String?
 
-    @Option(name: .customLong("cert-key"), help: ArgumentHelp("The --cert certificate's private key (PEM).", valueName: "file"))
+    @Option(
+        name: .customLong("cert-key"),
+        help: ArgumentHelp("The --cert certificate's private key (PEM).", valueName: "file"))
     var certificateKeyPath: String?
 
-    @Option(name: .customLong("max-streams"), help: ArgumentHelp("SETTINGS_MAX_CONCURRENT_STREAMS after the first valid provider token (1 before).", valueName: "n"))
+    @Option(
+        name: .customLong("max-streams"),
+        help: ArgumentHelp(
+            "SETTINGS_MAX_CONCURRENT_STREAMS after the first valid provider token (1 before).", valueName: "n"))
     var maxStreams = 1000
 
-    @Flag(name: .customLong("lenient-token-updates"), help: "Do not answer 429 TooManyProviderTokenUpdates to tokens replaced within 20 minutes.")
+    @Flag(
+        name: .customLong("lenient-token-updates"),
+        help: "Do not answer 429 TooManyProviderTokenUpdates to tokens replaced within 20 minutes.")
     var lenientTokenUpdates = false
 
-    @Flag(name: .customLong("global-token-updates"), help: "Answer 429 TooManyProviderTokenUpdates to a new token within 20 minutes of the key's previous one on any connection (APNs counts per connection).")
+    @Flag(
+        name: .customLong("global-token-updates"),
+        help:
+            "Answer 429 TooManyProviderTokenUpdates to a new token within 20 minutes of the key's previous one on any connection (APNs counts per connection)."
+    )
     var globalTokenUpdates = false
 
-    @Flag(name: .customLong("require-aps"), help: "Answer 400 BadPayload to a payload without an \"aps\" object (APNs delivers it, and so does the emulator by default).")
+    @Flag(
+        name: .customLong("require-aps"),
+        help:
+            "Answer 400 BadPayload to a payload without an \"aps\" object (APNs delivers it, and so does the emulator by default)."
+    )
     var requireAps = false
 
-    @Flag(name: .customLong("strict-iat"), help: "Refuse a provider token whose iat is a numeric string (APNs accepts it, and so does the emulator by default).")
+    @Flag(
+        name: .customLong("strict-iat"),
+        help:
+            "Refuse a provider token whose iat is a numeric string (APNs accepts it, and so does the emulator by default)."
+    )
     var strictIssuedAt = false
 
     @Option(help: ArgumentHelp("Answer 410 Unregistered for this device token (repeatable).", valueName: "token"))
     var unregistered: [String] = []
 
-    @Option(name: .customLong("unregistered-file"), help: ArgumentHelp("Device tokens to answer 410 Unregistered, one per line, optionally with a time in ms.", valueName: "file"))
+    @Option(
+        name: .customLong("unregistered-file"),
+        help: ArgumentHelp(
+            "Device tokens to answer 410 Unregistered, one per line, optionally with a time in ms.", valueName: "file"))
     var unregisteredFile: String?
 
-    @Option(name: .customLong("wrong-environment"), help: ArgumentHelp("Answer 400 BadDeviceToken for this device token, as for a token of the other environment (repeatable).", valueName: "token"))
+    @Option(
+        name: .customLong("wrong-environment"),
+        help: ArgumentHelp(
+            "Answer 400 BadDeviceToken for this device token, as for a token of the other environment (repeatable).",
+            valueName: "token"))
     var wrongEnvironment: [String] = []
 
-    @Option(name: .customLong("script-file"), help: ArgumentHelp("Answer device tokens request by request: lines of TOKEN STEP,STEP,... with steps ok, stall, delay:MS or STATUS:REASON; the last step repeats.", valueName: "file"))
+    @Option(
+        name: .customLong("script-file"),
+        help: ArgumentHelp(
+            "Answer device tokens request by request: lines of TOKEN STEP,STEP,... with steps ok, stall, delay:MS or STATUS:REASON; the last step repeats.",
+            valueName: "file"))
     var scriptFile: String?
 
-    @Option(name: .customLong("fail-first"), help: ArgumentHelp("Fail the first N valid requests per device token, e.g. 1:500:InternalServerError.", valueName: "n:status:reason"))
+    @Option(
+        name: .customLong("fail-first"),
+        help: ArgumentHelp(
+            "Fail the first N valid requests per device token, e.g. 1:500:InternalServerError.",
+            valueName: "n:status:reason"))
     var failFirst: String?
 
-    @Option(name: .customLong("fail-rate"), help: ArgumentHelp("Fail valid requests with probability P (0-1 or %), e.g. 0.1:503:ServiceUnavailable.", valueName: "p:status:reason"))
+    @Option(
+        name: .customLong("fail-rate"),
+        help: ArgumentHelp(
+            "Fail valid requests with probability P (0-1 or %), e.g. 0.1:503:ServiceUnavailable.",
+            valueName: "p:status:reason"))
     var failRate: String?
 
     @Option(help: ArgumentHelp("Seed for --fail-rate, to repeat a run.", valueName: "n"))
@@ -85,18 +129,26 @@ struct APNsEmulatorCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Wait this many milliseconds before each answer.", valueName: "ms"))
     var delay = 0
 
-    @Option(name: .customLong("goaway-after"), help: ArgumentHelp("Send GOAWAY and close each connection after N streams.", valueName: "n"))
+    @Option(
+        name: .customLong("goaway-after"),
+        help: ArgumentHelp("Send GOAWAY and close each connection after N streams.", valueName: "n"))
     var goAwayAfter: Int?
 
-    @Option(name: .customLong("drop-after"), help: ArgumentHelp("Reset each connection (TCP RST, no answer) when stream N+1 arrives.", valueName: "n"))
+    @Option(
+        name: .customLong("drop-after"),
+        help: ArgumentHelp("Reset each connection (TCP RST, no answer) when stream N+1 arrives.", valueName: "n"))
     var dropAfter: Int?
 
-    @Option(name: .customLong("go-silent-after"), help: ArgumentHelp(
-        "The first connection to open stream N+1 stops reading and answering without closing (later ones work).",
-        valueName: "n"))
+    @Option(
+        name: .customLong("go-silent-after"),
+        help: ArgumentHelp(
+            "The first connection to open stream N+1 stops reading and answering without closing (later ones work).",
+            valueName: "n"))
     var goSilentAfter: Int?
 
-    @Option(help: ArgumentHelp("Append request records (JSON lines) to this file; '-' is standard output.", valueName: "file"))
+    @Option(
+        help: ArgumentHelp(
+            "Append request records (JSON lines) to this file; '-' is standard output.", valueName: "file"))
     var record = "-"
 
     @Flag(help: "No one-line request summaries on standard error.")
@@ -109,7 +161,9 @@ struct APNsEmulatorCommand: ParsableCommand {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535, not \(port)") }
         guard maxStreams >= 1 else { throw ValidationError("--max-streams must be at least 1, not \(maxStreams)") }
         guard delay >= 0 else { throw ValidationError("--delay must be 0 or more milliseconds, not \(delay)") }
-        if let goAwayAfter, goAwayAfter < 1 { throw ValidationError("--goaway-after must be at least 1, not \(goAwayAfter)") }
+        if let goAwayAfter, goAwayAfter < 1 {
+            throw ValidationError("--goaway-after must be at least 1, not \(goAwayAfter)")
+        }
         if let dropAfter, dropAfter < 0 { throw ValidationError("--drop-after must be 0 or more, not \(dropAfter)") }
         if let goSilentAfter, goSilentAfter < 0 {
             throw ValidationError("--go-silent-after must be 0 or more, not \(goSilentAfter)")
@@ -134,7 +188,8 @@ struct APNsEmulatorCommand: ParsableCommand {
 
     func run() throws {
         try ToolSupport.run(tool: "apns-emulator") {
-            let settings = try ToolSupport.configuration(ConfigurationFlags(file, provider, environment), tool: "apns-emulator")
+            let settings = try ToolSupport.configuration(
+                ConfigurationFlags(file, provider, environment), tool: "apns-emulator")
             var trust = try APNsRequestValidator.Trust.load(from: settings, publicKeyPath: publicKeyPath)
             trust.strictIssuedAt = strictIssuedAt
             trust.requireAps = requireAps
@@ -142,7 +197,8 @@ struct APNsEmulatorCommand: ParsableCommand {
             if let certificatePath, let certificateKeyPath {
                 tls = try EmulatorTLSMaterial.load(certificatePath: certificatePath, keyPath: certificateKeyPath)
             } else {
-                let made = try EmulatorTLSMaterial.loadOrCreate(in: settings.stateDirectory.value + "/emulator", host: host)
+                let made = try EmulatorTLSMaterial.loadOrCreate(
+                    in: settings.stateDirectory.value + "/emulator", host: host)
                 if let warning = made.warning { ToolSupport.warn(warning, tool: "apns-emulator") }
                 tls = made.material
             }
@@ -157,7 +213,8 @@ struct APNsEmulatorCommand: ParsableCommand {
             configuration.deviceStates = try deviceStates()
             if let scriptFile {
                 let data = try InputFile.read(scriptFile, named: "--script-file \(scriptFile)")
-                configuration.deviceScript = try DeviceScript.parse(String(decoding: data, as: UTF8.self), origin: "--script-file \(scriptFile)")
+                configuration.deviceScript = try DeviceScript.parse(
+                    String(decoding: data, as: UTF8.self), origin: "--script-file \(scriptFile)")
             }
             configuration.failFirst = try failFirst.map(FailFirstFault.init(argument:))
             configuration.failRate = try failRate.map(FailRateFault.init(argument:))
@@ -169,7 +226,9 @@ struct APNsEmulatorCommand: ParsableCommand {
             configuration.threads = threads
 
             let recordDescriptor = try openRecord()
-            let emulator = try APNsEmulator(configuration: configuration, recordDescriptor: recordDescriptor, closesRecordDescriptor: recordDescriptor != 1, quiet: quiet)
+            let emulator = try APNsEmulator(
+                configuration: configuration, recordDescriptor: recordDescriptor,
+                closesRecordDescriptor: recordDescriptor != 1, quiet: quiet)
             let boundPort = try emulator.start()
             emulator.stopOnSignals()
             StandardStreams.writeOutput("listening on https://\(displayHost):\(boundPort) (ca: \(tls.caPath))\n")
@@ -192,7 +251,8 @@ struct APNsEmulatorCommand: ParsableCommand {
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         if let unregisteredFile {
             let data = try InputFile.read(unregisteredFile, named: "--unregistered-file \(unregisteredFile)")
-            let entries = try ScriptedDeviceStates.parseTokenList(String(decoding: data, as: UTF8.self), origin: "--unregistered-file \(unregisteredFile)")
+            let entries = try ScriptedDeviceStates.parseTokenList(
+                String(decoding: data, as: UTF8.self), origin: "--unregistered-file \(unregisteredFile)")
             for entry in entries { states.unregister(entry.token, at: entry.timestamp ?? now) }
         }
         for token in unregistered { states.unregister(token, at: now) }

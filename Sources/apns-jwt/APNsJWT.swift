@@ -41,7 +41,9 @@ extension APNsJWT {
             try ToolSupport.run(tool: "apns-jwt") {
                 let configuration = try ToolSupport.configuration(ConfigurationFlags(file, provider), tool: "apns-jwt")
                 let credentials = try ProviderCredentials.load(from: configuration)
-                if let warning = ProviderCredentials.keyPermissionWarning(configuration) { ToolSupport.warn(warning, tool: "apns-jwt") }
+                if let warning = ProviderCredentials.keyPermissionWarning(configuration) {
+                    ToolSupport.warn(warning, tool: "apns-jwt")
+                }
                 let cache = ProviderTokenCache(path: configuration.tokenCachePath)
                 let lease = refresh ? try cache.refresh(for: credentials) : try cache.token(for: credentials)
                 if let warning = lease.warning { ToolSupport.warn(warning, tool: "apns-jwt") }
@@ -65,7 +67,9 @@ extension APNsJWT {
                     text = String(decoding: FileDescriptorInput.readAll(), as: UTF8.self)
                 }
                 text = String(text.filter { !$0.isWhitespace })
-                guard !text.isEmpty else { throw ProviderTokenFormatError("no token given (argument or standard input)") }
+                guard !text.isEmpty else {
+                    throw ProviderTokenFormatError("no token given (argument or standard input)")
+                }
                 let decoded = try DecodedProviderToken(compact: text)
                 var report: [String: JSONValue] = [
                     "header": .object(decoded.header),
@@ -85,14 +89,16 @@ extension APNsJWT {
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Report every setting, where it came from, and what is wrong. Exit 0 when all is well, 78 otherwise."
+            abstract:
+                "Report every setting, where it came from, and what is wrong. Exit 0 when all is well, 78 otherwise."
         )
 
         @OptionGroup var options: SharedOptions
 
         func run() throws {
             try ToolSupport.run(tool: "apns-jwt") {
-                let findings = ConfigurationDoctor.findings(flags: options.flags, environment: ProcessInfo.processInfo.environment)
+                let findings = ConfigurationDoctor.findings(
+                    flags: options.flags, environment: ProcessInfo.processInfo.environment)
                 StandardStreams.writeOutput(DoctorReport.render(findings))
                 if findings.contains(where: { $0.severity == .error }) {
                     throw ExitCode(ExitStatus.configuration.rawValue)

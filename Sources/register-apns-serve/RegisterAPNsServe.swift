@@ -41,10 +41,12 @@ struct RegisterAPNsServe: AsyncParsableCommand {
         let settings: EndpointSettings
         do {
             let configuration = try ToolSupport.configuration(serve.shared.flags, tool: EndpointServer.tool)
-            let policy = try NotificationPolicy(file: configuration.file, quietPolicy: nil, minimumInterval: nil,
-                                                makeZone: { name throws(ConfigurationError) in try SystemTimeZone(identifier: name) })
+            let policy = try NotificationPolicy(
+                file: configuration.file, quietPolicy: nil, minimumInterval: nil,
+                makeZone: { name throws(ConfigurationError) in try SystemTimeZone(identifier: name) })
             settings = try EndpointSettings(
-                configuration: configuration, listen: try ListenAddress(parsing: serve.listen), secretFile: serve.secretFile,
+                configuration: configuration, listen: try ListenAddress(parsing: serve.listen),
+                secretFile: serve.secretFile,
                 noAuth: serve.noAuth, rateLimit: serve.rateLimit,
                 tls: serve.tlsCertificate.flatMap { certificate in serve.tlsKey.map { (certificate, $0) } },
                 deliveryPolicy: try serve.delivery.policy(),

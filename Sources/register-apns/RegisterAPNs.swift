@@ -45,7 +45,8 @@ struct RegisterAPNs: ParsableCommand {
 extension RegisterAPNs {
     struct Serve: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Serve the HTTP endpoint your app registers with, and the webhooks that send (see register-apns serve --help).",
+            abstract:
+                "Serve the HTTP endpoint your app registers with, and the webhooks that send (see register-apns serve --help).",
             discussion: "Runs the register-apns-serve program installed beside register-apns, with the same arguments."
         )
 
@@ -91,7 +92,9 @@ extension RegisterAPNs {
         @Argument(help: ArgumentHelp("The APNs device token, hex.", valueName: "apns-token"))
         var token: String?
 
-        @Option(name: .customLong("from-json"), help: ArgumentHelp("Read registration bodies from a file, or '-' for standard input.", valueName: "file"))
+        @Option(
+            name: .customLong("from-json"),
+            help: ArgumentHelp("Read registration bodies from a file, or '-' for standard input.", valueName: "file"))
         var bodyPath: String?
 
         // Free text may start with '-' ("- work phone"): these take the next argument whatever it is.
@@ -101,16 +104,26 @@ extension RegisterAPNs {
         @Option(parsing: .unconditional, help: ArgumentHelp("The device's model, e.g. iPhone15,2.", valueName: "model"))
         var model: String?
 
-        @Option(name: .customLong("os-version"), parsing: .unconditional, help: ArgumentHelp("The OS version.", valueName: "version"))
+        @Option(
+            name: .customLong("os-version"), parsing: .unconditional,
+            help: ArgumentHelp("The OS version.", valueName: "version"))
         var osVersion: String?
 
-        @Option(name: .customLong("app-version"), parsing: .unconditional, help: ArgumentHelp("The app's version.", valueName: "version"))
+        @Option(
+            name: .customLong("app-version"), parsing: .unconditional,
+            help: ArgumentHelp("The app's version.", valueName: "version"))
         var appVersion: String?
 
-        @Option(name: .customLong("group"), help: ArgumentHelp("A group to put the device in; repeat for several. Replaces its groups.", valueName: "group"))
+        @Option(
+            name: .customLong("group"),
+            help: ArgumentHelp(
+                "A group to put the device in; repeat for several. Replaces its groups.", valueName: "group"))
         var groups: [String] = []
 
-        @Option(name: .customLong("push-to-start-token"), help: ArgumentHelp("The device's ActivityKit push-to-start token, hex, for starting Live Activities.", valueName: "hex"))
+        @Option(
+            name: .customLong("push-to-start-token"),
+            help: ArgumentHelp(
+                "The device's ActivityKit push-to-start token, hex, for starting Live Activities.", valueName: "hex"))
         var pushToStartToken: String?
 
         @OptionGroup var configFile: ConfigFileOption
@@ -123,7 +136,9 @@ extension RegisterAPNs {
                     throw ValidationError("give either DEVICE_ID APNS_TOKEN or --from-json, not both")
                 }
                 if pushToStartToken != nil {
-                    throw ValidationError("--push-to-start-token goes with DEVICE_ID APNS_TOKEN; in --from-json bodies use \"push_to_start_token\"")
+                    throw ValidationError(
+                        "--push-to-start-token goes with DEVICE_ID APNS_TOKEN; in --from-json bodies use \"push_to_start_token\""
+                    )
                 }
             }
         }
@@ -141,7 +156,8 @@ extension RegisterAPNs {
             try checkArguments()
             try ToolSupport.run(tool: RegisterAPNs.tool) {
                 let registrations = try makeRegistrations()
-                let configuration = try ToolSupport.configuration(ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
+                let configuration = try ToolSupport.configuration(
+                    ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
                 let registry = DeviceRegistry(path: configuration.stateFile.value)
                 for outcome in try registry.register(registrations) {
                     StandardStreams.writeOutput(Self.describe(outcome) + "\n")
@@ -168,16 +184,19 @@ extension RegisterAPNs {
                     throw DeviceTokenError("--push-to-start-token: \(error.message)")
                 }
             }
-            return [try DeviceRegistration(
-                deviceID: deviceID, token: try DeviceToken(validating: token), environment: defaults.environment,
-                name: name, model: model, osVersion: osVersion, appVersion: appVersion, groups: defaults.groups,
-                pushToStartToken: startToken
-            )]
+            return [
+                try DeviceRegistration(
+                    deviceID: deviceID, token: try DeviceToken(validating: token), environment: defaults.environment,
+                    name: name, model: model, osVersion: osVersion, appVersion: appVersion, groups: defaults.groups,
+                    pushToStartToken: startToken
+                )
+            ]
         }
 
         private static func describe(_ outcome: RegisteredDevices.RegistrationOutcome) -> String {
             let record = outcome.device.record
-            var text = "\(outcome.isNew ? "added" : "updated") \(TerminalText.field(outcome.device.id)): token \(record.token.masked)"
+            var text =
+                "\(outcome.isNew ? "added" : "updated") \(TerminalText.field(outcome.device.id)): token \(record.token.masked)"
             if outcome.tokenChanged { text += " (new token)" }
             if let pushToStartToken = record.pushToStartToken { text += ", push-to-start \(pushToStartToken.masked)" }
             if let environment = record.environment { text += ", \(environment.rawValue)" }
@@ -191,7 +210,8 @@ extension RegisterAPNs {
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove a device by its id, or every device holding a token.",
-            discussion: "An argument that is a registered device id is taken as one; otherwise as a token. Exit 65 when nothing matches."
+            discussion:
+                "An argument that is a registered device id is taken as one; otherwise as a token. Exit 65 when nothing matches."
         )
 
         @Argument(help: ArgumentHelp("A device id or an APNs token.", valueName: "device-id-or-token"))
@@ -202,10 +222,12 @@ extension RegisterAPNs {
 
         func run() throws {
             try ToolSupport.run(tool: RegisterAPNs.tool) {
-                let configuration = try ToolSupport.configuration(ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
+                let configuration = try ToolSupport.configuration(
+                    ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
                 let registry = DeviceRegistry(path: configuration.stateFile.value)
                 for device in try registry.remove(idOrToken: idOrToken) {
-                    StandardStreams.writeOutput("removed \(TerminalText.field(device.id)): token \(device.record.token.masked)\n")
+                    StandardStreams.writeOutput(
+                        "removed \(TerminalText.field(device.id)): token \(device.record.token.masked)\n")
                 }
             }
         }
@@ -214,7 +236,8 @@ extension RegisterAPNs {
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List the registered devices, sorted by id.",
-            discussion: "Tokens are masked (first 8 and last 4 hex digits) unless --full. --json prints one object per line: device_id and the fields as stored, full tokens."
+            discussion:
+                "Tokens are masked (first 8 and last 4 hex digits) unless --full. --json prints one object per line: device_id and the fields as stored, full tokens."
         )
 
         @Flag(help: "Print JSON Lines instead of a table.")
@@ -228,7 +251,8 @@ extension RegisterAPNs {
 
         func run() throws {
             try ToolSupport.run(tool: RegisterAPNs.tool) {
-                let configuration = try ToolSupport.configuration(ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
+                let configuration = try ToolSupport.configuration(
+                    ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
                 let registry = DeviceRegistry(path: configuration.stateFile.value)
                 let devices = try registry.load().devices
                 if json {
@@ -267,16 +291,21 @@ extension RegisterAPNs {
                 do throws(JSONSyntaxError) {
                     imported = try RegisteredDevices(importing: data)
                 } catch {
-                    throw RegistryError.invalidInput("\(source) is not a registry, flat map or JSON Lines: \(error.detail)")
+                    throw RegistryError.invalidInput(
+                        "\(source) is not a registry, flat map or JSON Lines: \(error.detail)")
                 }
-                let configuration = try ToolSupport.configuration(ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
+                let configuration = try ToolSupport.configuration(
+                    ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
                 let registry = DeviceRegistry(path: configuration.stateFile.value)
                 let summary = try registry.merge(imported)
                 var text = "imported \(imported.count) device\(imported.count == 1 ? "" : "s") from \(source): "
-                text += "\(summary.added.count) added, \(summary.updated.count) updated, \(summary.unchanged.count) unchanged, "
+                text +=
+                    "\(summary.added.count) added, \(summary.updated.count) updated, \(summary.unchanged.count) unchanged, "
                 text += "\(summary.keptNewer.count) kept (registered later here)"
                 if !summary.movedFrom.isEmpty {
-                    text += "; tokens moved from " + summary.movedFrom.map { TerminalText.field($0) }.joined(separator: ", ")
+                    text +=
+                        "; tokens moved from "
+                        + summary.movedFrom.map { TerminalText.field($0) }.joined(separator: ", ")
                 }
                 StandardStreams.writeOutput(text + "\n")
             }
@@ -307,7 +336,8 @@ extension RegisterAPNs {
                 if let count = try registry.convertToVersionOne() {
                     let devices = "\(count) device\(count == 1 ? "" : "s")"
                     let backup = registry.legacyBackupPath
-                    let text = "converted \(registry.path) to version 1 (\(devices)); "
+                    let text =
+                        "converted \(registry.path) to version 1 (\(devices)); "
                         + "the flat map is kept as \(backup)\n"
                     StandardStreams.writeOutput(text)
                 } else {

@@ -9,25 +9,42 @@ import PushKitFreeCore
 /// start, content state required for start and update, dismissal date only with end) are checked by
 /// the core's `LiveActivity` when the payload is built (exit 65); this checks the command line (64).
 struct LiveActivityOptions: ParsableArguments {
-    @Option(name: .customLong("live-activity"),
-            help: ArgumentHelp("start (to each device's push-to-start token, or --token), update or end (to --token, the activity's update token).", valueName: "event"))
+    @Option(
+        name: .customLong("live-activity"),
+        help: ArgumentHelp(
+            "start (to each device's push-to-start token, or --token), update or end (to --token, the activity's update token).",
+            valueName: "event"))
     var event: LiveActivity.Event?
 
-    @Option(name: .customLong("content-state"),
-            help: ArgumentHelp("The activity's content state, a JSON object: required for start and update, the final state for end.", valueName: "json"))
+    @Option(
+        name: .customLong("content-state"),
+        help: ArgumentHelp(
+            "The activity's content state, a JSON object: required for start and update, the final state for end.",
+            valueName: "json"))
     var contentState: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("UNIX seconds the content was made (default: now); ActivityKit ignores pushes older than the last one.", valueName: "unix"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "UNIX seconds the content was made (default: now); ActivityKit ignores pushes older than the last one.",
+            valueName: "unix"))
     var timestamp: Int?
 
-    @Option(name: .customLong("stale-date"), parsing: .unconditional, help: ArgumentHelp("UNIX seconds after which the content shows as out of date.", valueName: "unix"))
+    @Option(
+        name: .customLong("stale-date"), parsing: .unconditional,
+        help: ArgumentHelp("UNIX seconds after which the content shows as out of date.", valueName: "unix"))
     var staleDate: Int?
 
-    @Option(name: .customLong("dismissal-date"), parsing: .unconditional,
-            help: ArgumentHelp("End only: UNIX seconds when the ended activity leaves the Lock Screen (a past time: at once).", valueName: "unix"))
+    @Option(
+        name: .customLong("dismissal-date"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "End only: UNIX seconds when the ended activity leaves the Lock Screen (a past time: at once).",
+            valueName: "unix"))
     var dismissalDate: Int?
 
-    @Option(name: .customLong("attributes-type"), help: ArgumentHelp("Start only: the name of the app's ActivityAttributes type.", valueName: "name"))
+    @Option(
+        name: .customLong("attributes-type"),
+        help: ArgumentHelp("Start only: the name of the app's ActivityAttributes type.", valueName: "name"))
     var attributesType: String?
 
     @Option(help: ArgumentHelp("Start only: the activity's attributes, a JSON object.", valueName: "json"))
@@ -35,17 +52,26 @@ struct LiveActivityOptions: ParsableArguments {
 
     /// The flags of this group that were given, by name.
     private var givenFlags: [String] {
-        [("--content-state", contentState != nil), ("--timestamp", timestamp != nil), ("--stale-date", staleDate != nil),
-         ("--dismissal-date", dismissalDate != nil), ("--attributes-type", attributesType != nil), ("--attributes", attributes != nil)]
-            .compactMap { $0.1 ? $0.0 : nil }
+        [
+            ("--content-state", contentState != nil), ("--timestamp", timestamp != nil),
+            ("--stale-date", staleDate != nil),
+            ("--dismissal-date", dismissalDate != nil), ("--attributes-type", attributesType != nil),
+            ("--attributes", attributes != nil),
+        ]
+        .compactMap { $0.1 ? $0.0 : nil }
     }
 
     func validate() throws {
-        guard let event else {
-            if let flag = givenFlags.first { throw ValidationError("\(flag) belongs to a Live Activity push; add --live-activity start, update or end") }
+        guard event != nil else {
+            if let flag = givenFlags.first {
+                throw ValidationError(
+                    "\(flag) belongs to a Live Activity push; add --live-activity start, update or end")
+            }
             return
         }
-        for (flag, value) in [("--timestamp", timestamp), ("--stale-date", staleDate), ("--dismissal-date", dismissalDate)] {
+        for (flag, value) in [
+            ("--timestamp", timestamp), ("--stale-date", staleDate), ("--dismissal-date", dismissalDate),
+        ] {
             if let value, value < 0 { throw ValidationError("\(flag) must be UNIX seconds (0 or more), not \(value)") }
         }
     }
@@ -54,14 +80,21 @@ struct LiveActivityOptions: ParsableArguments {
     func validate(in command: SendPush) throws {
         guard let event else { return }
         if let pushType = command.pushType, pushType != .liveactivity {
-            throw ValidationError("--live-activity sends push type liveactivity; it cannot be combined with --push-type \(pushType.rawValue)")
+            throw ValidationError(
+                "--live-activity sends push type liveactivity; it cannot be combined with --push-type \(pushType.rawValue)"
+            )
         }
-        if command.payloadFile != nil { throw ValidationError("--payload-file is a complete payload; it cannot be combined with --live-activity") }
+        if command.payloadFile != nil {
+            throw ValidationError("--payload-file is a complete payload; it cannot be combined with --live-activity")
+        }
         if !command.legacy.isEmpty || command.hook {
-            throw ValidationError("--live-activity cannot be combined with the legacy form MESSAGE_ID PREVIEW or --hook")
+            throw ValidationError(
+                "--live-activity cannot be combined with the legacy form MESSAGE_ID PREVIEW or --hook")
         }
         if event != .start, command.token.isEmpty {
-            throw ValidationError("--live-activity \(event) needs --token: the activity's update token, which the app gets from the activity's pushTokenUpdates (push-to-start tokens only start activities)")
+            throw ValidationError(
+                "--live-activity \(event) needs --token: the activity's update token, which the app gets from the activity's pushTokenUpdates (push-to-start tokens only start activities)"
+            )
         }
     }
 
@@ -71,9 +104,13 @@ struct LiveActivityOptions: ParsableArguments {
         guard let event else { return nil }
         return LiveActivity(
             event: event, timestamp: timestamp,
-            contentState: try contentState.map { text throws(PayloadError) in try LiveActivity.jsonObject(text, setting: .contentState) },
+            contentState: try contentState.map { text throws(PayloadError) in
+                try LiveActivity.jsonObject(text, setting: .contentState)
+            },
             staleDate: staleDate, dismissalDate: dismissalDate, attributesType: attributesType,
-            attributes: try attributes.map { text throws(PayloadError) in try LiveActivity.jsonObject(text, setting: .attributes) }
+            attributes: try attributes.map { text throws(PayloadError) in
+                try LiveActivity.jsonObject(text, setting: .attributes)
+            }
         )
     }
 }

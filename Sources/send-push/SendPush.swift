@@ -35,7 +35,9 @@ struct SendPush: ParsableCommand {
     /// an argument that starts with `-` is still one of them when it contains a space or is a negative
     /// number (`"- item one"`, `"-5 degrees"`, `"--sandbox is on"`). Argument parser collects every
     /// argument it does not recognize here; `validate()` refuses the ones that look like options.
-    @Argument(parsing: .allUnrecognized, help: ArgumentHelp("Legacy form: MESSAGE_ID PREVIEW.", valueName: "message-id preview"))
+    @Argument(
+        parsing: .allUnrecognized,
+        help: ArgumentHelp("Legacy form: MESSAGE_ID PREVIEW.", valueName: "message-id preview"))
     var legacy: [String] = []
 
     // MARK: Notification
@@ -43,58 +45,91 @@ struct SendPush: ParsableCommand {
     // with a message that says why) take the next argument whatever it looks like.
     @Option(parsing: .unconditional, help: "Alert title.") var title: String?
     @Option(parsing: .unconditional, help: "Alert subtitle.") var subtitle: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("Alert body; '-' reads it from standard input.", valueName: "text"))
+    @Option(
+        parsing: .unconditional, help: ArgumentHelp("Alert body; '-' reads it from standard input.", valueName: "text"))
     var body: String?
     @Option(parsing: .unconditional, help: "App icon badge (0 clears it).") var badge: Int?
-    @Option(help: ArgumentHelp("Sound name, or 'none'. Default: 'default' for alerts.", valueName: "name")) var sound: String?
+    @Option(help: ArgumentHelp("Sound name, or 'none'. Default: 'default' for alerts.", valueName: "name")) var sound:
+        String?
     @Option(help: "Notification category.") var category: String?
     @Option(name: .customLong("thread-id"), help: "Thread id for grouping.") var threadID: String?
-    @Flag(name: .customLong("mutable-content"), help: "Let a notification service extension modify it.") var mutableContent = false
+    @Flag(name: .customLong("mutable-content"), help: "Let a notification service extension modify it.")
+    var mutableContent = false
     @Flag(name: .customLong("content-available"), help: "Wake the app in the background.") var contentAvailable = false
-    @Option(name: .customLong("interruption-level"), help: "How much it may interrupt.") var interruptionLevel: InterruptionLevel?
+    @Option(name: .customLong("interruption-level"), help: "How much it may interrupt.") var interruptionLevel:
+        InterruptionLevel?
     @Option(name: .customLong("relevance-score"), parsing: .unconditional, help: "0 to 1.") var relevanceScore: Double?
-    @Option(name: .customLong("target-content-id"), help: "Window or content to bring forward.") var targetContentID: String?
-    @Option(help: ArgumentHelp("JSON object merged beside 'aps' (repeatable).", valueName: "json")) var data: [String] = []
-    @Option(name: .customLong("payload-file"), help: ArgumentHelp("A complete payload, or a simulator .apns file; '-' reads stdin.", valueName: "file"))
+    @Option(name: .customLong("target-content-id"), help: "Window or content to bring forward.") var targetContentID:
+        String?
+    @Option(help: ArgumentHelp("JSON object merged beside 'aps' (repeatable).", valueName: "json")) var data: [String] =
+        []
+    @Option(
+        name: .customLong("payload-file"),
+        help: ArgumentHelp("A complete payload, or a simulator .apns file; '-' reads stdin.", valueName: "file"))
     var payloadFile: String?
 
     // MARK: Headers
-    @Option(name: .customLong("push-type"), help: ArgumentHelp("Default: alert (liveactivity with --live-activity).", valueName: "type"))
+    @Option(
+        name: .customLong("push-type"),
+        help: ArgumentHelp("Default: alert (liveactivity with --live-activity).", valueName: "type"))
     var pushType: APNsPushType?
     @Option(parsing: .unconditional, help: "Default: 10 (5 for background).") var priority: APNsPriority?
-    @Option(parsing: .unconditional, help: ArgumentHelp("UNIX time after which APNs gives up; 0 = try once.", valueName: "unix"))
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("UNIX time after which APNs gives up; 0 = try once.", valueName: "unix"))
     var expiration: Int?
-    @Option(name: .customLong("collapse-id"), help: "Replace earlier notifications with this id (≤ 64 bytes).") var collapseID: String?
+    @Option(name: .customLong("collapse-id"), help: "Replace earlier notifications with this id (≤ 64 bytes).")
+    var collapseID: String?
     @Option(name: .customLong("apns-id"), help: "UUID for the notification.") var apnsID: String?
 
     // MARK: Devices
     @Option(help: ArgumentHelp("A registered device id (repeatable).", valueName: "id")) var device: [String] = []
     @Option(help: ArgumentHelp("Devices of a group (repeatable).", valueName: "name")) var group: [String] = []
-    @Option(help: ArgumentHelp("A device token, bypassing the registry (repeatable).", valueName: "hex")) var token: [String] = []
-    @Flag(name: .customLong("require-device"), help: "Exit 66 when there is no device to send to (default: warn, exit 0).")
+    @Option(help: ArgumentHelp("A device token, bypassing the registry (repeatable).", valueName: "hex")) var token:
+        [String] = []
+    @Flag(
+        name: .customLong("require-device"), help: "Exit 66 when there is no device to send to (default: warn, exit 0)."
+    )
     var requireDevice = false
 
     @OptionGroup(title: "Live Activity") var liveActivity: LiveActivityOptions
 
     // MARK: Policy
-    @Option(help: ArgumentHelp("Interruption level passive, active or time-sensitive, and the config's urgency_categories category.", valueName: "level"))
+    @Option(
+        help: ArgumentHelp(
+            "Interruption level passive, active or time-sensitive, and the config's urgency_categories category.",
+            valueName: "level"))
     var urgency: Urgency?
-    @Option(name: .customLong("quiet-policy"), help: ArgumentHelp("During the config's quiet_hours: passive (default: no sound), skip, or ignore.", valueName: "policy"))
+    @Option(
+        name: .customLong("quiet-policy"),
+        help: ArgumentHelp(
+            "During the config's quiet_hours: passive (default: no sound), skip, or ignore.", valueName: "policy"))
     var quietPolicy: QuietPolicy?
-    @Option(name: .customLong("min-interval"), parsing: .unconditional, help: ArgumentHelp("At most one send per collapse id (else audience) this often; 0 turns the config's min_interval_seconds off.", valueName: "seconds"))
+    @Option(
+        name: .customLong("min-interval"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "At most one send per collapse id (else audience) this often; 0 turns the config's min_interval_seconds off.",
+            valueName: "seconds"))
     var minInterval: Int?
 
     // MARK: Background
-    @Flag(help: "Check everything, then deliver from a background process and exit 0; outcomes go to push.log in the state directory.")
+    @Flag(
+        help:
+            "Check everything, then deliver from a background process and exit 0; outcomes go to push.log in the state directory."
+    )
     var detach = false
-    @Flag(help: "For hooks: --detach, the legacy form with the body read from standard input, and exit 0 unless this command line is wrong.")
+    @Flag(
+        help:
+            "For hooks: --detach, the legacy form with the body read from standard input, and exit 0 unless this command line is wrong."
+    )
     var hook = false
 
     // MARK: Behaviour
     @OptionGroup(title: "Delivery") var delivery: DeliveryOptions<RunDeliveryDefaults>
     @Flag(help: "One JSON object per device per line.") var json = false
     @Flag(help: "Show whole device tokens.") var full = false
-    @Flag(name: .customLong("dry-run"), help: "Print each request (token redacted) and send nothing.") var dryRun = false
+    @Flag(name: .customLong("dry-run"), help: "Print each request (token redacted) and send nothing.") var dryRun =
+        false
 
     mutating func validate() throws {
         // `send-push help ...` asks for help; no word of it may become a push.
@@ -102,10 +137,14 @@ struct SendPush: ParsableCommand {
         // After `--` every argument is positional (argument parser hands the `--` on here too).
         let terminator = legacy.firstIndex(of: "--") ?? legacy.endIndex
         if let option = legacy[..<terminator].first(where: ArgparseCompatibility.looksLikeOption) {
-            throw ValidationError("unknown option '\(option)' (a MESSAGE_ID or PREVIEW that starts with '-' needs a space in it, as in \"- item\", or to be a number)")
+            throw ValidationError(
+                "unknown option '\(option)' (a MESSAGE_ID or PREVIEW that starts with '-' needs a space in it, as in \"- item\", or to be a number)"
+            )
         }
         if terminator < legacy.endIndex { legacy.remove(at: terminator) }
-        if let badge, badge < 0 { throw ValidationError("--badge must be 0 or more (0 clears the badge), not \(badge)") }
+        if let badge, badge < 0 {
+            throw ValidationError("--badge must be 0 or more (0 clears the badge), not \(badge)")
+        }
         if let expiration, expiration < 0 {
             throw ValidationError("--expiration must be a UNIX time in seconds, or 0 to try once, not \(expiration)")
         }
@@ -113,26 +152,44 @@ struct SendPush: ParsableCommand {
             if legacy.count > 2 {
                 throw ValidationError("--hook takes at most MESSAGE_ID and PREVIEW (got \(legacy.count) arguments)")
             }
-            if payloadFile != nil { throw ValidationError("--hook sends the reply as an alert; it cannot be combined with --payload-file") }
+            if payloadFile != nil {
+                throw ValidationError("--hook sends the reply as an alert; it cannot be combined with --payload-file")
+            }
             if legacy.count == 2 && body != nil { throw ValidationError("--body cannot be combined with PREVIEW") }
         } else if !legacy.isEmpty && legacy.count != 2 {
-            throw ValidationError("the legacy form takes exactly MESSAGE_ID PREVIEW (got \(legacy.count) argument\(legacy.count == 1 ? "" : "s"))")
+            throw ValidationError(
+                "the legacy form takes exactly MESSAGE_ID PREVIEW (got \(legacy.count) argument\(legacy.count == 1 ? "" : "s"))"
+            )
         }
-        if !legacy.isEmpty && body != nil && !hook { throw ValidationError("--body cannot be combined with MESSAGE_ID PREVIEW") }
-        if payloadFile != nil && (title != nil || subtitle != nil || body != nil || badge != nil || !legacy.isEmpty || !data.isEmpty) {
-            throw ValidationError("--payload-file is a complete payload; it cannot be combined with --title, --subtitle, --body, --badge, --data or MESSAGE_ID PREVIEW")
+        if !legacy.isEmpty && body != nil && !hook {
+            throw ValidationError("--body cannot be combined with MESSAGE_ID PREVIEW")
         }
-        if body == "-" && payloadFile == "-" { throw ValidationError("--body - and --payload-file - cannot both read standard input") }
+        if payloadFile != nil
+            && (title != nil || subtitle != nil || body != nil || badge != nil || !legacy.isEmpty || !data.isEmpty)
+        {
+            throw ValidationError(
+                "--payload-file is a complete payload; it cannot be combined with --title, --subtitle, --body, --badge, --data or MESSAGE_ID PREVIEW"
+            )
+        }
+        if body == "-" && payloadFile == "-" {
+            throw ValidationError("--body - and --payload-file - cannot both read standard input")
+        }
         if !token.isEmpty && (!device.isEmpty || !group.isEmpty) {
             throw ValidationError("--token bypasses the registry; it cannot be combined with --device or --group")
         }
         if urgency != nil {
-            if interruptionLevel != nil { throw ValidationError("--urgency sets the interruption level; it cannot be combined with --interruption-level") }
+            if interruptionLevel != nil {
+                throw ValidationError(
+                    "--urgency sets the interruption level; it cannot be combined with --interruption-level")
+            }
         }
-        if let minInterval, minInterval < 0 { throw ValidationError("--min-interval must be 0 or more seconds, not \(minInterval)") }
+        if let minInterval, minInterval < 0 {
+            throw ValidationError("--min-interval must be 0 or more seconds, not \(minInterval)")
+        }
         try liveActivity.validate(in: self)
         if collapseID == NotificationPolicy.automaticCollapseID, threadID == nil, group.isEmpty, payloadFile != nil {
-            throw ValidationError("--collapse-id auto derives the id from --thread-id or --group; give one of them with --payload-file")
+            throw ValidationError(
+                "--collapse-id auto derives the id from --thread-id or --group; give one of them with --payload-file")
         }
     }
 
@@ -170,7 +227,8 @@ struct SendPush: ParsableCommand {
             }
             guard status != 0 else { return }
             StandardStreams.writeError("\(Self.tool): \(message)\n")
-            let directory = configuration?.stateDirectory.value
+            let directory =
+                configuration?.stateDirectory.value
                 ?? Configuration.stateDirectory(environment: ProcessInfo.processInfo.environment)
             let record = PushLog.errorRecord(message, exitStatus: status, at: Date(), messageID: legacy.first)
             do {
@@ -187,13 +245,16 @@ struct SendPush: ParsableCommand {
     private func send(background: Bool, configuration resolved: inout Configuration?) throws {
         let configuration = try ToolSupport.configuration(options.flags, tool: Self.tool)
         resolved = configuration
-        let policy = try NotificationPolicy(file: configuration.file, quietPolicy: quietPolicy, minimumInterval: minInterval,
-                                            makeZone: { name throws(ConfigurationError) in try SystemTimeZone(identifier: name) })
-        let sender = PushSender(configuration: configuration, notificationPolicy: policy,
-                                deliveryPolicy: try delivery.policy(),
-                                transports: CurlTransportSource(keepsClient: false))
-        let audience = PushSender.Audience(deviceIDs: device, groups: group, tokens: token, strictGroups: true,
-                                           pushToStart: liveActivity.event == .start)
+        let policy = try NotificationPolicy(
+            file: configuration.file, quietPolicy: quietPolicy, minimumInterval: minInterval,
+            makeZone: { name throws(ConfigurationError) in try SystemTimeZone(identifier: name) })
+        let sender = PushSender(
+            configuration: configuration, notificationPolicy: policy,
+            deliveryPolicy: try delivery.policy(),
+            transports: CurlTransportSource(keepsClient: false))
+        let audience = PushSender.Audience(
+            deviceIDs: device, groups: group, tokens: token, strictGroups: true,
+            pushToStart: liveActivity.event == .start)
         let prepared = try sender.prepare(try specification(configuration), urgency: urgency, audience: audience)
         if prepared.shortened { ToolSupport.warn("the body was shortened to fit APNs' payload limit", tool: Self.tool) }
 
@@ -208,30 +269,40 @@ struct SendPush: ParsableCommand {
         }
         let outcome: PushSender.Outcome
         do {
-            outcome = try sender.send(prepared, warn: warn, selected: { targets in
-                guard dryRun else { return true }
-                StandardStreams.writeOutput(DryRun.render(prepared.request, targets: targets, configuration: configuration,
-                                                          fullTokens: full))
-                return false
-            }, ready: { targets in
-                if let note = prepared.policyNote, !hook { StandardStreams.writeError("\(Self.tool): \(note)\n") }
-                guard background else { return true }
-                try PosixFile.createPrivateDirectory(configuration.stateDirectory.value)
-                guard try ProcessDetacher.detach() == .detached else {
-                    if !hook {
-                        let devices = "\(targets.count) device\(targets.count == 1 ? "" : "s")"
-                        StandardStreams.writeError("\(Self.tool): sending to \(devices) in the background; outcomes go to \(log.path)\n")
-                    }
+            outcome = try sender.send(
+                prepared, warn: warn,
+                selected: { targets in
+                    guard dryRun else { return true }
+                    StandardStreams.writeOutput(
+                        DryRun.render(
+                            prepared.request, targets: targets, configuration: configuration,
+                            fullTokens: full))
                     return false
-                }
-                detached = true
-                return true
-            })
-        } catch where detached {
+                },
+                ready: { targets in
+                    if let note = prepared.policyNote, !hook { StandardStreams.writeError("\(Self.tool): \(note)\n") }
+                    guard background else { return true }
+                    try PosixFile.createPrivateDirectory(configuration.stateDirectory.value)
+                    guard try ProcessDetacher.detach() == .detached else {
+                        if !hook {
+                            let devices = "\(targets.count) device\(targets.count == 1 ? "" : "s")"
+                            StandardStreams.writeError(
+                                "\(Self.tool): sending to \(devices) in the background; outcomes go to \(log.path)\n")
+                        }
+                        return false
+                    }
+                    detached = true
+                    return true
+                })
+        } catch  where detached {
             let known = error as? any PushKitError
             let message = known.map(ToolSupport.message(for:)) ?? String(describing: error)
-            try? log.append(warnings + [PushLog.errorRecord(message, exitStatus: known?.exitStatus.rawValue ?? 70, at: Date(),
-                                                            messageID: messageID)])
+            try? log.append(
+                warnings + [
+                    PushLog.errorRecord(
+                        message, exitStatus: known?.exitStatus.rawValue ?? 70, at: Date(),
+                        messageID: messageID)
+                ])
             return
         }
         switch outcome {
@@ -276,7 +347,9 @@ struct SendPush: ParsableCommand {
         spec.content.targetContentID = targetContentID
         spec.sound = sound
         spec.data = data
-        if let payloadFile { spec.payloadFile = try InputFile.read(payloadFile, named: "--payload-file \(payloadFile)") }
+        if let payloadFile {
+            spec.payloadFile = try InputFile.read(payloadFile, named: "--payload-file \(payloadFile)")
+        }
         spec.pushType = pushType ?? (liveActivity.event == nil ? .alert : .liveactivity)
         spec.content.liveActivity = try liveActivity.model()
         spec.priority = priority
@@ -285,7 +358,9 @@ struct SendPush: ParsableCommand {
         spec.apnsID = apnsID
         if hook {
             // The reply: PREVIEW, else --body, else standard input.
-            let preview = legacy.count == 2 ? legacy[1] : bodyText ?? StandardInputText.read(trimmingTrailingNewlines: true, hook: true)
+            let preview =
+                legacy.count == 2
+                ? legacy[1] : bodyText ?? StandardInputText.read(trimmingTrailingNewlines: true, hook: true)
             guard !preview.allSatisfy(\.isWhitespace) else {
                 throw PayloadError.invalid("nothing to send: no reply on standard input, and no --body or PREVIEW")
             }

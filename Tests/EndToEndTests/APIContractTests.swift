@@ -29,8 +29,10 @@ struct APIContractTests {
         // The rate limit off: a 429 is documented, but it would stop the tester from reaching the routes.
         let server = try RunningServe(["--secret-file", secret, "--rate-limit", "0"], environment: environment)
 
-        var arguments = [Self.root + "/Tests/Tools/api_contract.py", "--url", server.baseURL, "--seed", Self.seed,
-                         "--max-examples", Self.examples, "--timeout", Self.timeout]
+        var arguments = [
+            Self.root + "/Tests/Tools/api_contract.py", "--url", server.baseURL, "--seed", Self.seed,
+            "--max-examples", Self.examples, "--timeout", Self.timeout,
+        ]
         if withSecret { arguments += ["--secret-file", secret] }
         arguments.append(Self.root + "/docs/openapi.yaml")
         let started = Date()
@@ -49,7 +51,8 @@ struct APIContractTests {
             // The send routes reached APNs: the emulator was sent notifications.
             #expect(!emulator.records().isEmpty, "no notification reached the emulator")
         }
-        print("api_contract \(withSecret ? "with" : "without") the secret: \(String(format: "%.1f", seconds)) s, "
-              + "seed \(Self.seed), \(Self.examples) examples per operation and phase")
+        print(
+            "api_contract \(withSecret ? "with" : "without") the secret: \(String(format: "%.1f", seconds)) s, "
+                + "seed \(Self.seed), \(Self.examples) examples per operation and phase")
     }
 }

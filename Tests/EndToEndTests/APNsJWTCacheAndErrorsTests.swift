@@ -45,7 +45,9 @@ struct APNsJWTCacheAndErrorsTests {
 
     @Test("the legacy config file works unchanged, and flags override it")
     func legacyConfigFile() throws {
-        let config = try directory.write("config.json", """
+        let config = try directory.write(
+            "config.json",
+            """
             {"team_id": "TEAM678901", "key_id": "ABCDE12345", "bundle_id": "com.yourcompany.Sven", "key_path": "\(key.pkcs8Path)", "use_sandbox": false}
             """)
         let env = ["HOME": directory.file("home"), "PUSHKIT_CONFIG": config]
@@ -81,28 +83,46 @@ struct APNsJWTCacheAndErrorsTests {
     }
 
     static let errorCases: [ErrorCase] = [
-        ErrorCase(name: "missing key file", arguments: ["--key-path", "/nonexistent/AuthKey.p8"], environment: [:], status: 66,
-                  message: "apns-jwt: key file /nonexistent/AuthKey.p8 (from --key-path) does not exist\n"),
-        ErrorCase(name: "missing key file named by the environment", arguments: [], environment: ["APNS_KEY_PATH": "/nonexistent/k.p8"], status: 66,
-                  message: "apns-jwt: key file /nonexistent/k.p8 (from APNS_KEY_PATH) does not exist\n"),
-        ErrorCase(name: "no key configured", arguments: [], environment: ["APNS_KEY_PATH": ""], status: 78,
-                  message: "apns-jwt: no provider key: set --key-path, APNS_KEY_PATH or key_path in "),
-        ErrorCase(name: "key id too short", arguments: ["--key-id", "ABC"], environment: [:], status: 78,
-                  message: "apns-jwt: key id \"ABC\" has 3 characters; Apple's key ids have 10 (from --key-id)\n"),
-        ErrorCase(name: "team id with a bad character", arguments: [], environment: ["APNS_TEAM_ID": "TEAM-78901"], status: 78,
-                  message: "apns-jwt: team id \"TEAM-78901\" contains \"-\"; Apple's team ids are letters and digits (from APNS_TEAM_ID)\n"),
-        ErrorCase(name: "no team id", arguments: [], environment: ["APNS_TEAM_ID": ""], status: 78,
-                  message: "apns-jwt: no team id: set --team-id, APNS_TEAM_ID or team_id in the config file\n"),
-        ErrorCase(name: "bad environment variable", arguments: [], environment: ["APNS_ENVIRONMENT": "staging"], status: 78,
-                  message: "apns-jwt: APNS_ENVIRONMENT must be production or sandbox, not \"staging\"\n"),
-        ErrorCase(name: "missing config file", arguments: ["--config", "/nonexistent/c.json"], environment: [:], status: 66,
-                  message: "apns-jwt: config file /nonexistent/c.json (from --config) does not exist\n"),
-        ErrorCase(name: "conflicting flags", arguments: ["check", "--sandbox", "--production"], environment: [:], status: 64,
-                  message: "Error: --sandbox and --production cannot be used together"),
-        ErrorCase(name: "bad --environment", arguments: ["check", "--environment", "staging"], environment: [:], status: 64,
-                  message: "Error: The value 'staging' is invalid for '--environment <env>'. Please provide one of 'production' and 'sandbox'."),
-        ErrorCase(name: "unknown flag", arguments: ["--frobnicate"], environment: [:], status: 64,
-                  message: "Error: Unknown option '--frobnicate'"),
+        ErrorCase(
+            name: "missing key file", arguments: ["--key-path", "/nonexistent/AuthKey.p8"], environment: [:],
+            status: 66,
+            message: "apns-jwt: key file /nonexistent/AuthKey.p8 (from --key-path) does not exist\n"),
+        ErrorCase(
+            name: "missing key file named by the environment", arguments: [],
+            environment: ["APNS_KEY_PATH": "/nonexistent/k.p8"], status: 66,
+            message: "apns-jwt: key file /nonexistent/k.p8 (from APNS_KEY_PATH) does not exist\n"),
+        ErrorCase(
+            name: "no key configured", arguments: [], environment: ["APNS_KEY_PATH": ""], status: 78,
+            message: "apns-jwt: no provider key: set --key-path, APNS_KEY_PATH or key_path in "),
+        ErrorCase(
+            name: "key id too short", arguments: ["--key-id", "ABC"], environment: [:], status: 78,
+            message: "apns-jwt: key id \"ABC\" has 3 characters; Apple's key ids have 10 (from --key-id)\n"),
+        ErrorCase(
+            name: "team id with a bad character", arguments: [], environment: ["APNS_TEAM_ID": "TEAM-78901"],
+            status: 78,
+            message:
+                "apns-jwt: team id \"TEAM-78901\" contains \"-\"; Apple's team ids are letters and digits (from APNS_TEAM_ID)\n"
+        ),
+        ErrorCase(
+            name: "no team id", arguments: [], environment: ["APNS_TEAM_ID": ""], status: 78,
+            message: "apns-jwt: no team id: set --team-id, APNS_TEAM_ID or team_id in the config file\n"),
+        ErrorCase(
+            name: "bad environment variable", arguments: [], environment: ["APNS_ENVIRONMENT": "staging"], status: 78,
+            message: "apns-jwt: APNS_ENVIRONMENT must be production or sandbox, not \"staging\"\n"),
+        ErrorCase(
+            name: "missing config file", arguments: ["--config", "/nonexistent/c.json"], environment: [:], status: 66,
+            message: "apns-jwt: config file /nonexistent/c.json (from --config) does not exist\n"),
+        ErrorCase(
+            name: "conflicting flags", arguments: ["check", "--sandbox", "--production"], environment: [:], status: 64,
+            message: "Error: --sandbox and --production cannot be used together"),
+        ErrorCase(
+            name: "bad --environment", arguments: ["check", "--environment", "staging"], environment: [:], status: 64,
+            message:
+                "Error: The value 'staging' is invalid for '--environment <env>'. Please provide one of 'production' and 'sandbox'."
+        ),
+        ErrorCase(
+            name: "unknown flag", arguments: ["--frobnicate"], environment: [:], status: 64,
+            message: "Error: Unknown option '--frobnicate'"),
     ]
 
     @Test("each error names what is at fault and exits with its sysexits code", arguments: errorCases)
@@ -118,9 +138,13 @@ struct APNsJWTCacheAndErrorsTests {
     @Test("a key file that is not a P-256 private key: exit 78 naming the file")
     func notAP256Key() throws {
         let p384 = directory.file("p384.pem")
-        try BuiltTool.runSystem("openssl", ["ecparam", "-name", "secp384r1", "-genkey", "-noout", "-out", p384]).expectSuccess()
+        try BuiltTool.runSystem("openssl", ["ecparam", "-name", "secp384r1", "-genkey", "-noout", "-out", p384])
+            .expectSuccess()
         let garbage = try directory.write("garbage.p8", "this is not a key\n")
-        for (path, expected) in [(p384, "another curve; APNs needs a P-256"), (garbage, "is not a PEM key file"), (key.publicKeyPath, "holds a public key")] {
+        for (path, expected) in [
+            (p384, "another curve; APNs needs a P-256"), (garbage, "is not a PEM key file"),
+            (key.publicKeyPath, "holds a public key"),
+        ] {
             let result = try BuiltTool.run("apns-jwt", ["--key-path", path], environment: environment)
             #expect(result.status == 78)
             #expect(result.stderr.contains("key file \(path) (from --key-path)"))
@@ -148,7 +172,8 @@ struct APNsJWTCacheAndErrorsTests {
 
     @Test("decode prints header, claims and age as JSON; bad tokens exit 65")
     func decode() throws {
-        let token = try BuiltTool.run("apns-jwt", [], environment: environment).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = try BuiltTool.run("apns-jwt", [], environment: environment).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let decoded = try BuiltTool.run("apns-jwt", ["decode", token], environment: environment)
         decoded.expectSuccess()
         let object = try #require(try JSONSerialization.jsonObject(with: Data(decoded.stdout.utf8)) as? [String: Any])
@@ -158,7 +183,8 @@ struct APNsJWTCacheAndErrorsTests {
         #expect(age >= 0 && age < 60)
         #expect(!decoded.stdout.contains(token.split(separator: ".")[2]), "the signature is not echoed")
 
-        let fromStdin = try BuiltTool.run("apns-jwt", ["decode"], environment: environment, stdin: Data((token + "\n").utf8))
+        let fromStdin = try BuiltTool.run(
+            "apns-jwt", ["decode"], environment: environment, stdin: Data((token + "\n").utf8))
         fromStdin.expectSuccess()
         #expect(fromStdin.stdout.contains("\"iss\" : \"TEAM678901\""))
 
@@ -176,15 +202,19 @@ struct APNsJWTCacheAndErrorsTests {
         env["APNS_TOPIC"] = "com.example.app"
         let result = try BuiltTool.run("apns-jwt", ["check", "--key-id", "ABCDE12345"], environment: env)
         result.expectSuccess()
-        for expected in ["key file", "[env]", "key id        ABCDE12345", "[flag]", "topic         com.example.app", "environment   production", "[default]", "all good"] {
+        for expected in [
+            "key file", "[env]", "key id        ABCDE12345", "[flag]", "topic         com.example.app",
+            "environment   production", "[default]", "all good",
+        ] {
             #expect(result.stdout.contains(expected), "missing \(expected) in:\n\(result.stdout)")
         }
     }
 
     @Test("check: exit 78 and a reason a user can act on for each problem")
     func checkProblems() throws {
-        let result = try BuiltTool.run("apns-jwt", ["check", "--key-path", "/nonexistent/k.p8", "--key-id", "SHORT"],
-                                       environment: ["HOME": directory.file("home"), "APNS_TEAM_ID": "TOOLONGTEAMID"])
+        let result = try BuiltTool.run(
+            "apns-jwt", ["check", "--key-path", "/nonexistent/k.p8", "--key-id", "SHORT"],
+            environment: ["HOME": directory.file("home"), "APNS_TEAM_ID": "TOOLONGTEAMID"])
         #expect(result.status == 78)
         for expected in [
             "key file /nonexistent/k.p8 (from --key-path) does not exist",

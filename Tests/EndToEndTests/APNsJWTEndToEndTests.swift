@@ -22,7 +22,8 @@ struct APNsJWTEndToEndTests {
         #expect(raw.count == 64, "ES256 JWS signatures are 64 bytes of r‖s")
         let signaturePath = directory.file("sig-\(UUID().uuidString).der")
         try derSignature(fromRaw: raw).write(to: URL(fileURLWithPath: signaturePath))
-        let result = try BuiltTool.runSystem("openssl", ["dgst", "-sha256", "-verify", publicKeyPath, "-signature", signaturePath, input])
+        let result = try BuiltTool.runSystem(
+            "openssl", ["dgst", "-sha256", "-verify", publicKeyPath, "-signature", signaturePath, input])
         return result.status == 0 && result.stdout.contains("Verified OK")
     }
 
@@ -47,7 +48,8 @@ struct APNsJWTEndToEndTests {
     @Test("a token signed by another key fails openssl verification")
     func otherKeyFailsVerification() throws {
         let other = try OpenSSLKey(in: directory, name: "other")
-        let token = try BuiltTool.run("apns-jwt", [], environment: environment).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let token = try BuiltTool.run("apns-jwt", [], environment: environment).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         #expect(try opensslVerifies(token, publicKeyPath: key.publicKeyPath))
         #expect(try !opensslVerifies(token, publicKeyPath: other.publicKeyPath))
     }
@@ -58,7 +60,9 @@ struct APNsJWTEndToEndTests {
         env["APNS_KEY_PATH"] = key.sec1Path
         let result = try BuiltTool.run("apns-jwt", ["--refresh"], environment: env)
         result.expectSuccess()
-        #expect(try opensslVerifies(result.stdout.trimmingCharacters(in: .whitespacesAndNewlines), publicKeyPath: key.publicKeyPath))
+        #expect(
+            try opensslVerifies(
+                result.stdout.trimmingCharacters(in: .whitespacesAndNewlines), publicKeyPath: key.publicKeyPath))
     }
 }
 

@@ -20,9 +20,12 @@ struct CallerSeamsTests {
 
     // MARK: 1. The Sven call
 
-    @Test("send-push MESSAGE_ID PREVIEW delivers previews and ids that start with '-', as argparse reads them",
-          arguments: [("msg-105", "- item one"), ("msg-106", "-5 degrees outside"), ("msg-107", "--sandbox is on"),
-                      ("-5", "plain"), ("msg-108", "-"), ("msg-109", "-12.5")])
+    @Test(
+        "send-push MESSAGE_ID PREVIEW delivers previews and ids that start with '-', as argparse reads them",
+        arguments: [
+            ("msg-105", "- item one"), ("msg-106", "-5 degrees outside"), ("msg-107", "--sandbox is on"),
+            ("-5", "plain"), ("msg-108", "-"), ("msg-109", "-12.5"),
+        ])
     func legacyFormWithDashes(messageID: String, preview: String) throws {
         let emulator = try RunningEmulator(["--quiet"], environment: base.setup.environment)
         let env = base.clientEnvironment(emulator)
@@ -41,9 +44,11 @@ struct CallerSeamsTests {
         try base.register("phone", hexToken(1, filler: "ab"), env: env)
         try BuiltTool.run("send-push", ["--hook", "msg-1", "- from argv"], environment: env).expectSuccess()
         _ = emulator.waitForRecords(1)
-        try BuiltTool.run("send-push", ["--hook", "msg-2"], environment: env, stdin: Data("- from stdin\n".utf8)).expectSuccess()
+        try BuiltTool.run("send-push", ["--hook", "msg-2"], environment: env, stdin: Data("- from stdin\n".utf8))
+            .expectSuccess()
         _ = emulator.waitForRecords(2)
-        try BuiltTool.run("send-push", ["--body", "- item", "--title", "-t x", "--subtitle", "--s"], environment: env).expectSuccess()
+        try BuiltTool.run("send-push", ["--body", "- item", "--title", "-t x", "--subtitle", "--s"], environment: env)
+            .expectSuccess()
         let records = emulator.waitForRecords(3)
         #expect(Set(records.compactMap(Self.body)) == ["- from argv", "- from stdin", "- item"])
         let alert = ((records.last?["payload"] as? [String: Any])?["aps"] as? [String: Any])?["alert"] as? [String: Any]
@@ -51,8 +56,9 @@ struct CallerSeamsTests {
         #expect(alert?["subtitle"] as? String == "--s")
     }
 
-    @Test("help shows help, and no other word of the command line turns into a push",
-          arguments: [["help"], ["help", "payload-file"], ["help", "--json"]])
+    @Test(
+        "help shows help, and no other word of the command line turns into a push",
+        arguments: [["help"], ["help", "payload-file"], ["help", "--json"]])
     func helpIsNeverAPush(arguments: [String]) throws {
         let emulator = try RunningEmulator(["--quiet"], environment: base.setup.environment)
         let env = base.clientEnvironment(emulator)
@@ -66,13 +72,16 @@ struct CallerSeamsTests {
         #expect(emulator.records().isEmpty)
     }
 
-    @Test("a wrong value says what is wrong with it, not that it is missing",
-          arguments: [(["--badge", "-1"], "--badge must be 0 or more"),
-                      (["--timeout", "-1"], "--timeout must be a number of seconds more than 0, not -1"),
-                      (["--expiration", "-5"], "--expiration must be a UNIX time in seconds, or 0 to try once, not -5"),
-                      (["--retries", "-2"], "--retries must be 0 or more, not -2"),
-                      (["--bogus"], "unknown option '--bogus'"),
-                      (["msg", "x", "--bogus"], "unknown option '--bogus'")])
+    @Test(
+        "a wrong value says what is wrong with it, not that it is missing",
+        arguments: [
+            (["--badge", "-1"], "--badge must be 0 or more"),
+            (["--timeout", "-1"], "--timeout must be a number of seconds more than 0, not -1"),
+            (["--expiration", "-5"], "--expiration must be a UNIX time in seconds, or 0 to try once, not -5"),
+            (["--retries", "-2"], "--retries must be 0 or more, not -2"),
+            (["--bogus"], "unknown option '--bogus'"),
+            (["msg", "x", "--bogus"], "unknown option '--bogus'"),
+        ])
     func wrongValues(arguments: [String], message: String) throws {
         let result = try BuiltTool.run("send-push", arguments, environment: base.setup.environment)
         #expect(result.status == 64)
@@ -80,8 +89,9 @@ struct CallerSeamsTests {
         #expect(!result.stderr.contains("Missing value"))
     }
 
-    @Test("register-apns names an unknown option instead of asking for DEVICE_ID",
-          arguments: [["--bogus"], ["add", "--bogus"], ["phone", "--bogus"]])
+    @Test(
+        "register-apns names an unknown option instead of asking for DEVICE_ID",
+        arguments: [["--bogus"], ["add", "--bogus"], ["phone", "--bogus"]])
     func registerUnknownOption(arguments: [String]) throws {
         let result = try BuiltTool.run("register-apns", arguments, environment: base.setup.environment)
         #expect(result.status == 64)
@@ -92,8 +102,10 @@ struct CallerSeamsTests {
     @Test("register-apns add --name takes a name that starts with '-'")
     func registerNameWithDash() throws {
         let env = ["APNS_STATE_FILE": base.devicesFile, "HOME": base.setup.directory.file("home")]
-        try BuiltTool.run("register-apns", ["phone", hexToken(1, filler: "ab"), "--name", "- work phone"],
-                          environment: env).expectSuccess()
+        try BuiltTool.run(
+            "register-apns", ["phone", hexToken(1, filler: "ab"), "--name", "- work phone"],
+            environment: env
+        ).expectSuccess()
         #expect(try base.registry()["phone"]?["name"] as? String == "- work phone")
     }
 
@@ -111,13 +123,16 @@ struct CallerSeamsTests {
 
     // MARK: 6. --version
 
-    @Test("--version on every tool and on register-apns serve prints the OpenAPI document's version, and --help lists it")
+    @Test(
+        "--version on every tool and on register-apns serve prints the OpenAPI document's version, and --help lists it")
     func versions() throws {
         let document = try String(contentsOfFile: RepositoryFiles.path("docs/openapi.yaml"), encoding: .utf8)
         let line = try #require(document.split(separator: "\n").first { $0.hasPrefix("  version: ") })
         let version = line.dropFirst("  version: ".count).trimmingCharacters(in: .whitespaces)
         #expect(version.split(separator: ".").count == 3)
-        for arguments in [["apns-jwt"], ["register-apns"], ["send-push"], ["apns-emulator"], ["register-apns", "serve"]] {
+        for arguments in [
+            ["apns-jwt"], ["register-apns"], ["send-push"], ["apns-emulator"], ["register-apns", "serve"],
+        ] {
             let result = try BuiltTool.run(arguments[0], Array(arguments.dropFirst()) + ["--version"])
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
             #expect(result.stdout == version + "\n", "\(arguments)")
@@ -126,11 +141,14 @@ struct CallerSeamsTests {
         }
     }
 
-    @Test("make install-files puts tools, manual pages (from --help's definitions) and completions in place; make uninstall removes them all")
+    @Test(
+        "make install-files puts tools, manual pages (from --help's definitions) and completions in place; make uninstall removes them all"
+    )
     func installAndUninstall() throws {
         let destination = try TemporaryDirectory()
         let variables = ["TOOLS_BIN=\(BuiltTool.binDirectory)", "DESTDIR=\(destination.path)", "PREFIX=/usr/local"]
-        let install = try BuiltTool.runSystem("make", ["-C", RepositoryFiles.root, "--no-print-directory", "install-files"] + variables)
+        let install = try BuiltTool.runSystem(
+            "make", ["-C", RepositoryFiles.root, "--no-print-directory", "install-files"] + variables)
         #expect(install.status == 0, "\(install.stdout)\n\(install.stderr)")
         let prefix = destination.path + "/usr/local"
         for tool in ["apns-jwt", "register-apns", "send-push", "apns-emulator"] {
@@ -143,11 +161,14 @@ struct CallerSeamsTests {
         let sendPushPage = try String(contentsOfFile: prefix + "/share/man/man1/send-push.1", encoding: .utf8)
         #expect(sendPushPage.contains("-live-activity"), "the page documents the options --help does")
         #expect(FileManager.default.isExecutableFile(atPath: prefix + "/bin/register-apns-serve"))
-        let serveCompletion = try String(contentsOfFile: prefix + "/share/bash-completion/completions/register-apns", encoding: .utf8)
-        #expect(serveCompletion.contains("--rate-limit") && serveCompletion.contains("--secret-file"),
-                "register-apns' completions include serve's options")
+        let serveCompletion = try String(
+            contentsOfFile: prefix + "/share/bash-completion/completions/register-apns", encoding: .utf8)
+        #expect(
+            serveCompletion.contains("--rate-limit") && serveCompletion.contains("--secret-file"),
+            "register-apns' completions include serve's options")
 
-        let uninstall = try BuiltTool.runSystem("make", ["-C", RepositoryFiles.root, "--no-print-directory", "uninstall"] + variables)
+        let uninstall = try BuiltTool.runSystem(
+            "make", ["-C", RepositoryFiles.root, "--no-print-directory", "uninstall"] + variables)
         #expect(uninstall.status == 0, "\(uninstall.stderr)")
         let left = FileManager.default.enumerator(atPath: destination.path)?.compactMap { $0 as? String }
             .filter { path in
@@ -173,7 +194,8 @@ struct CallerSeamsTests {
     func hostileNamesAreEscaped() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: base.setup.environment)
         let env = base.clientEnvironment(emulator)
-        try base.register("evil", hexToken(1, filler: "ab"), ["--name", Self.hostileName, "--model", "\u{1B}[1m"], env: env)
+        try base.register(
+            "evil", hexToken(1, filler: "ab"), ["--name", Self.hostileName, "--model", "\u{1B}[1m"], env: env)
         try base.register("long", hexToken(2, filler: "ab"), ["--name", String(repeating: "x", count: 3000)], env: env)
         let list = try BuiltTool.run("register-apns", ["list"], environment: env)
         list.expectSuccess()
@@ -193,7 +215,8 @@ struct CallerSeamsTests {
         let emulator = try RunningEmulator(["--quiet"], environment: base.setup.environment)
         let env = base.clientEnvironment(emulator)
         try base.register("phone", hexToken(1, filler: "ab"), env: env)
-        let result = try BuiltTool.run("send-push", ["--device", "x\u{1B}[2J\u{202E}y", "--body", "hi"], environment: env)
+        let result = try BuiltTool.run(
+            "send-push", ["--device", "x\u{1B}[2J\u{202E}y", "--body", "hi"], environment: env)
         #expect(result.status == 65)
         #expect(!Self.isRaw(result.stderr), "\(result.stderr.debugDescription)")
         #expect(result.stderr.contains("no device \"x\\u{1B}[2J\\u{202E}y\""), "\(result.stderr)")
@@ -203,7 +226,8 @@ struct CallerSeamsTests {
 
     /// `apns-jwt check` with `base`'s key and `extra` environment.
     func check(_ extra: [String: String], _ arguments: [String] = []) throws -> ToolResult {
-        try BuiltTool.run("apns-jwt", ["check"] + arguments, environment: base.setup.environment.merging(extra) { _, new in new })
+        try BuiltTool.run(
+            "apns-jwt", ["check"] + arguments, environment: base.setup.environment.merging(extra) { _, new in new })
     }
 
     /// The report line of `setting`.
@@ -221,7 +245,8 @@ struct CallerSeamsTests {
         #expect(result.stdout.contains("corrupt.json"))
         #expect(result.stdout.hasSuffix("1 problem to fix\n"), "\(result.stdout)")
 
-        try FileManager.default.createDirectory(atPath: directory.file("devices-dir"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: directory.file("devices-dir"), withIntermediateDirectories: true)
         result = try check(["APNS_STATE_FILE": directory.file("devices-dir")])
         #expect(result.status == 78)
         #expect(Self.line("devices file", in: result.stdout)?.contains("is a directory") == true, "\(result.stdout)")
@@ -237,13 +262,16 @@ struct CallerSeamsTests {
         let file = try base.setup.directory.write("not-a-dir", "x")
         let result = try check(["PUSHKIT_STATE_DIR": file])
         #expect(result.status == 78)
-        #expect(Self.line("state dir", in: result.stdout)?.contains("is a file, not a directory") == true, "\(result.stdout)")
+        #expect(
+            Self.line("state dir", in: result.stdout)?.contains("is a file, not a directory") == true,
+            "\(result.stdout)")
         let nested = try check(["PUSHKIT_STATE_DIR": file + "/below"])
         #expect(nested.status == 78)
         #expect(Self.line("state dir", in: nested.stdout)?.contains("cannot be created") == true, "\(nested.stdout)")
     }
 
-    @Test("a CA file that is not PEM: apns-jwt check fails (78); send-push stops before any device (78, 66 when missing)")
+    @Test(
+        "a CA file that is not PEM: apns-jwt check fails (78); send-push stops before any device (78, 66 when missing)")
     func badCAFile() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: base.setup.environment)
         var env = base.clientEnvironment(emulator)
@@ -251,7 +279,8 @@ struct CallerSeamsTests {
         env["APNS_CA_FILE"] = try base.setup.directory.write("ca.pem", "not a certificate\n")
         let doctor = try check(["APNS_CA_FILE": env["APNS_CA_FILE"]!])
         #expect(doctor.status == 78)
-        #expect(Self.line("ca file", in: doctor.stdout)?.contains("holds no PEM certificate") == true, "\(doctor.stdout)")
+        #expect(
+            Self.line("ca file", in: doctor.stdout)?.contains("holds no PEM certificate") == true, "\(doctor.stdout)")
 
         let result = try BuiltTool.run("send-push", ["--body", "hi"], environment: env)
         #expect(result.status == 78, "\(result.stderr)")
@@ -274,7 +303,9 @@ struct CallerSeamsTests {
         let result = try check(["PUSHKIT_CONFIG": corrupt])
         #expect(result.status == 78)
         #expect(Self.line("config file", in: result.stdout)?.contains("is not valid JSON") == true, "\(result.stdout)")
-        #expect(Self.line("key file", in: result.stdout)?.hasPrefix("ok") == true, "the rest is still checked: \(result.stdout)")
+        #expect(
+            Self.line("key file", in: result.stdout)?.hasPrefix("ok") == true,
+            "the rest is still checked: \(result.stdout)")
         #expect(Self.line("clock", in: result.stdout) != nil)
 
         let missing = try check([:], ["--config", base.setup.directory.file("nope.json")])

@@ -44,8 +44,9 @@ struct CrashConsistencyTests {
         defer { trigger.stop() }
 
         // How long one add takes with this many at once, to spread the delayed kills over it.
-        let calibration = try WriterStorm.run(count: concurrency, concurrency: concurrency, environment: environment, trigger: trigger,
-                                              plan: { _ in .never }, registration: { ("calibration-\($0)", Self.token(0x11, $0)) })
+        let calibration = try WriterStorm.run(
+            count: concurrency, concurrency: concurrency, environment: environment, trigger: trigger,
+            plan: { _ in .never }, registration: { ("calibration-\($0)", Self.token(0x11, $0)) })
         for outcome in calibration { expected[outcome.id] = outcome.token }
         let typical = calibration.map(\.duration).sorted()[concurrency / 2]
 
@@ -54,8 +55,9 @@ struct CrashConsistencyTests {
             return schedule.chance(0.5) ? schedule.writeKill() : .after(schedule.fraction() * typical)
         }
         let started = Date()
-        let outcomes = try WriterStorm.run(count: total, concurrency: concurrency, environment: environment, trigger: trigger,
-                                           plan: { plans[$0] }, registration: { ("storm-\($0)", Self.token(0x12, $0)) })
+        let outcomes = try WriterStorm.run(
+            count: total, concurrency: concurrency, environment: environment, trigger: trigger,
+            plan: { plans[$0] }, registration: { ("storm-\($0)", Self.token(0x12, $0)) })
         let elapsed = Date().timeIntervalSince(started)
         for outcome in outcomes { expected[outcome.id] = outcome.token }
         let leftovers = temporaryFiles()
@@ -66,18 +68,27 @@ struct CrashConsistencyTests {
         let killed = outcomes.filter(\.killed)
         let failed = outcomes.filter { !$0.killed && !$0.acknowledged }
         #expect(lost.isEmpty, "seed \(schedule.seed): acknowledged but lost: \(lost.prefix(5).map(\.id))")
-        #expect(failed.isEmpty, "seed \(schedule.seed): not killed, yet failed: \(failed.prefix(3).map { "\($0.id) exit \($0.status): \($0.stderr)" })")
+        #expect(
+            failed.isEmpty,
+            "seed \(schedule.seed): not killed, yet failed: \(failed.prefix(3).map { "\($0.id) exit \($0.status): \($0.stderr)" })"
+        )
         #expect(stored.count == 300 + acknowledged.count + killed.filter { stored[$0.id] != nil }.count)
         let killedWriting = killed.filter(\.killedWriting)
-        #expect(killed.count > total / 5 && killedWriting.count > total / 20, "seed \(schedule.seed): too few kills: \(killed.count), \(killedWriting.count) while writing")
+        #expect(
+            killed.count > total / 5 && killedWriting.count > total / 20,
+            "seed \(schedule.seed): too few kills: \(killed.count), \(killedWriting.count) while writing")
 
         // A later writer cleans up what the killed ones left and succeeds.
-        try BuiltTool.run("register-apns", ["after-the-storm", Self.token(0x13, 0)], environment: environment).expectSuccess()
+        try BuiltTool.run("register-apns", ["after-the-storm", Self.token(0x13, 0)], environment: environment)
+            .expectSuccess()
         expected["after-the-storm"] = Self.token(0x13, 0)
         #expect(try checkedRegistry(expected: expected)["after-the-storm"] != nil)
-        #expect(temporaryFiles().isEmpty, "temporary files of killed writers are removed by the next writer: \(temporaryFiles())")
+        #expect(
+            temporaryFiles().isEmpty,
+            "temporary files of killed writers are removed by the next writer: \(temporaryFiles())")
 
-        print("""
+        print(
+            """
             crash consistency, register-apns add: seed \(schedule.seed), \(outcomes.count + calibration.count) processes \
             (\(concurrency) at a time, \(String(format: "%.1f", elapsed)) s), \(killed.count) killed \
             (\(killedWriting.count) at their registry write, \(killed.count - killedWriting.count) after 0-\(Int(typical * 1000)) ms), \
@@ -88,7 +99,9 @@ struct CrashConsistencyTests {
 
     // MARK: send-push
 
-    @Test("send-push SIGKILLed while pruning, with writers adding devices: only 410 devices go, nothing acknowledged lost")
+    @Test(
+        "send-push SIGKILLed while pruning, with writers adding devices: only 410 devices go, nothing acknowledged lost"
+    )
     func sendPushKilledWhilePruning() throws {
         var schedule = KillSchedule()
         let rounds = 6 * KillSchedule.scale, deadPerRound = 150
@@ -103,16 +116,20 @@ struct CrashConsistencyTests {
 
         for round in 0..<rounds {
             // Fresh devices to prune, then an emulator that answers 410 for all of them (timed after they registered).
-            let fresh = (0..<(deadPerRound - dead.count)).map { ("dead-\(round)-\($0)", Self.token(0x21, round * 1000 + $0)) }
+            let fresh = (0..<(deadPerRound - dead.count)).map {
+                ("dead-\(round)-\($0)", Self.token(0x21, round * 1000 + $0))
+            }
             if !fresh.isEmpty { expected.merge(try prefill(fresh)) { _, new in new } }
             for (id, token) in fresh { dead[id] = token }
             let emulator = try startEmulator(answering410: Array(dead.values))
             let env = emulator.asAPNs(for: environment)
 
-            let writers = WriterStorm(count: nil, concurrency: 2, environment: env, trigger: nil, plan: { _ in .never },
-                                      registration: { ("during-\(round)-\($0)", Self.token(0x22, round * 100_000 + $0)) })
+            let writers = WriterStorm(
+                count: nil, concurrency: 2, environment: env, trigger: nil, plan: { _ in .never },
+                registration: { ("during-\(round)-\($0)", Self.token(0x22, round * 100_000 + $0)) })
             // Delays over the whole run: up to 1.2 times the last run measured to its registry write.
-            let plan: KillPlan = schedule.chance(0.5) ? schedule.writeKill() : .after(schedule.fraction() * runTime * 1.2)
+            let plan: KillPlan =
+                schedule.chance(0.5) ? schedule.writeKill() : .after(schedule.fraction() * runTime * 1.2)
             let started = Date()
             let push = try BuiltTool.start("send-push", ["--title", "crash test", "--json"], environment: env)
             try apply(plan, to: push, trigger: trigger)
@@ -126,9 +143,15 @@ struct CrashConsistencyTests {
             let stored = try checkedRegistry(expected: expected)
             let lostKeep = keep.filter { stored[$0.0] != $0.1 }.map(\.0)
             let lostWritten = acknowledged.filter { stored[$0.key] != $0.value }.map(\.key)
-            #expect(lostKeep.isEmpty, "seed \(schedule.seed) round \(round): a device never answered 410 was removed: \(lostKeep.prefix(5))")
-            #expect(lostWritten.isEmpty, "seed \(schedule.seed) round \(round): acknowledged but lost: \(lostWritten.prefix(5))")
-            #expect(outcomes.allSatisfy { $0.acknowledged }, "writers are not killed here: \(outcomes.filter { !$0.acknowledged }.prefix(2).map(\.stderr))")
+            #expect(
+                lostKeep.isEmpty,
+                "seed \(schedule.seed) round \(round): a device never answered 410 was removed: \(lostKeep.prefix(5))")
+            #expect(
+                lostWritten.isEmpty,
+                "seed \(schedule.seed) round \(round): acknowledged but lost: \(lostWritten.prefix(5))")
+            #expect(
+                outcomes.allSatisfy { $0.acknowledged },
+                "writers are not killed here: \(outcomes.filter { !$0.acknowledged }.prefix(2).map(\.stderr))")
             let remaining = dead.filter { stored[$0.key] != nil }
             if push.wasSignaled {
                 figures.killed += 1
@@ -138,26 +161,33 @@ struct CrashConsistencyTests {
                 }
             } else {
                 runTime = duration
-                #expect(result.status == 0, "seed \(schedule.seed) round \(round): \(plan), exit \(result.status): \(result.stderr)")
+                #expect(
+                    result.status == 0,
+                    "seed \(schedule.seed) round \(round): \(plan), exit \(result.status): \(result.stderr)")
                 #expect(remaining.isEmpty, "a finished run prunes every 410 device")
                 figures.finished += 1
             }
             figures.pruned += dead.count - remaining.count
             figures.registered += outcomes.count
             figures.lost += lostKeep.count + lostWritten.count
-            print("crash consistency, send-push round \(round): \(plan), \(push.wasSignaled ? "killed" : "exit \(result.status)") after " +
-                  String(format: "%.0f ms", duration * 1000) + ", pruned \(dead.count - remaining.count) of \(dead.count), " +
-                  "\(outcomes.count) registered meanwhile")
+            print(
+                "crash consistency, send-push round \(round): \(plan), \(push.wasSignaled ? "killed" : "exit \(result.status)") after "
+                    + String(format: "%.0f ms", duration * 1000)
+                    + ", pruned \(dead.count - remaining.count) of \(dead.count), "
+                    + "\(outcomes.count) registered meanwhile")
             for id in dead.keys where remaining[id] == nil { expected[id] = nil }
             dead = remaining
         }
 
         // A run nobody kills prunes what is left and exits 0, as documented (410s pruned count as handled).
         let emulator = try startEmulator(answering410: Array(dead.values))
-        let final = try BuiltTool.run("send-push", ["--title", "crash test", "--json"], environment: emulator.asAPNs(for: environment))
+        let final = try BuiltTool.run(
+            "send-push", ["--title", "crash test", "--json"], environment: emulator.asAPNs(for: environment))
         #expect(final.status == 0, "\(final.stderr)")
         let reports = jsonLines(final.stdout)
-        #expect(reports.filter { $0["outcome"] as? String == "unregistered" && $0["pruned"] as? Bool == true }.count == dead.count)
+        #expect(
+            reports.filter { $0["outcome"] as? String == "unregistered" && $0["pruned"] as? Bool == true }.count
+                == dead.count)
         #expect(final.stderr.contains("\(dead.count) pruned"), "\(final.stderr)")
         figures.pruned += dead.count
         for id in dead.keys { expected[id] = nil }
@@ -166,7 +196,8 @@ struct CrashConsistencyTests {
         #expect(stored.count == keep.count + acknowledged.count, "the kept and the acknowledged devices, nothing else")
         figures.acknowledged = acknowledged.count
 
-        print("""
+        print(
+            """
             crash consistency, send-push: seed \(schedule.seed), \(rounds) runs killed at random (\(figures.killed) killed, \
             \(figures.killedWriting) of them at the write of the pruned registry, \(figures.finished) finished first) + 1 final run; \
             \(figures.pruned) devices pruned, all answered 410; \(figures.registered) register-apns add processes meanwhile, \
@@ -182,14 +213,18 @@ struct CrashConsistencyTests {
         let rounds = 5 * KillSchedule.scale, clients = 8
         var acknowledged: [String: String] = [:]
         var figures = (requests: 0, unanswered: 0, unansweredKept: 0, killedWriting: 0, lost: 0)
-        try FileManager.default.createDirectory(atPath: setup.directory.file("state"), withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: setup.directory.file("state"), withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         let trigger = try TemporaryFileTrigger(stateFile: stateFile)
         defer { trigger.stop() }
 
         for round in 0..<rounds {
             let server = try RunningServe(["--no-auth", "--rate-limit", "0"], environment: environment)
             let pid = server.process.processIdentifier
-            let plan: KillPlan = schedule.chance(0.5) ? schedule.writeKill(count: schedule.number(in: 1...40)) : .after(schedule.fraction() * 0.5)
+            let plan: KillPlan =
+                schedule.chance(0.5)
+                ? schedule.writeKill(count: schedule.number(in: 1...40)) : .after(schedule.fraction() * 0.5)
             let writesBefore = trigger.created
             let client = try RunningTool(Self.pythonClient(server: server, round: round, clients: clients), stdin: nil)
             switch plan {
@@ -206,7 +241,9 @@ struct CrashConsistencyTests {
             case .never:
                 break
             }
-            #expect(server.process.isRunning || trigger.killed(pid), "seed \(schedule.seed) round \(round): the server ended by itself: \(server.stderr.suffix(500))")
+            #expect(
+                server.process.isRunning || trigger.killed(pid),
+                "seed \(schedule.seed) round \(round): the server ended by itself: \(server.stderr.suffix(500))")
             server.terminate(signal: SIGKILL)
             let answers = try client.wait()
             #expect(answers.status == 0, "the client: \(answers.stderr)")
@@ -223,30 +260,39 @@ struct CrashConsistencyTests {
             }
             let stored = try checkedRegistry(expected: nil)
             let lost = acknowledged.filter { stored[$0.key] != $0.value }.map(\.key)
-            #expect(lost.isEmpty, "seed \(schedule.seed) round \(round) (\(plan)): answered 200 but lost: \(lost.prefix(5))")
+            #expect(
+                lost.isEmpty, "seed \(schedule.seed) round \(round) (\(plan)): answered 200 but lost: \(lost.prefix(5))"
+            )
             let answered = answers.stdout.split(separator: "\n").filter { $0.hasPrefix("200 ") }.count
             for (id, token) in unanswered where stored[id] != nil { #expect(stored[id] == token) }
             let extra = Set(stored.keys).subtracting(acknowledged.keys).subtracting(unanswered.map(\.0))
-            #expect(extra.allSatisfy { $0.hasPrefix("serve-") }, "only the devices the clients sent: \(extra.prefix(3))")
+            #expect(
+                extra.allSatisfy { $0.hasPrefix("serve-") }, "only the devices the clients sent: \(extra.prefix(3))")
             if trigger.killed(pid) { figures.killedWriting += 1 }
             figures.requests += answered + unanswered.count
             figures.unanswered += unanswered.count
             figures.unansweredKept += unanswered.filter { stored[$0.0] != nil }.count
             figures.lost += lost.count
-            print("crash consistency, serve round \(round): \(plan), \(answered) answered 200, \(unanswered.count) unanswered " +
-                  "(\(unanswered.filter { stored[$0.0] != nil }.count) of them stored), \(stored.count) devices")
+            print(
+                "crash consistency, serve round \(round): \(plan), \(answered) answered 200, \(unanswered.count) unanswered "
+                    + "(\(unanswered.filter { stored[$0.0] != nil }.count) of them stored), \(stored.count) devices")
         }
-        #expect(acknowledged.count >= rounds && figures.unanswered > 0, "the kills landed while requests were answered and in flight")
+        #expect(
+            acknowledged.count >= rounds && figures.unanswered > 0,
+            "the kills landed while requests were answered and in flight")
 
         // A last server on the same file starts and accepts a registration: nothing left behind stops it.
         let server = try RunningServe(["--no-auth"], environment: environment)
-        let last = try server.request("POST", "/register-apns", json: #"{"device_token": "after-the-crashes", "apns_token": "\#(Self.token(0x31, 0))"}"#)
+        let last = try server.request(
+            "POST", "/register-apns",
+            json: #"{"device_token": "after-the-crashes", "apns_token": "\#(Self.token(0x31, 0))"}"#)
         #expect(last.status == 200, "\(last.body)")
         server.terminate()
         #expect(try checkedRegistry(expected: nil).count >= acknowledged.count + 1)
         #expect(temporaryFiles().isEmpty, "\(temporaryFiles())")
 
-        print("""
+        print(
+            """
             crash consistency, register-apns serve: seed \(schedule.seed), \(rounds) servers SIGKILLed (\(figures.killedWriting) at \
             the write of a batch), \(figures.requests) registrations sent by \(clients) clients, \(acknowledged.count) answered 200, \
             \(figures.unanswered) unanswered (\(figures.unansweredKept) of them stored anyway), \(figures.lost) lost
@@ -258,8 +304,10 @@ struct CrashConsistencyTests {
     /// Registers `devices` in one `register-apns add --from-json` and returns them as id → token.
     func prefill(_ devices: [(String, String)]) throws -> [String: String] {
         let bodies = devices.map { #"{"device_token": "\#($0.0)", "apns_token": "\#($0.1)"}"# }
-        try BuiltTool.run("register-apns", ["add", "--from-json", "-"], environment: environment,
-                          stdin: Data(("[" + bodies.joined(separator: ",\n") + "]").utf8)).expectSuccess()
+        try BuiltTool.run(
+            "register-apns", ["add", "--from-json", "-"], environment: environment,
+            stdin: Data(("[" + bodies.joined(separator: ",\n") + "]").utf8)
+        ).expectSuccess()
         return Dictionary(uniqueKeysWithValues: devices)
     }
 
@@ -268,23 +316,31 @@ struct CrashConsistencyTests {
     /// devices, every token is 64 hex digits, and, when `expected` is given, every device is one
     /// that some writer tried to register, with its own token (no partial or mixed-up device).
     @discardableResult
-    func checkedRegistry(expected: [String: String]?, sourceLocation: SourceLocation = #_sourceLocation) throws -> [String: String] {
+    func checkedRegistry(
+        expected: [String: String]?, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> [String: String] {
         let data = try Data(contentsOf: URL(fileURLWithPath: stateFile))
-        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any], "the state file parses", sourceLocation: sourceLocation)
+        let object = try #require(
+            try JSONSerialization.jsonObject(with: data) as? [String: Any], "the state file parses",
+            sourceLocation: sourceLocation)
         #expect(object["version"] as? Int == 1, sourceLocation: sourceLocation)
         let devices = try #require(object["devices"] as? [String: [String: Any]], sourceLocation: sourceLocation)
         var stored: [String: String] = [:]
         for (id, record) in devices { stored[id] = record["token"] as? String ?? "" }
 
         let attributes = try FileManager.default.attributesOfItem(atPath: stateFile)
-        #expect((attributes[.posixPermissions] as? Int).map { $0 & 0o777 } == 0o600, "the devices file stays 0600", sourceLocation: sourceLocation)
+        #expect(
+            (attributes[.posixPermissions] as? Int).map { $0 & 0o777 } == 0o600, "the devices file stays 0600",
+            sourceLocation: sourceLocation)
         let directory = try FileManager.default.attributesOfItem(atPath: setup.directory.file("state"))
         #expect((directory[.posixPermissions] as? Int).map { $0 & 0o777 } == 0o700, sourceLocation: sourceLocation)
 
         let listed = try BuiltTool.run("register-apns", ["list", "--json"], environment: environment)
         #expect(listed.status == 0, "register-apns list --json: \(listed.stderr)", sourceLocation: sourceLocation)
         let lines = jsonLines(listed.stdout)
-        #expect(lines.count == stored.count && lines.count == listed.stdout.split(separator: "\n").count, sourceLocation: sourceLocation)
+        #expect(
+            lines.count == stored.count && lines.count == listed.stdout.split(separator: "\n").count,
+            sourceLocation: sourceLocation)
         var fromList: [String: String] = [:]
         for line in lines { fromList[line["device_id"] as? String ?? ""] = line["token"] as? String ?? "" }
         #expect(fromList == stored, "register-apns list --json and the file agree", sourceLocation: sourceLocation)
@@ -293,14 +349,18 @@ struct CrashConsistencyTests {
         #expect(malformed.isEmpty, "whole tokens only: \(malformed.prefix(3))", sourceLocation: sourceLocation)
         if let expected {
             let strangers = stored.filter { expected[$0.key] != $0.value }
-            #expect(strangers.isEmpty, "only devices some writer registered, with their tokens: \(strangers.prefix(3))", sourceLocation: sourceLocation)
+            #expect(
+                strangers.isEmpty, "only devices some writer registered, with their tokens: \(strangers.prefix(3))",
+                sourceLocation: sourceLocation)
         }
         return stored
     }
 
     /// The temporary files beside the state file (`devices.json.tmp-*`).
     func temporaryFiles() -> [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: setup.directory.file("state"))) ?? []).filter { $0.contains(".tmp-") }
+        ((try? FileManager.default.contentsOfDirectory(atPath: setup.directory.file("state"))) ?? []).filter {
+            $0.contains(".tmp-")
+        }
     }
 
     /// An emulator answering 410 for `tokens`, timed now (after they were registered).
@@ -396,8 +456,11 @@ final class WriterStorm: Sendable {
     private let state = Mutex<(next: Int, running: Bool, outcomes: [Outcome], errors: [String])>((0, true, [], []))
     private let group = DispatchGroup()
 
-    init(count: Int?, concurrency: Int, environment: [String: String], trigger: TemporaryFileTrigger?,
-         plan: @escaping @Sendable (Int) -> KillPlan, registration: @escaping @Sendable (Int) -> (String, String), pause: TimeInterval = 0) {
+    init(
+        count: Int?, concurrency: Int, environment: [String: String], trigger: TemporaryFileTrigger?,
+        plan: @escaping @Sendable (Int) -> KillPlan, registration: @escaping @Sendable (Int) -> (String, String),
+        pause: TimeInterval = 0
+    ) {
         self.count = count
         self.environment = environment
         self.trigger = trigger
@@ -416,9 +479,13 @@ final class WriterStorm: Sendable {
     }
 
     /// Runs `count` writers and returns their outcomes.
-    static func run(count: Int, concurrency: Int, environment: [String: String], trigger: TemporaryFileTrigger?,
-                    plan: @escaping @Sendable (Int) -> KillPlan, registration: @escaping @Sendable (Int) -> (String, String)) throws -> [Outcome] {
-        let storm = WriterStorm(count: count, concurrency: concurrency, environment: environment, trigger: trigger, plan: plan, registration: registration)
+    static func run(
+        count: Int, concurrency: Int, environment: [String: String], trigger: TemporaryFileTrigger?,
+        plan: @escaping @Sendable (Int) -> KillPlan, registration: @escaping @Sendable (Int) -> (String, String)
+    ) throws -> [Outcome] {
+        let storm = WriterStorm(
+            count: count, concurrency: concurrency, environment: environment, trigger: trigger, plan: plan,
+            registration: registration)
         storm.group.wait()
         return try storm.results()
     }
@@ -461,8 +528,10 @@ final class WriterStorm: Sendable {
             }
             let result = try writer.wait()
             trigger?.disarm(pid)
-            let outcome = Outcome(id: id, token: token, status: result.status, killed: writer.wasSignaled,
-                                  killedWriting: writer.wasSignaled && trigger?.killed(pid) == true, duration: Date().timeIntervalSince(started), stderr: result.stderr)
+            let outcome = Outcome(
+                id: id, token: token, status: result.status, killed: writer.wasSignaled,
+                killedWriting: writer.wasSignaled && trigger?.killed(pid) == true,
+                duration: Date().timeIntervalSince(started), stderr: result.stderr)
             state.withLock { $0.outcomes.append(outcome) }
         } catch {
             state.withLock { $0.errors.append("\(id): \(error)") }

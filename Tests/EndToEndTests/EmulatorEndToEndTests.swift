@@ -17,7 +17,12 @@ struct EmulatorEndToEndTests {
     func acceptsValidPush() throws {
         let emulator = try RunningEmulator(environment: setup.environment)
         let token = try setup.token()
-        let response = try Curl.push(to: emulator, deviceToken: deviceA, token: token, extraHeaders: [("apns-push-type", "alert"), ("apns-priority", "10"), ("apns-collapse-id", "greeting"), ("apns-expiration", "0")])
+        let response = try Curl.push(
+            to: emulator, deviceToken: deviceA, token: token,
+            extraHeaders: [
+                ("apns-push-type", "alert"), ("apns-priority", "10"), ("apns-collapse-id", "greeting"),
+                ("apns-expiration", "0"),
+            ])
         #expect(response.exitCode == 0, "\(response.stderr)")
         #expect(response.status == 200)
         #expect(response.httpVersion == "2")
@@ -51,7 +56,8 @@ struct EmulatorEndToEndTests {
     func echoesIDAndSandboxUniqueID() throws {
         let emulator = try RunningEmulator(["--environment", "sandbox"], environment: setup.environment)
         let id = "123e4567-e89b-12d3-a456-426614174000"
-        let response = try Curl.push(to: emulator, deviceToken: deviceA, token: try setup.token(), extraHeaders: [("apns-id", id)])
+        let response = try Curl.push(
+            to: emulator, deviceToken: deviceA, token: try setup.token(), extraHeaders: [("apns-id", id)])
         #expect(response.status == 200)
         #expect(response.headers["apns-id"] == id)
         let unique = try #require(response.headers["apns-unique-id"])
@@ -71,13 +77,16 @@ struct EmulatorEndToEndTests {
     @Test("an iat written as a numeric string is accepted, as APNs accepts it, and noted; --strict-iat refuses it")
     func numericStringIssuedAt() throws {
         let issued = Int(Date().timeIntervalSince1970)
-        let token = try ProviderTokenMaker.sign(keyPath: setup.key.pkcs8Path, claims: #"{"iss":"\#(ProviderSetup.teamID)","iat":"\#(issued)"}"#)
+        let token = try ProviderTokenMaker.sign(
+            keyPath: setup.key.pkcs8Path, claims: #"{"iss":"\#(ProviderSetup.teamID)","iat":"\#(issued)"}"#)
         let emulator = try RunningEmulator(environment: setup.environment)
         let accepted = try Curl.push(to: emulator, deviceToken: deviceA, token: token)
         #expect(accepted.status == 200, "\(accepted.body)")
         let record = try #require(emulator.waitForRecords(1).first)
         #expect((record["detail"] as? String)?.contains("iat is the string \"\(issued)\"") == true, "\(record)")
-        #expect(((record["provider_token"] as? [String: Any])?["claims"] as? [String: Any])?["iat"] as? String == String(issued))
+        #expect(
+            ((record["provider_token"] as? [String: Any])?["claims"] as? [String: Any])?["iat"] as? String
+                == String(issued))
 
         let strict = try RunningEmulator(["--strict-iat"], environment: setup.environment)
         let refused = try Curl.push(to: strict, deviceToken: deviceA, token: token)
@@ -88,7 +97,8 @@ struct EmulatorEndToEndTests {
     @Test("TLS verification is really on: without --cacert curl refuses the certificate")
     func certificateIsVerified() throws {
         let emulator = try RunningEmulator(environment: setup.environment)
-        let response = try Curl.request(emulator.baseURL + "/3/device/" + deviceA, headers: [("authorization", "bearer x")], body: "{}")
+        let response = try Curl.request(
+            emulator.baseURL + "/3/device/" + deviceA, headers: [("authorization", "bearer x")], body: "{}")
         #expect(response.exitCode == 60, "curl: \(response.stderr)")
         #expect(response.status == 0)
         #expect(emulator.records().isEmpty)
@@ -97,7 +107,8 @@ struct EmulatorEndToEndTests {
     @Test("an HTTP/1.1 client is told, in HTTP/1.1, that only HTTP/2 is spoken")
     func refusesHTTP1() throws {
         let emulator = try RunningEmulator(environment: setup.environment)
-        let result = try BuiltTool.runSystem("curl", ["-sS", "--http1.1", "-w", "\n%{http_code}", emulator.plainURL + "/3/device/" + deviceA])
+        let result = try BuiltTool.runSystem(
+            "curl", ["-sS", "--http1.1", "-w", "\n%{http_code}", emulator.plainURL + "/3/device/" + deviceA])
         #expect(result.stdout.hasSuffix("\n505"))
         #expect(result.stdout.contains("HTTP/2 only"))
     }
@@ -116,10 +127,14 @@ struct EmulatorEndToEndTests {
     @Test("--cert and --cert-key serve a certificate made by openssl")
     func userCertificate() throws {
         let cert = setup.directory.file("cert.pem"), key = setup.directory.file("cert-key.pem")
-        try BuiltTool.runSystem("openssl", [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-            "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key, "-out", cert,
-        ]).expectSuccess()
+        try BuiltTool.runSystem(
+            "openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+                "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key,
+                "-out", cert,
+            ]
+        ).expectSuccess()
         let emulator = try RunningEmulator(["--cert", cert, "--cert-key", key], environment: setup.environment)
         #expect(emulator.caPath == cert)
         let response = try Curl.push(to: emulator, deviceToken: deviceA, token: try setup.token())
@@ -131,10 +146,13 @@ struct EmulatorEndToEndTests {
         let emulator = try RunningEmulator(["--max-streams", "777"], environment: setup.environment)
         let body = try setup.directory.write("body.json", #"{"aps":{}}"#)
         func advertisedLimits(token: String) throws -> [String] {
-            let result = try BuiltTool.runSystem("nghttp", [
-                "-nv", "-d", body, "-H", "authorization: bearer \(token)", "-H", "apns-topic: \(ProviderSetup.topic)",
-                emulator.baseURL + "/3/device/" + deviceA,
-            ])
+            let result = try BuiltTool.runSystem(
+                "nghttp",
+                [
+                    "-nv", "-d", body, "-H", "authorization: bearer \(token)", "-H",
+                    "apns-topic: \(ProviderSetup.topic)",
+                    emulator.baseURL + "/3/device/" + deviceA,
+                ])
             #expect(result.status == 0, "\(result.stderr)")
             var limits: [String] = []
             var receivingSettings = false
@@ -178,36 +196,67 @@ struct EmulatorReasonTests {
         Case(name: "no token in path", status: 400, reason: "MissingDeviceToken", path: "/3/device/"),
         Case(name: "odd-length token", status: 400, reason: "BadDeviceToken", path: "/3/device/abc"),
         Case(name: "non-hex token", status: 400, reason: "BadDeviceToken", path: "/3/device/xyzw"),
-        Case(name: "uppercase apns-id", status: 400, reason: "BadMessageId", headers: [("apns-id", "123E4567-E89B-12D3-A456-426614174000")]),
+        Case(
+            name: "uppercase apns-id", status: 400, reason: "BadMessageId",
+            headers: [("apns-id", "123E4567-E89B-12D3-A456-426614174000")]),
         Case(name: "no topic", status: 400, reason: "MissingTopic", headers: [("apns-topic", "")]),
-        Case(name: "other app's topic", status: 400, reason: "DeviceTokenNotForTopic", headers: [("apns-topic", "com.example.other")]),
-        Case(name: "voip without .voip", status: 400, reason: "DeviceTokenNotForTopic", headers: [("apns-push-type", "voip")]),
-        Case(name: "unknown push type", status: 400, reason: "InvalidPushType", headers: [("apns-push-type", "banner")]),
+        Case(
+            name: "other app's topic", status: 400, reason: "DeviceTokenNotForTopic",
+            headers: [("apns-topic", "com.example.other")]),
+        Case(
+            name: "voip without .voip", status: 400, reason: "DeviceTokenNotForTopic",
+            headers: [("apns-push-type", "voip")]),
+        Case(
+            name: "unknown push type", status: 400, reason: "InvalidPushType", headers: [("apns-push-type", "banner")]),
         Case(name: "priority 7", status: 400, reason: "BadPriority", headers: [("apns-priority", "7")]),
-        Case(name: "background at 10", status: 400, reason: "BadPriority", headers: [("apns-push-type", "background"), ("apns-priority", "10")], body: #"{"aps":{"content-available":1}}"#),
-        Case(name: "65-byte collapse id", status: 400, reason: "BadCollapseId", headers: [("apns-collapse-id", String(repeating: "c", count: 65))]),
-        Case(name: "expiration not an integer", status: 400, reason: "BadExpirationDate", headers: [("apns-expiration", "tomorrow")]),
-        Case(name: "repeated header", status: 400, reason: "DuplicateHeaders", headers: [("apns-priority", "10"), ("apns-priority", "10")]),
+        Case(
+            name: "background at 10", status: 400, reason: "BadPriority",
+            headers: [("apns-push-type", "background"), ("apns-priority", "10")],
+            body: #"{"aps":{"content-available":1}}"#),
+        Case(
+            name: "65-byte collapse id", status: 400, reason: "BadCollapseId",
+            headers: [("apns-collapse-id", String(repeating: "c", count: 65))]),
+        Case(
+            name: "expiration not an integer", status: 400, reason: "BadExpirationDate",
+            headers: [("apns-expiration", "tomorrow")]),
+        Case(
+            name: "repeated header", status: 400, reason: "DuplicateHeaders",
+            headers: [("apns-priority", "10"), ("apns-priority", "10")]),
         Case(name: "no authorization", status: 403, reason: "MissingProviderToken", token: { _ in "" }),
-        Case(name: "signed by another key", status: 403, reason: "InvalidProviderToken", token: { setup in
-            try ProviderTokenMaker.sign(keyPath: OpenSSLKey(in: setup.directory, name: "other").pkcs8Path)
-        }),
-        Case(name: "DER signature", status: 403, reason: "InvalidProviderToken", token: { setup in
-            ProviderTokenMaker.withDERSignature(try setup.token())
-        }),
-        Case(name: "other key id", status: 403, reason: "InvalidProviderToken", token: { setup in
-            try ProviderTokenMaker.sign(keyPath: setup.key.pkcs8Path, keyID: "ZZZZZ99999")
-        }),
-        Case(name: "other team", status: 403, reason: "InvalidProviderToken", token: { setup in
-            try ProviderTokenMaker.sign(keyPath: setup.key.pkcs8Path, teamID: "ZZZZZ99999")
-        }),
-        Case(name: "issued 61 minutes ago", status: 403, reason: "ExpiredProviderToken", token: { setup in
-            try ProviderTokenMaker.sign(keyPath: setup.key.pkcs8Path, issuedAt: Int(Date().timeIntervalSince1970) - 3660)
-        }),
+        Case(
+            name: "signed by another key", status: 403, reason: "InvalidProviderToken",
+            token: { setup in
+                try ProviderTokenMaker.sign(keyPath: OpenSSLKey(in: setup.directory, name: "other").pkcs8Path)
+            }),
+        Case(
+            name: "DER signature", status: 403, reason: "InvalidProviderToken",
+            token: { setup in
+                ProviderTokenMaker.withDERSignature(try setup.token())
+            }),
+        Case(
+            name: "other key id", status: 403, reason: "InvalidProviderToken",
+            token: { setup in
+                try ProviderTokenMaker.sign(keyPath: setup.key.pkcs8Path, keyID: "ZZZZZ99999")
+            }),
+        Case(
+            name: "other team", status: 403, reason: "InvalidProviderToken",
+            token: { setup in
+                try ProviderTokenMaker.sign(keyPath: setup.key.pkcs8Path, teamID: "ZZZZZ99999")
+            }),
+        Case(
+            name: "issued 61 minutes ago", status: 403, reason: "ExpiredProviderToken",
+            token: { setup in
+                try ProviderTokenMaker.sign(
+                    keyPath: setup.key.pkcs8Path, issuedAt: Int(Date().timeIntervalSince1970) - 3660)
+            }),
         Case(name: "empty body", status: 400, reason: "PayloadEmpty", body: nil),
         Case(name: "4097 bytes", status: 413, reason: "PayloadTooLarge", body: paddedPayload(4097)),
-        Case(name: "5121 bytes of voip", status: 413, reason: "PayloadTooLarge", headers: [("apns-push-type", "voip"), ("apns-topic", ProviderSetup.topic + ".voip")], body: paddedPayload(5121)),
-        Case(name: "40 KB, answered before the end", status: 413, reason: "PayloadTooLarge", body: paddedPayload(40_000)),
+        Case(
+            name: "5121 bytes of voip", status: 413, reason: "PayloadTooLarge",
+            headers: [("apns-push-type", "voip"), ("apns-topic", ProviderSetup.topic + ".voip")],
+            body: paddedPayload(5121)),
+        Case(
+            name: "40 KB, answered before the end", status: 413, reason: "PayloadTooLarge", body: paddedPayload(40_000)),
         Case(name: "aps not an object", status: 400, reason: "BadPayload", body: #"{"aps":"Hello"}"#),
         Case(name: "not JSON", status: 400, reason: "BadPayload", body: "Hello"),
     ]
@@ -230,8 +279,12 @@ struct EmulatorReasonTests {
             let overridden = Set(testCase.headers.map(\.0))
             if !overridden.contains("apns-topic") { headers.append(("apns-topic", ProviderSetup.topic)) }
             headers += testCase.headers.filter { !($0.0 == "apns-topic" && $0.1.isEmpty) }
-            let response = try Curl.request(emulator.baseURL + testCase.path, method: testCase.method, headers: headers, body: testCase.body, cacert: emulator.caPath)
-            #expect(response.status == testCase.status, "\(testCase): got \(response.status) \(response.body) \(response.stderr)")
+            let response = try Curl.request(
+                emulator.baseURL + testCase.path, method: testCase.method, headers: headers, body: testCase.body,
+                cacert: emulator.caPath)
+            #expect(
+                response.status == testCase.status,
+                "\(testCase): got \(response.status) \(response.body) \(response.stderr)")
             #expect(response.reason == testCase.reason, "\(testCase): got \(response.body)")
             #expect(response.json?.count == 1, "\(testCase): only a reason, got \(response.body)")
             #expect(response.headers["apns-id"] != nil, "\(testCase)")
@@ -259,7 +312,9 @@ struct EmulatorReasonTests {
         #expect((records.last?["detail"] as? String)?.contains("on another connection") == true, "\(records)")
     }
 
-    @Test("with --global-token-updates a second provider token within 20 minutes is 429 TooManyProviderTokenUpdates, unless --lenient-token-updates")
+    @Test(
+        "with --global-token-updates a second provider token within 20 minutes is 429 TooManyProviderTokenUpdates, unless --lenient-token-updates"
+    )
     func tokenUpdates() throws {
         let setup = try ProviderSetup()
         let now = Int(Date().timeIntervalSince1970)
@@ -270,7 +325,8 @@ struct EmulatorReasonTests {
         let refused = try Curl.push(to: strict, deviceToken: deviceA, token: second)
         #expect(refused.status == 429)
         #expect(refused.reason == "TooManyProviderTokenUpdates")
-        #expect(try Curl.push(to: strict, deviceToken: deviceA, token: first).status == 200, "the first token stays good")
+        #expect(
+            try Curl.push(to: strict, deviceToken: deviceA, token: first).status == 200, "the first token stays good")
 
         let lenient = try RunningEmulator(["--lenient-token-updates"], environment: setup.environment)
         #expect(try Curl.push(to: lenient, deviceToken: deviceA, token: first).status == 200)

@@ -13,7 +13,8 @@ struct EmulatorFaultTests {
     @Test("--unregistered TOKEN: 410 Unregistered with the time it was marked, in milliseconds")
     func unregistered() throws {
         let before = Int(Date().timeIntervalSince1970 * 1000)
-        let emulator = try RunningEmulator(["--unregistered", deviceA.uppercased(), "--unregistered", deviceB], environment: setup.environment)
+        let emulator = try RunningEmulator(
+            ["--unregistered", deviceA.uppercased(), "--unregistered", deviceB], environment: setup.environment)
         let token = try setup.token()
         let response = try Curl.push(to: emulator, deviceToken: deviceA, token: token)
         #expect(response.status == 410)
@@ -63,13 +64,17 @@ struct EmulatorFaultTests {
     @Test("--script-file: each token's answers request by request; the last step repeats; stall never answers")
     func scriptFile() throws {
         let stalled = String(repeating: "c3", count: 32)
-        let script = try setup.directory.write("script.txt", """
+        let script = try setup.directory.write(
+            "script.txt",
+            """
             # token  steps
             \(deviceA)  500:InternalServerError,delay:400,ok
             \(deviceB.uppercased())\t429:TooManyRequests
             \(stalled) stall,ok
             """)
-        let emulator = try RunningEmulator(["--script-file", script, "--record", setup.directory.file("records.jsonl")], environment: setup.environment)
+        let emulator = try RunningEmulator(
+            ["--script-file", script, "--record", setup.directory.file("records.jsonl")], environment: setup.environment
+        )
         let token = try setup.token()
         let a = try (0..<4).map { _ in try Curl.push(to: emulator, deviceToken: deviceA, token: token) }
         #expect(a.map(\.status) == [500, 200, 200, 200])
@@ -87,11 +92,16 @@ struct EmulatorFaultTests {
         #expect(records.first?["detail"] as? String == "--script-file")
 
         // A bad line names the file and line; exit 65.
-        let broken = try setup.directory.write("broken.txt", "\(deviceA) ok\n\(deviceB) 500:InternalServerError,sometimes\n")
-        let refused = try BuiltTool.run("apns-emulator", ["--port", "0", "--script-file", broken], environment: setup.environment)
+        let broken = try setup.directory.write(
+            "broken.txt", "\(deviceA) ok\n\(deviceB) 500:InternalServerError,sometimes\n")
+        let refused = try BuiltTool.run(
+            "apns-emulator", ["--port", "0", "--script-file", broken], environment: setup.environment)
         #expect(refused.status == 65)
-        #expect(refused.stderr.contains("--script-file \(broken) line 2: unknown step \"sometimes\""), "\(refused.stderr)")
-        let missing = try BuiltTool.run("apns-emulator", ["--port", "0", "--script-file", setup.directory.file("nope.txt")], environment: setup.environment)
+        #expect(
+            refused.stderr.contains("--script-file \(broken) line 2: unknown step \"sometimes\""), "\(refused.stderr)")
+        let missing = try BuiltTool.run(
+            "apns-emulator", ["--port", "0", "--script-file", setup.directory.file("nope.txt")],
+            environment: setup.environment)
         #expect(missing.status == 66)
     }
 
@@ -106,7 +116,8 @@ struct EmulatorFaultTests {
         #expect(try Curl.push(to: never, deviceToken: deviceA, token: token).status == 200)
 
         func run() throws -> [Int] {
-            let emulator = try RunningEmulator(["--fail-rate", "0.5:500:InternalServerError", "--seed", "42"], environment: setup.environment)
+            let emulator = try RunningEmulator(
+                ["--fail-rate", "0.5:500:InternalServerError", "--seed", "42"], environment: setup.environment)
             return try (0..<8).map { _ in try Curl.push(to: emulator, deviceToken: deviceA, token: token).status }
         }
         let first = try run()
@@ -130,8 +141,15 @@ struct EmulatorFaultTests {
         let emulator = try RunningEmulator(["--goaway-after", "2"], environment: setup.environment)
         let token = try setup.token()
         let url = emulator.baseURL + "/3/device/" + deviceA
-        let perRequest = ["-H", "authorization: bearer \(token)", "-H", "apns-topic: \(ProviderSetup.topic)", "--data-binary", #"{"aps":{}}"#, "-o", "/dev/null", "-w", "%{http_code}\n"]
-        let result = try BuiltTool.runSystem("curl", ["-sS", "-v", "--http2", "--cacert", emulator.caPath] + perRequest + [url, "--next", "--http2", "--cacert", emulator.caPath] + perRequest + [url, "--next", "--http2", "--cacert", emulator.caPath] + perRequest + [url])
+        let perRequest = [
+            "-H", "authorization: bearer \(token)", "-H", "apns-topic: \(ProviderSetup.topic)", "--data-binary",
+            #"{"aps":{}}"#, "-o", "/dev/null", "-w", "%{http_code}\n",
+        ]
+        let result = try BuiltTool.runSystem(
+            "curl",
+            ["-sS", "-v", "--http2", "--cacert", emulator.caPath] + perRequest + [
+                url, "--next", "--http2", "--cacert", emulator.caPath,
+            ] + perRequest + [url, "--next", "--http2", "--cacert", emulator.caPath] + perRequest + [url])
         #expect(result.stdout == "200\n200\n200\n", "\(result.stderr)")
         let records = emulator.waitForRecords(3)
         #expect(records.compactMap { $0["connection"] as? Int } == [1, 1, 2], "\(records)")
@@ -148,8 +166,15 @@ struct EmulatorFaultTests {
 
         let once = try RunningEmulator(["--drop-after", "1"], environment: setup.environment)
         let url = once.baseURL + "/3/device/" + deviceA
-        let perRequest = ["-H", "authorization: bearer \(token)", "-H", "apns-topic: \(ProviderSetup.topic)", "--data-binary", #"{"aps":{}}"#, "-o", "/dev/null", "-w", "%{http_code}\n"]
-        let result = try BuiltTool.runSystem("curl", ["-sS", "--http2", "--cacert", once.caPath] + perRequest + [url, "--next", "--http2", "--cacert", once.caPath] + perRequest + [url])
+        let perRequest = [
+            "-H", "authorization: bearer \(token)", "-H", "apns-topic: \(ProviderSetup.topic)", "--data-binary",
+            #"{"aps":{}}"#, "-o", "/dev/null", "-w", "%{http_code}\n",
+        ]
+        let result = try BuiltTool.runSystem(
+            "curl",
+            ["-sS", "--http2", "--cacert", once.caPath] + perRequest + [
+                url, "--next", "--http2", "--cacert", once.caPath,
+            ] + perRequest + [url])
         #expect(result.stdout.hasPrefix("200\n"), "\(result.stdout) \(result.stderr)")
         let onFirstConnection = once.records().filter { $0["connection"] as? Int == 1 }
         #expect(onFirstConnection.count == 1, "only stream 1 of connection 1 was answered: \(once.records())")
@@ -160,12 +185,16 @@ struct EmulatorFaultTests {
         let emulator = try RunningEmulator(["--go-silent-after", "1"], environment: setup.environment)
         let token = try setup.token()
         let url = emulator.baseURL + "/3/device/" + deviceA
-        let perRequest = ["-H", "authorization: bearer \(token)", "-H", "apns-topic: \(ProviderSetup.topic)",
-                          "--data-binary", #"{"aps":{}}"#, "-o", "/dev/null", "-w", "%{http_code}\n", "--max-time", "2"]
+        let perRequest = [
+            "-H", "authorization: bearer \(token)", "-H", "apns-topic: \(ProviderSetup.topic)",
+            "--data-binary", #"{"aps":{}}"#, "-o", "/dev/null", "-w", "%{http_code}\n", "--max-time", "2",
+        ]
         let started = Date()
         let connection = ["--http2", "--cacert", emulator.caPath]
-        let result = try BuiltTool.runSystem("curl", ["-sS"] + connection + perRequest + [url, "--next"] + connection
-                                             + perRequest + [url])
+        let result = try BuiltTool.runSystem(
+            "curl",
+            ["-sS"] + connection + perRequest + [url, "--next"] + connection
+                + perRequest + [url])
         #expect(Date().timeIntervalSince(started) >= 2, "the second request waited for its --max-time")
         #expect(result.stdout == "200\n000\n", "\(result.stderr)")
         // Neither closed nor reset: curl saw nothing at all until it gave up.
@@ -204,7 +233,8 @@ struct EmulatorFaultTests {
         let gone = try Curl.push(to: emulator, deviceToken: deviceA, token: token)
         #expect(gone.status == 410)
         #expect(gone.json?["timestamp"] as? Int == markedAt)
-        #expect(try Curl.request(emulator.baseURL + "/emulator/register/" + deviceA, cacert: emulator.caPath).status == 200)
+        #expect(
+            try Curl.request(emulator.baseURL + "/emulator/register/" + deviceA, cacert: emulator.caPath).status == 200)
         #expect(try Curl.push(to: emulator, deviceToken: deviceA, token: token).status == 200)
 
         let listed = try Curl.request(emulator.baseURL + "/emulator/requests", method: "GET", cacert: emulator.caPath)
@@ -213,11 +243,14 @@ struct EmulatorFaultTests {
             ((try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any])?["status"] as? Int
         }
         #expect(statuses == [200, 410, 200])
-        let status = try #require(try Curl.request(emulator.baseURL + "/emulator/status", method: "GET", cacert: emulator.caPath).json)
+        let status = try #require(
+            try Curl.request(emulator.baseURL + "/emulator/status", method: "GET", cacert: emulator.caPath).json)
         #expect(status["requests"] as? Int == 3)
         #expect(status["accepted"] as? Int == 2)
         #expect(status["environment"] as? String == "production")
-        #expect(try Curl.request(emulator.baseURL + "/emulator/nothing", method: "GET", cacert: emulator.caPath).status == 404)
+        #expect(
+            try Curl.request(emulator.baseURL + "/emulator/nothing", method: "GET", cacert: emulator.caPath).status
+                == 404)
     }
 
     @Test("--record FILE takes the records (stdout keeps only the listening line); --quiet silences stderr")
@@ -239,17 +272,19 @@ struct EmulatorFaultTests {
         #expect(emulator.records().count == 1)
     }
 
-    @Test("bad flags exit 64 with a message naming the flag", arguments: [
-        (["--fail-first", "often"], "--fail-first"),
-        (["--fail-rate", "2:500:InternalServerError"], "--fail-rate"),
-        (["--port", "70000"], "--port"),
-        (["--unregistered", "xyz"], "xyz"),
-        (["--cert", "/tmp/c.pem"], "--cert-key"),
-        (["--environment", "staging"], "--environment"),
-        (["--bogus"], "--bogus"),
-        (["--go-silent-after", "-1"], "--go-silent-after"),
-        (["--go-silent-after", "often"], "--go-silent-after"),
-    ])
+    @Test(
+        "bad flags exit 64 with a message naming the flag",
+        arguments: [
+            (["--fail-first", "often"], "--fail-first"),
+            (["--fail-rate", "2:500:InternalServerError"], "--fail-rate"),
+            (["--port", "70000"], "--port"),
+            (["--unregistered", "xyz"], "xyz"),
+            (["--cert", "/tmp/c.pem"], "--cert-key"),
+            (["--environment", "staging"], "--environment"),
+            (["--bogus"], "--bogus"),
+            (["--go-silent-after", "-1"], "--go-silent-after"),
+            (["--go-silent-after", "often"], "--go-silent-after"),
+        ])
     func badFlags(arguments: [String], mention: String) throws {
         let result = try BuiltTool.run("apns-emulator", arguments, environment: setup.environment)
         #expect(result.status == 64, "\(result.stderr)")

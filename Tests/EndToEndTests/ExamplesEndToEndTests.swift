@@ -40,7 +40,10 @@ struct ExamplesEndToEndTests: ClientToolSuite {
     /// their mask, which blocks SIGTERM and SIGHUP: a server would ignore `stop()`, and atd would
     /// never hear `at`'s SIGHUP about a new job. Python clears the mask, then becomes `argv`.
     static func withSignalsUnblocked(_ argv: [String]) -> [String] {
-        ["python3", "-c", "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execvp(sys.argv[1], sys.argv[1:])"] + argv
+        [
+            "python3", "-c",
+            "import os, signal, sys; signal.pthread_sigmask(signal.SIG_SETMASK, []); os.execvp(sys.argv[1], sys.argv[1:])",
+        ] + argv
     }
 
     func pushLog() -> [[String: Any]] {
@@ -59,7 +62,9 @@ struct ExamplesEndToEndTests: ClientToolSuite {
 
     /// The alert of a record's payload, comparable with a dictionary literal.
     static func alert(_ record: [String: Any]?) -> NSDictionary? {
-        (((record?["payload"] as? [String: Any])?["aps"] as? [String: Any])?["alert"] as? [String: Any]).map { NSDictionary(dictionary: $0) }
+        (((record?["payload"] as? [String: Any])?["aps"] as? [String: Any])?["alert"] as? [String: Any]).map {
+            NSDictionary(dictionary: $0)
+        }
     }
 
     /// Copies an example to ~/.local/bin, executable: the install step the guide gives.
@@ -78,8 +83,10 @@ struct ExamplesEndToEndTests: ClientToolSuite {
     func writeUserConfig() throws {
         let directory = home + "/.config/pushkit-free"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let config: [String: Any] = ["team_id": ProviderSetup.teamID, "key_id": ProviderSetup.keyID,
-                                     "bundle_id": ProviderSetup.topic, "key_path": setup.key.pkcs8Path]
+        let config: [String: Any] = [
+            "team_id": ProviderSetup.teamID, "key_id": ProviderSetup.keyID,
+            "bundle_id": ProviderSetup.topic, "key_path": setup.key.pkcs8Path,
+        ]
         try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: directory + "/config.json"))
     }
 
@@ -100,20 +107,24 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         return try run(["python3", "-c", caller, Self.examples + "/reply-hook.sh", messageID], env: env, stdin: reply)
     }
 
-    @Test("reply hooks (Python, shell): the caller is back while the slow delivery is pending; then push.log and the phone get the reply cut to 100 characters",
-          arguments: ["reply_hook.py", "reply-hook.sh"])
+    @Test(
+        "reply hooks (Python, shell): the caller is back while the slow delivery is pending; then push.log and the phone get the reply cut to 100 characters",
+        arguments: ["reply_hook.py", "reply-hook.sh"])
     func replyHook(hook: String) throws {
         // Every APNs answer takes 4 s: the delivery cannot have ended before then.
         let emulator = try RunningEmulator(["--quiet", "--delay", "4000"], environment: setup.environment)
         let env = clientEnvironment(emulator)
         try register("phone", hexToken(1, filler: "ef"), env: env)
-        let reply = "Here is what I found about the trip: " + String(repeating: "trains, hotels and weather; ", count: 6) + "\n"
+        let reply =
+            "Here is what I found about the trip: " + String(repeating: "trains, hotels and weather; ", count: 6) + "\n"
         let messageID = "msg-\(hook)"
 
         let result = try callReplyHook(hook, messageID: messageID, reply: reply, env: env)
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty, "a hook that worked says nothing: \(result.stderr)")
-        #expect(!pushLog().contains { $0["message_id"] as? String == messageID }, "the caller was back before the delivery ended")
+        #expect(
+            !pushLog().contains { $0["message_id"] as? String == messageID },
+            "the caller was back before the delivery ended")
         #expect(emulator.records().isEmpty)
 
         #expect(poll(timeout: 30) { pushLog().contains { $0["message_id"] as? String == messageID } })
@@ -122,13 +133,19 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         #expect(logged["device"] as? String == "phone")
         #expect(logged["status"] as? Int == 200)
         let sent = try #require(emulator.waitForRecords(1).first)
-        #expect((sent["payload"] as? NSDictionary) == [
-            "aps": ["alert": ["title": "app", "body": String(reply.prefix(100)) + "..."], "badge": 1, "sound": "default"],
-            "message_id": messageID,
-        ] as NSDictionary)
+        #expect(
+            (sent["payload"] as? NSDictionary) == [
+                "aps": [
+                    "alert": ["title": "app", "body": String(reply.prefix(100)) + "..."], "badge": 1,
+                    "sound": "default",
+                ],
+                "message_id": messageID,
+            ] as NSDictionary)
     }
 
-    @Test("reply hooks never break the caller: without send-push on PATH, Python logs and returns, the shell hook exits 69; usage is 64")
+    @Test(
+        "reply hooks never break the caller: without send-push on PATH, Python logs and returns, the shell hook exits 69; usage is 64"
+    )
     func replyHookFailures() throws {
         // A PATH with nothing on it; Python by its full path (it needs no PATH itself).
         let python = try run(["python3", "-c", "import sys; print(sys.executable)"], env: ["PATH": Self.path]).stdout
@@ -154,12 +171,17 @@ struct ExamplesEndToEndTests: ClientToolSuite {
     /// What the phone receives for a briefing of `context` with `title` and `body`.
     static func briefingPayload(title: String, body: String, context: String) -> NSDictionary {
         [
-            "aps": ["alert": ["title": title, "body": body], "category": "START_CONVERSATION", "thread-id": context, "sound": "default"],
+            "aps": [
+                "alert": ["title": title, "body": body], "category": "START_CONVERSATION", "thread-id": context,
+                "sound": "default",
+            ],
             "type": "start_conversation", "context": context,
         ] as NSDictionary
     }
 
-    @Test("briefing.py: the model's text goes out with category, thread id and data; a model that is down or answers garbage gives the fallback text")
+    @Test(
+        "briefing.py: the model's text goes out with category, thread id and data; a model that is down or answers garbage gives the fallback text"
+    )
     func briefing() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
@@ -172,13 +194,16 @@ struct ExamplesEndToEndTests: ClientToolSuite {
 
         let morning = try run(["python3", Self.examples + "/briefing.py", "morning"], env: env)
         #expect(morning.status == 0, "\(morning.stderr)")
-        #expect(morning.stdout.isEmpty && morning.stderr.isEmpty, "quiet when all went out: \(morning.stdout) \(morning.stderr)")
+        #expect(
+            morning.stdout.isEmpty && morning.stderr.isEmpty,
+            "quiet when all went out: \(morning.stdout) \(morning.stderr)")
         let request = try #require(model.requests().first)
         #expect(request["path"] as? String == "/v1/chat/completions")
         #expect(request["authorization"] as? String == "Bearer sk-test")
         #expect((request["body"] as? [String: Any])?["model"] as? String == "test-model")
-        #expect(emulator.waitForRecords(1).first?["payload"] as? NSDictionary
-            == Self.briefingPayload(title: "Good morning", body: Self.briefingText, context: "morning_briefing"))
+        #expect(
+            emulator.waitForRecords(1).first?["payload"] as? NSDictionary
+                == Self.briefingPayload(title: "Good morning", body: Self.briefingText, context: "morning_briefing"))
 
         model.answer(raw: "<html>502 Bad Gateway</html>")
         let garbage = try run(["python3", Self.examples + "/briefing.py", "evening"], env: env)
@@ -192,16 +217,21 @@ struct ExamplesEndToEndTests: ClientToolSuite {
 
         let records = emulator.waitForRecords(3)
         #expect(records.count == 3)
-        #expect(records.dropFirst().map { $0["payload"] as? NSDictionary } == [
-            Self.briefingPayload(title: "Evening check-in", body: "How did today go? Tap to check in.", context: "evening_check_in"),
-            Self.briefingPayload(title: "Good morning", body: "Good morning! Your briefing is ready when you are.", context: "morning_briefing"),
-        ])
+        #expect(
+            records.dropFirst().map { $0["payload"] as? NSDictionary } == [
+                Self.briefingPayload(
+                    title: "Evening check-in", body: "How did today go? Tap to check in.", context: "evening_check_in"),
+                Self.briefingPayload(
+                    title: "Good morning", body: "Good morning! Your briefing is ready when you are.",
+                    context: "morning_briefing"),
+            ])
         #expect(try run(["python3", Self.examples + "/briefing.py", "noon"], env: env).status == 64)
     }
 
     @Test("briefing.py reports a failed send: send-push's status and report on stderr")
     func briefingFailure() throws {
-        let emulator = try RunningEmulator(["--quiet", "--fail-first", "10:503:ServiceUnavailable"], environment: setup.environment)
+        let emulator = try RunningEmulator(
+            ["--quiet", "--fail-first", "10:503:ServiceUnavailable"], environment: setup.environment)
         var env = clientEnvironment(emulator)
         env["LLM_BASE_URL"] = "http://127.0.0.1:1"
         try register("phone", hexToken(1, filler: "ef"), env: env)
@@ -220,7 +250,8 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         let text = try String(contentsOfFile: Self.examples + "/crontab", encoding: .utf8)
         var cronEnvironment: [String: String] = [:]
         var jobs: [(schedule: String, command: String)] = []
-        for line in text.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) }) where !line.isEmpty && !line.hasPrefix("#") {
+        for line in text.split(separator: "\n").map({ $0.trimmingCharacters(in: .whitespaces) })
+        where !line.isEmpty && !line.hasPrefix("#") {
             if let assignment = line.firstMatch(of: /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/) {
                 cronEnvironment[String(assignment.1)] = String(assignment.2)
                 continue
@@ -230,7 +261,9 @@ struct ExamplesEndToEndTests: ClientToolSuite {
             jobs.append((fields.prefix(5).joined(separator: " "), fields[5].trimmingCharacters(in: .whitespaces)))
         }
         #expect(jobs.map { $0.schedule } == ["0 8 * * *", "0 18 * * *"])
-        #expect(cronEnvironment["PATH"]?.split(separator: ":").contains("/usr/local/bin") == true, "cron's PATH must reach make install's tools")
+        #expect(
+            cronEnvironment["PATH"]?.split(separator: ":").contains("/usr/local/bin") == true,
+            "cron's PATH must reach make install's tools")
 
         // cron's own variables (HOME), the crontab's, then the test's: the built tools and the stand-in model.
         var env = cronEnvironment.merging(clientEnvironment(emulator)) { _, test in test }
@@ -239,70 +272,97 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         for job in jobs {
             let result = try run(["sh", "-c", job.command], env: env)
             #expect(result.status == 0, "\(job.command): \(result.stderr)")
-            #expect(result.stdout.isEmpty && result.stderr.isEmpty, "cron would mail: \(result.stdout) \(result.stderr)")
+            #expect(
+                result.stdout.isEmpty && result.stderr.isEmpty, "cron would mail: \(result.stdout) \(result.stderr)")
         }
         let records = emulator.waitForRecords(2)
-        #expect(records.map { $0["payload"] as? NSDictionary } == [
-            Self.briefingPayload(title: "Good morning", body: Self.briefingText, context: "morning_briefing"),
-            Self.briefingPayload(title: "Evening check-in", body: Self.briefingText, context: "evening_check_in"),
-        ])
-        #expect(model.requests().allSatisfy { ($0["body"] as? [String: Any])?["model"] as? String == cronEnvironment["LLM_MODEL"] })
+        #expect(
+            records.map { $0["payload"] as? NSDictionary } == [
+                Self.briefingPayload(title: "Good morning", body: Self.briefingText, context: "morning_briefing"),
+                Self.briefingPayload(title: "Evening check-in", body: Self.briefingText, context: "evening_check_in"),
+            ])
+        #expect(
+            model.requests().allSatisfy {
+                ($0["body"] as? [String: Any])?["model"] as? String == cronEnvironment["LLM_MODEL"]
+            })
     }
 
     /// What a user manager gives every unit: HOME, PATH (with the tools), and here the emulator in
     /// place of Apple. The key settings come from the user's config file, as they would.
     func managerEnvironment(_ emulator: RunningEmulator) -> [String: String] {
-        ["HOME": home, "PATH": Self.path, "APNS_PRODUCTION_URL": emulator.baseURL,
-         "APNS_SANDBOX_URL": emulator.baseURL, "APNS_CA_FILE": emulator.caPath]
+        [
+            "HOME": home, "PATH": Self.path, "APNS_PRODUCTION_URL": emulator.baseURL,
+            "APNS_SANDBOX_URL": emulator.baseURL, "APNS_CA_FILE": emulator.caPath,
+        ]
     }
 
-    @Test("systemd units: each timer's calendar and unit, and every service's ExecStart (specifiers expanded for an instance) sends")
+    @Test(
+        "systemd units: each timer's calendar and unit, and every service's ExecStart (specifiers expanded for an instance) sends"
+    )
     func systemdUnits() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         try writeUserConfig()
         let model = try ChatStandIn(in: setup.directory)
         model.answer(content: Self.briefingText)
         try install("briefing.py")
-        try FileManager.default.createDirectory(atPath: home + "/.config/pushkit-free", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: home + "/.config/pushkit-free", withIntermediateDirectories: true)
         try "# the model's settings\nLLM_BASE_URL=\(model.baseURL)\nLLM_API_KEY=\"sk-from-file\"\n"
             .write(toFile: home + "/.config/pushkit-free/briefing.env", atomically: true, encoding: .utf8)
         let manager = managerEnvironment(emulator)
         try register("phone", hexToken(1, filler: "ef"), env: manager)
 
         let directory = Self.examples + "/systemd"
-        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory)) == ["briefing@.service", "briefing-morning.timer", "briefing-evening.timer", "register-apns-serve.service"],
-                "every unit here is run below")
+        #expect(
+            Set(try FileManager.default.contentsOfDirectory(atPath: directory)) == [
+                "briefing@.service", "briefing-morning.timer", "briefing-evening.timer", "register-apns-serve.service",
+            ],
+            "every unit here is run below")
         var timers: [String: String] = [:]
-        for (name, calendar) in [("briefing-morning.timer", "*-*-* 08:00:00"), ("briefing-evening.timer", "*-*-* 18:00:00")] {
+        for (name, calendar) in [
+            ("briefing-morning.timer", "*-*-* 08:00:00"), ("briefing-evening.timer", "*-*-* 18:00:00"),
+        ] {
             let timer = try SystemdUnit(path: directory + "/" + name)
             #expect(timer.values("Timer", "OnCalendar") == [calendar])
             #expect(timer.values("Install", "WantedBy") == ["timers.target"])
             timers[name] = timer.values("Timer", "Unit").first
         }
-        #expect(timers == ["briefing-morning.timer": "briefing@morning.service", "briefing-evening.timer": "briefing@evening.service"])
+        #expect(
+            timers == [
+                "briefing-morning.timer": "briefing@morning.service",
+                "briefing-evening.timer": "briefing@evening.service",
+            ])
         for unitName in ["briefing@morning.service", "briefing@evening.service"] {
             let unit = try SystemdUnit(path: directory + "/briefing@.service", instance: unitName)
             let result = try run(try unit.execStart(home: home), env: try unit.environment(manager: manager))
             #expect(result.status == 0, "\(unitName): \(result.stderr)")
         }
-        #expect(model.requests().map { $0["authorization"] as? String } == ["Bearer sk-from-file", "Bearer sk-from-file"], "EnvironmentFile= is read")
-        #expect(model.requests().allSatisfy { ($0["body"] as? [String: Any])?["model"] as? String == "llama3.2" }, "Environment= is read")
+        #expect(
+            model.requests().map { $0["authorization"] as? String } == ["Bearer sk-from-file", "Bearer sk-from-file"],
+            "EnvironmentFile= is read")
+        #expect(
+            model.requests().allSatisfy { ($0["body"] as? [String: Any])?["model"] as? String == "llama3.2" },
+            "Environment= is read")
 
-        let task = try SystemdUnit(path: Self.examples + "/task-finished@.service", instance: "task-finished@train-model.service")
+        let task = try SystemdUnit(
+            path: Self.examples + "/task-finished@.service", instance: "task-finished@train-model.service")
         let taskResult = try run(try task.execStart(home: home), env: try task.environment(manager: manager))
         #expect(taskResult.status == 0, "\(taskResult.stderr)")
 
         let records = emulator.waitForRecords(3)
-        #expect(records.prefix(2).map { $0["payload"] as? NSDictionary } == [
-            Self.briefingPayload(title: "Good morning", body: Self.briefingText, context: "morning_briefing"),
-            Self.briefingPayload(title: "Evening check-in", body: Self.briefingText, context: "evening_check_in"),
-        ])
+        #expect(
+            records.prefix(2).map { $0["payload"] as? NSDictionary } == [
+                Self.briefingPayload(title: "Good morning", body: Self.briefingText, context: "morning_briefing"),
+                Self.briefingPayload(title: "Evening check-in", body: Self.briefingText, context: "evening_check_in"),
+            ])
         let taskRecord = try #require(records.last)
         #expect(Self.alert(taskRecord) == ["title": "Task finished", "body": "train-model is done"] as NSDictionary)
         #expect(taskRecord["collapse_id"] as? String == "train-model")
     }
 
-    @Test("apns-emulator.service: its ExecStart (on a free port) listens, records to standard output (the journal), stops on SIGTERM")
+    @Test(
+        "apns-emulator.service: its ExecStart (on a free port) listens, records to standard output (the journal), stops on SIGTERM"
+    )
     func emulatorService() throws {
         try writeUserConfig()
         let unit = try SystemdUnit(path: Self.examples + "/apns-emulator.service")
@@ -318,7 +378,9 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         client["APNS_PRODUCTION_URL"] = listening[1]
         client["APNS_CA_FILE"] = listening[2]
         try run(["send-push", "--token", hexToken(1, filler: "ef"), "--body", "staging"], env: client).expectSuccess()
-        #expect(service.waitForLine(#"^\{.*"device_token":"\#(hexToken(1, filler: "ef"))".*"status":200"#) != nil, "a record on stdout")
+        #expect(
+            service.waitForLine(#"^\{.*"device_token":"\#(hexToken(1, filler: "ef"))".*"status":200"#) != nil,
+            "a record on stdout")
         #expect(service.stop() == 0, "a clean stop on SIGTERM, as systemctl stop sends")
     }
 
@@ -327,12 +389,16 @@ struct ExamplesEndToEndTests: ClientToolSuite {
     func callAgentTool(_ call: String, env: [String: String]) throws -> [String: Any] {
         let script = "import json, sys; sys.path.insert(0, sys.argv[1]); import agent_tool; print(json.dumps(\(call)))"
         // No __pycache__ left in examples/ by the import.
-        let result = try run(["python3", "-c", script, Self.examples], env: env.merging(["PYTHONDONTWRITEBYTECODE": "1"]) { $1 })
+        let result = try run(
+            ["python3", "-c", script, Self.examples], env: env.merging(["PYTHONDONTWRITEBYTECODE": "1"]) { $1 })
         #expect(result.status == 0, "\(result.stderr)")
-        return try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
+        return try #require(
+            try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], "\(result.stdout)")
     }
 
-    @Test("agent_tool.py: the tool definition, and send_notification reports the devices notified (high = time-sensitive) or why not")
+    @Test(
+        "agent_tool.py: the tool definition, and send_notification reports the devices notified (high = time-sensitive) or why not"
+    )
     func agentTool() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
@@ -341,7 +407,10 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         #expect(function["name"] as? String == "send_notification")
         let parameters = try #require(function["parameters"] as? [String: Any])
         #expect(parameters["required"] as? [String] == ["title", "message", "urgency"])
-        #expect(((parameters["properties"] as? [String: Any])?["urgency"] as? [String: Any])?["enum"] as? [String] == ["low", "normal", "high"])
+        #expect(
+            ((parameters["properties"] as? [String: Any])?["urgency"] as? [String: Any])?["enum"] as? [String] == [
+                "low", "normal", "high",
+            ])
 
         let none = try callAgentTool("agent_tool.send_notification('Build', 'All green', 'high')", env: env)
         #expect(none["success"] as? Bool == false)
@@ -349,17 +418,25 @@ struct ExamplesEndToEndTests: ClientToolSuite {
 
         try register("phone", hexToken(1, filler: "ef"), env: env)
         try register("ipad", hexToken(2, filler: "ef"), env: env)
-        let sent = try callAgentTool("agent_tool.send_notification('Build finished', 'All green: 312 tests passed.', 'high')", env: env)
+        let sent = try callAgentTool(
+            "agent_tool.send_notification('Build finished', 'All green: 312 tests passed.', 'high')", env: env)
         #expect(sent.count == 2 && sent["success"] as? Bool == true && sent["devices_notified"] as? Int == 2, "\(sent)")
         let records = emulator.waitForRecords(2)
-        #expect(Set(records.compactMap { $0["device_token"] as? String }) == [hexToken(1, filler: "ef"), hexToken(2, filler: "ef")])
+        #expect(
+            Set(records.compactMap { $0["device_token"] as? String }) == [
+                hexToken(1, filler: "ef"), hexToken(2, filler: "ef"),
+            ])
         for record in records {
             let aps = (record["payload"] as? [String: Any])?["aps"] as? [String: Any]
             #expect(aps?["interruption-level"] as? String == "time-sensitive")
-            #expect(Self.alert(record) == ["title": "Build finished", "body": "All green: 312 tests passed."] as NSDictionary)
+            #expect(
+                Self.alert(record) == ["title": "Build finished", "body": "All green: 312 tests passed."]
+                    as NSDictionary)
         }
 
-        let badUrgency = try callAgentTool(#"json.loads(agent_tool.handle_tool_call('{"title": "x", "message": "y", "urgency": "urgent"}'))"#, env: env)
+        let badUrgency = try callAgentTool(
+            #"json.loads(agent_tool.handle_tool_call('{"title": "x", "message": "y", "urgency": "urgent"}'))"#, env: env
+        )
         #expect(badUrgency["success"] as? Bool == false)
         #expect((badUrgency["error"] as? String)?.contains("urgency") == true)
         #expect(emulator.records().count == 2, "nothing sent for a bad call")
@@ -389,7 +466,9 @@ struct ExamplesEndToEndTests: ClientToolSuite {
     /// checked with recording stand-ins: `systemctl` says the user manager answers, `systemd-run`
     /// writes its arguments down. The test then runs exactly the command it was given, with the
     /// variables its --setenv names, and the emulator must receive the reminder.
-    @Test("remind-in.sh with a systemd user manager: systemd-run --user --on-active=Nm, and the command it schedules sends")
+    @Test(
+        "remind-in.sh with a systemd user manager: systemd-run --user --on-active=Nm, and the command it schedules sends"
+    )
     func reminderWithSystemdRun() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
@@ -397,34 +476,47 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         let argumentsFile = setup.directory.file("systemd-run.args")
         let shimDirectory = try shims([
             "systemctl": #"[ "$1 $2" = "--user show-environment" ] && exit 0; exit 1"#,
-            "systemd-run": #"python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@" > "\#(argumentsFile)""#,
+            "systemd-run":
+                #"python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@" > "\#(argumentsFile)""#,
         ])
         env["PATH"] = shimDirectory + ":" + Self.path
         let result = try run([Self.examples + "/remind-in.sh", "25", Self.reminderText], env: env)
         #expect(result.status == 0, "\(result.stderr)")
 
-        let arguments = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: argumentsFile))) as? [String])
+        let arguments = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: argumentsFile))) as? [String])
         let separator = try #require(arguments.firstIndex(of: "--"))
         let options = arguments[..<separator]
         #expect(Array(options.prefix(3)) == ["--user", "--on-active=25m", "--timer-property=AccuracySec=1s"])
         let passed = Set(options.dropFirst(3).map { $0.replacingOccurrences(of: "--setenv=", with: "") })
-        #expect(passed == Set(env.keys.filter { $0.hasPrefix("APNS_") }), "the settings that choose the configuration, by name only")
+        #expect(
+            passed == Set(env.keys.filter { $0.hasPrefix("APNS_") }),
+            "the settings that choose the configuration, by name only")
         let command = Array(arguments[(separator + 1)...])
-        #expect(command == [BuiltTool.path("send-push"), "--title", "Reminder", "--body", Self.reminderText, "--timeout", "60"])
+        #expect(
+            command == [
+                BuiltTool.path("send-push"), "--title", "Reminder", "--body", Self.reminderText, "--timeout", "60",
+            ])
 
         // What the transient service would run: the command, in the manager's environment plus --setenv.
         var unitEnvironment = ["HOME": home, "PATH": "/usr/bin:/bin"]
         for name in passed { unitEnvironment[name] = env[name] }
         try run(command, env: unitEnvironment).expectSuccess()
-        #expect(Self.alert(emulator.waitForRecords(1).first) == ["title": "Reminder", "body": Self.reminderText] as NSDictionary)
+        #expect(
+            Self.alert(emulator.waitForRecords(1).first) == ["title": "Reminder", "body": Self.reminderText]
+                as NSDictionary)
     }
 
     /// The at branch for real: `make deps` installs at; atd is started here when it is not running
     /// (as a child of the test, stopped at the end). `at now + 1 minutes` is due at the start of
     /// the next minute but one, so this waits up to a minute for atd to run it.
-    @Test("remind-in.sh with at: the job is queued for N minutes and atd's run of it sends the text as typed", .timeLimit(.minutes(4)))
+    @Test(
+        "remind-in.sh with at: the job is queued for N minutes and atd's run of it sends the text as typed",
+        .timeLimit(.minutes(4)))
     func reminderWithAt() throws {
-        let which = try run(["sh", "-c", "command -v at && command -v atd && command -v atq"], env: ["PATH": Self.path + ":/usr/sbin:/sbin"])
+        let which = try run(
+            ["sh", "-c", "command -v at && command -v atd && command -v atq"],
+            env: ["PATH": Self.path + ":/usr/sbin:/sbin"])
         try #require(which.status == 0, "at is not installed: run `make deps` (Debian package at)")
         let atd = try StartedATD(path: Self.path + ":/usr/sbin:/sbin")
         defer { atd.stop() }
@@ -459,7 +551,9 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         let record = emulator.waitForRecords(1, timeout: 100).first
         #expect(record != nil, "atd did not run job \(job.1)")
         #expect(Self.alert(record) == ["title": "Reminder", "body": Self.reminderText] as NSDictionary)
-        let sent = (record?["time"] as? String).flatMap { try? Date($0, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true)) }
+        let sent = (record?["time"] as? String).flatMap {
+            try? Date($0, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true))
+        }
         #expect(sent.map { $0 >= due } == true, "sent at \(String(describing: sent)), not before it was due at \(due)")
     }
 
@@ -468,11 +562,12 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
         let argumentsFile = setup.directory.file("systemd-run.args")
-        env["PATH"] = try shims([
-            "systemctl": "exit 0",
-            "systemd-run": "echo \"$@\" > \(argumentsFile)",
-            "at": "echo \"$@\" > \(argumentsFile)",
-        ]) + ":" + Self.path
+        env["PATH"] =
+            try shims([
+                "systemctl": "exit 0",
+                "systemd-run": "echo \"$@\" > \(argumentsFile)",
+                "at": "echo \"$@\" > \(argumentsFile)",
+            ]) + ":" + Self.path
         for arguments in [[], ["5"], ["0", "x"], ["five", "x"], ["5", ""], ["5", "x", "y"]] {
             #expect(try run([Self.examples + "/remind-in.sh"] + arguments, env: env).status == 64, "\(arguments)")
         }
@@ -485,7 +580,9 @@ struct ExamplesEndToEndTests: ClientToolSuite {
 
     // MARK: Registration handler
 
-    @Test("register_handler.py: a valid body is 200 and registered; bad bodies are 400 and leave the devices file byte for byte; no answer echoes a token")
+    @Test(
+        "register_handler.py: a valid body is 200 and registered; bad bodies are 400 and leave the devices file byte for byte; no answer echoes a token"
+    )
     func registerHandler() throws {
         let env = ["HOME": home, "PATH": Self.path]
         let server = try ServerProcess(["python3", Self.examples + "/register_handler.py", "--port", "0"], env: env)
@@ -497,12 +594,16 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         #expect(good.status == 200, "\(good.body) \(server.stderr)")
         #expect(good.body == #"{"registered": true}"#)
         let listed = try BuiltTool.run("register-apns", ["list", "--json"], environment: env)
-        #expect(jsonLines(listed.stdout).map { "\($0["device_id"] ?? "") \($0["token"] ?? "")" } == ["ada-iphone \(token)"])
+        #expect(
+            jsonLines(listed.stdout).map { "\($0["device_id"] ?? "") \($0["token"] ?? "")" } == ["ada-iphone \(token)"])
 
         let devicesFile = stateDirectory + "/devices.json"
         let before = try Data(contentsOf: URL(fileURLWithPath: devicesFile))
         let badToken = "z" + String(token.dropFirst())
-        for body in [#"{"device_token": "ada-iphone", "apns_token": "\#(badToken)"}"#, "not json", #"{"apns_token": "\#(token)"}"#, ""] {
+        for body in [
+            #"{"device_token": "ada-iphone", "apns_token": "\#(badToken)"}"#, "not json",
+            #"{"apns_token": "\#(token)"}"#, "",
+        ] {
             let answer = try post(url, body)
             #expect(answer.status == 400, "\(body): \(answer.body)")
             #expect(answer.body.contains("\"registered\": false"))
@@ -528,7 +629,8 @@ struct ExamplesEndToEndTests: ClientToolSuite {
     func post(_ url: String, _ body: String) throws -> (status: Int, body: String) {
         let directory = try TemporaryDirectory()
         let request = try directory.write("request", body)
-        let result = try BuiltTool.runSystem("curl", ["-sS", "-o", directory.file("answer"), "-w", "%{http_code}", "--data-binary", "@" + request, url])
+        let result = try BuiltTool.runSystem(
+            "curl", ["-sS", "-o", directory.file("answer"), "-w", "%{http_code}", "--data-binary", "@" + request, url])
         return (Int(result.stdout) ?? 0, (try? directory.read("answer")) ?? "")
     }
 
@@ -540,9 +642,13 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         #expect(result.status == 0, "\(result.stderr)")
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.contains { $0.hasPrefix("delivered") && $0.contains("iphone-of-ada") }, "\(result.stdout)")
-        #expect(lines.contains { $0.hasPrefix("unregistered") && $0.contains("old-ipad") && $0.contains("removed from registry") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("unregistered") && $0.contains("old-ipad") && $0.contains("removed from registry")
+            })
         #expect(result.stderr.contains("1 delivered, 0 failed, 1 pruned"), "\(result.stderr)")
-        let finalListing = try #require(result.stdout.components(separatedBy: "== the dead token was pruned").last)
+        let finalListing =
+            try #require(result.stdout.components(separatedBy: "== the dead token was pruned").last)
             .components(separatedBy: "== what the phone").first ?? ""
         #expect(finalListing.contains("iphone-of-ada"))
         #expect(!finalListing.contains("old-ipad"), "the registry no longer lists it: \(finalListing)")
@@ -579,7 +685,9 @@ private final class ServerProcess {
         while Date() < deadline {
             let text = stdout
             if let match = regex.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) {
-                return (0..<match.numberOfRanges).map { Range(match.range(at: $0), in: text).map { String(text[$0]) } ?? "" }
+                return (0..<match.numberOfRanges).map {
+                    Range(match.range(at: $0), in: text).map { String(text[$0]) } ?? ""
+                }
             }
             if !process.isRunning { return nil }
             usleep(20_000)
@@ -606,7 +714,9 @@ private final class ChatStandIn {
         let name = UUID().uuidString
         answerFile = directory.file("answer-\(name)")
         requestsFile = directory.file("requests-\(name)")
-        let script = try directory.write("chat-\(name).py", """
+        let script = try directory.write(
+            "chat-\(name).py",
+            """
             import http.server, json, sys
             answer_file, requests_file = sys.argv[1], sys.argv[2]
             class Chat(http.server.BaseHTTPRequestHandler):
@@ -627,15 +737,18 @@ private final class ChatStandIn {
             print(f"port {server.server_address[1]}", flush=True)
             server.serve_forever()
             """)
-        server = try ServerProcess(["python3", script, answerFile, requestsFile], env: ["PATH": ExamplesEndToEndTests.path])
+        server = try ServerProcess(
+            ["python3", script, answerFile, requestsFile], env: ["PATH": ExamplesEndToEndTests.path])
         let port = try #require(server.waitForLine(#"^port (\d+)$"#))[1]
         baseURL = "http://127.0.0.1:\(port)"
     }
 
     /// Answers with a chat completion whose message is `content`.
     func answer(content: String) {
-        let completion: [String: Any] = ["id": "chatcmpl-1", "object": "chat.completion", "model": "test-model",
-                                         "choices": [["index": 0, "message": ["role": "assistant", "content": content], "finish_reason": "stop"]]]
+        let completion: [String: Any] = [
+            "id": "chatcmpl-1", "object": "chat.completion", "model": "test-model",
+            "choices": [["index": 0, "message": ["role": "assistant", "content": content], "finish_reason": "stop"]],
+        ]
         try? JSONSerialization.data(withJSONObject: completion).write(to: URL(fileURLWithPath: answerFile))
     }
 
@@ -646,7 +759,9 @@ private final class ChatStandIn {
 
     func requests() -> [[String: Any]] {
         let text = (try? String(contentsOfFile: requestsFile, encoding: .utf8)) ?? ""
-        return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+        return text.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
     }
 
     func stop() { server.stop() }
@@ -667,9 +782,16 @@ struct SystemdUnit {
         for raw in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
-            if line.hasPrefix("[") { section = String(line.dropFirst().dropLast()); continue }
+            if line.hasPrefix("[") {
+                section = String(line.dropFirst().dropLast())
+                continue
+            }
             guard let equals = line.firstIndex(of: "=") else { continue }
-            entries.append((section, line[..<equals].trimmingCharacters(in: .whitespaces), line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)))
+            entries.append(
+                (
+                    section, line[..<equals].trimmingCharacters(in: .whitespaces),
+                    line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+                ))
         }
         self.entries = entries
     }
@@ -685,14 +807,18 @@ struct SystemdUnit {
         var result = ""
         var characters = word.makeIterator()
         while let character = characters.next() {
-            guard character == "%" else { result.append(character); continue }
+            guard character == "%" else {
+                result.append(character)
+                continue
+            }
             switch characters.next() {
             case "i", "I": result += instance
             case "n": result += name
             case "N": result += unitPrefix
             case "h": result += home
             case "%": result += "%"
-            case let other: throw SystemdUnitError(message: "unexpected specifier %\(other.map(String.init) ?? "") in \(word)")
+            case let other:
+                throw SystemdUnitError(message: "unexpected specifier %\(other.map(String.init) ?? "") in \(word)")
             }
         }
         return result
@@ -729,7 +855,8 @@ struct SystemdUnit {
             for raw in text.split(separator: "\n") {
                 let line = raw.trimmingCharacters(in: .whitespaces)
                 guard !line.hasPrefix("#"), let equals = line.firstIndex(of: "=") else { continue }
-                env[String(line[..<equals])] = String(line[line.index(after: equals)...]).trimmingCharacters(in: CharacterSet(charactersIn: "\"'"))
+                env[String(line[..<equals])] = String(line[line.index(after: equals)...]).trimmingCharacters(
+                    in: CharacterSet(charactersIn: "\"'"))
             }
         }
         return env
@@ -745,7 +872,9 @@ struct SystemdUnit {
         var characters = line.makeIterator()
         while let character = characters.next() {
             if character == "\\" {
-                guard let next = characters.next() else { throw SystemdUnitError(message: "trailing backslash in \(line)") }
+                guard let next = characters.next() else {
+                    throw SystemdUnitError(message: "trailing backslash in \(line)")
+                }
                 current.append(next)
                 inWord = true
             } else if let open = quote {
@@ -754,7 +883,11 @@ struct SystemdUnit {
                 quote = character
                 inWord = true
             } else if character == " " || character == "\t" {
-                if inWord { words.append(current); current = ""; inWord = false }
+                if inWord {
+                    words.append(current)
+                    current = ""
+                    inWord = false
+                }
             } else {
                 current.append(character)
                 inWord = true
@@ -778,12 +911,15 @@ private final class StartedATD {
 
     init(path: String) throws {
         for pidFile in ["/run/atd.pid", "/var/run/atd.pid"] {
-            if let text = try? String(contentsOfFile: pidFile, encoding: .utf8), let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)),
-               kill(pid, 0) == 0 {
+            if let text = try? String(contentsOfFile: pidFile, encoding: .utf8),
+                let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)),
+                kill(pid, 0) == 0
+            {
                 return
             }
         }
-        let process = ExamplesEndToEndTests.process(ExamplesEndToEndTests.withSignalsUnblocked(["atd", "-f"]), env: ["PATH": path])
+        let process = ExamplesEndToEndTests.process(
+            ExamplesEndToEndTests.withSignalsUnblocked(["atd", "-f"]), env: ["PATH": path])
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -791,7 +927,9 @@ private final class StartedATD {
         self.process = process
         // at signals atd through its pid file; wait until atd has written it.
         let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: "/run/atd.pid"), process.isRunning, Date() < deadline { usleep(20_000) }
+        while !FileManager.default.fileExists(atPath: "/run/atd.pid"), process.isRunning, Date() < deadline {
+            usleep(20_000)
+        }
         try #require(process.isRunning, "atd -f exited at once (not root?)")
     }
 

@@ -54,8 +54,10 @@ struct LegacyServerCoexistenceTests {
     }
 
     /// After every step: both views hold exactly `expected` (device id → token), with `environments` recorded.
-    func expectRegistry(_ expected: [String: String], environments: [String: String], env: [String: String],
-                        sourceLocation: SourceLocation = #_sourceLocation) throws {
+    func expectRegistry(
+        _ expected: [String: String], environments: [String: String], env: [String: String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         #expect(try legacyView(sourceLocation: sourceLocation) == expected, sourceLocation: sourceLocation)
         let devices = try listed(env)
         #expect(devices.mapValues { $0["token"] as? String ?? "" } == expected, sourceLocation: sourceLocation)
@@ -65,7 +67,9 @@ struct LegacyServerCoexistenceTests {
     }
 
     /// One `send-push` to every device: its report by device, and the tokens that got a 200 in this run.
-    func sendRound(_ number: Int, env: [String: String], emulators: [RunningEmulator]) throws -> (
+    func sendRound(
+        _ number: Int, env: [String: String], emulators: [RunningEmulator]
+    ) throws -> (
         report: [String: [String: Any]], delivered: [String: Int]
     ) {
         let before = emulators.map { $0.records().count }
@@ -82,14 +86,16 @@ struct LegacyServerCoexistenceTests {
         return (report, delivered)
     }
 
-    @Test("registrations the old server writes are delivered, pruning and environments stick, its reader keeps working",
-          arguments: StartingFile.allCases)
+    @Test(
+        "registrations the old server writes are delivered, pruning and environments stick, its reader keeps working",
+        arguments: StartingFile.allCases)
     func interleaved(startingFile: StartingFile) throws {
         // 410 with a timestamp after every registration of the test, so the token is pruned.
         let later = Int(Date().timeIntervalSince1970 * 1000) + 3_600_000
         let unregisteredList = try setup.directory.write("unregistered.txt", "\(Self.gone) \(later)\n")
-        let productionAPNs = try RunningEmulator(["--quiet", "--unregistered-file", unregisteredList]
-            + Self.sandbox.flatMap { ["--wrong-environment", $0] }, environment: setup.environment)
+        let productionAPNs = try RunningEmulator(
+            ["--quiet", "--unregistered-file", unregisteredList]
+                + Self.sandbox.flatMap { ["--wrong-environment", $0] }, environment: setup.environment)
         var sandboxEnvironment = setup.environment
         sandboxEnvironment["HOME"] = setup.directory.file("sandbox-home") // its own CA
         let productionTokensRefused = Self.production.flatMap { ["--wrong-environment", $0] }
@@ -99,7 +105,8 @@ struct LegacyServerCoexistenceTests {
         env["APNS_STATE_FILE"] = devicesFile
         env["APNS_PRODUCTION_URL"] = productionAPNs.baseURL
         env["APNS_SANDBOX_URL"] = sandboxAPNs.baseURL
-        let bundle = try String(contentsOfFile: productionAPNs.caPath, encoding: .utf8)
+        let bundle =
+            try String(contentsOfFile: productionAPNs.caPath, encoding: .utf8)
             + String(contentsOfFile: sandboxAPNs.caPath, encoding: .utf8)
         env["APNS_CA_FILE"] = try setup.directory.write("ca-bundle.pem", bundle)
         let emulators = [productionAPNs, sandboxAPNs]

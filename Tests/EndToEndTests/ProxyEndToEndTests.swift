@@ -22,8 +22,9 @@ struct ProxyEndToEndTests: ClientToolSuite {
     /// The `proxy` line of `apns-jwt check`'s report.
     func checkLine(_ env: [String: String], _ arguments: [String] = []) throws -> String {
         let result = try BuiltTool.run("apns-jwt", ["check"] + arguments, environment: env)
-        return try #require(result.stdout.split(separator: "\n").first { $0.dropFirst(6).hasPrefix("proxy ") }.map(String.init),
-                            "no proxy line in: \(result.stdout) \(result.stderr)")
+        return try #require(
+            result.stdout.split(separator: "\n").first { $0.dropFirst(6).hasPrefix("proxy ") }.map(String.init),
+            "no proxy line in: \(result.stdout) \(result.stderr)")
     }
 
     @Test("--proxy: every request goes through one CONNECT tunnel to the emulator, HTTP/2 inside it")
@@ -31,7 +32,9 @@ struct ProxyEndToEndTests: ClientToolSuite {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let proxy = try RunningTinyproxy()
         let tokens = (1...20).flatMap { ["--token", hexToken($0)] }
-        let result = try BuiltTool.run("send-push", ["--proxy", proxy.url, "--body", "via proxy"] + tokens, environment: clientEnvironment(emulator))
+        let result = try BuiltTool.run(
+            "send-push", ["--proxy", proxy.url, "--body", "via proxy"] + tokens,
+            environment: clientEnvironment(emulator))
         result.expectSuccess()
         #expect(result.stderr.contains("20 delivered, 0 failed"))
         #expect(delivered(emulator, 20) == 20)
@@ -44,8 +47,9 @@ struct ProxyEndToEndTests: ClientToolSuite {
     func priorKnowledgeTunnels() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let proxy = try RunningTinyproxy()
-        let result = try BuiltTool.run("send-push", ["--proxy", proxy.url, "--body", "plain", "--token", hexToken(1)],
-                                       environment: clientEnvironment(emulator, plain: true))
+        let result = try BuiltTool.run(
+            "send-push", ["--proxy", proxy.url, "--body", "plain", "--token", hexToken(1)],
+            environment: clientEnvironment(emulator, plain: true))
         result.expectSuccess()
         #expect(delivered(emulator, 1) == 1)
         #expect(proxy.waitForConnects(1).first == "127.0.0.1:\(emulator.port)")
@@ -67,7 +71,9 @@ struct ProxyEndToEndTests: ClientToolSuite {
         #expect(delivered(emulator, 2) == 2)
     }
 
-    @Test("libcurl's variable order decides, and check names the same variable: https_proxy before HTTPS_PROXY and ALL_PROXY")
+    @Test(
+        "libcurl's variable order decides, and check names the same variable: https_proxy before HTTPS_PROXY and ALL_PROXY"
+    )
     func environmentPrecedence() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let proxy = try RunningTinyproxy()
@@ -76,7 +82,9 @@ struct ProxyEndToEndTests: ClientToolSuite {
         env["https_proxy"] = proxy.url
         env["HTTPS_PROXY"] = "http://127.0.0.1:\(dead.port)"
         env["ALL_PROXY"] = "http://127.0.0.1:\(dead.port)"
-        try BuiltTool.run("send-push", ["--body", "lowercase wins", "--token", hexToken(1), "--retries", "0"], environment: env).expectSuccess()
+        try BuiltTool.run(
+            "send-push", ["--body", "lowercase wins", "--token", hexToken(1), "--retries", "0"], environment: env
+        ).expectSuccess()
         #expect(proxy.waitForConnects(1).count == 1)
         let line = try checkLine(env)
         #expect(line.contains(proxy.url))
@@ -92,7 +100,9 @@ struct ProxyEndToEndTests: ClientToolSuite {
         env["NO_PROXY"] = "localhost,127.0.0.1"
         env["HTTPS_PROXY"] = proxy.url
         try BuiltTool.run("send-push", ["--body", "direct", "--token", hexToken(1)], environment: env).expectSuccess()
-        try BuiltTool.run("send-push", ["--body", "direct too", "--token", hexToken(2), "--proxy", proxy.url], environment: env).expectSuccess()
+        try BuiltTool.run(
+            "send-push", ["--body", "direct too", "--token", hexToken(2), "--proxy", proxy.url], environment: env
+        ).expectSuccess()
         #expect(delivered(emulator, 2) == 2)
 
         // A request that does use the proxy, sent after them: once its CONNECT is logged, any from
@@ -107,8 +117,12 @@ struct ProxyEndToEndTests: ClientToolSuite {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let dead = try BoundSocket()
         let shown = "http://***@127.0.0.1:\(dead.port)"
-        let result = try BuiltTool.run("send-push", ["--proxy", "http://ada:s3cret@127.0.0.1:\(dead.port)", "--body", "x",
-                                                     "--token", hexToken(1), "--retries", "0"], environment: clientEnvironment(emulator))
+        let result = try BuiltTool.run(
+            "send-push",
+            [
+                "--proxy", "http://ada:s3cret@127.0.0.1:\(dead.port)", "--body", "x",
+                "--token", hexToken(1), "--retries", "0",
+            ], environment: clientEnvironment(emulator))
         #expect(result.status == 69, "\(result.stdout) \(result.stderr)")
         #expect(result.stdout.contains("no answer: through proxy \(shown) (from --proxy): "), "\(result.stdout)")
         #expect(!(result.stdout + result.stderr).contains("s3cret"))
@@ -116,9 +130,11 @@ struct ProxyEndToEndTests: ClientToolSuite {
 
         var env = clientEnvironment(emulator)
         env["HTTPS_PROXY"] = "http://ada:s3cret@127.0.0.1:\(dead.port)"
-        let fromEnvironment = try BuiltTool.run("send-push", ["--body", "x", "--token", hexToken(1), "--retries", "0", "--json"], environment: env)
+        let fromEnvironment = try BuiltTool.run(
+            "send-push", ["--body", "x", "--token", hexToken(1), "--retries", "0", "--json"], environment: env)
         #expect(fromEnvironment.status == 69)
-        #expect(fromEnvironment.stdout.contains("through proxy \(shown) (from HTTPS_PROXY)"), "\(fromEnvironment.stdout)")
+        #expect(
+            fromEnvironment.stdout.contains("through proxy \(shown) (from HTTPS_PROXY)"), "\(fromEnvironment.stdout)")
         #expect(!(fromEnvironment.stdout + fromEnvironment.stderr).contains("s3cret"))
     }
 
@@ -126,10 +142,13 @@ struct ProxyEndToEndTests: ClientToolSuite {
     func tunnelRefused() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let proxy = try RunningTinyproxy(connectPorts: [443])
-        let result = try BuiltTool.run("send-push", ["--proxy", proxy.url, "--body", "x", "--token", hexToken(1), "--retries", "0"],
-                                       environment: clientEnvironment(emulator))
+        let result = try BuiltTool.run(
+            "send-push", ["--proxy", proxy.url, "--body", "x", "--token", hexToken(1), "--retries", "0"],
+            environment: clientEnvironment(emulator))
         #expect(result.status == 69, "\(result.stdout) \(result.stderr)")
-        #expect(result.stdout.contains("through proxy \(proxy.url) (from --proxy): CONNECT tunnel failed, response 403"), "\(result.stdout)")
+        #expect(
+            result.stdout.contains("through proxy \(proxy.url) (from --proxy): CONNECT tunnel failed, response 403"),
+            "\(result.stdout)")
         #expect(proxy.waitForConnects(1) == ["127.0.0.1:\(emulator.port)"])
         #expect(emulator.records().isEmpty)
     }
@@ -138,9 +157,14 @@ struct ProxyEndToEndTests: ClientToolSuite {
     func badScheme() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
-        let flag = try BuiltTool.run("send-push", ["--proxy", "ftp://ada:s3cret@127.0.0.1:21", "--body", "x", "--token", hexToken(1)], environment: env)
+        let flag = try BuiltTool.run(
+            "send-push", ["--proxy", "ftp://ada:s3cret@127.0.0.1:21", "--body", "x", "--token", hexToken(1)],
+            environment: env)
         #expect(flag.status == 78)
-        #expect(flag.stderr.contains(#"--proxy must be a proxy URL starting with http://, https://, socks5h://, socks5://, socks4a:// or socks4://, not "ftp://***@127.0.0.1:21""#), "\(flag.stderr)")
+        #expect(
+            flag.stderr.contains(
+                #"--proxy must be a proxy URL starting with http://, https://, socks5h://, socks5://, socks4a:// or socks4://, not "ftp://***@127.0.0.1:21""#
+            ), "\(flag.stderr)")
         #expect(!flag.stderr.contains("s3cret"))
 
         let config = try setup.directory.write("config.json", #"{"proxy": "127.0.0.1:3128"}"#)
@@ -155,7 +179,8 @@ struct ProxyEndToEndTests: ClientToolSuite {
         #expect(emulator.records().isEmpty)
     }
 
-    @Test("apns-jwt check reports the proxy for the APNs URL and its source: flag, config key, variable, no_proxy, none")
+    @Test(
+        "apns-jwt check reports the proxy for the APNs URL and its source: flag, config key, variable, no_proxy, none")
     func checkReportsTheProxy() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let env = clientEnvironment(emulator)
@@ -186,7 +211,10 @@ struct ProxyEndToEndTests: ClientToolSuite {
         exemptEnv["no_proxy"] = "localhost, 127.0.0.0/8"
         let exempt = try checkLine(exemptEnv, ["--proxy", "http://proxy.corp:3128"])
         #expect(exempt.contains("(none)"))
-        #expect(exempt.hasSuffix("no_proxy exempts 127.0.0.1 (entry 127.0.0.0/8): connecting directly; the proxy http://proxy.corp:3128 from --proxy is not used"), "\(exempt)")
+        #expect(
+            exempt.hasSuffix(
+                "no_proxy exempts 127.0.0.1 (entry 127.0.0.0/8): connecting directly; the proxy http://proxy.corp:3128 from --proxy is not used"
+            ), "\(exempt)")
 
         let none = try checkLine(env)
         #expect(none.contains("(none)"))

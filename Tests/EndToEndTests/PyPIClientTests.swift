@@ -11,8 +11,12 @@ struct PyPIClientTests {
     static let device = String(repeating: "5e", count: 32)
 
     func run(_ emulator: RunningEmulator, _ setup: ProviderSetup) throws -> [[String: Any]] {
-        let result = try BuiltTool.runSystem("python3", [Self.script, emulator.baseURL, emulator.caPath, setup.key.pkcs8Path,
-                                                         ProviderSetup.keyID, ProviderSetup.teamID, ProviderSetup.topic, Self.device])
+        let result = try BuiltTool.runSystem(
+            "python3",
+            [
+                Self.script, emulator.baseURL, emulator.caPath, setup.key.pkcs8Path,
+                ProviderSetup.keyID, ProviderSetup.teamID, ProviderSetup.topic, Self.device,
+            ])
         #expect(result.status == 0, "\(result.stderr)")
         return jsonLines(result.stdout)
     }
@@ -28,15 +32,20 @@ struct PyPIClientTests {
         let records = emulator.waitForRecords(4)
         #expect(records.map { $0["status"] as? Int } == [200, 200, 200, 200], "\(records.map { $0["detail"] ?? "" })")
         #expect(records.map { $0["push_type"] as? String } == ["alert", "background", "liveactivity", "voip"])
-        #expect(records.map { $0["topic"] as? String } == [ProviderSetup.topic, ProviderSetup.topic,
-                                                           ProviderSetup.topic + ".push-type.liveactivity", ProviderSetup.topic + ".voip"])
+        #expect(
+            records.map { $0["topic"] as? String } == [
+                ProviderSetup.topic, ProviderSetup.topic,
+                ProviderSetup.topic + ".push-type.liveactivity", ProviderSetup.topic + ".voip",
+            ])
         #expect(Set(records.compactMap { $0["connection"] as? Int }).count == 4, "one connection per notification")
         let details = records.map { $0["detail"] as? String ?? "" }
         #expect(details.allSatisfy { $0.contains("iat is the string") }, "\(details)")
         #expect(details.dropFirst().allSatisfy { $0.contains("on another connection") }, "\(details)")
         #expect(details[3].contains("no \"aps\" object"), "the VoIP payload has no aps: \(details[3])")
         let liveActivity = try #require((records[2]["payload"] as? [String: Any])?["aps"] as? [String: Any])
-        #expect(liveActivity["event"] as? String == "update" && (liveActivity["content-state"] as? [String: Any])?["progress"] as? Double == 0.5)
+        #expect(
+            liveActivity["event"] as? String == "update"
+                && (liveActivity["content-state"] as? [String: Any])?["progress"] as? Double == 0.5)
     }
 
     @Test("kalyke-apns against the strict readings: --strict-iat refuses its tokens")
@@ -44,7 +53,9 @@ struct PyPIClientTests {
         let setup = try ProviderSetup()
         let emulator = try RunningEmulator(["--quiet", "--strict-iat"], environment: setup.environment)
         let sent = try run(emulator, setup)
-        #expect(sent.count == 4 && sent.allSatisfy { ($0["error"] as? String)?.contains("InvalidProviderToken") == true }, "\(sent)")
+        #expect(
+            sent.count == 4 && sent.allSatisfy { ($0["error"] as? String)?.contains("InvalidProviderToken") == true },
+            "\(sent)")
         #expect(emulator.waitForRecords(4).allSatisfy { $0["reason"] as? String == "InvalidProviderToken" })
     }
 }

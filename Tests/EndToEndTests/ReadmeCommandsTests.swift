@@ -46,8 +46,9 @@ struct ReadmeCommandsTests {
         let blocks = try Self.blocks()
         #expect(blocks.filter { $0.language == "sh" }.count >= 8)
         for block in blocks {
-            #expect(["sh", "console", "text", "json", "python"].contains(block.language),
-                    "README.md:\(block.firstLine): a ```\(block.language) block is neither run nor declared as output")
+            #expect(
+                ["sh", "console", "text", "json", "python"].contains(block.language),
+                "README.md:\(block.firstLine): a ```\(block.language) block is neither run nor declared as output")
             if block.language == "console" {
                 for line in block.lines where !line.isEmpty {
                     #expect(line.hasPrefix("$ make "), "README.md:\(block.firstLine): \(line)")
@@ -59,17 +60,24 @@ struct ReadmeCommandsTests {
     @Test("every '$ ' line of the README's transcripts and of the demo's output can be pasted into a shell")
     func transcriptsArePasteable() throws {
         let readme = try Self.blocks().filter { $0.language == "text" }.flatMap(\.lines)
-        let shownByDemo = try BuiltTool.runSystem("bash", ["-c", """
-            BIN=/bin
-            eval "$(sed -n '/^shown() {/,/^}/p' \(RepositoryFiles.path("examples/demo.sh")))"
-            shown register-apns phone 7f1c --name "Ada's iPhone" --body 'say "hi" for $5' plain
-            """])
-        #expect(shownByDemo.stdout == #"register-apns phone 7f1c --name "Ada's iPhone" --body "say \"hi\" for \$5" plain"#)
+        let shownByDemo = try BuiltTool.runSystem(
+            "bash",
+            [
+                "-c",
+                """
+                BIN=/bin
+                eval "$(sed -n '/^shown() {/,/^}/p' \(RepositoryFiles.path("examples/demo.sh")))"
+                shown register-apns phone 7f1c --name "Ada's iPhone" --body 'say "hi" for $5' plain
+                """,
+            ])
+        #expect(
+            shownByDemo.stdout == #"register-apns phone 7f1c --name "Ada's iPhone" --body "say \"hi\" for \$5" plain"#)
         let lines = readme.filter { $0.hasPrefix("$ ") }.map { String($0.dropFirst(2)) } + [shownByDemo.stdout]
         #expect(lines.count >= 5)
         for line in lines {
             // Parsed by bash into words, each printed on its own line: a stray quote fails to parse.
-            let parsed = try BuiltTool.runSystem("bash", ["-c", "eval \"set -- $1\" && printf '%s\\n' \"$@\"", "_", line])
+            let parsed = try BuiltTool.runSystem(
+                "bash", ["-c", "eval \"set -- $1\" && printf '%s\\n' \"$@\"", "_", line])
             #expect(parsed.status == 0, "not pasteable: \(line)\n\(parsed.stderr)")
         }
     }
@@ -85,16 +93,19 @@ struct ReadmeCommandsTests {
         let keyPath = home + "/keys/AuthKey_ABCDE12345.p8"
         try FileManager.default.copyItem(atPath: key.pkcs8Path, toPath: keyPath)
 
-        let emulator = try RunningEmulator(["--quiet"], environment: [
-            "HOME": directory.file("emulator-home"), "APNS_KEY_PATH": keyPath, "APNS_KEY_ID": "ABCDE12345",
-            "APNS_TEAM_ID": "TEAM678901", "APNS_TOPIC": "com.yourcompany.Sven",
-        ])
+        let emulator = try RunningEmulator(
+            ["--quiet"],
+            environment: [
+                "HOME": directory.file("emulator-home"), "APNS_KEY_PATH": keyPath, "APNS_KEY_ID": "ABCDE12345",
+                "APNS_TEAM_ID": "TEAM678901", "APNS_TOPIC": "com.yourcompany.Sven",
+            ])
         let systemPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         let environmentFile = directory.file("exported.sh")
         try "".write(toFile: environmentFile, atomically: true, encoding: .utf8)
         let environment = [
             "HOME": home, "PATH": BuiltTool.binDirectory + ":" + systemPath,
-            "APNS_PRODUCTION_URL": emulator.baseURL, "APNS_SANDBOX_URL": emulator.baseURL, "APNS_CA_FILE": emulator.caPath,
+            "APNS_PRODUCTION_URL": emulator.baseURL, "APNS_SANDBOX_URL": emulator.baseURL,
+            "APNS_CA_FILE": emulator.caPath,
         ]
         let logPath = home + "/.local/state/pushkit-free/push.log"
 
@@ -104,11 +115,14 @@ struct ReadmeCommandsTests {
                 // The log is written by the background deliveries of earlier blocks: wait for them
                 // the way a user would look a moment later.
                 let deadline = Date().addingTimeInterval(20)
-                while (try? String(contentsOfFile: logPath, encoding: .utf8))?.split(separator: "\n").count ?? 0 < 2, Date() < deadline {
+                while (try? String(contentsOfFile: logPath, encoding: .utf8))?.split(separator: "\n").count ?? 0 < 2,
+                    Date() < deadline
+                {
                     usleep(20_000)
                 }
             }
-            let script = "set -euo pipefail\nsource \(environmentFile)\ncd \(work)\n" + block.lines.joined(separator: "\n")
+            let script =
+                "set -euo pipefail\nsource \(environmentFile)\ncd \(work)\n" + block.lines.joined(separator: "\n")
                 + "\nexport -p > \(environmentFile)\n"
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/bash")
@@ -116,14 +130,21 @@ struct ReadmeCommandsTests {
             process.environment = environment.merging(BuiltTool.sanitizerOptions) { _, new in new }
             process.currentDirectoryURL = URL(fileURLWithPath: work)
             let result = try RunningTool(process, stdin: nil).wait()
-            #expect(result.status == 0, "README.md:\(block.firstLine) failed (exit \(result.status)):\n\(result.stdout)\n\(result.stderr)")
+            #expect(
+                result.status == 0,
+                "README.md:\(block.firstLine) failed (exit \(result.status)):\n\(result.stdout)\n\(result.stderr)")
             #expect(!result.stderr.contains("unexpected error"), "README.md:\(block.firstLine): \(result.stderr)")
             ran += 1
         }
         #expect(ran >= 8)
         let records = emulator.records()
-        #expect(records.contains { ($0["payload"] as? [String: Any]).map { "\($0)".contains("Hello from the server") } ?? false },
-                "the first screen's send-push reached the stand-in APNs")
-        #expect(records.allSatisfy { $0["status"] as? Int == 200 }, "every push the README sends is accepted: \(records.filter { $0["status"] as? Int != 200 })")
+        #expect(
+            records.contains {
+                ($0["payload"] as? [String: Any]).map { "\($0)".contains("Hello from the server") } ?? false
+            },
+            "the first screen's send-push reached the stand-in APNs")
+        #expect(
+            records.allSatisfy { $0["status"] as? Int == 200 },
+            "every push the README sends is accepted: \(records.filter { $0["status"] as? Int != 200 })")
     }
 }

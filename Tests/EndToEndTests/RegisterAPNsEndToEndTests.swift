@@ -55,8 +55,9 @@ struct RegisterAPNsEndToEndTests {
 
     @Test("add, then list as a table, with --full, and as JSON Lines")
     func addAndList() throws {
-        let added = try tool("ipad", tokenA.uppercased(), "--sandbox", "--name", "Sven's iPad", "--model", "iPad13,1",
-                             "--os-version", "17.4", "--app-version", "2.0", "--group", "beta", "--group", "staff")
+        let added = try tool(
+            "ipad", tokenA.uppercased(), "--sandbox", "--name", "Sven's iPad", "--model", "iPad13,1",
+            "--os-version", "17.4", "--app-version", "2.0", "--group", "beta", "--group", "staff")
         added.expectSuccess()
         #expect(added.stdout == "added ipad: token 740f4707…78ad, sandbox\n")
 
@@ -65,7 +66,9 @@ struct RegisterAPNsEndToEndTests {
         let lines = table.stdout.split(separator: "\n")
         #expect(lines.count == 2)
         #expect(lines[0].hasPrefix("DEVICE ID"))
-        #expect(lines[1].hasPrefix("ipad") && lines[1].contains("740f4707…78ad") && lines[1].contains("Sven's iPad") && lines[1].contains("beta,staff"))
+        #expect(
+            lines[1].hasPrefix("ipad") && lines[1].contains("740f4707…78ad") && lines[1].contains("Sven's iPad")
+                && lines[1].contains("beta,staff"))
         #expect(!table.stdout.contains(tokenA), "tables mask tokens")
         #expect(try tool("list", "--full").stdout.contains(tokenA))
 
@@ -75,14 +78,18 @@ struct RegisterAPNsEndToEndTests {
         #expect(device["device_id"] as? String == "ipad")
         #expect(device["token"] as? String == tokenA, "stored lowercase, shown whole in JSON")
         #expect(device["environment"] as? String == "sandbox")
-        #expect(device["model"] as? String == "iPad13,1" && device["os_version"] as? String == "17.4" && device["app_version"] as? String == "2.0")
+        #expect(
+            device["model"] as? String == "iPad13,1" && device["os_version"] as? String == "17.4"
+                && device["app_version"] as? String == "2.0")
         #expect(device["groups"] as? [String] == ["beta", "staff"])
         #expect(device["registered_at"] as? String == device["last_seen_at"] as? String)
         #expect(device["last_delivered_at"] is NSNull)
 
         let stored = try devices()["ipad"]
         #expect(stored?["token"] as? String == tokenA && stored?["name"] as? String == "Sven's iPad")
-        #expect(Set(try #require(stored).keys).union(["device_id"]) == Set(device.keys), "list --json has the file's fields")
+        #expect(
+            Set(try #require(stored).keys).union(["device_id"]) == Set(device.keys), "list --json has the file's fields"
+        )
     }
 
     @Test("updating keeps registered_at, refreshes last_seen_at and the fields given; a token moves between ids")
@@ -127,7 +134,8 @@ struct RegisterAPNsEndToEndTests {
 
     @Test("--from-json reads both body shapes, from a file or standard input, one per line")
     func fromJSON() throws {
-        let body = try directory.write("body.json", #"{"device_token": "install-1", "apns_token": "\#(tokenA)", "device_name": "Anna"}"#)
+        let body = try directory.write(
+            "body.json", #"{"device_token": "install-1", "apns_token": "\#(tokenA)", "device_name": "Anna"}"#)
         try tool("add", "--from-json", body, "--production").expectSuccess()
         let lines = """
             {"device_token": "\(tokenB)", "device_name": "iPhone", "device_model": "iPhone15,2", "os_version": "17.4", "app_version": "3.1"}
@@ -141,7 +149,9 @@ struct RegisterAPNsEndToEndTests {
         // No app device id in the second shape: "apns-" + the first 16 hex digits of SHA-256 of the token.
         let derivedID = "apns-" + String(try sha256Hex(tokenB).prefix(16))
         #expect(Set(stored.keys) == ["install-1", derivedID, "install-3"])
-        #expect(stored["install-1"]?["name"] as? String == "Anna" && stored["install-1"]?["environment"] as? String == "production")
+        #expect(
+            stored["install-1"]?["name"] as? String == "Anna"
+                && stored["install-1"]?["environment"] as? String == "production")
         let keyedByToken = try #require(stored[derivedID])
         #expect(keyedByToken["token"] as? String == tokenB && keyedByToken["model"] as? String == "iPhone15,2")
         #expect(keyedByToken["os_version"] as? String == "17.4" && keyedByToken["app_version"] as? String == "3.1")
@@ -151,7 +161,8 @@ struct RegisterAPNsEndToEndTests {
     @Test("import merges a flat map, and list --json output imports back to the same registry")
     func importRoundTrip() throws {
         try tool("kept", tokenA, "--name", "registered here").expectSuccess()
-        let flat = try directory.write("sven-apns-tokens.json", #"{"kept": "\#(deviceToken(9))", "old-phone": "\#(tokenB.uppercased())"}"#)
+        let flat = try directory.write(
+            "sven-apns-tokens.json", #"{"kept": "\#(deviceToken(9))", "old-phone": "\#(tokenB.uppercased())"}"#)
         let imported = try tool("import", flat)
         imported.expectSuccess()
         #expect(imported.stdout.contains("1 added") && imported.stdout.contains("1 kept"))
@@ -160,9 +171,12 @@ struct RegisterAPNsEndToEndTests {
 
         let exported = try tool("list", "--json")
         let copy = directory.file("copy/devices.json")
-        let intoCopy = try BuiltTool.run("register-apns", ["import", "-", "--state-file", copy], environment: environment, stdin: Data(exported.stdout.utf8))
+        let intoCopy = try BuiltTool.run(
+            "register-apns", ["import", "-", "--state-file", copy], environment: environment,
+            stdin: Data(exported.stdout.utf8))
         intoCopy.expectSuccess()
-        let relisted = try BuiltTool.run("register-apns", ["list", "--json", "--state-file", copy], environment: environment)
+        let relisted = try BuiltTool.run(
+            "register-apns", ["list", "--json", "--state-file", copy], environment: environment)
         #expect(relisted.stdout == exported.stdout)
     }
 
@@ -171,7 +185,9 @@ struct RegisterAPNsEndToEndTests {
     @Test("new files are 0600 in a 0700 directory")
     func permissions() throws {
         try tool("a", tokenA).expectSuccess()
-        let attributes = { (path: String) throws -> Int? in try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int }
+        let attributes = { (path: String) throws -> Int? in
+            try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        }
         #expect(try attributes(stateFile) == 0o600)
         #expect(try attributes(directory.file("state")) == 0o700)
     }
@@ -196,8 +212,9 @@ struct RegisterAPNsEndToEndTests {
         let written = try directory.read("state/devices.json")
         let converted = try tool("convert")
         converted.expectSuccess()
-        #expect(converted.stdout
-            == "converted \(stateFile) to version 1 (3 devices); the flat map is kept as \(stateFile).v0.bak\n")
+        #expect(
+            converted.stdout
+                == "converted \(stateFile) to version 1 (3 devices); the flat map is kept as \(stateFile).v0.bak\n")
         #expect(try directory.read("state/devices.json.v0.bak") == written)
         #expect(!FileManager.default.fileExists(atPath: stateFile + ".meta.json"))
         let upgraded = try devices()
@@ -211,7 +228,9 @@ struct RegisterAPNsEndToEndTests {
     @Test("fields and members written by a newer version survive a rewrite")
     func preservesUnknownFields() throws {
         try FileManager.default.createDirectory(atPath: directory.file("state"), withIntermediateDirectories: true)
-        try directory.write("state/devices.json", """
+        try directory.write(
+            "state/devices.json",
+            """
             {"version": 1, "quiet_hours": {"from": "22:00", "to": "07:00"}, "devices": {
               "a": {"token": "\(tokenA)", "push_count": 42, "tags": ["x", {"y": null}], "environment": "sandbox"}}}
             """)
@@ -228,15 +247,36 @@ struct RegisterAPNsEndToEndTests {
 
     // MARK: Bad input
 
-    @Test("a broken state file stops every command with exit 65 and is left byte for byte", arguments: [
-        ("malformed", "{\"version\": 1, \"devices\": {\"a\": {\"token\" \"x\"}}}", "line 1, column 42: expected ':'"),
-        ("truncated", "{\n  \"version\": 1,\n  \"devices\": {\n    \"a\": {\"token\":\"740f4707bebcf74f9b7c25d4", "line 4, column 19: unterminated string"),
-        ("wrong top-level type", "[\"740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad\"]", "found an array"),
-        ("token of the wrong type", "{\"version\": 1, \"devices\": {\"a\": {\"token\": 740}}}", "device \"a\": \"token\" must be a string, not a number"),
-        ("groups of the wrong type", "{\"version\": 1, \"devices\": {\"a\": {\"token\": \"\(tokenA)\", \"groups\": \"beta\"}}}", "\"groups\" must be an array of strings"),
-        ("bad stored token", "{\"version\": 1, \"devices\": {\"a\": {\"token\": \"xyz\"}}}", "device token has \"x\" at position 1"),
-        ("newer version", "{\"version\": 2, \"devices\": {}}", "version 2 is not supported"),
-    ])
+    @Test(
+        "a broken state file stops every command with exit 65 and is left byte for byte",
+        arguments: [
+            (
+                "malformed", "{\"version\": 1, \"devices\": {\"a\": {\"token\" \"x\"}}}",
+                "line 1, column 42: expected ':'"
+            ),
+            (
+                "truncated", "{\n  \"version\": 1,\n  \"devices\": {\n    \"a\": {\"token\":\"740f4707bebcf74f9b7c25d4",
+                "line 4, column 19: unterminated string"
+            ),
+            (
+                "wrong top-level type", "[\"740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad\"]",
+                "found an array"
+            ),
+            (
+                "token of the wrong type", "{\"version\": 1, \"devices\": {\"a\": {\"token\": 740}}}",
+                "device \"a\": \"token\" must be a string, not a number"
+            ),
+            (
+                "groups of the wrong type",
+                "{\"version\": 1, \"devices\": {\"a\": {\"token\": \"\(tokenA)\", \"groups\": \"beta\"}}}",
+                "\"groups\" must be an array of strings"
+            ),
+            (
+                "bad stored token", "{\"version\": 1, \"devices\": {\"a\": {\"token\": \"xyz\"}}}",
+                "device token has \"x\" at position 1"
+            ),
+            ("newer version", "{\"version\": 2, \"devices\": {}}", "version 2 is not supported"),
+        ])
     func brokenStateFile(kind: String, contents: String, detail: String) throws {
         try FileManager.default.createDirectory(atPath: directory.file("state"), withIntermediateDirectories: true)
         try directory.write("state/devices.json", contents)
@@ -253,25 +293,44 @@ struct RegisterAPNsEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: stateFile + ".v0.bak"))
     }
 
-    @Test("bad tokens, bodies and empty standard input are refused with exit 65, the file unchanged", arguments: [
-        (["add", "a", "abc"], nil as String?, "device token has 3 hex digits; expected an even number from 32 to 512 (16 to 256 bytes)"),
-        (["add", "a", String(repeating: "a", count: 63)], nil, "device token has 63 hex digits"),
-        (["add", "a", String(repeating: "a", count: 514)], nil, "device token has 514 hex digits"),
-        (["add", "a", "740f4707 bebcf74f 9b7c25d4 8e335894 5f6aa01d a5ddb387 462c7eaf 61bb78ad"], nil, "device token has a space at position 9"),
-        (["add", "a", "740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78aG"], nil, "device token has \"G\" at position 64"),
-        (["add", "", tokenA], nil, "device id is empty"),
-        (["add", "--from-json", "-"], "", "no registration body: standard input is empty"),
-        (["add", "--from-json", "-"], "\n  \n", "no registration body: standard input is empty"),
-        (["add", "--from-json", "-"], "{\"device_token\": ", "registration body in standard input is not valid JSON: line 1, column 18"),
-        (["add", "--from-json", "-"], "{\"device_token\": 42}", "\"device_token\" must be a string, not number"),
-        (["add", "--from-json", "-"], "{\"device_token\": \"a\", \"apns_token\": \"\(tokenB)\"}\n{\"device_token\": \"b\", \"apns_token\": \"nope\"}", "line 2 of standard input: device token has \"n\" at position 1"),
-        (["import", "-"], "", "nothing to import: standard input is empty"),
-        (["import", "-"], "{\"a\": 5}", "standard input is not a registry, flat map or JSON Lines"),
-    ])
+    @Test(
+        "bad tokens, bodies and empty standard input are refused with exit 65, the file unchanged",
+        arguments: [
+            (
+                ["add", "a", "abc"], nil as String?,
+                "device token has 3 hex digits; expected an even number from 32 to 512 (16 to 256 bytes)"
+            ),
+            (["add", "a", String(repeating: "a", count: 63)], nil, "device token has 63 hex digits"),
+            (["add", "a", String(repeating: "a", count: 514)], nil, "device token has 514 hex digits"),
+            (
+                ["add", "a", "740f4707 bebcf74f 9b7c25d4 8e335894 5f6aa01d a5ddb387 462c7eaf 61bb78ad"], nil,
+                "device token has a space at position 9"
+            ),
+            (
+                ["add", "a", "740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78aG"], nil,
+                "device token has \"G\" at position 64"
+            ),
+            (["add", "", tokenA], nil, "device id is empty"),
+            (["add", "--from-json", "-"], "", "no registration body: standard input is empty"),
+            (["add", "--from-json", "-"], "\n  \n", "no registration body: standard input is empty"),
+            (
+                ["add", "--from-json", "-"], "{\"device_token\": ",
+                "registration body in standard input is not valid JSON: line 1, column 18"
+            ),
+            (["add", "--from-json", "-"], "{\"device_token\": 42}", "\"device_token\" must be a string, not number"),
+            (
+                ["add", "--from-json", "-"],
+                "{\"device_token\": \"a\", \"apns_token\": \"\(tokenB)\"}\n{\"device_token\": \"b\", \"apns_token\": \"nope\"}",
+                "line 2 of standard input: device token has \"n\" at position 1"
+            ),
+            (["import", "-"], "", "nothing to import: standard input is empty"),
+            (["import", "-"], "{\"a\": 5}", "standard input is not a registry, flat map or JSON Lines"),
+        ])
     func badInput(arguments: [String], stdin: String?, message: String) throws {
         try tool("existing", tokenA).expectSuccess()
         let before = try stateBytes()
-        let result = try BuiltTool.run("register-apns", arguments, environment: environment, stdin: stdin.map { Data($0.utf8) })
+        let result = try BuiltTool.run(
+            "register-apns", arguments, environment: environment, stdin: stdin.map { Data($0.utf8) })
         #expect(result.status == 65, "\(result.stderr)")
         #expect(result.stderr == "register-apns: \(message)\n" || result.stderr.contains(message), "\(result.stderr)")
         #expect(try stateBytes() == before)
@@ -285,11 +344,13 @@ struct RegisterAPNsEndToEndTests {
         #expect(!FileManager.default.fileExists(atPath: directory.file("state")))
     }
 
-    @Test("usage errors exit 64", arguments: [
-        ["add", "only-an-id"], ["add"], ["add", "a", tokenA, "--from-json", "-"],
-        ["add", "a", tokenA, "--sandbox", "--production"], ["add", "a", tokenA, "--environment", "staging"],
-        ["list", "--bogus"], ["remove"],
-    ])
+    @Test(
+        "usage errors exit 64",
+        arguments: [
+            ["add", "only-an-id"], ["add"], ["add", "a", tokenA, "--from-json", "-"],
+            ["add", "a", tokenA, "--sandbox", "--production"], ["add", "a", tokenA, "--environment", "staging"],
+            ["list", "--bogus"], ["remove"],
+        ])
     func usage(arguments: [String]) throws {
         let result = try BuiltTool.run("register-apns", arguments, environment: environment)
         #expect(result.status == 64, "\(result.stderr)")
@@ -299,7 +360,8 @@ struct RegisterAPNsEndToEndTests {
     @Test("a state file that cannot be created exits 73; a missing input file 66")
     func fileErrors() throws {
         let plainFile = try directory.write("plain", "x")
-        let result = try BuiltTool.run("register-apns", ["a", tokenA, "--state-file", plainFile + "/devices.json"], environment: environment)
+        let result = try BuiltTool.run(
+            "register-apns", ["a", tokenA, "--state-file", plainFile + "/devices.json"], environment: environment)
         #expect(result.status == 73, "\(result.stderr)")
         #expect(result.stderr.contains(plainFile))
         let missing = try tool("import", directory.file("nope.json"))
@@ -318,7 +380,10 @@ struct RegisterAPNsEndToEndTests {
                     let data = try Data(contentsOf: URL(fileURLWithPath: stateFile))
                     let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
                     let count = (object?["devices"] as? [String: Any])?.count ?? -1
-                    log.state.withLock { $0.parsed += 1; $0.counts.insert(count) }
+                    log.state.withLock {
+                        $0.parsed += 1
+                        $0.counts.insert(count)
+                    }
                 } catch {
                     log.state.withLock { $0.failures.append("\(error)") }
                 }
@@ -328,7 +393,8 @@ struct RegisterAPNsEndToEndTests {
         defer { log.stop.store(true, ordering: .releasing) }
 
         let processes = try (0..<32).map { number in
-            try BuiltTool.start("register-apns", ["device-\(number)", deviceToken(number + 100)], environment: environment)
+            try BuiltTool.start(
+                "register-apns", ["device-\(number)", deviceToken(number + 100)], environment: environment)
         }
         let results = try processes.map { try $0.wait() }
         log.stop.store(true, ordering: .releasing)
@@ -351,7 +417,9 @@ struct RegisterAPNsEndToEndTests {
     @Test("a writer killed with SIGKILL at random points leaves the old file or the new one, whole")
     func killedWriters() throws {
         // A registry big enough that writing it takes a while.
-        let lines = (0..<3000).map { #"{"device_id": "device-\#($0)", "token": "\#(deviceToken($0 + 1))", "name": "Phone \#($0)"}"# }
+        let lines = (0..<3000).map {
+            #"{"device_id": "device-\#($0)", "token": "\#(deviceToken($0 + 1))", "name": "Phone \#($0)"}"#
+        }
         try tool("import", "-", stdin: Data(lines.joined(separator: "\n").utf8)).expectSuccess()
 
         // How long one registration takes, to spread the kills over its whole run.
@@ -364,7 +432,8 @@ struct RegisterAPNsEndToEndTests {
         let rounds = 30
         for round in 0..<rounds {
             let id = "killed-\(round)"
-            let writer = try BuiltTool.start("register-apns", [id, deviceToken(10_000 + round)], environment: environment)
+            let writer = try BuiltTool.start(
+                "register-apns", [id, deviceToken(10_000 + round)], environment: environment)
             if round.isMultiple(of: 2) {
                 // Anywhere in the run: start-up, parsing, writing, or after.
                 Thread.sleep(forTimeInterval: Double.random(in: 0..<duration))
@@ -390,7 +459,9 @@ struct RegisterAPNsEndToEndTests {
         #expect(outcomes.killed > 0, "no writer was caught before it finished: \(outcomes)")
 
         try tool("after-the-crashes", tokenB).expectSuccess()
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.file("state")).filter { $0.contains(".tmp-") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory.file("state")).filter {
+            $0.contains(".tmp-")
+        }
         #expect(leftovers.isEmpty, "temporary files of killed writers are cleaned up: \(leftovers)")
     }
 

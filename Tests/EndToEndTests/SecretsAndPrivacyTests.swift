@@ -35,7 +35,13 @@ struct SecretsAndPrivacyTests {
         try run("register-apns", ["phone", device, "--name", "Ada"])
         try run("register-apns", ["old-phone", dead])
         try run("register-apns", ["list"])
-        try BuiltTool.runSystem("curl", ["-sf", "--http2", "--cacert", emulator.caPath, "-X", "POST", emulator.baseURL + "/emulator/unregister/" + dead]).expectSuccess()
+        try BuiltTool.runSystem(
+            "curl",
+            [
+                "-sf", "--http2", "--cacert", emulator.caPath, "-X", "POST",
+                emulator.baseURL + "/emulator/unregister/" + dead,
+            ]
+        ).expectSuccess()
         try run("send-push", ["--title", "t", "--body", "b", "--json"])
         try run("send-push", ["--title", "t", "--body", "b", "--dry-run"])
         try run("send-push", ["--title", "t", "--body", "b", "--token", String(repeating: "0", count: 64), "--json"])
@@ -45,14 +51,19 @@ struct SecretsAndPrivacyTests {
         let secret = try setup.directory.write("serve.secret", "s3cret-value-for-the-test\n")
         let server = try RunningServe(["--secret-file", secret], environment: env)
         let auth = ["Authorization": "Bearer s3cret-value-for-the-test"]
-        try server.request("POST", "/register-apns", json: #"{"device_token": "tablet", "apns_token": "\#(String(repeating: "7d", count: 30))c0ffee02"}"#, headers: auth)
+        try server.request(
+            "POST", "/register-apns",
+            json: #"{"device_token": "tablet", "apns_token": "\#(String(repeating: "7d", count: 30))c0ffee02"}"#,
+            headers: auth)
         try server.request("POST", "/api/v1/notifications/send", json: #"{"title": "t"}"#, headers: auth)
         try server.request("GET", "/api/v1/devices", headers: auth)
         try server.request("GET", "/metrics", headers: auth)
         try server.request("POST", "/register-apns", json: "{}", headers: ["X-OpenClaw-Auth": "wrong"])
         // The hook delivers in the background: wait for its log line before reading the files.
         let deadline = Date().addingTimeInterval(20)
-        while !((try? String(contentsOfFile: stateDirectory + "/push.log", encoding: .utf8)) ?? "").contains("m1"), Date() < deadline { usleep(20_000) }
+        while !((try? String(contentsOfFile: stateDirectory + "/push.log", encoding: .utf8)) ?? "").contains("m1"),
+            Date() < deadline
+        { usleep(20_000) }
         #expect(server.terminate() == 0)
         outputs.append(("register-apns serve", server.stdout + server.stderr))
         outputs.append(("apns-emulator", emulator.stdout + emulator.stderr))
@@ -68,10 +79,12 @@ struct SecretsAndPrivacyTests {
             if path.hasPrefix(stateDirectory) && !path.hasPrefix(stateDirectory + "/emulator") {
                 #expect(mode & 0o077 == 0, "\(relative) is \(String(mode, radix: 8))")
             }
-            guard !isDirectory.boolValue, !relative.hasSuffix("provider-tokens.json"), !relative.hasSuffix(".pem") else { continue }
+            guard !isDirectory.boolValue, !relative.hasSuffix("provider-tokens.json"), !relative.hasSuffix(".pem")
+            else { continue }
             files.append((relative, String(decoding: try Data(contentsOf: URL(fileURLWithPath: path)), as: UTF8.self)))
         }
-        #expect(files.contains { $0.what.hasSuffix("push.log") } && files.contains { $0.what.hasSuffix("devices.json") })
+        #expect(
+            files.contains { $0.what.hasSuffix("push.log") } && files.contains { $0.what.hasSuffix("devices.json") })
         let tokenCache = try String(contentsOfFile: stateDirectory + "/provider-tokens.json", encoding: .utf8)
         #expect(tokenCache.contains(signature), "the cache does hold the token (so the search below could find one)")
 
@@ -90,7 +103,10 @@ struct SecretsAndPrivacyTests {
         #expect(check.stdout.contains("let other users read the key; run chmod 600"), "\(check.stdout)")
         for (tool, arguments) in [("apns-jwt", []), ("send-push", ["--title", "t", "--token", device])] {
             let result = try BuiltTool.run(tool, arguments, environment: env)
-            #expect(result.status == 0 && result.stderr.contains("warning: the key file \(setup.key.pkcs8Path) has permissions 644"), "\(tool): \(result.stderr)")
+            #expect(
+                result.status == 0
+                    && result.stderr.contains("warning: the key file \(setup.key.pkcs8Path) has permissions 644"),
+                "\(tool): \(result.stderr)")
         }
         let readableServer = try RunningServe(["--no-auth"], environment: env)
         #expect(readableServer.stderr.contains("has permissions 644, which let other users read the key"))

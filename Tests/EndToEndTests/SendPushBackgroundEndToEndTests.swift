@@ -39,7 +39,9 @@ struct SendPushBackgroundEndToEndTests: ClientToolSuite {
     /// Runs `send-push ARGUMENTS` the way a Python back end's hook does today:
     /// `subprocess.run(..., capture_output=True, timeout=10)`, with `stdin` as input. Returns the
     /// exit status and what was captured; `subprocess.run` returns only once both pipes are closed.
-    func runFromPython(_ arguments: [String], stdin: String, env: [String: String]) throws -> (status: Int, stdout: String, stderr: String) {
+    func runFromPython(
+        _ arguments: [String], stdin: String, env: [String: String]
+    ) throws -> (status: Int, stdout: String, stderr: String) {
         let script = """
             import json, subprocess, sys
             args = json.loads(sys.argv[1])
@@ -57,7 +59,9 @@ struct SendPushBackgroundEndToEndTests: ClientToolSuite {
         return (object["status"] as? Int ?? -1, object["stdout"] as? String ?? "", object["stderr"] as? String ?? "")
     }
 
-    @Test("--hook from a caller that captures output: the caller is back before a slow delivery ends; the log gets the outcome")
+    @Test(
+        "--hook from a caller that captures output: the caller is back before a slow delivery ends; the log gets the outcome"
+    )
     func hookDoesNotHoldTheCaller() throws {
         // Every answer takes 3 s, so the delivery cannot have finished when the caller is back.
         let emulator = try RunningEmulator(["--quiet", "--delay", "3000"], environment: setup.environment)
@@ -68,7 +72,9 @@ struct SendPushBackgroundEndToEndTests: ClientToolSuite {
         let hook = try runFromPython(["--hook", "msg-7"], stdin: reply, env: env)
         #expect(hook.status == 0)
         #expect(hook.stdout.isEmpty && hook.stderr.isEmpty, "a hook that worked says nothing: \(hook.stderr)")
-        #expect(!logRecords().contains { $0["outcome"] as? String == "delivered" }, "the caller got its answer before the delivery ended")
+        #expect(
+            !logRecords().contains { $0["outcome"] as? String == "delivered" },
+            "the caller got its answer before the delivery ended")
 
         let records = waitForLog(1)
         let record = try #require(records.first)
@@ -77,10 +83,14 @@ struct SendPushBackgroundEndToEndTests: ClientToolSuite {
         #expect(record["device"] as? String == "phone")
         #expect((record["token"] as? String)?.contains("…") == true, "tokens are masked in the log")
         let sent = try #require(emulator.waitForRecords(1).first)
-        #expect((sent["payload"] as? NSDictionary) == [
-            "aps": ["alert": ["title": "Sven", "body": String(reply.prefix(100)) + "..."], "badge": 1, "sound": "default"],
-            "message_id": "msg-7",
-        ] as NSDictionary)
+        #expect(
+            (sent["payload"] as? NSDictionary) == [
+                "aps": [
+                    "alert": ["title": "Sven", "body": String(reply.prefix(100)) + "..."], "badge": 1,
+                    "sound": "default",
+                ],
+                "message_id": "msg-7",
+            ] as NSDictionary)
         let mode = try FileManager.default.attributesOfItem(atPath: logPath)[.posixPermissions] as? Int
         #expect(mode == 0o600)
     }
@@ -90,7 +100,8 @@ struct SendPushBackgroundEndToEndTests: ClientToolSuite {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let env = clientEnvironment(emulator)
         try register("phone", hexToken(1), env: env)
-        let detached = try BuiltTool.run("send-push", ["--detach", "--title", "Build", "--body", "green"], environment: env)
+        let detached = try BuiltTool.run(
+            "send-push", ["--detach", "--title", "Build", "--body", "green"], environment: env)
         detached.expectSuccess()
         #expect(detached.stderr.contains("sending to 1 device in the background; outcomes go to \(logPath)"))
         #expect(waitForLog(1).first?["outcome"] as? String == "delivered")
@@ -99,7 +110,9 @@ struct SendPushBackgroundEndToEndTests: ClientToolSuite {
         #expect(usage.status == 64)
         let priority = try BuiltTool.run("send-push", ["--detach", "--body", "x", "--priority", "7"], environment: env)
         #expect(priority.status == 64)
-        #expect(priority.stderr.contains("'7' is invalid for '--priority <priority>'. Please provide one of '10', '5' or '1'"))
+        #expect(
+            priority.stderr.contains(
+                "'7' is invalid for '--priority <priority>'. Please provide one of '10', '5' or '1'"))
         let payload = try BuiltTool.run("send-push", ["--detach", "--body", "x", "--data", "[1]"], environment: env)
         #expect(payload.status == 65)
         #expect(payload.stderr.contains("--data must be a JSON object"))
@@ -111,16 +124,20 @@ struct SendPushBackgroundEndToEndTests: ClientToolSuite {
         #expect(logRecords().count == 1)
     }
 
-    @Test("the background process is isolated: its own session, streams on /dev/null, no signal blocked, and SIGTERM stops it")
+    @Test(
+        "the background process is isolated: its own session, streams on /dev/null, no signal blocked, and SIGTERM stops it"
+    )
     func backgroundProcessIsolated() throws {
         let emulator = try RunningEmulator(["--quiet", "--delay", "8000"], environment: setup.environment)
         let env = clientEnvironment(emulator)
         let marker = "isolation-\(UUID().uuidString)"
-        try BuiltTool.run("send-push", ["--detach", "--token", hexToken(9), "--body", marker], environment: env).expectSuccess()
+        try BuiltTool.run("send-push", ["--detach", "--token", hexToken(9), "--body", marker], environment: env)
+            .expectSuccess()
         // The delivering process waits 8 s for its answer: find it by its command line.
         func find() -> Int32? {
             for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-                guard let pid = Int32(entry), let line = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline") else { continue }
+                guard let pid = Int32(entry), let line = FileManager.default.contents(atPath: "/proc/\(entry)/cmdline")
+                else { continue }
                 if String(decoding: line, as: UTF8.self).contains(marker) { return pid }
             }
             return nil
@@ -135,15 +152,21 @@ struct SendPushBackgroundEndToEndTests: ClientToolSuite {
         // detached (new session, 0-2 on /dev/null, inherited descriptors closed, signals unblocked,
         // in that order): give it a moment to finish, well inside the 8 s it waits for its answer.
         func inherited() -> [String] {
-            let others = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(child)/fd")) ?? []).compactMap(Int.init).filter { $0 > 2 }
-            return others.map { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(child)/fd/\($0)")) ?? "" }
-                .filter { $0.hasPrefix("/tmp") || $0.hasPrefix("pipe:") }
+            let others = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(child)/fd")) ?? []).compactMap(
+                Int.init
+            ).filter { $0 > 2 }
+            return others.map {
+                (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(child)/fd/\($0)")) ?? ""
+            }
+            .filter { $0.hasPrefix("/tmp") || $0.hasPrefix("pipe:") }
         }
         func blockedSignals() -> Substring? {
             let status = (try? String(contentsOfFile: "/proc/\(child)/status", encoding: .utf8)) ?? ""
             return status.split(separator: "\n").first { $0.hasPrefix("SigBlk:") }?.split(separator: "\t").last
         }
-        for _ in 0..<300 where !(inherited().isEmpty && blockedSignals()?.allSatisfy { $0 == "0" } == true) { usleep(10_000) }
+        for _ in 0..<300 where !(inherited().isEmpty && blockedSignals()?.allSatisfy { $0 == "0" } == true) {
+            usleep(10_000)
+        }
         let blocked = blockedSignals()
         #expect(blocked.map { $0.allSatisfy { $0 == "0" } } == true, "no signal blocked: \(blocked ?? "?")")
         let stat = try String(contentsOfFile: "/proc/\(child)/stat", encoding: .utf8)
@@ -171,7 +194,8 @@ struct SendPushBackgroundEndToEndTests: ClientToolSuite {
     func hookUnreachable() throws {
         let env = clientEnvironment(nil)
         try register("phone", hexToken(1), env: env)
-        let result = try BuiltTool.run("send-push", ["--hook", "m1", "--timeout", "5"], environment: env, stdin: Data("reply".utf8))
+        let result = try BuiltTool.run(
+            "send-push", ["--hook", "m1", "--timeout", "5"], environment: env, stdin: Data("reply".utf8))
         #expect(result.status == 0)
         let record = try #require(waitForLog(1).first)
         #expect(record["outcome"] as? String == "failed")
@@ -180,8 +204,9 @@ struct SendPushBackgroundEndToEndTests: ClientToolSuite {
         #expect(record["message_id"] as? String == "m1")
     }
 
-    @Test("a hook whose configuration is broken, or whose key is missing, exits 0, says why on stderr and in the log",
-          arguments: ["config", "key", "nothing to send"])
+    @Test(
+        "a hook whose configuration is broken, or whose key is missing, exits 0, says why on stderr and in the log",
+        arguments: ["config", "key", "nothing to send"])
     func hookWithBrokenSetup(problem: String) throws {
         var env = clientEnvironment(nil)
         var stdin = "the reply"
@@ -244,11 +269,13 @@ struct SendPushBackgroundEndToEndTests: ClientToolSuite {
         let hour = try currentHour(in: zone)
         let start = holdingNow ? (hour + 22) % 24 : (hour + 3) % 24
         let end = holdingNow ? (hour + 3) % 24 : (hour + 22) % 24
-        return #"{"quiet_hours": {"start": "\#(String(format: "%02d", start)):00", "end": "\#(String(format: "%02d", end)):00", "timezone": "\#(zone)"}}"#
+        return
+            #"{"quiet_hours": {"start": "\#(String(format: "%02d", start)):00", "end": "\#(String(format: "%02d", end)):00", "timezone": "\#(zone)"}}"#
     }
 
-    @Test("quiet hours in an IANA zone, each policy: passive sends silently, skip reports skipped, ignore sends as asked",
-          arguments: ["Pacific/Kiritimati", "America/Los_Angeles"])
+    @Test(
+        "quiet hours in an IANA zone, each policy: passive sends silently, skip reports skipped, ignore sends as asked",
+        arguments: ["Pacific/Kiritimati", "America/Los_Angeles"])
     func quietHours(zone: String) throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
@@ -258,38 +285,50 @@ struct SendPushBackgroundEndToEndTests: ClientToolSuite {
         let passive = try BuiltTool.run("send-push", ["--token", token, "--body", "late reply"], environment: env)
         passive.expectSuccess()
         #expect(passive.stderr.contains("quiet hours"), "\(passive.stderr)")
-        let skipped = try BuiltTool.run("send-push", ["--token", token, "--body", "late reply", "--quiet-policy", "skip", "--json"], environment: env)
+        let skipped = try BuiltTool.run(
+            "send-push", ["--token", token, "--body", "late reply", "--quiet-policy", "skip", "--json"],
+            environment: env)
         skipped.expectSuccess()
         let line = try #require(try JSONSerialization.jsonObject(with: Data(skipped.stdout.utf8)) as? [String: Any])
         #expect(line["outcome"] as? String == "skipped")
         #expect((line["reason"] as? String)?.hasPrefix("quiet hours") == true)
         #expect((line["reason"] as? String)?.hasSuffix(zone) == true)
-        try BuiltTool.run("send-push", ["--token", token, "--body", "late reply", "--quiet-policy", "ignore"], environment: env).expectSuccess()
-        try BuiltTool.run("send-push", ["--token", token, "--body", "urgent", "--quiet-policy", "skip", "--urgency", "high"], environment: env).expectSuccess()
+        try BuiltTool.run(
+            "send-push", ["--token", token, "--body", "late reply", "--quiet-policy", "ignore"], environment: env
+        ).expectSuccess()
+        try BuiltTool.run(
+            "send-push", ["--token", token, "--body", "urgent", "--quiet-policy", "skip", "--urgency", "high"],
+            environment: env
+        ).expectSuccess()
 
         env["PUSHKIT_CONFIG"] = try setup.directory.write("config.json", try quietConfig(zone: zone, holdingNow: false))
-        try BuiltTool.run("send-push", ["--token", token, "--body", "daytime", "--quiet-policy", "skip"], environment: env).expectSuccess()
+        try BuiltTool.run(
+            "send-push", ["--token", token, "--body", "daytime", "--quiet-policy", "skip"], environment: env
+        ).expectSuccess()
 
         let aps = emulator.waitForRecords(4).map { ($0["payload"] as? [String: Any])?["aps"] as? [String: Any] ?? [:] }
         #expect(aps.count == 4, "the skipped one was not sent")
         #expect(aps.first?["interruption-level"] as? String == "passive")
         #expect(aps.first?["sound"] == nil)
         #expect(aps.dropFirst().first?["sound"] as? String == "default", "ignore")
-        #expect(aps.dropFirst(2).first?["interruption-level"] as? String == "time-sensitive", "high urgency breaks through")
+        #expect(
+            aps.dropFirst(2).first?["interruption-level"] as? String == "time-sensitive", "high urgency breaks through")
         #expect(aps.last?["sound"] as? String == "default", "outside the window nothing changes")
         #expect(aps.last?["interruption-level"] == nil)
     }
 
-    @Test("quiet hours without a timezone follow the tool's TZ: a zone name, a POSIX rule, empty for UTC",
-          arguments: [(":Asia/Karachi", true), ("<+05>-5", true), ("<-07>7", false), ("", false)])
+    @Test(
+        "quiet hours without a timezone follow the tool's TZ: a zone name, a POSIX rule, empty for UTC",
+        arguments: [(":Asia/Karachi", true), ("<+05>-5", true), ("<-07>7", false), ("", false)])
     func quietHoursInTheSystemZone(tz: String, holdsNow: Bool) throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
         env["TZ"] = tz
         // A window from two hours before to three after now at UTC+5 (Karachi keeps no DST).
         let hour = (try currentHour(in: "UTC") + 5) % 24
-        let window = String(format: #"{"quiet_hours": {"start": "%02d:00", "end": "%02d:00"}}"#,
-                            (hour + 22) % 24, (hour + 3) % 24)
+        let window = String(
+            format: #"{"quiet_hours": {"start": "%02d:00", "end": "%02d:00"}}"#,
+            (hour + 22) % 24, (hour + 3) % 24)
         env["PUSHKIT_CONFIG"] = try setup.directory.write("config.json", window)
         let arguments = ["--token", hexToken(1), "--body", "x", "--quiet-policy", "skip", "--json"]
         let result = try BuiltTool.run("send-push", arguments, environment: env)
@@ -302,7 +341,8 @@ struct SendPushBackgroundEndToEndTests: ClientToolSuite {
     @Test("an unknown time zone in quiet_hours is a configuration error (78) naming it")
     func unknownZone() throws {
         var env = clientEnvironment(nil)
-        env["PUSHKIT_CONFIG"] = try setup.directory.write("config.json", #"{"quiet_hours": {"start": "22:00", "end": "07:00", "timezone": "Europe/Atlantis"}}"#)
+        env["PUSHKIT_CONFIG"] = try setup.directory.write(
+            "config.json", #"{"quiet_hours": {"start": "22:00", "end": "07:00", "timezone": "Europe/Atlantis"}}"#)
         let result = try BuiltTool.run("send-push", ["--token", hexToken(1), "--body", "x"], environment: env)
         #expect(result.status == 78)
         #expect(result.stderr.contains("\"Europe/Atlantis\" is not an IANA time zone"))
@@ -318,13 +358,16 @@ struct SendPushBackgroundEndToEndTests: ClientToolSuite {
         let runs = try (0..<2).map { _ in try BuiltTool.start("send-push", arguments, environment: env) }
         let results = try runs.map { try $0.wait() }
         for result in results { result.expectSuccess() }
-        let outcomes = results.compactMap { (try? JSONSerialization.jsonObject(with: Data($0.stdout.utf8)) as? [String: Any])?["outcome"] as? String }
+        let outcomes = results.compactMap {
+            (try? JSONSerialization.jsonObject(with: Data($0.stdout.utf8)) as? [String: Any])?["outcome"] as? String
+        }
         #expect(outcomes.sorted() == ["delivered", "skipped"])
         let skipped = try #require(results.first { $0.stdout.contains("skipped") })
         #expect(skipped.stdout.contains("frequency cap"))
         #expect(emulator.waitForRecords(1).count == 1)
 
-        let otherKey = try BuiltTool.run("send-push", ["--title", "Other", "--body", "b", "--collapse-id", "other"], environment: env)
+        let otherKey = try BuiltTool.run(
+            "send-push", ["--title", "Other", "--body", "b", "--collapse-id", "other"], environment: env)
         otherKey.expectSuccess()
         #expect(otherKey.stdout.hasPrefix("delivered"), "another collapse id has its own interval")
         let overridden = try BuiltTool.run("send-push", arguments + ["--min-interval", "0"], environment: env)
@@ -333,14 +376,22 @@ struct SendPushBackgroundEndToEndTests: ClientToolSuite {
         #expect(emulator.waitForRecords(3).count == 3)
     }
 
-    @Test("--collapse-id auto sends the SHA-256 of the thread id; --urgency maps to the level and the config's category")
+    @Test(
+        "--collapse-id auto sends the SHA-256 of the thread id; --urgency maps to the level and the config's category")
     func collapseAutoAndUrgency() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
         env["PUSHKIT_CONFIG"] = try setup.directory.write("config.json", #"{"urgency_categories": {"high": "URGENT"}}"#)
-        try BuiltTool.run("send-push", ["--token", hexToken(1), "--body", "x", "--thread-id", "chat-1", "--collapse-id", "auto", "--urgency", "high"],
-                          environment: env).expectSuccess()
-        try BuiltTool.run("send-push", ["--token", hexToken(1), "--body", "y", "--urgency", "low"], environment: env).expectSuccess()
+        try BuiltTool.run(
+            "send-push",
+            [
+                "--token", hexToken(1), "--body", "x", "--thread-id", "chat-1", "--collapse-id", "auto", "--urgency",
+                "high",
+            ],
+            environment: env
+        ).expectSuccess()
+        try BuiltTool.run("send-push", ["--token", hexToken(1), "--body", "y", "--urgency", "low"], environment: env)
+            .expectSuccess()
         let records = emulator.waitForRecords(2)
         let expected = SHA256.hash(data: Data("thread:chat-1".utf8)).map { String(format: "%02x", $0) }.joined()
         #expect(records.first?["collapse_id"] as? String == expected)
@@ -357,7 +408,8 @@ struct SendPushBackgroundEndToEndTests: ClientToolSuite {
         var env = clientEnvironment(emulator)
         env["LD_DEBUG"] = "files"
         let loads: (ToolResult) -> Bool = { $0.stderr.contains("file=libcurl.so.4") }
-        let dryRun = try BuiltTool.run("send-push", ["--token", hexToken(1), "--body", "x", "--dry-run"], environment: env)
+        let dryRun = try BuiltTool.run(
+            "send-push", ["--token", hexToken(1), "--body", "x", "--dry-run"], environment: env)
         dryRun.expectSuccess()
         #expect(!loads(dryRun))
         #expect(!loads(try BuiltTool.run("send-push", ["--help"], environment: env)))

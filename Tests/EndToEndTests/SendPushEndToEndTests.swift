@@ -15,7 +15,9 @@ struct SendPushEndToEndTests: ClientToolSuite {
     var clientSettings: [String: String] { ["APNS_STATE_FILE": devicesFile] }
 
     func registry() throws -> [String: [String: Any]] {
-        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: devicesFile))) as? [String: Any]
+        let object =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: devicesFile)))
+            as? [String: Any]
         return try #require(object?["devices"] as? [String: [String: Any]])
     }
 
@@ -30,12 +32,17 @@ struct SendPushEndToEndTests: ClientToolSuite {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let env = clientEnvironment(emulator)
         let apnsID = "6f1c7a52-3c3e-4b8e-9a51-2f4c1d9e8b70"
-        let result = try BuiltTool.run("send-push", [
-            "--token", hexToken(1, filler: "ab"), "--title", "T", "--subtitle", "S", "--body", "B", "--badge", "3", "--sound", "ping.caf",
-            "--category", "REPLY", "--thread-id", "chat", "--mutable-content", "--interruption-level", "time-sensitive",
-            "--relevance-score", "0.75", "--target-content-id", "room-1", "--data", #"{"message_id":"m1"}"#, "--data", #"{"n":2}"#,
-            "--collapse-id", "c-1", "--apns-id", apnsID, "--expiration", "0", "--priority", "5",
-        ], environment: env)
+        let result = try BuiltTool.run(
+            "send-push",
+            [
+                "--token", hexToken(1, filler: "ab"), "--title", "T", "--subtitle", "S", "--body", "B", "--badge", "3",
+                "--sound", "ping.caf",
+                "--category", "REPLY", "--thread-id", "chat", "--mutable-content", "--interruption-level",
+                "time-sensitive",
+                "--relevance-score", "0.75", "--target-content-id", "room-1", "--data", #"{"message_id":"m1"}"#,
+                "--data", #"{"n":2}"#,
+                "--collapse-id", "c-1", "--apns-id", apnsID, "--expiration", "0", "--priority", "5",
+            ], environment: env)
         result.expectSuccess()
         let record = try #require(emulator.waitForRecords(1).first)
         #expect(record["status"] as? Int == 200)
@@ -46,14 +53,17 @@ struct SendPushEndToEndTests: ClientToolSuite {
         #expect(record["apns_id"] as? String == apnsID)
         #expect(record["expiration"] as? Int == 0)
         let payload = try #require(record["payload"] as? NSDictionary)
-        #expect(payload == [
-            "aps": [
-                "alert": ["title": "T", "subtitle": "S", "body": "B"], "badge": 3, "sound": "ping.caf", "category": "REPLY",
-                "thread-id": "chat", "mutable-content": 1, "interruption-level": "time-sensitive", "relevance-score": 0.75,
-                "target-content-id": "room-1",
-            ],
-            "message_id": "m1", "n": 2,
-        ] as NSDictionary)
+        #expect(
+            payload == [
+                "aps": [
+                    "alert": ["title": "T", "subtitle": "S", "body": "B"], "badge": 3, "sound": "ping.caf",
+                    "category": "REPLY",
+                    "thread-id": "chat", "mutable-content": 1, "interruption-level": "time-sensitive",
+                    "relevance-score": 0.75,
+                    "target-content-id": "room-1",
+                ],
+                "message_id": "m1", "n": 2,
+            ] as NSDictionary)
         #expect(result.stdout.contains("delivered"))
         #expect(result.stdout.contains(apnsID))
     }
@@ -62,15 +72,28 @@ struct SendPushEndToEndTests: ClientToolSuite {
     func pushTypes() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let env = clientEnvironment(emulator)
-        try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--push-type", "voip", "--data", #"{"call":"x"}"#], environment: env).expectSuccess()
-        try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--push-type", "background"], environment: env).expectSuccess()
-        try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--push-type", "liveactivity", "--data", #"{"x":1}"#], environment: env).expectSuccess()
+        try BuiltTool.run(
+            "send-push", ["--token", hexToken(1, filler: "ab"), "--push-type", "voip", "--data", #"{"call":"x"}"#],
+            environment: env
+        ).expectSuccess()
+        try BuiltTool.run(
+            "send-push", ["--token", hexToken(1, filler: "ab"), "--push-type", "background"], environment: env
+        ).expectSuccess()
+        try BuiltTool.run(
+            "send-push", ["--token", hexToken(1, filler: "ab"), "--push-type", "liveactivity", "--data", #"{"x":1}"#],
+            environment: env
+        ).expectSuccess()
         let records = emulator.waitForRecords(3)
-        #expect(records.map { $0["topic"] as? String } == ["com.example.app.voip", "com.example.app", "com.example.app.push-type.liveactivity"])
+        #expect(
+            records.map { $0["topic"] as? String } == [
+                "com.example.app.voip", "com.example.app", "com.example.app.push-type.liveactivity",
+            ])
         #expect(records[1]["priority"] as? Int == 5)
         #expect((records[1]["payload"] as? NSDictionary) == ["aps": ["content-available": 1]] as NSDictionary)
 
-        let refused = try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--push-type", "background", "--priority", "10"], environment: env)
+        let refused = try BuiltTool.run(
+            "send-push", ["--token", hexToken(1, filler: "ab"), "--push-type", "background", "--priority", "10"],
+            environment: env)
         #expect(refused.status == 65)
         #expect(refused.stderr.contains("--priority 10 is not allowed for background notifications"))
         #expect(emulator.records().count == 3, "nothing is sent when the request is refused before sending")
@@ -87,12 +110,19 @@ struct SendPushEndToEndTests: ClientToolSuite {
         let result = try BuiltTool.run("send-push", ["msg-42", preview], environment: env)
         result.expectSuccess()
         let records = emulator.waitForRecords(2)
-        #expect(Set(records.compactMap { $0["device_token"] as? String }) == [hexToken(1, filler: "ab"), hexToken(2, filler: "ab")])
+        #expect(
+            Set(records.compactMap { $0["device_token"] as? String }) == [
+                hexToken(1, filler: "ab"), hexToken(2, filler: "ab"),
+            ])
         for record in records {
-            #expect((record["payload"] as? NSDictionary) == [
-                "aps": ["alert": ["title": "Sven", "body": String(repeating: "é", count: 100) + "..."], "badge": 1, "sound": "default"],
-                "message_id": "msg-42",
-            ] as NSDictionary)
+            #expect(
+                (record["payload"] as? NSDictionary) == [
+                    "aps": [
+                        "alert": ["title": "Sven", "body": String(repeating: "é", count: 100) + "..."], "badge": 1,
+                        "sound": "default",
+                    ],
+                    "message_id": "msg-42",
+                ] as NSDictionary)
         }
         #expect(result.stderr.contains("2 delivered, 0 failed, 0 pruned"))
         let devices = try registry()
@@ -127,7 +157,10 @@ struct SendPushEndToEndTests: ClientToolSuite {
         try BuiltTool.run("send-push", ["--body", "b", "--group", "kitchen"], environment: env).expectSuccess()
         try BuiltTool.run("send-push", ["--body", "c", "--group", "family"], environment: env).expectSuccess()
         let sent = emulator.waitForRecords(4).map { record -> String in
-            let body = ((record["payload"] as? [String: Any])?["aps"] as? [String: Any]).flatMap { ($0["alert"] as? [String: Any])?["body"] as? String } ?? "?"
+            let body =
+                ((record["payload"] as? [String: Any])?["aps"] as? [String: Any]).flatMap {
+                    ($0["alert"] as? [String: Any])?["body"] as? String
+                } ?? "?"
             return body + ":" + String((record["device_token"] as? String ?? "").suffix(1))
         }
         #expect(sent.sorted() == ["a:3", "b:2", "c:1", "c:2"])
@@ -136,12 +169,19 @@ struct SendPushEndToEndTests: ClientToolSuite {
     @Test("410: the device is pruned; a device that registered again after the 410's timestamp is kept")
     func pruning() throws {
         let unregisteredList = try setup.directory.write("unregistered.txt", "\(hexToken(3, filler: "ab")) 1000\n")
-        let emulator = try RunningEmulator(["--quiet", "--unregistered-file", unregisteredList], environment: setup.environment)
+        let emulator = try RunningEmulator(
+            ["--quiet", "--unregistered-file", unregisteredList], environment: setup.environment)
         let env = clientEnvironment(emulator)
         try register("alive", hexToken(1, filler: "ab"), env: env)
         try register("dead", hexToken(2, filler: "ab"), env: env)
         try register("back", hexToken(3, filler: "ab"), env: env) // registered long after the 410 timestamp (1970)
-        try BuiltTool.runSystem("curl", ["-s", "--http2", "--cacert", emulator.caPath, "-X", "POST", emulator.baseURL + "/emulator/unregister/" + hexToken(2, filler: "ab")]).expectSuccess()
+        try BuiltTool.runSystem(
+            "curl",
+            [
+                "-s", "--http2", "--cacert", emulator.caPath, "-X", "POST",
+                emulator.baseURL + "/emulator/unregister/" + hexToken(2, filler: "ab"),
+            ]
+        ).expectSuccess()
 
         let result = try BuiltTool.run("send-push", ["--body", "hi", "--json"], environment: env)
         #expect(result.status == 0, "a 410 is handled, not a failure: \(result.stderr)")
@@ -155,21 +195,31 @@ struct SendPushEndToEndTests: ClientToolSuite {
         #expect(byDevice["back"]?["pruned"] as? Bool == false)
         #expect(Set(try registry().keys) == ["alive", "back"])
         for line in lines {
-            #expect(Set(line.keys) == ["device", "token", "environment", "outcome", "status", "reason", "apns_id", "attempts", "pruned"])
+            #expect(
+                Set(line.keys) == [
+                    "device", "token", "environment", "outcome", "status", "reason", "apns_id", "attempts", "pruned",
+                ])
             #expect((line["token"] as? String)?.contains("…") == true, "tokens are masked by default")
         }
     }
 
     @Test("BadDeviceToken with no recorded environment: the other environment is tried once and recorded")
     func environmentLearning() throws {
-        let production = try RunningEmulator(["--quiet", "--wrong-environment", hexToken(1, filler: "ab"), "--wrong-environment", hexToken(2, filler: "ab"),
-                                              "--wrong-environment", hexToken(3, filler: "ab")], environment: setup.environment)
+        let production = try RunningEmulator(
+            [
+                "--quiet", "--wrong-environment", hexToken(1, filler: "ab"), "--wrong-environment",
+                hexToken(2, filler: "ab"),
+                "--wrong-environment", hexToken(3, filler: "ab"),
+            ], environment: setup.environment)
         var sandboxEnv = setup.environment
         sandboxEnv["HOME"] = setup.directory.file("sandbox-home") // its own CA directory
-        let sandbox = try RunningEmulator(["--quiet", "--sandbox", "--wrong-environment", hexToken(3, filler: "ab")], environment: sandboxEnv)
+        let sandbox = try RunningEmulator(
+            ["--quiet", "--sandbox", "--wrong-environment", hexToken(3, filler: "ab")], environment: sandboxEnv)
         var env = clientEnvironment(production, sandbox: sandbox)
         let bundle = setup.directory.file("ca-bundle.pem")
-        try (String(contentsOfFile: production.caPath, encoding: .utf8) + String(contentsOfFile: sandbox.caPath, encoding: .utf8))
+        try
+            (String(contentsOfFile: production.caPath, encoding: .utf8)
+            + String(contentsOfFile: sandbox.caPath, encoding: .utf8))
             .write(toFile: bundle, atomically: true, encoding: .utf8)
         env["APNS_CA_FILE"] = bundle
         try register("debug-build", hexToken(1, filler: "ab"), env: env)
@@ -178,7 +228,8 @@ struct SendPushEndToEndTests: ClientToolSuite {
 
         let result = try BuiltTool.run("send-push", ["--body", "hi", "--json"], environment: env)
         #expect(result.status == 1)
-        let byDevice = Dictionary(uniqueKeysWithValues: jsonLines(result.stdout).map { ($0["device"] as? String ?? "", $0) })
+        let byDevice = Dictionary(
+            uniqueKeysWithValues: jsonLines(result.stdout).map { ($0["device"] as? String ?? "", $0) })
         #expect(byDevice["debug-build"]?["outcome"] as? String == "delivered")
         #expect(byDevice["debug-build"]?["environment"] as? String == "sandbox")
         #expect(byDevice["debug-build"]?["attempts"] as? Int == 2)
@@ -189,14 +240,17 @@ struct SendPushEndToEndTests: ClientToolSuite {
         let devices = try registry()
         #expect(devices["debug-build"]?["environment"] as? String == "sandbox")
         #expect(devices["pinned"]?["environment"] as? String == "production")
-        #expect(devices["nowhere"] != nil && !(devices["nowhere"]?["environment"] is String), "both failed: left as it was")
+        #expect(
+            devices["nowhere"] != nil && !(devices["nowhere"]?["environment"] is String), "both failed: left as it was")
     }
 
     @Test("500, 503 and 429 are retried with back-off until delivered")
     func retriesUntilDelivered() throws {
         for fault in ["2:500:InternalServerError", "1:503:ServiceUnavailable", "2:429:TooManyRequests"] {
             let emulator = try RunningEmulator(["--quiet", "--fail-first", fault], environment: setup.environment)
-            let result = try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--body", "hi", "--json"], environment: clientEnvironment(emulator))
+            let result = try BuiltTool.run(
+                "send-push", ["--token", hexToken(1, filler: "ab"), "--body", "hi", "--json"],
+                environment: clientEnvironment(emulator))
             result.expectSuccess()
             let line = try #require(jsonLines(result.stdout).first)
             #expect(line["outcome"] as? String == "delivered")
@@ -206,7 +260,8 @@ struct SendPushEndToEndTests: ClientToolSuite {
 
     @Test("only temporary failures left after the retries: exit 75, and the token stays registered")
     func temporaryFailuresExit75() throws {
-        let emulator = try RunningEmulator(["--quiet", "--fail-first", "10:503:ServiceUnavailable"], environment: setup.environment)
+        let emulator = try RunningEmulator(
+            ["--quiet", "--fail-first", "10:503:ServiceUnavailable"], environment: setup.environment)
         let env = clientEnvironment(emulator)
         try register("phone", hexToken(1, filler: "ab"), env: env)
         let result = try BuiltTool.run("send-push", ["--body", "hi", "--retries", "2", "--json"], environment: env)
@@ -240,7 +295,8 @@ struct SendPushEndToEndTests: ClientToolSuite {
         let emulator = try RunningEmulator([], environment: setup.environment)
         let env = clientEnvironment(emulator)
         let tokens = (1...300).map { hexToken($0, filler: "ab") }
-        let result = try BuiltTool.run("send-push", tokens.flatMap { ["--token", $0] } + ["--body", "hi", "--json"], environment: env)
+        let result = try BuiltTool.run(
+            "send-push", tokens.flatMap { ["--token", $0] } + ["--body", "hi", "--json"], environment: env)
         result.expectSuccess()
         let records = emulator.waitForRecords(300)
         #expect(records.count == 300)
@@ -256,18 +312,22 @@ struct SendPushEndToEndTests: ClientToolSuite {
         var env = clientEnvironment(emulator)
         env["APNS_PRODUCTION_URL"] = emulator.plainURL
         let tokens = (1...5).map { hexToken($0, filler: "ab") }
-        let result = try BuiltTool.run("send-push", tokens.flatMap { ["--token", $0] } + ["--body", "hi", "--json"], environment: env)
+        let result = try BuiltTool.run(
+            "send-push", tokens.flatMap { ["--token", $0] } + ["--body", "hi", "--json"], environment: env)
         result.expectSuccess()
         #expect(jsonLines(result.stdout).map { $0["outcome"] as? String } == Array(repeating: "delivered", count: 5))
         #expect(deliveriesPerToken(emulator) == Dictionary(uniqueKeysWithValues: tokens.map { ($0, 1) }))
     }
 
-    @Test("GOAWAY and dropped connections: every device delivered exactly once", arguments: ["--goaway-after", "--drop-after"])
+    @Test(
+        "GOAWAY and dropped connections: every device delivered exactly once",
+        arguments: ["--goaway-after", "--drop-after"])
     func connectionLossResendsWithoutDuplicates(flag: String) throws {
         let emulator = try RunningEmulator(["--quiet", flag, "4"], environment: setup.environment)
         let env = clientEnvironment(emulator)
         let tokens = (1...12).map { hexToken($0, filler: "ab") }
-        let result = try BuiltTool.run("send-push", tokens.flatMap { ["--token", $0] } + ["--body", "hi", "--json"], environment: env)
+        let result = try BuiltTool.run(
+            "send-push", tokens.flatMap { ["--token", $0] } + ["--body", "hi", "--json"], environment: env)
         result.expectSuccess()
         #expect(jsonLines(result.stdout).allSatisfy { $0["outcome"] as? String == "delivered" })
         #expect(deliveriesPerToken(emulator) == Dictionary(uniqueKeysWithValues: tokens.map { ($0, 1) }))
@@ -303,7 +363,8 @@ struct SendPushEndToEndTests: ClientToolSuite {
         let emulator = try RunningEmulator(["--quiet", "--delay", "3000"], environment: setup.environment)
         let env = clientEnvironment(emulator)
         let started = Date()
-        let result = try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--body", "hi", "--json"], environment: env)
+        let result = try BuiltTool.run(
+            "send-push", ["--token", hexToken(1, filler: "ab"), "--body", "hi", "--json"], environment: env)
         result.expectSuccess()
         #expect(Date().timeIntervalSince(started) >= 3)
         let line = try #require(jsonLines(result.stdout).first)
@@ -332,7 +393,12 @@ struct SendPushEndToEndTests: ClientToolSuite {
     func unreachable() throws {
         var env = setup.environment
         env["APNS_STATE_FILE"] = devicesFile
-        let result = try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--body", "hi", "--apns-url", "https://127.0.0.1:9", "--retries", "0"], environment: env)
+        let result = try BuiltTool.run(
+            "send-push",
+            [
+                "--token", hexToken(1, filler: "ab"), "--body", "hi", "--apns-url", "https://127.0.0.1:9", "--retries",
+                "0",
+            ], environment: env)
         #expect(result.status == 69, "stderr: \(result.stderr)")
         #expect(result.stdout.contains("no answer"))
     }
@@ -348,16 +414,20 @@ struct SendPushEndToEndTests: ClientToolSuite {
         #expect(result.stdout.contains("authorization: bearer <provider token>"))
         #expect(result.stdout.contains(#"{"aps":{"alert":{"body":"hi"},"sound":"default"}}"#))
         #expect(!result.stdout.contains(hexToken(1, filler: "ab")))
-        let status = try BuiltTool.runSystem("curl", ["-s", "--http2", "--cacert", emulator.caPath, emulator.baseURL + "/emulator/requests"])
+        let status = try BuiltTool.runSystem(
+            "curl", ["-s", "--http2", "--cacert", emulator.caPath, emulator.baseURL + "/emulator/requests"])
         #expect(emulator.records().isEmpty, "the emulator saw: \(status.stdout)")
     }
 
-    @Test("10 consecutive runs reuse one provider token (with --global-token-updates the emulator would answer 429 to a replacement)")
+    @Test(
+        "10 consecutive runs reuse one provider token (with --global-token-updates the emulator would answer 429 to a replacement)"
+    )
     func providerTokenReused() throws {
         let emulator = try RunningEmulator(["--quiet", "--global-token-updates"], environment: setup.environment)
         let env = clientEnvironment(emulator)
         for _ in 0..<10 {
-            try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--body", "hi"], environment: env).expectSuccess()
+            try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--body", "hi"], environment: env)
+                .expectSuccess()
         }
         let records = emulator.waitForRecords(10)
         #expect(records.count == 10)
@@ -371,23 +441,36 @@ struct SendPushEndToEndTests: ClientToolSuite {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let env = clientEnvironment(emulator)
         // Put a token signed by another key into the cache under this key's entry.
-        let fingerprint = try #require(try BuiltTool.run("apns-jwt", ["check"], environment: env).stdout
-            .components(separatedBy: "fingerprint ").last?.prefix(16))
+        let fingerprint = try #require(
+            try BuiltTool.run("apns-jwt", ["check"], environment: env).stdout
+                .components(separatedBy: "fingerprint ").last?.prefix(16))
         let other = try OpenSSLKey(in: setup.directory, name: "other")
         var otherEnv = env
         otherEnv["APNS_KEY_PATH"] = other.pkcs8Path
         otherEnv["HOME"] = setup.directory.file("other-home")
-        let forged = try BuiltTool.run("apns-jwt", [], environment: otherEnv).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let forged = try BuiltTool.run("apns-jwt", [], environment: otherEnv).stdout.trimmingCharacters(
+            in: .whitespacesAndNewlines)
         let cachePath = setup.directory.file("home/.local/state/pushkit-free/provider-tokens.json")
-        try FileManager.default.createDirectory(atPath: setup.directory.file("home/.local/state/pushkit-free"), withIntermediateDirectories: true)
-        let cache: [String: Any] = ["version": 1, "tokens": ["\(ProviderSetup.teamID).\(ProviderSetup.keyID).\(fingerprint)": ["token": forged, "issued_at": Int(Date().timeIntervalSince1970)]]]
+        try FileManager.default.createDirectory(
+            atPath: setup.directory.file("home/.local/state/pushkit-free"), withIntermediateDirectories: true)
+        let cache: [String: Any] = [
+            "version": 1,
+            "tokens": [
+                "\(ProviderSetup.teamID).\(ProviderSetup.keyID).\(fingerprint)": [
+                    "token": forged, "issued_at": Int(Date().timeIntervalSince1970),
+                ]
+            ],
+        ]
         try JSONSerialization.data(withJSONObject: cache).write(to: URL(fileURLWithPath: cachePath))
 
-        let result = try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--body", "hi", "--json"], environment: env)
+        let result = try BuiltTool.run(
+            "send-push", ["--token", hexToken(1, filler: "ab"), "--body", "hi", "--json"], environment: env)
         result.expectSuccess()
         let records = emulator.waitForRecords(2)
         #expect(records.map { $0["reason"] as? String } == ["InvalidProviderToken", nil])
-        #expect(try BuiltTool.run("apns-jwt", [], environment: env).stdout.trimmingCharacters(in: .whitespacesAndNewlines) != forged)
+        #expect(
+            try BuiltTool.run("apns-jwt", [], environment: env).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+                != forged)
     }
 
     @Test("no devices: a warning and exit 0; with --require-device exit 66")
@@ -408,14 +491,33 @@ struct SendPushEndToEndTests: ClientToolSuite {
         let cases: [([String], Int32, String)] = [
             (["--token", "xyz", "--body", "hi"], 65, "device token"),
             (["--token", hexToken(1, filler: "ab")], 65, "nothing to send"),
-            (["--token", hexToken(1, filler: "ab"), "--body", "hi", "--collapse-id", String(repeating: "c", count: 65)], 65, "--collapse-id is 65 bytes"),
+            (
+                [
+                    "--token", hexToken(1, filler: "ab"), "--body", "hi", "--collapse-id",
+                    String(repeating: "c", count: 65),
+                ], 65, "--collapse-id is 65 bytes"
+            ),
             (["--token", hexToken(1, filler: "ab"), "--body", "hi", "--apns-id", "not-a-uuid"], 65, "--apns-id"),
-            (["--token", hexToken(1, filler: "ab"), "--body", "hi", "--push-type", "fax"], 64, "'fax' is invalid for '--push-type <type>'"),
-            (["--token", hexToken(1, filler: "ab"), "--body", "hi", "--push-type", "background"], 65,
-             "background notifications carry no alert, badge or sound; drop them or use --push-type alert"),
-            (["--token", hexToken(1, filler: "ab"), "--body", "hi", "--data", "[1]"], 65, "--data must be a JSON object"),
-            (["--token", hexToken(1, filler: "ab"), "--data", String(repeating: "x", count: 10)], 65, "--data must be a JSON object"),
-            (["--token", hexToken(1, filler: "ab"), "--payload-file", "/nonexistent.json"], 66, "--payload-file /nonexistent.json does not exist"),
+            (
+                ["--token", hexToken(1, filler: "ab"), "--body", "hi", "--push-type", "fax"], 64,
+                "'fax' is invalid for '--push-type <type>'"
+            ),
+            (
+                ["--token", hexToken(1, filler: "ab"), "--body", "hi", "--push-type", "background"], 65,
+                "background notifications carry no alert, badge or sound; drop them or use --push-type alert"
+            ),
+            (
+                ["--token", hexToken(1, filler: "ab"), "--body", "hi", "--data", "[1]"], 65,
+                "--data must be a JSON object"
+            ),
+            (
+                ["--token", hexToken(1, filler: "ab"), "--data", String(repeating: "x", count: 10)], 65,
+                "--data must be a JSON object"
+            ),
+            (
+                ["--token", hexToken(1, filler: "ab"), "--payload-file", "/nonexistent.json"], 66,
+                "--payload-file /nonexistent.json does not exist"
+            ),
             (["--device", "ghost", "--body", "hi"], 65, "no device \"ghost\""),
             (["only-one-positional"], 64, "MESSAGE_ID PREVIEW"),
             (["--body", "hi", "--timeout", "0"], 64, "--timeout"),
@@ -431,11 +533,16 @@ struct SendPushEndToEndTests: ClientToolSuite {
     func bodyFromStdinIsFitted() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let long = String(repeating: "word ", count: 2000)
-        let result = try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--body", "-"], environment: clientEnvironment(emulator), stdin: Data((long + "\n").utf8))
+        let result = try BuiltTool.run(
+            "send-push", ["--token", hexToken(1, filler: "ab"), "--body", "-"],
+            environment: clientEnvironment(emulator), stdin: Data((long + "\n").utf8))
         result.expectSuccess()
         #expect(result.stderr.contains("shortened"))
         let record = try #require(emulator.waitForRecords(1).first)
-        let body = try #require(((record["payload"] as? [String: Any])?["aps"] as? [String: Any]).flatMap { ($0["alert"] as? [String: Any])?["body"] as? String })
+        let body = try #require(
+            ((record["payload"] as? [String: Any])?["aps"] as? [String: Any]).flatMap {
+                ($0["alert"] as? [String: Any])?["body"] as? String
+            })
         #expect(body.hasSuffix("…"))
         #expect(long.hasPrefix(String(body.dropLast())))
         #expect((record["payload_bytes"] as? Int ?? 0) <= 4096)
@@ -446,8 +553,11 @@ struct SendPushEndToEndTests: ClientToolSuite {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
         env["APNS_TOPIC"] = nil
-        let file = try setup.directory.write("push.apns", #"{"Simulator Target Bundle": "com.example.app", "aps": {"alert": "from a file"}}"#)
-        try BuiltTool.run("send-push", ["--token", hexToken(1, filler: "ab"), "--payload-file", file], environment: env).expectSuccess()
+        let file = try setup.directory.write(
+            "push.apns", #"{"Simulator Target Bundle": "com.example.app", "aps": {"alert": "from a file"}}"#)
+        try BuiltTool.run(
+            "send-push", ["--token", hexToken(1, filler: "ab"), "--payload-file", file], environment: env
+        ).expectSuccess()
         let record = try #require(emulator.waitForRecords(1).first)
         #expect(record["topic"] as? String == "com.example.app")
         #expect((record["payload"] as? NSDictionary) == ["aps": ["alert": "from a file"]] as NSDictionary)

@@ -138,8 +138,9 @@ extension ServeEndToEndTests {
         let before = try stateBytes()
         // Beside a body, the query is not read, but it must still be what docs/openapi.yaml says.
         for (query, status) in [("device_token=a%07b", 400), ("apns_token=12", 422)] {
-            let garbage = try server.request("POST", "/register-apns?" + query,
-                                             json: #"{"device_token": "from-body-2", "apns_token": "\#(Self.token(15))"}"#)
+            let garbage = try server.request(
+                "POST", "/register-apns?" + query,
+                json: #"{"device_token": "from-body-2", "apns_token": "\#(Self.token(15))"}"#)
             #expect(garbage.status == status && garbage.error?.hasPrefix("query parameter") == true, "\(garbage.body)")
         }
         let bad = try server.request("POST", "/register-apns?device_token=p&apns_token=xyz")
@@ -209,7 +210,8 @@ extension ServeEndToEndTests {
         try server.request(
             "POST", "/register-apns", json: #"{"device_token": "phone-1", "apns_token": "\#(Self.token(1))"}"#,
             headers: auth)
-        for (path, headers) in [("/health", [:]), ("/health/live", [:]), ("/api/v1/devices", auth), ("/metrics", auth)] {
+        for (path, headers) in [("/health", [:]), ("/health/live", [:]), ("/api/v1/devices", auth), ("/metrics", auth)]
+        {
             let get = try server.request("GET", path, headers: headers)
             let head = try server.request("HEAD", path, headers: headers)
             #expect(get.status == 200 && head.status == 200, "\(path): GET \(get.status), HEAD \(head.status)")

@@ -28,20 +28,27 @@ struct ServeEndToEndTests {
     }
 
     func devices() throws -> [String: [String: Any]] {
-        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stateFile))) as? [String: Any]
+        let object =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stateFile))) as? [String: Any]
         return try #require(object?["devices"] as? [String: [String: Any]])
     }
 
     func stateObject() throws -> [String: Any] {
-        try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stateFile))) as? [String: Any])
+        try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stateFile))) as? [String: Any])
     }
 
     func stateBytes() throws -> Data { try Data(contentsOf: URL(fileURLWithPath: stateFile)) }
 
     /// Makes the emulator answer 410 for `token` from now on (so devices registered before are pruned).
     func unregister(_ token: String, at emulator: RunningEmulator) throws {
-        try BuiltTool.runSystem("curl", ["-sf", "--http2", "--cacert", emulator.caPath, "-X", "POST",
-                                         emulator.baseURL + "/emulator/unregister/" + token]).expectSuccess()
+        try BuiltTool.runSystem(
+            "curl",
+            [
+                "-sf", "--http2", "--cacert", emulator.caPath, "-X", "POST",
+                emulator.baseURL + "/emulator/unregister/" + token,
+            ]
+        ).expectSuccess()
     }
 
     // MARK: Registration routes
@@ -50,18 +57,23 @@ struct ServeEndToEndTests {
     func registrationRoutes() throws {
         let server = try RunningServe(["--no-auth"], environment: environment())
 
-        let ok = try server.request("POST", "/register-apns", json: #"{"device_token": "phone-1", "apns_token": "\#(Self.token(1).uppercased())"}"#)
+        let ok = try server.request(
+            "POST", "/register-apns",
+            json: #"{"device_token": "phone-1", "apns_token": "\#(Self.token(1).uppercased())"}"#)
         #expect(ok.status == 200 && ok.json as NSDictionary? == ["status": "ok"])
         #expect(ok.headers["content-type"] == "application/json")
         #expect(try devices()["phone-1"]?["token"] as? String == Self.token(1))
 
-        let registered = try server.request("POST", "/api/v1/devices/register", json: """
-            {"device_token": "\(Self.token(2))", "device_name": "Anna's iPad", "device_model": "iPad13,1", "os_version": "17.4",
-             "app_version": "2.0", "environment": "sandbox", "groups": ["family"]}
-            """)
+        let registered = try server.request(
+            "POST", "/api/v1/devices/register",
+            json: """
+                {"device_token": "\(Self.token(2))", "device_name": "Anna's iPad", "device_model": "iPad13,1", "os_version": "17.4",
+                 "app_version": "2.0", "environment": "sandbox", "groups": ["family"]}
+                """)
         #expect(registered.status == 200 && registered.json?["status"] as? String == "registered")
         let device = try #require(registered.json?["device"] as? [String: Any])
-        #expect(device["token"] as? String == openClawToken(Self.token(2)), "OpenClaw's routes show 16 characters and ...")
+        #expect(
+            device["token"] as? String == openClawToken(Self.token(2)), "OpenClaw's routes show 16 characters and ...")
         #expect(device["device_name"] as? String == "Anna's iPad")
         #expect((device["registered_at"] as? String)?.hasSuffix("Z") == true)
         // No app device id: one is derived from the token, never the token itself.
@@ -74,7 +86,9 @@ struct ServeEndToEndTests {
         // The CLI sees the same registry and masks the derived device's token in its table.
         let listed = try BuiltTool.run("register-apns", ["list"], environment: environment())
         listed.expectSuccess()
-        #expect(listed.stdout.contains(derived) && listed.stdout.contains("phone-1") && !listed.stdout.contains(Self.token(2)))
+        #expect(
+            listed.stdout.contains(derived) && listed.stdout.contains("phone-1")
+                && !listed.stdout.contains(Self.token(2)))
 
         let list = try server.request("GET", "/api/v1/devices")
         #expect(list.json?["count"] as? Int == 2)
@@ -83,15 +97,21 @@ struct ServeEndToEndTests {
         #expect(entries.map { $0["token"] as? String } == [openClawToken(Self.token(2)), openClawToken(Self.token(1))])
         #expect(!list.body.contains(Self.token(1)) && !list.body.contains(Self.token(2)))
 
-        let hook = try server.request("POST", "/hooks/ios-device", json: #"{"action": "register", "device_token": "watch-1", "apns_token": "\#(Self.token(3))", "device_name": "Watch"}"#)
+        let hook = try server.request(
+            "POST", "/hooks/ios-device",
+            json:
+                #"{"action": "register", "device_token": "watch-1", "apns_token": "\#(Self.token(3))", "device_name": "Watch"}"#
+        )
         #expect(hook.status == 200 && hook.json?["status"] as? String == "registered")
         let hookDevice = hook.json?["device"] as? [String: Any]
         #expect(hookDevice?["token"] as? String == maskedToken(Self.token(3)), "native routes keep their mask")
         #expect(try devices()["watch-1"]?["name"] as? String == "Watch")
-        let unhook = try server.request("POST", "/hooks/ios-device", json: #"{"action": "unregister", "device_token": "watch-1"}"#)
+        let unhook = try server.request(
+            "POST", "/hooks/ios-device", json: #"{"action": "unregister", "device_token": "watch-1"}"#)
         #expect(unhook.status == 200 && unhook.json as NSDictionary? == ["status": "unregistered"])
         #expect(try devices()["watch-1"] == nil)
-        let again = try server.request("POST", "/hooks/ios-device", json: #"{"action": "unregister", "device_token": "watch-1"}"#)
+        let again = try server.request(
+            "POST", "/hooks/ios-device", json: #"{"action": "unregister", "device_token": "watch-1"}"#)
         #expect(again.status == 404 && again.error != nil)
 
         // DELETE by token (any case), then 404.
@@ -115,15 +135,23 @@ struct ServeEndToEndTests {
         let server = try RunningServe(["--no-auth"], environment: environment())
         let hostile = #"\u001b]0;pwned\u0007\u001b[2J\u202eAda"#
         let long = String(repeating: "m", count: 256)
-        let answer = try server.request("POST", "/api/v1/devices/register", json: #"""
-            {"device_token": "\#(Self.token(3))", "device_name": "\#(hostile)", "device_model": "\#(long)", "os_version": null,
-             "app_version": "\u0000", "environment": null, "groups": null, "push_to_start_token": null}
-            """#)
+        let answer = try server.request(
+            "POST", "/api/v1/devices/register",
+            json: #"""
+                {"device_token": "\#(Self.token(3))", "device_name": "\#(hostile)", "device_model": "\#(long)", "os_version": null,
+                 "app_version": "\u0000", "environment": null, "groups": null, "push_to_start_token": null}
+                """#)
         #expect(answer.status == 200, "\(answer.body)")
         let stored = try #require(try devices()["apns-" + String(try sha256Hex(Self.token(3)).prefix(16))])
-        #expect(stored["name"] as? String == "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{202E}Ada" && stored["model"] as? String == long)
-        #expect(stored["app_version"] as? String == "\u{0}" && (stored["os_version"] == nil || stored["os_version"] is NSNull))
-        let refused = try server.request("POST", "/register-apns", json: #"{"device_token": "d", "apns_token": "\#(Self.token(4))", "model": "\#(long)x"}"#)
+        #expect(
+            stored["name"] as? String == "\u{1B}]0;pwned\u{07}\u{1B}[2J\u{202E}Ada"
+                && stored["model"] as? String == long)
+        #expect(
+            stored["app_version"] as? String == "\u{0}"
+                && (stored["os_version"] == nil || stored["os_version"] is NSNull))
+        let refused = try server.request(
+            "POST", "/register-apns",
+            json: #"{"device_token": "d", "apns_token": "\#(Self.token(4))", "model": "\#(long)x"}"#)
         #expect(refused.status == 400 && refused.error == "\"model\" is 257 characters long; at most 256 are accepted")
     }
 
@@ -131,14 +159,21 @@ struct ServeEndToEndTests {
     func subscriptions() throws {
         let server = try RunningServe(["--secret-file", try secretFile()], environment: environment())
         let auth = ["Authorization": "Bearer s3cret-for-tests"]
-        let body = #"{"cwd": "/home/sven/agents/helper", "installation_id": "inst-7", "apns_token": "\#(Self.token(7))", "agent_display_name": "Helper"}"#
+        let body =
+            #"{"cwd": "/home/sven/agents/helper", "installation_id": "inst-7", "apns_token": "\#(Self.token(7))", "agent_display_name": "Helper"}"#
         let first = try server.request("POST", "/registerSubscription", json: body, headers: auth)
         let agent = try sha256Hex("/home/sven/agents/helper")
-        #expect(first.status == 200 && first.json as NSDictionary? == ["status": "subscribed", "agent": agent, "device_id": "inst-7"])
-        let rotated = try server.request("POST", "/registerSubscription",
-                                         json: body.replacingOccurrences(of: Self.token(7), with: Self.token(8)), headers: auth)
+        #expect(
+            first.status == 200
+                && first.json as NSDictionary? == ["status": "subscribed", "agent": agent, "device_id": "inst-7"])
+        let rotated = try server.request(
+            "POST", "/registerSubscription",
+            json: body.replacingOccurrences(of: Self.token(7), with: Self.token(8)), headers: auth)
         #expect(rotated.status == 200)
-        let other = try server.request("POST", "/registerSubscription", json: #"{"cwd": "/srv/other", "installation_id": "inst-7", "apns_token": "\#(Self.token(8))"}"#, headers: auth)
+        let other = try server.request(
+            "POST", "/registerSubscription",
+            json: #"{"cwd": "/srv/other", "installation_id": "inst-7", "apns_token": "\#(Self.token(8))"}"#,
+            headers: auth)
         #expect(other.status == 200)
 
         let stored = try devices()
@@ -146,7 +181,9 @@ struct ServeEndToEndTests {
         #expect(stored["inst-7"]?["token"] as? String == Self.token(8))
         #expect(stored["inst-7"]?["groups"] as? [String] == [agent, try sha256Hex("/srv/other")])
         let agents = try #require(try stateObject()["agents"] as? [String: [String: Any]])
-        #expect(agents[agent]?["display_name"] as? String == "Helper" && agents[agent]?["cwd"] as? String == "/home/sven/agents/helper")
+        #expect(
+            agents[agent]?["display_name"] as? String == "Helper"
+                && agents[agent]?["cwd"] as? String == "/home/sven/agents/helper")
 
         // register-apns keeps the agents member when it rewrites the file.
         try BuiltTool.run("register-apns", ["other-device", Self.token(9)], environment: environment()).expectSuccess()
@@ -162,13 +199,21 @@ struct ServeEndToEndTests {
         let missing = try server.request("POST", "/register-apns", json: body)
         #expect(missing.status == 401 && missing.error?.contains("Authorization: Bearer") == true)
         #expect(missing.headers["www-authenticate"] == "Bearer")
-        for headers in [["Authorization": "Bearer wrong"], ["X-OpenClaw-Auth": "wrong"], ["Authorization": "Basic czNjcmV0LWZvci10ZXN0cw=="],
-                        ["Authorization": "Bearer s3cret-for-tests-and-more"], ["X-OpenClaw-Auth": "s3cret-for-test"]] {
+        for headers in [
+            ["Authorization": "Bearer wrong"], ["X-OpenClaw-Auth": "wrong"],
+            ["Authorization": "Basic czNjcmV0LWZvci10ZXN0cw=="],
+            ["Authorization": "Bearer s3cret-for-tests-and-more"], ["X-OpenClaw-Auth": "s3cret-for-test"],
+        ] {
             let wrong = try server.request("POST", "/register-apns", json: body, headers: headers)
-            #expect(wrong.status == 401 && wrong.error == "wrong secret" || wrong.status == 401 && wrong.error?.contains("missing") == true, "\(headers)")
+            #expect(
+                wrong.status == 401 && wrong.error == "wrong secret"
+                    || wrong.status == 401 && wrong.error?.contains("missing") == true, "\(headers)")
         }
         #expect(!FileManager.default.fileExists(atPath: stateFile), "nothing was written without the secret")
-        for headers in [["Authorization": "Bearer s3cret-for-tests"], ["authorization": "bearer s3cret-for-tests"], ["X-OpenClaw-Auth": "s3cret-for-tests"]] {
+        for headers in [
+            ["Authorization": "Bearer s3cret-for-tests"], ["authorization": "bearer s3cret-for-tests"],
+            ["X-OpenClaw-Auth": "s3cret-for-tests"],
+        ] {
             let right = try server.request("POST", "/register-apns", json: body, headers: headers)
             #expect(right.status == 200, "\(headers): \(right.body)")
         }
@@ -176,11 +221,14 @@ struct ServeEndToEndTests {
         #expect(try server.request("GET", "/health").json as NSDictionary? == ["status": "healthy"])
         // /metrics needs the secret too, on loopback as anywhere (the document states one rule).
         let closed = try server.request("GET", "/metrics")
-        #expect(closed.status == 401 && closed.headers["www-authenticate"] == "Bearer" && !closed.body.contains("pushkit_"))
+        #expect(
+            closed.status == 401 && closed.headers["www-authenticate"] == "Bearer" && !closed.body.contains("pushkit_"))
         let metrics = try server.request("GET", "/metrics", headers: ["X-OpenClaw-Auth": "s3cret-for-tests"])
         #expect(metrics.status == 200)
         #expect(metrics.body.contains("pushkit_registrations_total{route=\"/register-apns\"} 3"))
-        #expect(metrics.body.contains("pushkit_http_requests_total{route=\"/register-apns\",method=\"POST\",status=\"401\"} 6"))
+        #expect(
+            metrics.body.contains(
+                "pushkit_http_requests_total{route=\"/register-apns\",method=\"POST\",status=\"401\"} 6"))
         #expect(!server.stderr.contains("s3cret"), "the secret is never logged")
     }
 
@@ -188,18 +236,26 @@ struct ServeEndToEndTests {
     func startRefusals() throws {
         let env = environment()
         let noSecret = try BuiltTool.run("register-apns", ["serve", "--listen", "127.0.0.1:0"], environment: env)
-        #expect(noSecret.status == 64 && noSecret.stderr.contains("--secret-file") && noSecret.stderr.contains("--no-auth"))
-        let open = try BuiltTool.run("register-apns", ["serve", "--listen", "0.0.0.0:0", "--no-auth"], environment: env)
+        #expect(
+            noSecret.status == 64 && noSecret.stderr.contains("--secret-file") && noSecret.stderr.contains("--no-auth"))
+        let open = try BuiltTool.run(
+            "register-apns", ["serve", "--listen", "0.0.0.0:0", "--no-auth"], environment: env)
         #expect(open.status == 64 && open.stderr.contains("--no-auth is only allowed on a loopback address"))
         let reachable = try BuiltTool.run("register-apns", ["serve", "--listen", "0.0.0.0:0"], environment: env)
         #expect(reachable.status == 64 && reachable.stderr.contains("needs a secret"))
-        let readable = try BuiltTool.run("register-apns", ["serve", "--listen", "127.0.0.1:0", "--secret-file", try secretFile(mode: 0o644)], environment: env)
+        let readable = try BuiltTool.run(
+            "register-apns", ["serve", "--listen", "127.0.0.1:0", "--secret-file", try secretFile(mode: 0o644)],
+            environment: env)
         #expect(readable.status == 78 && readable.stderr.contains("chmod 600"))
-        let empty = try BuiltTool.run("register-apns", ["serve", "--listen", "127.0.0.1:0", "--secret-file", try secretFile(""), "--no-auth"], environment: env)
+        let empty = try BuiltTool.run(
+            "register-apns", ["serve", "--listen", "127.0.0.1:0", "--secret-file", try secretFile(""), "--no-auth"],
+            environment: env)
         #expect(empty.status == 64)
-        let halfTLS = try BuiltTool.run("register-apns", ["serve", "--no-auth", "--tls-cert", "x.pem"], environment: env)
+        let halfTLS = try BuiltTool.run(
+            "register-apns", ["serve", "--no-auth", "--tls-cert", "x.pem"], environment: env)
         #expect(halfTLS.status == 64 && halfTLS.stderr.contains("--tls-cert and --tls-key go together"))
-        let badListen = try BuiltTool.run("register-apns", ["serve", "--no-auth", "--listen", "localhost"], environment: env)
+        let badListen = try BuiltTool.run(
+            "register-apns", ["serve", "--no-auth", "--listen", "localhost"], environment: env)
         #expect(badListen.status == 64 && badListen.stderr.contains("HOST:PORT"))
         #expect(!FileManager.default.fileExists(atPath: stateFile))
     }
@@ -207,7 +263,8 @@ struct ServeEndToEndTests {
     @Test("the address in use exits 69")
     func addressInUse() throws {
         let first = try RunningServe(["--no-auth"], environment: environment())
-        let second = try BuiltTool.run("register-apns", ["serve", "--no-auth", "--listen", "127.0.0.1:\(first.port)"], environment: environment())
+        let second = try BuiltTool.run(
+            "register-apns", ["serve", "--no-auth", "--listen", "127.0.0.1:\(first.port)"], environment: environment())
         #expect(second.status == 69 && second.stderr.contains("cannot serve 127.0.0.1:\(first.port)"))
     }
 
@@ -216,46 +273,92 @@ struct ServeEndToEndTests {
     @Test("every bad request is a 4xx with {\"error\"} and leaves the state file byte for byte unchanged")
     func badInputChangesNothing() throws {
         let server = try RunningServe(["--no-auth", "--rate-limit", "1000"], environment: environment())
-        try server.request("POST", "/register-apns", json: #"{"device_token": "phone-1", "apns_token": "\#(Self.token(1))"}"#)
+        try server.request(
+            "POST", "/register-apns", json: #"{"device_token": "phone-1", "apns_token": "\#(Self.token(1))"}"#)
         let before = try stateBytes()
-        let big = #"{"device_token": "phone-2", "apns_token": "\#(Self.token(2))", "device_name": ""# + String(repeating: "x", count: 4100) + "\"}"
+        let big =
+            #"{"device_token": "phone-2", "apns_token": "\#(Self.token(2))", "device_name": ""#
+            + String(repeating: "x", count: 4100) + "\"}"
         let cases: [(method: String, path: String, body: String?, status: Int, message: String)] = [
             ("POST", "/register-apns", big, 413, "over 4096 bytes"),
             ("POST", "/register-apns", "not json", 400, "not JSON"),
             ("POST", "/register-apns", "", 400, "empty"),
             ("POST", "/register-apns", "[1, 2]", 400, "expected a JSON object, not array"),
             ("POST", "/register-apns", #"{"apns_token": "\#(Self.token(2))"}"#, 400, "\"device_token\" is missing"),
-            ("POST", "/register-apns", #"{"device_token": 7, "apns_token": "\#(Self.token(2))"}"#, 400, "\"device_token\" must be a string"),
-            ("POST", "/register-apns", #"{"device_token": "p", "apns_token": "\#(Self.token(2))", "environment": "staging"}"#, 400, "production or sandbox"),
-            ("POST", "/register-apns", #"{"device_token": "p", "apns_token": "\#(Self.token(2))", "groups": "family"}"#, 400, "array of strings"),
+            (
+                "POST", "/register-apns", #"{"device_token": 7, "apns_token": "\#(Self.token(2))"}"#, 400,
+                "\"device_token\" must be a string"
+            ),
+            (
+                "POST", "/register-apns",
+                #"{"device_token": "p", "apns_token": "\#(Self.token(2))", "environment": "staging"}"#, 400,
+                "production or sandbox"
+            ),
+            (
+                "POST", "/register-apns",
+                #"{"device_token": "p", "apns_token": "\#(Self.token(2))", "groups": "family"}"#, 400,
+                "array of strings"
+            ),
             ("POST", "/register-apns", #"{"device_token": "p", "apns_token": "abc"}"#, 422, "hex digits"),
-            ("POST", "/register-apns", #"{"device_token": "p", "apns_token": "\#(String(repeating: "zz", count: 32))"}"#, 422, "\"z\""),
+            (
+                "POST", "/register-apns",
+                #"{"device_token": "p", "apns_token": "\#(String(repeating: "zz", count: 32))"}"#, 422, "\"z\""
+            ),
             ("POST", "/api/v1/devices/register", #"{"device_token": "short"}"#, 422, "device token"),
-            ("POST", "/register-apns", #"{"device_token": "bad\u0001id", "apns_token": "\#(Self.token(2))"}"#, 400, "control character"),
+            (
+                "POST", "/register-apns", #"{"device_token": "bad\u0001id", "apns_token": "\#(Self.token(2))"}"#, 400,
+                "control character"
+            ),
             ("POST", "/hooks/ios-device", #"{"device_token": "\#(Self.token(2))"}"#, 400, "\"action\" is missing"),
-            ("POST", "/hooks/ios-device", #"{"action": "forget", "device_token": "\#(Self.token(2))"}"#, 400, "register or unregister"),
-            ("POST", "/registerSubscription", #"{"installation_id": "i", "apns_token": "\#(Self.token(2))"}"#, 400, "\"cwd\" is missing"),
-            ("POST", "/registerSubscription", #"{"cwd": "/x", "installation_id": "i", "apns_token": "12"}"#, 422, "device token"),
+            (
+                "POST", "/hooks/ios-device", #"{"action": "forget", "device_token": "\#(Self.token(2))"}"#, 400,
+                "register or unregister"
+            ),
+            (
+                "POST", "/registerSubscription", #"{"installation_id": "i", "apns_token": "\#(Self.token(2))"}"#, 400,
+                "\"cwd\" is missing"
+            ),
+            (
+                "POST", "/registerSubscription", #"{"cwd": "/x", "installation_id": "i", "apns_token": "12"}"#, 422,
+                "device token"
+            ),
             ("POST", "/api/v1/notifications/send", #"{"badge": 1}"#, 400, "nothing to send"),
             ("POST", "/api/v1/notifications/send", #"{"title": "t", "data": {"aps": {}}}"#, 400, "cannot set \"aps\""),
-            ("POST", "/api/v1/notifications/send", #"{"title": "t", "badge": "one"}"#, 400, "\"badge\" must be a whole number"),
+            (
+                "POST", "/api/v1/notifications/send", #"{"title": "t", "badge": "one"}"#, 400,
+                "\"badge\" must be a whole number"
+            ),
             // The core's message, worded with the body's field name (send-push says --badge).
-            ("POST", "/api/v1/notifications/send", #"{"title": "t", "badge": -1}"#, 400, "\"badge\" must be 0 or more, not -1"),
+            (
+                "POST", "/api/v1/notifications/send", #"{"title": "t", "badge": -1}"#, 400,
+                "\"badge\" must be 0 or more, not -1"
+            ),
             ("POST", "/triggerReplyFinished", #"{"message_preview": "hi"}"#, 400, "\"cwd\" is missing"),
             ("GET", "/register-apns", nil, 405, "takes POST"),
             ("PUT", "/api/v1/devices", nil, 405, "takes GET"),
             ("GET", "/api/v1/devices/register", nil, 405, "it takes POST"),
-            ("POST", "/register-apns", #"{"device_token": "p", "apns_token": "\#(Self.token(2))", "device_name": "\#(String(repeating: "n", count: 257))"}"#,
-             400, "\"device_name\" is 257 characters long; at most 256 are accepted"),
-            ("POST", "/register-apns", #"{"device_token": "p", "apns_token": "\#(Self.token(2))", "groups": ["a,b"]}"#, 400, "comma"),
-            ("POST", "/api/v1/notifications/send", #"{"title": "\#(String(repeating: "t", count: 4070))"}"#, 413, "4096-byte limit"),
+            (
+                "POST", "/register-apns",
+                #"{"device_token": "p", "apns_token": "\#(Self.token(2))", "device_name": "\#(String(repeating: "n", count: 257))"}"#,
+                400, "\"device_name\" is 257 characters long; at most 256 are accepted"
+            ),
+            (
+                "POST", "/register-apns",
+                #"{"device_token": "p", "apns_token": "\#(Self.token(2))", "groups": ["a,b"]}"#, 400, "comma"
+            ),
+            (
+                "POST", "/api/v1/notifications/send", #"{"title": "\#(String(repeating: "t", count: 4070))"}"#, 413,
+                "4096-byte limit"
+            ),
             ("POST", "/nowhere", "{}", 404, "no route POST /nowhere"),
             ("DELETE", "/api/v1/devices/" + Self.token(5), nil, 404, "no device"),
             ("POST", "/api/v1/notifications/send/unknown-device", #"{"title": "t"}"#, 404, "no device"),
         ]
         for test in cases {
             let answer = try server.request(test.method, test.path, json: test.body)
-            #expect(answer.status == test.status, "\(test.method) \(test.path) \(test.body?.prefix(60) ?? ""): \(answer.status) \(answer.body)")
+            #expect(
+                answer.status == test.status,
+                "\(test.method) \(test.path) \(test.body?.prefix(60) ?? ""): \(answer.status) \(answer.body)")
             #expect(answer.error?.contains(test.message) == true, "\(test.method) \(test.path): \(answer.body)")
             #expect(answer.headers["content-type"] == "application/json")
             #expect(try stateBytes() == before, "\(test.method) \(test.path) changed the state file")
@@ -268,10 +371,14 @@ struct ServeEndToEndTests {
     func rateLimit() throws {
         let server = try RunningServe(["--no-auth", "--rate-limit", "3"], environment: environment())
         for n in 1...3 {
-            #expect(try server.request("POST", "/register-apns", json: #"{"device_token": "d\#(n)", "apns_token": "\#(Self.token(n))"}"#).status == 200)
+            #expect(
+                try server.request(
+                    "POST", "/register-apns", json: #"{"device_token": "d\#(n)", "apns_token": "\#(Self.token(n))"}"#
+                ).status == 200)
         }
         let before = try stateBytes()
-        let limited = try server.request("POST", "/register-apns", json: #"{"device_token": "d4", "apns_token": "\#(Self.token(4))"}"#)
+        let limited = try server.request(
+            "POST", "/register-apns", json: #"{"device_token": "d4", "apns_token": "\#(Self.token(4))"}"#)
         #expect(limited.status == 429 && limited.error?.contains("limit 3 a minute") == true)
         let retryAfter = try #require(limited.headers["retry-after"].flatMap(Int.init))
         #expect((1...20).contains(retryAfter), "one request comes back every 20 s at 3 a minute")
@@ -287,11 +394,16 @@ struct ServeEndToEndTests {
         let dead = Self.token(21)
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let server = try RunningServe(["--no-auth"], environment: environment(emulator))
-        try server.request("POST", "/register-apns", json: #"{"device_token": "alive", "apns_token": "\#(Self.token(20))"}"#)
+        try server.request(
+            "POST", "/register-apns", json: #"{"device_token": "alive", "apns_token": "\#(Self.token(20))"}"#)
         try server.request("POST", "/register-apns", json: #"{"device_token": "dead", "apns_token": "\#(dead)"}"#)
         try unregister(dead, at: emulator)
 
-        let sent = try server.request("POST", "/api/v1/notifications/send", json: #"{"title": "Build", "body": "finished", "subtitle": "ci", "category": "BUILD", "badge": 2, "data": {"run": 42}}"#)
+        let sent = try server.request(
+            "POST", "/api/v1/notifications/send",
+            json:
+                #"{"title": "Build", "body": "finished", "subtitle": "ci", "category": "BUILD", "badge": 2, "data": {"run": 42}}"#
+        )
         #expect(sent.status == 200, "\(sent.body)")
         #expect(sent.json?["sent"] as? Int == 1)
         let results = try #require(sent.json?["results"] as? [[String: Any]])
@@ -307,7 +419,8 @@ struct ServeEndToEndTests {
         #expect(aps["alert"] as? NSDictionary == ["title": "Build", "body": "finished", "subtitle": "ci"])
         #expect(aps["badge"] as? Int == 2 && aps["category"] as? String == "BUILD" && payload["run"] as? Int == 42)
 
-        let one = try server.request("POST", "/api/v1/notifications/send/" + Self.token(20), json: #"{"title": "Just you"}"#)
+        let one = try server.request(
+            "POST", "/api/v1/notifications/send/" + Self.token(20), json: #"{"title": "Just you"}"#)
         #expect(one.status == 200 && one.json?["success"] as? Bool == true && one.json?["reason"] is NSNull)
         #expect((one.json?["apns_id"] as? String)?.count == 36)
         let byDeviceID = try server.request("POST", "/api/v1/notifications/send/alive", json: #"{"body": "by id"}"#)
@@ -315,14 +428,20 @@ struct ServeEndToEndTests {
         let gone = try server.request("POST", "/api/v1/notifications/send/" + dead, json: #"{"title": "x"}"#)
         #expect(gone.status == 404)
 
-        let notified = try server.request("POST", "/hooks/ios-notify", json: #"{"title": "Hook", "message": "from a hook"}"#)
+        let notified = try server.request(
+            "POST", "/hooks/ios-notify", json: #"{"title": "Hook", "message": "from a hook"}"#)
         #expect(notified.json as NSDictionary? == ["status": "sent", "devices_notified": 1])
         let hookRecord = try #require(emulator.waitForRecords(5).last)
-        #expect(((hookRecord["payload"] as? [String: Any])?["aps"] as? [String: Any])?["alert"] as? NSDictionary == ["title": "Hook", "body": "from a hook"])
+        #expect(
+            ((hookRecord["payload"] as? [String: Any])?["aps"] as? [String: Any])?["alert"] as? NSDictionary == [
+                "title": "Hook", "body": "from a hook",
+            ])
 
         let metrics = try server.request("GET", "/metrics").body
         #expect(metrics.contains("pushkit_prunes_total 1"))
-        #expect(metrics.contains("pushkit_sends_total{outcome=\"delivered\"} 4") && metrics.contains("pushkit_sends_total{outcome=\"unregistered\"} 1"))
+        #expect(
+            metrics.contains("pushkit_sends_total{outcome=\"delivered\"} 4")
+                && metrics.contains("pushkit_sends_total{outcome=\"unregistered\"} 1"))
         #expect(metrics.contains("pushkit_http_request_duration_seconds_bucket{route=\"/api/v1/notifications/send\""))
     }
 
@@ -330,8 +449,9 @@ struct ServeEndToEndTests {
     func silentConnectionReplaced() throws {
         let emulator = try RunningEmulator(environment: setup.environment)
         let server = try RunningServe(["--no-auth"], environment: environment(emulator))
-        try server.request("POST", "/register-apns",
-                           json: #"{"device_token": "phone", "apns_token": "\#(Self.token(30))"}"#)
+        try server.request(
+            "POST", "/register-apns",
+            json: #"{"device_token": "phone", "apns_token": "\#(Self.token(30))"}"#)
         let first = try server.request("POST", "/api/v1/notifications/send", json: #"{"title": "one"}"#)
         #expect(first.json?["sent"] as? Int == 1, "\(first.body)")
 
@@ -362,14 +482,29 @@ struct ServeEndToEndTests {
         let server = try RunningServe(["--secret-file", try secretFile()], environment: environment(emulator))
         let auth = ["X-OpenClaw-Auth": "s3cret-for-tests"]
         let cwd = "/home/sven/agents/helper"
-        try server.request("POST", "/registerSubscription", json: #"{"cwd": "\#(cwd)", "installation_id": "inst-1", "apns_token": "\#(Self.token(31))", "agent_display_name": "Helper"}"#, headers: auth)
-        try server.request("POST", "/registerSubscription", json: #"{"cwd": "/srv/unnamed-bot", "installation_id": "inst-2", "apns_token": "\#(Self.token(32))"}"#, headers: auth)
-        try server.request("POST", "/register-apns", json: #"{"device_token": "not-subscribed", "apns_token": "\#(Self.token(33))"}"#, headers: auth)
+        try server.request(
+            "POST", "/registerSubscription",
+            json:
+                #"{"cwd": "\#(cwd)", "installation_id": "inst-1", "apns_token": "\#(Self.token(31))", "agent_display_name": "Helper"}"#,
+            headers: auth)
+        try server.request(
+            "POST", "/registerSubscription",
+            json: #"{"cwd": "/srv/unnamed-bot", "installation_id": "inst-2", "apns_token": "\#(Self.token(32))"}"#,
+            headers: auth)
+        try server.request(
+            "POST", "/register-apns", json: #"{"device_token": "not-subscribed", "apns_token": "\#(Self.token(33))"}"#,
+            headers: auth)
 
         let long = String(repeating: "word ", count: 60)
-        let trigger = try server.request("POST", "/triggerReplyFinished", json: #"{"cwd": "\#(cwd)", "conversation_id": "c-9", "message_preview": "\#(long)", "finished_at": "2026-11-23T12:00:00Z"}"#, headers: auth)
+        let trigger = try server.request(
+            "POST", "/triggerReplyFinished",
+            json:
+                #"{"cwd": "\#(cwd)", "conversation_id": "c-9", "message_preview": "\#(long)", "finished_at": "2026-11-23T12:00:00Z"}"#,
+            headers: auth)
         let agent = try sha256Hex(cwd)
-        #expect(trigger.status == 200 && trigger.json as NSDictionary? == ["status": "sent", "agent": agent, "devices_notified": 1])
+        #expect(
+            trigger.status == 200
+                && trigger.json as NSDictionary? == ["status": "sent", "agent": agent, "devices_notified": 1])
         let record = try #require(emulator.waitForRecords(1).first)
         #expect(record["device_token"] as? String == Self.token(31))
         #expect(record["collapse_id"] as? String == agent)
@@ -381,13 +516,15 @@ struct ServeEndToEndTests {
         #expect(payload["server_key"] as? String == (try sha256Hex("s3cret-for-tests")))
         #expect(payload["conversation_id"] as? String == "c-9")
 
-        let unnamed = try server.request("POST", "/triggerReplyFinished", json: #"{"cwd": "/srv/unnamed-bot"}"#, headers: auth)
+        let unnamed = try server.request(
+            "POST", "/triggerReplyFinished", json: #"{"cwd": "/srv/unnamed-bot"}"#, headers: auth)
         #expect(unnamed.json?["devices_notified"] as? Int == 1)
         let second = try #require(emulator.waitForRecords(2).last)
         let secondAlert = ((second["payload"] as? [String: Any])?["aps"] as? [String: Any])?["alert"] as? NSDictionary
         #expect(secondAlert == ["title": "unnamed-bot", "body": "Reply ready"])
 
-        let nobody = try server.request("POST", "/triggerReplyFinished", json: #"{"cwd": "/nobody/listens"}"#, headers: auth)
+        let nobody = try server.request(
+            "POST", "/triggerReplyFinished", json: #"{"cwd": "/nobody/listens"}"#, headers: auth)
         #expect(nobody.status == 200 && nobody.json?["devices_notified"] as? Int == 0)
         #expect(emulator.records().count == 2)
     }
@@ -398,14 +535,18 @@ struct ServeEndToEndTests {
         env["APNS_KEY_PATH"] = setup.directory.file("missing.p8")
         let server = try RunningServe(["--no-auth"], environment: env)
         #expect(server.stderr.contains("the notification routes will answer 503"))
-        #expect(try server.request("POST", "/register-apns", json: #"{"device_token": "d", "apns_token": "\#(Self.token(1))"}"#).status == 200)
+        #expect(
+            try server.request(
+                "POST", "/register-apns", json: #"{"device_token": "d", "apns_token": "\#(Self.token(1))"}"#
+            ).status == 200)
         let send = try server.request("POST", "/api/v1/notifications/send", json: #"{"title": "t"}"#)
         #expect(send.status == 503 && send.error?.contains("the provider key") == true, "\(send.body)")
         #expect(!send.body.contains("missing.p8") && !send.body.contains(setup.directory.path), "no path in the answer")
         let id = try #require(send.headers["x-request-id"])
         #expect(send.json?["request_id"] as? String == id && send.error?.contains(id) == true)
         #expect(server.stderr.contains("request \(id): POST /api/v1/notifications/send 503:"))
-        #expect(server.stderr.contains("request \(id)") && server.stderr.contains("missing.p8"), "the log has the detail")
+        #expect(
+            server.stderr.contains("request \(id)") && server.stderr.contains("missing.p8"), "the log has the detail")
 
         // Health says sending is configured but broken; liveness is fine.
         let health = try server.request("GET", "/health")
@@ -416,7 +557,8 @@ struct ServeEndToEndTests {
 
     // MARK: Durability and shutdown
 
-    @Test("100 concurrent registrations through the endpoint while register-apns adds and send-push prunes: nothing lost")
+    @Test(
+        "100 concurrent registrations through the endpoint while register-apns adds and send-push prunes: nothing lost")
     func concurrentWriters() throws {
         let dead = (0..<10).map { Self.token(500 + $0) }
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
@@ -430,10 +572,18 @@ struct ServeEndToEndTests {
         let cliWriters = try (0..<20).map { n in
             try BuiltTool.start("register-apns", ["cli-\(n)", Self.token(300 + n)], environment: env)
         }
-        let pruner = try BuiltTool.start("send-push", ["--title", "prune", "--device", "dead-0", "--device", "dead-1",
-                                                       "--device", "dead-2", "--device", "dead-3", "--device", "dead-4"], environment: env)
-        let pruner2 = try BuiltTool.start("send-push", ["--title", "prune", "--device", "dead-5", "--device", "dead-6", "--device", "dead-7",
-                                                        "--device", "dead-8", "--device", "dead-9"], environment: env)
+        let pruner = try BuiltTool.start(
+            "send-push",
+            [
+                "--title", "prune", "--device", "dead-0", "--device", "dead-1",
+                "--device", "dead-2", "--device", "dead-3", "--device", "dead-4",
+            ], environment: env)
+        let pruner2 = try BuiltTool.start(
+            "send-push",
+            [
+                "--title", "prune", "--device", "dead-5", "--device", "dead-6", "--device", "dead-7",
+                "--device", "dead-8", "--device", "dead-9",
+            ], environment: env)
         let script = """
             import json, sys, threading, urllib.request
             base, count = sys.argv[1], int(sys.argv[2])
@@ -477,8 +627,11 @@ struct ServeEndToEndTests {
         let emulator = try RunningEmulator(["--quiet", "--delay", "1500"], environment: setup.environment)
         let server = try RunningServe(["--no-auth"], environment: environment(emulator))
         try server.request("POST", "/register-apns", json: #"{"device_token": "d", "apns_token": "\#(Self.token(1))"}"#)
-        let inFlight = try RunningTool(Process.curl(["-sS", "-X", "POST", "--max-time", "30", "--data-binary", #"{"title": "slow"}"#,
-                                                     server.baseURL + "/api/v1/notifications/send"]), stdin: nil)
+        let inFlight = try RunningTool(
+            Process.curl([
+                "-sS", "-X", "POST", "--max-time", "30", "--data-binary", #"{"title": "slow"}"#,
+                server.baseURL + "/api/v1/notifications/send",
+            ]), stdin: nil)
         // The send is in flight once the server has connected to the emulator (it does so for this request).
         let deadline = Date().addingTimeInterval(10)
         while !establishedConnection(toPort: emulator.port), Date() < deadline { usleep(10_000) }
@@ -499,10 +652,16 @@ struct ServeEndToEndTests {
     func tls() throws {
         let directory = setup.directory
         let key = directory.file("server-key.pem"), certificate = directory.file("server.pem")
-        try BuiltTool.runSystem("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                                            "-keyout", key, "-out", certificate, "-days", "2", "-subj", "/CN=localhost",
-                                            "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost"]).expectSuccess()
-        let server = try RunningServe(["--no-auth", "--tls-cert", certificate, "--tls-key", key], environment: environment())
+        try BuiltTool.runSystem(
+            "openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                "-keyout", key, "-out", certificate, "-days", "2", "-subj", "/CN=localhost",
+                "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
+            ]
+        ).expectSuccess()
+        let server = try RunningServe(
+            ["--no-auth", "--tls-cert", certificate, "--tls-key", key], environment: environment())
         #expect(server.scheme == "https")
         let health = try server.request("GET", "/health", caFile: certificate)
         #expect(health.status == 200 && health.json as NSDictionary? == ["status": "healthy"])
@@ -516,7 +675,8 @@ struct ServeEndToEndTests {
         let copy = directory.file("register-apns")
         try FileManager.default.copyItem(atPath: BuiltTool.path("register-apns"), toPath: copy)
         let result = try BuiltTool.runSystem("/usr/bin/env", ["PATH=/usr/bin:/bin", copy, "serve", "--help"])
-        #expect(result.status == 69 && result.stderr.contains("register-apns-serve is not installed beside this program"))
+        #expect(
+            result.status == 69 && result.stderr.contains("register-apns-serve is not installed beside this program"))
         let help = try BuiltTool.run("register-apns", ["--help"])
         #expect(help.stdout.contains("serve"))
     }
@@ -527,7 +687,8 @@ struct ServeEndToEndTests {
     func openAPIConformance() throws {
         let dead = Self.token(41)
         let emulator = try RunningEmulator(["--quiet", "--unregistered", dead], environment: setup.environment)
-        let server = try RunningServe(["--secret-file", try secretFile(), "--rate-limit", "13"], environment: environment(emulator))
+        let server = try RunningServe(
+            ["--secret-file", try secretFile(), "--rate-limit", "13"], environment: environment(emulator))
         let auth = ["Authorization": "Bearer s3cret-for-tests"]
         var exchanges: [HTTPExchange] = []
         func call(_ method: String, _ path: String, _ json: String? = nil, headers: [String: String]? = nil) throws {
@@ -540,10 +701,18 @@ struct ServeEndToEndTests {
         try call("POST", "/register-apns", #"{"device_token": "phone", "apns_token": "\#(Self.token(40))"}"#)
         try call("POST", "/register-apns?device_token=by-query&apns_token=\(Self.token(45))")
         try call("POST", "/api/v1/devices/register", #"{"device_token": "\#(dead)", "device_name": "Old"}"#)
-        try call("POST", "/hooks/ios-device", #"{"action": "register", "device_token": "w", "apns_token": "\#(Self.token(42))"}"#)
-        try call("POST", "/registerSubscription", #"{"cwd": "/a", "installation_id": "phone", "apns_token": "\#(Self.token(40))", "agent_display_name": "A"}"#)
-        try call("POST", "/registerSubscription", #"{"cwd": "/b", "installation_id": "proxy", "fcm_token": "\#(Self.token(46))"}"#)
-        try call("POST", "/registerSubscription", #"{"cwd": "/b", "installation_id": "proxy", "fcm_token": "eXk3:APA91b"}"#)
+        try call(
+            "POST", "/hooks/ios-device",
+            #"{"action": "register", "device_token": "w", "apns_token": "\#(Self.token(42))"}"#)
+        try call(
+            "POST", "/registerSubscription",
+            #"{"cwd": "/a", "installation_id": "phone", "apns_token": "\#(Self.token(40))", "agent_display_name": "A"}"#
+        )
+        try call(
+            "POST", "/registerSubscription",
+            #"{"cwd": "/b", "installation_id": "proxy", "fcm_token": "\#(Self.token(46))"}"#)
+        try call(
+            "POST", "/registerSubscription", #"{"cwd": "/b", "installation_id": "proxy", "fcm_token": "eXk3:APA91b"}"#)
         try call("GET", "/api/v1/devices")
         try call("HEAD", "/api/v1/devices")
         try call("POST", "/api/v1/notifications/send", #"{"title": "t", "body": "b"}"#)
@@ -564,9 +733,13 @@ struct ServeEndToEndTests {
         try call("POST", "/api/v1/notifications/send/none", #"{"title": "t"}"#)
         try call("GET", "/register-apns")
         try call("DELETE", "/api/v1/devices/register")
-        #expect(exchanges.last?.status == 405 && exchanges.last?.headers["allow"] == "POST", "a literal path is never a {token}")
+        #expect(
+            exchanges.last?.status == 405 && exchanges.last?.headers["allow"] == "POST",
+            "a literal path is never a {token}")
         try call("POST", "/hooks/ios-notify", #"{"title": "\#(String(repeating: "t", count: 4070))"}"#)
-        #expect(exchanges.last?.status == 413 && exchanges.last?.error?.contains("4096-byte limit") == true, "over APNs' payload limit")
+        #expect(
+            exchanges.last?.status == 413 && exchanges.last?.error?.contains("4096-byte limit") == true,
+            "over APNs' payload limit")
         try call("GET", "/nowhere")
         try call("POST", "/register-apns", #"{"device_token": "y", "apns_token": "\#(Self.token(44))"}"#)
         #expect(exchanges.last?.status == 429)
@@ -579,15 +752,18 @@ struct ServeEndToEndTests {
         #expect(Set(exchanges.map(\.status)) == [200, 400, 401, 404, 405, 413, 422, 429, 500, 503])
 
         let file = setup.directory.file("exchanges.jsonl")
-        let lines = try exchanges.map { String(decoding: try JSONSerialization.data(withJSONObject: $0.record, options: [.sortedKeys]), as: UTF8.self) }
+        let lines = try exchanges.map {
+            String(
+                decoding: try JSONSerialization.data(withJSONObject: $0.record, options: [.sortedKeys]), as: UTF8.self)
+        }
         try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
         let root = RepositoryFiles.root
-        let check = try BuiltTool.runSystem("python3", [root + "/Tests/Tools/check_openapi.py", root + "/docs/openapi.yaml", file, "--require-all"])
+        let check = try BuiltTool.runSystem(
+            "python3", [root + "/Tests/Tools/check_openapi.py", root + "/docs/openapi.yaml", file, "--require-all"])
         #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
         #expect(check.stdout.contains("checked \(exchanges.count) exchanges"))
     }
 }
-
 
 /// The value of an unlabelled Prometheus metric line `name value`.
 func metricValue(_ exposition: String, _ name: String) -> Double? {
@@ -600,7 +776,8 @@ func metricValue(_ exposition: String, _ name: String) -> Double? {
 /// Whether a TCP connection to `port` on this machine is established (read from /proc/net/tcp).
 func establishedConnection(toPort port: Int) -> Bool {
     // Read to the end: procfs files report a size of 0.
-    let table = String(decoding: FileHandle(forReadingAtPath: "/proc/net/tcp")?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
+    let table = String(
+        decoding: FileHandle(forReadingAtPath: "/proc/net/tcp")?.readDataToEndOfFile() ?? Data(), as: UTF8.self)
     let remote = String(format: ":%04X", port)
     return table.split(separator: "\n").dropFirst().contains { line in
         let columns = line.split(separator: " ")

@@ -26,7 +26,6 @@ struct ServeExamplesTests {
         try FileManager.default.createDirectory(atPath: setup.environment["HOME"]!, withIntermediateDirectories: true)
     }
 
-
     /// `bash examples/serve-requests.sh` with exactly `env`.
     func runScript(env: [String: String]) throws -> ToolResult {
         let process = Process()
@@ -49,15 +48,20 @@ struct ServeExamplesTests {
 
     // MARK: serve-requests.sh
 
-    @Test("serve-requests.sh against a server with a secret: exit 0 after every route answered 200, the devices it registered are in the state file, the emulator received its 8 pushes")
+    @Test(
+        "serve-requests.sh against a server with a secret: exit 0 after every route answered 200, the devices it registered are in the state file, the emulator received its 8 pushes"
+    )
     func requestsScript() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let secret = "serve-secret-\(UUID().uuidString)"
         let secretFile = try setup.directory.write("serve.secret", secret + "\n")
         let stateFile = setup.directory.file("devices.json")
-        let server = try RunningServe(["--secret-file", secretFile, "--state-file", stateFile,
-                                       "--apns-url", emulator.baseURL, "--cacert", emulator.caPath],
-                                      environment: setup.environment)
+        let server = try RunningServe(
+            [
+                "--secret-file", secretFile, "--state-file", stateFile,
+                "--apns-url", emulator.baseURL, "--cacert", emulator.caPath,
+            ],
+            environment: setup.environment)
         let scriptEnvironment = ["PATH": Self.systemPath, "HOME": setup.environment["HOME"]!, "BASE": server.baseURL]
 
         let result = try runScript(env: scriptEnvironment.merging(["SECRET_FILE": secretFile]) { $1 })
@@ -65,22 +69,23 @@ struct ServeExamplesTests {
         #expect(result.stderr.isEmpty, "\(result.stderr)")
 
         // Every route of the contract, in the script's order, each answered 200.
-        #expect(Self.accessLog(server.stderr) == [
-            "GET /health 200",
-            "POST /register-apns 200",
-            "POST /register-apns 200",
-            "POST /api/v1/devices/register 200",
-            "POST /hooks/ios-device 200",
-            "POST /hooks/ios-device 200",
-            "POST /registerSubscription 200",
-            "GET /api/v1/devices 200",
-            "POST /api/v1/notifications/send 200",
-            "POST /api/v1/notifications/send/\(maskedToken(Self.phoneToken)) 200",
-            "POST /hooks/ios-notify 200",
-            "POST /triggerReplyFinished 200",
-            "GET /metrics 200",
-            "DELETE /api/v1/devices/\(maskedToken(Self.macToken)) 200",
-        ], "\(server.stderr)")
+        #expect(
+            Self.accessLog(server.stderr) == [
+                "GET /health 200",
+                "POST /register-apns 200",
+                "POST /register-apns 200",
+                "POST /api/v1/devices/register 200",
+                "POST /hooks/ios-device 200",
+                "POST /hooks/ios-device 200",
+                "POST /registerSubscription 200",
+                "GET /api/v1/devices 200",
+                "POST /api/v1/notifications/send 200",
+                "POST /api/v1/notifications/send/\(maskedToken(Self.phoneToken)) 200",
+                "POST /hooks/ios-notify 200",
+                "POST /triggerReplyFinished 200",
+                "GET /metrics 200",
+                "DELETE /api/v1/devices/\(maskedToken(Self.macToken)) 200",
+            ], "\(server.stderr)")
 
         // What it printed: the answers, one JSON object per line, and the metrics without buckets.
         let macID = "apns-" + (try sha256Hex(Self.macToken)).prefix(16)
@@ -97,7 +102,8 @@ struct ServeExamplesTests {
         // The state file: the iPhone (subscribed to the agent) and the iPad (sandbox, family); the
         // Mac was deleted by the last request and the old iPhone unregistered by the hook.
         let agent = try sha256Hex(Self.agentDirectory)
-        let state = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stateFile))) as? [String: Any])
+        let state = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stateFile))) as? [String: Any])
         let devices = try #require(state["devices"] as? [String: [String: Any]])
         #expect(Set(devices.keys) == ["ada-iphone", "ada-ipad"], "\(devices)")
         #expect(devices["ada-iphone"]?["token"] as? String == Self.phoneToken)
@@ -106,32 +112,44 @@ struct ServeExamplesTests {
         #expect(devices["ada-ipad"]?["environment"] as? String == "sandbox")
         #expect(devices["ada-ipad"]?["groups"] as? [String] == ["family"])
         #expect(devices.values.allSatisfy { $0["last_delivered_at"] is String }, "both received pushes")
-        #expect((state["agents"] as? [String: Any])?[agent] as? NSDictionary == ["cwd": Self.agentDirectory, "display_name": "Sven"] as NSDictionary)
+        #expect(
+            (state["agents"] as? [String: Any])?[agent] as? NSDictionary == [
+                "cwd": Self.agentDirectory, "display_name": "Sven",
+            ] as NSDictionary)
 
         // The pushes: send to all (3), to the iPhone (1), ios-notify (3), the agent's reply (1).
         let records = emulator.waitForRecords(8)
         #expect(records.count == 8)
         var titles: [String: [String]] = [:]
         for record in records {
-            titles[record["device_token"] as? String ?? "?", default: []].append(Self.alert(record)?["title"] as? String ?? "?")
+            titles[record["device_token"] as? String ?? "?", default: []].append(
+                Self.alert(record)?["title"] as? String ?? "?")
         }
-        #expect(titles == [
-            Self.phoneToken: ["Build finished", "Just for your iPhone", "Reminder", "Sven"],
-            Self.ipadToken: ["Build finished", "Reminder"],
-            Self.macToken: ["Build finished", "Reminder"],
-        ])
+        #expect(
+            titles == [
+                Self.phoneToken: ["Build finished", "Just for your iPhone", "Reminder", "Sven"],
+                Self.ipadToken: ["Build finished", "Reminder"],
+                Self.macToken: ["Build finished", "Reminder"],
+            ])
         let broadcast = try #require(records.first)
-        #expect(Self.alert(broadcast).map(NSDictionary.init(dictionary:)) == ["title": "Build finished", "subtitle": "main", "body": "All 312 tests passed."] as NSDictionary)
+        #expect(
+            Self.alert(broadcast).map(NSDictionary.init(dictionary:)) == [
+                "title": "Build finished", "subtitle": "main", "body": "All 312 tests passed.",
+            ] as NSDictionary)
         let aps = (broadcast["payload"] as? [String: Any])?["aps"] as? [String: Any]
         #expect(aps?["category"] as? String == "BUILD")
         #expect(aps?["badge"] as? Int == 1)
         #expect((broadcast["payload"] as? [String: Any])?["build_id"] as? String == "312")
         let reminders = records.filter { Self.alert($0)?["title"] as? String == "Reminder" }
-        #expect(reminders.allSatisfy { Self.alert($0)?["body"] as? String == "Stand-up in 5 minutes." }, "\"message\" stands for \"body\"")
+        #expect(
+            reminders.allSatisfy { Self.alert($0)?["body"] as? String == "Stand-up in 5 minutes." },
+            "\"message\" stands for \"body\"")
         let reply = try #require(records.last)
         #expect(reply["device_token"] as? String == Self.phoneToken)
         #expect(reply["collapse_id"] as? String == agent)
-        #expect(Self.alert(reply)?["body"] as? String == "Here is the plan for tomorrow: three meetings and the dentist at four.")
+        #expect(
+            Self.alert(reply)?["body"] as? String
+                == "Here is the plan for tomorrow: three meetings and the dentist at four.")
         let replyData = reply["payload"] as? [String: Any]
         #expect(replyData?["type"] as? String == "reply_finished")
         #expect(replyData?["server_key"] as? String == (try sha256Hex(secret)))
@@ -145,7 +163,8 @@ struct ServeExamplesTests {
         #expect(refused.stderr.contains("401"), "\(refused.stderr)")
         #expect(Self.accessLog(server.stderr).suffix(2) == ["GET /health 200", "POST /register-apns 401"])
         #expect(try Data(contentsOf: URL(fileURLWithPath: stateFile)) == before)
-        let missing = try runScript(env: scriptEnvironment.merging(["SECRET_FILE": setup.directory.file("no-such-secret")]) { $1 })
+        let missing = try runScript(
+            env: scriptEnvironment.merging(["SECRET_FILE": setup.directory.file("no-such-secret")]) { $1 })
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("no-such-secret"), "\(missing.stderr)")
         #expect(Self.accessLog(server.stderr).count == 16, "no request without a secret")
@@ -162,8 +181,10 @@ struct ServeExamplesTests {
         #expect(unit.value("Service", "Restart") == "on-failure")
         #expect(unit.value("Service", "KillSignal") == "SIGTERM")
         #expect(unit.value("Service", "TimeoutStopSec") == "30s")
-        for (key, value) in [("NoNewPrivileges", "yes"), ("ProtectSystem", "strict"), ("ProtectHome", "yes"), ("PrivateTmp", "yes"),
-                             ("PrivateDevices", "yes"), ("CapabilityBoundingSet", "")] {
+        for (key, value) in [
+            ("NoNewPrivileges", "yes"), ("ProtectSystem", "strict"), ("ProtectHome", "yes"), ("PrivateTmp", "yes"),
+            ("PrivateDevices", "yes"), ("CapabilityBoundingSet", ""),
+        ] {
             #expect(unit.value("Service", key) == value, "\(key)")
         }
         // The state directory is the same one wherever it is named.
@@ -178,22 +199,33 @@ struct ServeExamplesTests {
         try #require(which.status == 0, "systemd-analyze is missing (Debian package systemd)")
         // verify checks that ExecStart's program exists: the built one stands in for /usr/local/bin's.
         let directory = try TemporaryDirectory()
-        let copy = try directory.write("register-apns-serve.service",
-                                       try String(contentsOfFile: Self.unitPath, encoding: .utf8)
-                                           .replacingOccurrences(of: "/usr/local/bin/register-apns", with: BuiltTool.path("register-apns")))
+        let copy = try directory.write(
+            "register-apns-serve.service",
+            try String(contentsOfFile: Self.unitPath, encoding: .utf8)
+                .replacingOccurrences(of: "/usr/local/bin/register-apns", with: BuiltTool.path("register-apns")))
         let verify = try BuiltTool.runSystem("systemd-analyze", ["verify", copy])
         #expect(verify.status == 0)
-        #expect(verify.stdout.isEmpty && verify.stderr.isEmpty, "unknown keys or bad values: \(verify.stdout)\(verify.stderr)")
+        #expect(
+            verify.stdout.isEmpty && verify.stderr.isEmpty,
+            "unknown keys or bad values: \(verify.stdout)\(verify.stderr)")
         let security = try BuiltTool.runSystem("systemd-analyze", ["security", "--offline=true", copy])
-        let level = security.stdout.firstMatch(of: /Overall exposure level for [^:]+: (\d+\.\d+)/).flatMap { Double($0.1) }
-        #expect(level.map { $0 <= 2.0 } == true, "systemd-analyze security: \(security.stdout.suffix(300))\(security.stderr)")
+        let level = security.stdout.firstMatch(of: /Overall exposure level for [^:]+: (\d+\.\d+)/).flatMap {
+            Double($0.1)
+        }
+        #expect(
+            level.map { $0 <= 2.0 } == true,
+            "systemd-analyze security: \(security.stdout.suffix(300))\(security.stderr)")
     }
 
-    @Test("register-apns-serve.service by its ExecStart (the built binary, test directories for %E and %S, a free port): /health, a registration into the state directory, exit 0 on SIGTERM; a secret readable by others (78) or no config file (66) is not restarted")
+    @Test(
+        "register-apns-serve.service by its ExecStart (the built binary, test directories for %E and %S, a free port): /health, a registration into the state directory, exit 0 on SIGTERM; a secret readable by others (78) or no config file (66) is not restarted"
+    )
     func unitRuns() throws {
         let unit = try ServiceUnit(path: Self.unitPath)
         let root = try TemporaryDirectory()
-        let specifiers: [Character: String] = ["E": root.file("etc"), "S": root.file("var/lib"), "h": root.file("var/lib/pushkit-free")]
+        let specifiers: [Character: String] = [
+            "E": root.file("etc"), "S": root.file("var/lib"), "h": root.file("var/lib/pushkit-free"),
+        ]
         var argv = try unit.execStart(specifiers)
         try #require(argv.first == "/usr/local/bin/register-apns" && argv.dropFirst().first == "serve", "\(argv)")
         let listen = try #require(argv.firstIndex(of: "--listen"))
@@ -201,25 +233,30 @@ struct ServeExamplesTests {
         let secretFile = try #require(argv.firstIndex(of: "--secret-file").map { argv[$0 + 1] })
 
         // What the administrator installs (the unit's header): config, key and secret, mode 600.
-        let environment = try unit.environment(specifiers, manager: [
-            "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8",
-            "USER": unit.value("Service", "User") ?? "", "HOME": specifiers["h"]!,
-        ])
+        let environment = try unit.environment(
+            specifiers,
+            manager: [
+                "PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8",
+                "USER": unit.value("Service", "User") ?? "", "HOME": specifiers["h"]!,
+            ])
         let configPath = try #require(environment["PUSHKIT_CONFIG"])
         let stateDirectory = try #require(environment["PUSHKIT_STATE_DIR"])
         let configDirectory = URL(fileURLWithPath: configPath).deletingLastPathComponent().path
         try FileManager.default.createDirectory(atPath: configDirectory, withIntermediateDirectories: true)
         let keyPath = configDirectory + "/AuthKey_\(ProviderSetup.keyID).p8"
         try FileManager.default.copyItem(atPath: setup.key.pkcs8Path, toPath: keyPath)
-        let config: [String: Any] = ["team_id": ProviderSetup.teamID, "key_id": ProviderSetup.keyID,
-                                     "bundle_id": ProviderSetup.topic, "key_path": keyPath]
+        let config: [String: Any] = [
+            "team_id": ProviderSetup.teamID, "key_id": ProviderSetup.keyID,
+            "bundle_id": ProviderSetup.topic, "key_path": keyPath,
+        ]
         try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: configPath))
         let secret = "unit-secret-\(UUID().uuidString)"
         try Data((secret + "\n").utf8).write(to: URL(fileURLWithPath: secretFile))
         for file in [configPath, keyPath, secretFile] { chmod(file, 0o600) }
         // What systemd does for StateDirectory= before starting it.
-        try FileManager.default.createDirectory(atPath: stateDirectory, withIntermediateDirectories: true,
-                                                attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            atPath: stateDirectory, withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700])
         #expect(stateDirectory == specifiers["S"]! + "/" + (unit.value("Service", "StateDirectory") ?? "?"))
 
         // `serve` and its arguments, after the built register-apns, which RunningServe runs.
@@ -229,12 +266,20 @@ struct ServeExamplesTests {
         #expect(health.status == 200)
         #expect(health.json.map(NSDictionary.init(dictionary:)) == ["status": "healthy"] as NSDictionary)
         let registration = #"{"device_token": "ada-iphone", "apns_token": "\#(Self.phoneToken)"}"#
-        #expect(try service.request("POST", "/register-apns", json: registration).status == 401, "the secret file is used")
-        let registered = try service.request("POST", "/register-apns", json: registration, headers: ["Authorization": "Bearer " + secret])
+        #expect(
+            try service.request("POST", "/register-apns", json: registration).status == 401, "the secret file is used")
+        let registered = try service.request(
+            "POST", "/register-apns", json: registration, headers: ["Authorization": "Bearer " + secret])
         #expect(registered.status == 200, "\(registered.body) \(service.stderr)")
-        let devices = try? JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stateDirectory + "/devices.json"))) as? [String: Any]
-        #expect((devices?["devices"] as? [String: Any])?.keys.sorted() == ["ada-iphone"], "registered in the state directory")
-        #expect(service.terminate() == 0, "systemctl stop sends KillSignal=\(unit.value("Service", "KillSignal") ?? "?"): \(service.stderr)")
+        let devices =
+            try? JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: stateDirectory + "/devices.json"))) as? [String: Any]
+        #expect(
+            (devices?["devices"] as? [String: Any])?.keys.sorted() == ["ada-iphone"],
+            "registered in the state directory")
+        #expect(
+            service.terminate() == 0,
+            "systemctl stop sends KillSignal=\(unit.value("Service", "KillSignal") ?? "?"): \(service.stderr)")
         #expect(service.stderr.hasSuffix("register-apns serve: stopped\n"), "\(service.stderr)")
 
         // Errors a restart cannot fix are not retried: their exit status is in RestartPreventExitStatus=.
@@ -249,7 +294,9 @@ struct ServeExamplesTests {
         #expect(noConfig?.status == 66, "\(noConfig?.stderr ?? "it started")")
         #expect(noConfig?.stderr.contains(configPath) == true)
         for failure in [exposedSecret, noConfig].compactMap({ $0 }) {
-            #expect(noRestart.contains("\(failure.status)"), "Restart=on-failure would retry exit \(failure.status) forever")
+            #expect(
+                noRestart.contains("\(failure.status)"), "Restart=on-failure would retry exit \(failure.status) forever"
+            )
         }
     }
 
@@ -279,10 +326,18 @@ private struct ServiceUnit {
         for raw in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n") {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
-            if line.hasPrefix("[") { section = String(line.dropFirst().dropLast()); continue }
-            guard let equals = line.firstIndex(of: "=") else { throw UnitError("\(name): not a key=value line: \(line)") }
-            entries.append((section, line[..<equals].trimmingCharacters(in: .whitespaces),
-                            line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)))
+            if line.hasPrefix("[") {
+                section = String(line.dropFirst().dropLast())
+                continue
+            }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw UnitError("\(name): not a key=value line: \(line)")
+            }
+            entries.append(
+                (
+                    section, line[..<equals].trimmingCharacters(in: .whitespaces),
+                    line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
+                ))
         }
         self.entries = entries
     }
@@ -301,9 +356,15 @@ private struct ServiceUnit {
         var result = ""
         var characters = word.makeIterator()
         while let character = characters.next() {
-            guard character == "%" else { result.append(character); continue }
+            guard character == "%" else {
+                result.append(character)
+                continue
+            }
             guard let specifier = characters.next() else { throw UnitError("a lone % in \(word)") }
-            if specifier == "%" { result.append("%"); continue }
+            if specifier == "%" {
+                result.append("%")
+                continue
+            }
             guard let value = specifiers[specifier] else { throw UnitError("no stand-in for %\(specifier) in \(word)") }
             result += value
         }
@@ -325,7 +386,9 @@ private struct ServiceUnit {
         for line in values("Service", "Environment") {
             for assignment in try Self.words(line) {
                 let expanded = try expand(assignment, specifiers)
-                guard let equals = expanded.firstIndex(of: "=") else { throw UnitError("\(name): not an assignment: \(assignment)") }
+                guard let equals = expanded.firstIndex(of: "=") else {
+                    throw UnitError("\(name): not an assignment: \(assignment)")
+                }
                 env[String(expanded[..<equals])] = String(expanded[expanded.index(after: equals)...])
             }
         }

@@ -4,9 +4,12 @@ import Testing
 /// `make install` writes these scripts; each tool must generate them for every shell it supports.
 @Suite("shell completions")
 struct ShellCompletionTests {
-    @Test("every tool generates bash, zsh and fish completions that know its flags", arguments: [
-        ("apns-jwt", "--refresh"), ("register-apns", "--from-json"), ("send-push", "--hook"), ("apns-emulator", "--record"),
-    ])
+    @Test(
+        "every tool generates bash, zsh and fish completions that know its flags",
+        arguments: [
+            ("apns-jwt", "--refresh"), ("register-apns", "--from-json"), ("send-push", "--hook"),
+            ("apns-emulator", "--record"),
+        ])
     func completions(tool: String, flag: String) throws {
         for shell in ["bash", "zsh", "fish"] {
             let result = try BuiltTool.run(tool, ["--generate-completion-script", shell])

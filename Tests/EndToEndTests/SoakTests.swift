@@ -23,7 +23,8 @@ import Testing
 struct SoakTests {
     /// What one device is scripted to meet.
     enum FaultClass: String, CaseIterable {
-        case transient500, transient503, throttledTwice, persistent500, stall, slow, tooSlow, unregistered, rejected, healthy
+        case transient500, transient503, throttledTwice, persistent500, stall, slow, tooSlow, unregistered, rejected,
+            healthy
 
         /// Devices of this class per 1,000.
         var share: Int {
@@ -109,7 +110,9 @@ struct SoakTests {
     /// The rounds: each connection fault once, or `PUSHKIT_SOAK_ROUNDS` rounds cycling through them.
     static let rounds: [Int] = Array(0..<(Int(environment["PUSHKIT_SOAK_ROUNDS"] ?? "") ?? 3))
 
-    @Test("every device ends in one outcome; no duplicate, no prune but 410, nothing lost, within the timeout", arguments: rounds)
+    @Test(
+        "every device ends in one outcome; no duplicate, no prune but 410, nothing lost, within the timeout",
+        arguments: rounds)
     func soakRound(round: Int) throws {
         let fault = ConnectionFault.allCases[round % ConnectionFault.allCases.count]
         let seed = UInt64(Self.environment["PUSHKIT_SOAK_SEED"] ?? "") ?? UInt64.random(in: 1...UInt64(UInt32.max))
@@ -122,30 +125,45 @@ struct SoakTests {
         classes += Array(repeating: .healthy, count: Self.deviceCount - classes.count)
         classes.shuffle(using: &random)
         let devices = classes.enumerated().map { index, faultClass in
-            (id: String(format: "dev-%04d", index), token: Self.token(round: round, index: index), faultClass: faultClass)
+            (
+                id: String(format: "dev-%04d", index), token: Self.token(round: round, index: index),
+                faultClass: faultClass
+            )
         }
         let classOfDevice = Dictionary(uniqueKeysWithValues: devices.map { ($0.id, $0.faultClass) })
 
-        let script = devices.compactMap { device in device.faultClass.steps.map { "\(device.token) \($0)" } }.joined(separator: "\n")
+        let script = devices.compactMap { device in device.faultClass.steps.map { "\(device.token) \($0)" } }.joined(
+            separator: "\n")
         let unregistered = devices.filter { $0.faultClass == .unregistered }.map(\.token).joined(separator: "\n")
-        let emulator = try RunningEmulator([
-            "--quiet", "--record", setup.directory.file("records.jsonl"),
-            "--script-file", try setup.directory.write("script.txt", script),
-            "--unregistered-file", try setup.directory.write("unregistered.txt", unregistered),
-        ] + fault.emulatorArguments, environment: setup.environment)
+        let emulator = try RunningEmulator(
+            [
+                "--quiet", "--record", setup.directory.file("records.jsonl"),
+                "--script-file", try setup.directory.write("script.txt", script),
+                "--unregistered-file", try setup.directory.write("unregistered.txt", unregistered),
+            ] + fault.emulatorArguments, environment: setup.environment)
         var env = emulator.asAPNs(for: setup.environment)
         env["APNS_STATE_FILE"] = devicesFile
 
         let flat = "{" + devices.map { "\"\($0.id)\": \"\($0.token)\"" }.joined(separator: ", ") + "}"
-        try BuiltTool.run("register-apns", ["import", try setup.directory.write("flat.json", flat)], environment: env).expectSuccess()
+        try BuiltTool.run("register-apns", ["import", try setup.directory.write("flat.json", flat)], environment: env)
+            .expectSuccess()
 
         // Other processes register devices for as long as the run lasts.
         // Paced, so the writers leave the emulator most of the CPU.
-        let registrations = WriterStorm(count: nil, concurrency: 2, environment: env, trigger: nil, plan: { _ in .never }, registration: { number in
-            ("extra-\(round)-\(number)", String(format: "ee%06x", round) + String(repeating: "d4", count: 24) + String(format: "%08x", number))
-        }, pause: 0.05)
+        let registrations = WriterStorm(
+            count: nil, concurrency: 2, environment: env, trigger: nil, plan: { _ in .never },
+            registration: { number in
+                (
+                    "extra-\(round)-\(number)",
+                    String(format: "ee%06x", round) + String(repeating: "d4", count: 24)
+                        + String(format: "%08x", number)
+                )
+            }, pause: 0.05)
         let started = Date()
-        let run = try BuiltTool.run("send-push", ["--body", "soak round \(round)", "--json", "--full", "--timeout", String(Self.timeoutSeconds)], environment: env)
+        let run = try BuiltTool.run(
+            "send-push",
+            ["--body", "soak round \(round)", "--json", "--full", "--timeout", String(Self.timeoutSeconds)],
+            environment: env)
         let elapsed = Date().timeIntervalSince(started)
         let acknowledged = try registrations.stop().filter(\.acknowledged)
 
@@ -169,7 +187,8 @@ struct SoakTests {
         let connections = Set(records.map { $0["connection"] as? Int ?? 0 }).count
         let duplicates = deliveries.values.filter { $0 > 1 }.count
         let lost = acknowledged.filter { registry[$0.id] as? String != $0.token }
-        print("""
+        print(
+            """
             soak round \(round) (\(fault.rawValue), seed \(seed)): \(devices.count) devices, exit \(run.status), \
             \(String(format: "%.2f", elapsed)) s (run \(run.stderr.split(separator: "\n").last { $0.hasPrefix("send-push: ") }?.split(separator: " ").suffix(2).joined(separator: " ") ?? "?")); outcomes \(outcomes.sorted { $0.key < $1.key }); \
             answers \(statuses.sorted { $0.key < $1.key }) over \(connections) connections; \
@@ -190,15 +209,22 @@ struct SoakTests {
         #expect(Set(reported) == Set(devices.map(\.id)), "seed \(seed)")
 
         // No duplicate delivery; `delivered` means exactly one 200 for that token.
-        #expect(duplicates == 0, "seed \(seed): tokens answered 200 twice: \(deliveries.filter { $0.value > 1 }.keys.sorted())")
+        #expect(
+            duplicates == 0,
+            "seed \(seed): tokens answered 200 twice: \(deliveries.filter { $0.value > 1 }.keys.sorted())")
         for line in lines {
-            guard let device = line["device"] as? String, let token = line["token"] as? String, let faultClass = classOfDevice[device] else { continue }
+            guard let device = line["device"] as? String, let token = line["token"] as? String,
+                let faultClass = classOfDevice[device]
+            else { continue }
             let outcome = line["outcome"] as? String
             // A request that timed out may have been delivered all the same (APNs had it): that is
             // the one case where an outcome other than `delivered` may come with a 200.
             let timedOut = outcome == "failed" && line["status"] as? Int == 0
             if outcome == "delivered" || !timedOut {
-                #expect((outcome == "delivered") == (deliveries[token] == 1), "seed \(seed): \(device) (\(faultClass)) reported \(outcome ?? "-") with \(deliveries[token] ?? 0) 200s")
+                #expect(
+                    (outcome == "delivered") == (deliveries[token] == 1),
+                    "seed \(seed): \(device) (\(faultClass)) reported \(outcome ?? "-") with \(deliveries[token] ?? 0) 200s"
+                )
             }
             if fault == .none {
                 let expected = faultClass.expected
@@ -206,16 +232,25 @@ struct SoakTests {
                 #expect(line["status"] as? Int == expected.status, "seed \(seed): \(device) (\(faultClass))")
                 #expect(line["attempts"] as? Int == expected.attempts, "seed \(seed): \(device) (\(faultClass))")
             } else {
-                #expect(faultClass.allowedWhenCut.contains(outcome ?? ""), "seed \(seed): \(device) (\(faultClass)) ended \(outcome ?? "-")")
+                #expect(
+                    faultClass.allowedWhenCut.contains(outcome ?? ""),
+                    "seed \(seed): \(device) (\(faultClass)) ended \(outcome ?? "-")")
                 if outcome == "failed" {
                     let status = line["status"] as? Int ?? -1
-                    #expect(status == 0 || status == 429 || status >= 500, "seed \(seed): \(device) failed with \(status), not a temporary failure")
+                    #expect(
+                        status == 0 || status == 429 || status >= 500,
+                        "seed \(seed): \(device) failed with \(status), not a temporary failure")
                 }
             }
             // Pruned exactly when answered 410.
             #expect((line["pruned"] as? Bool == true) == (outcome == "unregistered"), "seed \(seed): \(device)")
-            #expect((registry[device] == nil) == (outcome == "unregistered"), "seed \(seed): \(device) (\(faultClass)) \(registry[device] == nil ? "removed" : "kept") after \(outcome ?? "-")")
-            if outcome == "unregistered" { #expect(faultClass == .unregistered, "seed \(seed): \(device) pruned without a 410") }
+            #expect(
+                (registry[device] == nil) == (outcome == "unregistered"),
+                "seed \(seed): \(device) (\(faultClass)) \(registry[device] == nil ? "removed" : "kept") after \(outcome ?? "-")"
+            )
+            if outcome == "unregistered" {
+                #expect(faultClass == .unregistered, "seed \(seed): \(device) pruned without a 410")
+            }
         }
 
         // Registrations made during the run are all there.
@@ -226,14 +261,20 @@ struct SoakTests {
         let summary = run.stderr.split(separator: "\n").last { $0.hasPrefix("send-push: ") && $0.hasSuffix(" s") }
         let runSeconds = summary.flatMap { Double($0.split(separator: " ").dropLast().last ?? "") }
         #expect(runSeconds != nil, "seed \(seed): no summary line in \(run.stderr.suffix(300))")
-        #expect((runSeconds ?? .infinity) <= Double(Self.timeoutSeconds) + 1, "seed \(seed): the run took \(runSeconds ?? -1) s with --timeout \(Self.timeoutSeconds)")
-        #expect(elapsed <= Double(Self.timeoutSeconds) + Self.wallClockSlack, "seed \(seed): the process took \(elapsed) s with --timeout \(Self.timeoutSeconds)")
+        #expect(
+            (runSeconds ?? .infinity) <= Double(Self.timeoutSeconds) + 1,
+            "seed \(seed): the run took \(runSeconds ?? -1) s with --timeout \(Self.timeoutSeconds)")
+        #expect(
+            elapsed <= Double(Self.timeoutSeconds) + Self.wallClockSlack,
+            "seed \(seed): the process took \(elapsed) s with --timeout \(Self.timeoutSeconds)")
         let permanent = lines.contains { line in
             let outcome = line["outcome"] as? String, status = line["status"] as? Int ?? 0
             return outcome == "rejected" || (outcome == "failed" && status != 0 && status != 429 && status < 500)
         }
         let failed = lines.contains { $0["outcome"] as? String == "failed" }
-        #expect(run.status == (permanent ? 1 : failed ? 75 : 0), "seed \(seed): exit \(run.status); stderr: \(run.stderr.suffix(300))")
+        #expect(
+            run.status == (permanent ? 1 : failed ? 75 : 0),
+            "seed \(seed): exit \(run.status); stderr: \(run.stderr.suffix(300))")
     }
 
     static func token(round: Int, index: Int) -> String {
@@ -241,7 +282,8 @@ struct SoakTests {
     }
 
     static func registry(_ path: String) throws -> [String: Any] {
-        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+        let object =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
         let devices = try #require(object?["devices"] as? [String: [String: Any]])
         return devices.mapValues { $0["token"] ?? NSNull() }
     }

@@ -20,13 +20,15 @@ struct TLSFailureTests {
 
     /// `send-push` to one token at an emulator serving `leaf`, trusting `ca`.
     func send(serving leaf: String, trusting ca: String) throws -> (result: ToolResult, records: Int) {
-        let emulator = try RunningEmulator(["--quiet", "--cert", "\(certificates)/\(leaf).pem", "--cert-key", "\(certificates)/\(leaf)-key.pem"],
-                                           environment: setup.environment)
+        let emulator = try RunningEmulator(
+            ["--quiet", "--cert", "\(certificates)/\(leaf).pem", "--cert-key", "\(certificates)/\(leaf)-key.pem"],
+            environment: setup.environment)
         var env = setup.environment
         env["APNS_PRODUCTION_URL"] = emulator.baseURL
         env["APNS_CA_FILE"] = "\(certificates)/\(ca).pem"
-        let result = try BuiltTool.run("send-push", ["--title", "t", "--token", String(repeating: "ab", count: 32), "--json", "--timeout", "10"],
-                                       environment: env)
+        let result = try BuiltTool.run(
+            "send-push", ["--title", "t", "--token", String(repeating: "ab", count: 32), "--json", "--timeout", "10"],
+            environment: env)
         return (result, emulator.records().count)
     }
 
@@ -37,11 +39,13 @@ struct TLSFailureTests {
         #expect(records == 1)
     }
 
-    @Test("a wrong CA, an expired certificate, a certificate for another host: exit 69, named as TLS, nothing sent", arguments: [
-        ("good", "other-ca", "certificate"),
-        ("expired", "ca", "expired"),
-        ("wrong-host", "ca", "127.0.0.1"),
-    ])
+    @Test(
+        "a wrong CA, an expired certificate, a certificate for another host: exit 69, named as TLS, nothing sent",
+        arguments: [
+            ("good", "other-ca", "certificate"),
+            ("expired", "ca", "expired"),
+            ("wrong-host", "ca", "127.0.0.1"),
+        ])
     func failures(leaf: String, ca: String, named: String) throws {
         let (result, records) = try send(serving: leaf, trusting: ca)
         #expect(result.status == 69, "\(leaf) trusting \(ca): \(result.stdout) \(result.stderr)")

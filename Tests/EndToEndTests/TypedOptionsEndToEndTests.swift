@@ -10,16 +10,20 @@ struct TypedOptionsEndToEndTests {
         let help = try BuiltTool.run("send-push", ["--help"], environment: [:])
         help.expectSuccess()
         for setting in SendSetting.allCases {
-            #expect(help.stdout.contains(setting.flag + " "), "\(setting) is worded \(setting.flag), which send-push does not have")
+            #expect(
+                help.stdout.contains(setting.flag + " "),
+                "\(setting) is worded \(setting.flag), which send-push does not have")
         }
     }
 
     @Test("--help lists the values of every fixed-value option")
     func helpListsValues() throws {
         let help = try BuiltTool.run("send-push", ["--help"], environment: [:]).stdout
-        for values in ["(values: passive, active, time-sensitive, critical)", "(values: low, normal, high)",
-                       "(values: passive, skip, ignore)", "(values: start, update, end)", "(values: 10, 5, 1)",
-                       "(values: production, sandbox)"] {
+        for values in [
+            "(values: passive, active, time-sensitive, critical)", "(values: low, normal, high)",
+            "(values: passive, skip, ignore)", "(values: start, update, end)", "(values: 10, 5, 1)",
+            "(values: production, sandbox)",
+        ] {
             #expect(help.replacing(/\s+/, with: " ").contains(values), "\(values) not in send-push --help")
         }
     }

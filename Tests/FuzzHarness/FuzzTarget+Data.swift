@@ -9,7 +9,9 @@ extension FuzzTarget {
     /// `send-push --data`: the input split at NUL bytes into up to four values (a command line
     /// cannot carry NUL), each given as one `--data`, with and without a title.
     static func checkData(_ input: [UInt8]) throws(FuzzViolation) {
-        let values = input.split(separator: 0, maxSplits: 3, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        let values = input.split(separator: 0, maxSplits: 3, omittingEmptySubsequences: false).map {
+            String(decoding: $0, as: UTF8.self)
+        }
         for title in ["Fuzz", nil] {
             var spec = PushSpecification()
             spec.content.title = title

@@ -20,26 +20,37 @@ extension FuzzTarget {
         let request = EmulatorRequestText(input)
         let key = FuzzFixtures.providerKey
         for strict in [false, true] {
-            var trust = APNsRequestValidator.Trust(publicKey: key.privateKey.publicKey, keyID: FuzzFixtures.keyID, teamID: FuzzFixtures.teamID,
-                                                   bundleID: strict ? FuzzFixtures.bundleID : nil, strictIssuedAt: strict)
+            var trust = APNsRequestValidator.Trust(
+                publicKey: key.privateKey.publicKey, keyID: FuzzFixtures.keyID, teamID: FuzzFixtures.teamID,
+                bundleID: strict ? FuzzFixtures.bundleID : nil, strictIssuedAt: strict)
             trust.requireAps = strict
             let validator = APNsRequestValidator(trust: trust, tokenUpdates: ProviderTokenUpdateTracker())
             // Twice on one connection: the second judgement comes from the token cache.
-            let first = validator.assess(method: request.method, path: request.path, headers: request.headers, body: request.body, now: now)
-            let second = validator.assess(method: request.method, path: request.path, headers: request.headers, body: request.body, now: now)
-            try FuzzViolation.require(first.rejection == second.rejection, "the same request was judged \(String(describing: first.rejection)), then \(String(describing: second.rejection))")
+            let first = validator.assess(
+                method: request.method, path: request.path, headers: request.headers, body: request.body, now: now)
+            let second = validator.assess(
+                method: request.method, path: request.path, headers: request.headers, body: request.body, now: now)
+            try FuzzViolation.require(
+                first.rejection == second.rejection,
+                "the same request was judged \(String(describing: first.rejection)), then \(String(describing: second.rejection))"
+            )
             if let rejection = first.rejection {
-                try FuzzViolation.require(rejection.reason.isKnown && rejection.reason.status == rejection.status,
-                                          "the emulator answered \(rejection.status) \(rejection.reason)")
+                try FuzzViolation.require(
+                    rejection.reason.isKnown && rejection.reason.status == rejection.status,
+                    "the emulator answered \(rejection.status) \(rejection.reason)")
                 continue
             }
-            try FuzzViolation.require(first.isAuthenticated, "a request was accepted without an authenticated provider token")
+            try FuzzViolation.require(
+                first.isAuthenticated, "a request was accepted without an authenticated provider token")
             try FuzzViolation.require(request.method == "POST", "a \(request.method) request was accepted")
-            guard let payload = first.payload, let value = try? JSONValue.parse(Data(payload)), value.objectValue != nil else {
+            guard let payload = first.payload, let value = try? JSONValue.parse(Data(payload)), value.objectValue != nil
+            else {
                 throw FuzzViolation("an accepted request's payload is not a JSON object")
             }
-            try FuzzViolation.require(value == (try? JSONValue.parse(Data(request.body))), "the recorded payload is not the body's JSON")
-            try FuzzViolation.require(!strict || value["aps"]?.objectValue != nil, "--require-aps accepted a payload without aps")
+            try FuzzViolation.require(
+                value == (try? JSONValue.parse(Data(request.body))), "the recorded payload is not the body's JSON")
+            try FuzzViolation.require(
+                !strict || value["aps"]?.objectValue != nil, "--require-aps accepted a payload without aps")
         }
     }
 }

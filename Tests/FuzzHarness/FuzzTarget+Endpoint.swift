@@ -15,7 +15,8 @@ extension FuzzTarget {
         let path = String(decoding: input, as: UTF8.self)
         for method in ["GET", "POST", "DELETE", "PUT"] {
             if case .route(let route, _) = EndpointRoute.match(method: method, path: path) {
-                try FuzzViolation.require(route.method == method, "\(method) matched the \(route.method) route \(route.path)")
+                try FuzzViolation.require(
+                    route.method == method, "\(method) matched the \(route.method) route \(route.path)")
             }
         }
         guard !input.isEmpty else { return }
@@ -57,8 +58,9 @@ extension FuzzTarget {
         }
         if let subscription {
             _ = subscription.apply(to: &registry, at: now)
-            try FuzzViolation.require(registry[subscription.registration.deviceID]?.groups.contains(subscription.agentKey) == true,
-                                      "a subscribed device is not in its agent's group")
+            try FuzzViolation.require(
+                registry[subscription.registration.deviceID]?.groups.contains(subscription.agentKey) == true,
+                "a subscribed device is not in its agent's group")
         }
         try requireRoundTrip(registry, "registry after the endpoint's registrations", exact: true)
 
@@ -79,7 +81,10 @@ extension FuzzTarget {
             reply = nil
         }
         for displayName in [nil, "Agent"] as [String?] {
-            if let reply { try requireBuilds(reply.specification(displayName: displayName, serverKey: "fuzz"), "triggerReplyFinished") }
+            if let reply {
+                try requireBuilds(
+                    reply.specification(displayName: displayName, serverKey: "fuzz"), "triggerReplyFinished")
+            }
         }
     }
 
@@ -127,6 +132,8 @@ extension FuzzTarget {
     /// A refused body is answered 400 or 422 with a message.
     static func requireClientError(_ error: EndpointError, from route: String) throws(FuzzViolation) {
         try FuzzViolation.requireMessage(error.message, from: route)
-        try FuzzViolation.require(error.status == 400 || error.status == 422, "\(route) answered \(error.status) to a bad body: \(error.message)")
+        try FuzzViolation.require(
+            error.status == 400 || error.status == 422,
+            "\(route) answered \(error.status) to a bad body: \(error.message)")
     }
 }

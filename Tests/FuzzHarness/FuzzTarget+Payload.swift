@@ -18,7 +18,10 @@ extension FuzzTarget {
             do {
                 let built = try spec.build(bundleID: configuredTopic)
                 try requireSendablePayload(built.request.payload, "--payload-file")
-                if let configuredTopic { try FuzzViolation.require(built.request.bundleID == configuredTopic, "the configured topic was replaced") }
+                if let configuredTopic {
+                    try FuzzViolation.require(
+                        built.request.bundleID == configuredTopic, "the configured topic was replaced")
+                }
             } catch {
                 try requireUserError(error, from: "--payload-file")
             }
@@ -44,7 +47,10 @@ extension FuzzTarget {
             } catch {
                 throw FuzzViolation("JSON written \(pretty ? "pretty" : "compact") does not read back: \(error.detail)")
             }
-            try FuzzViolation.require(reread == value, "JSON written \(pretty ? "pretty" : "compact") reads back as another value: \(String(decoding: written.prefix(200), as: UTF8.self))")
+            try FuzzViolation.require(
+                reread == value,
+                "JSON written \(pretty ? "pretty" : "compact") reads back as another value: \(String(decoding: written.prefix(200), as: UTF8.self))"
+            )
         }
     }
 
@@ -57,8 +63,11 @@ extension FuzzTarget {
             throw FuzzViolation("\(what) built a payload that is not JSON: \(error.detail)")
         }
         try FuzzViolation.require(value["aps"]?.objectValue != nil, "\(what) built a payload without an aps object")
-        try FuzzViolation.require(value[PushSpecification.simulatorBundleKey] == nil, "\(what) built a payload that still names the simulator's bundle")
-        try FuzzViolation.require(payload.count <= APNsPushType.voip.maximumPayloadSize, "\(what) built a payload of \(payload.count) bytes")
+        try FuzzViolation.require(
+            value[PushSpecification.simulatorBundleKey] == nil,
+            "\(what) built a payload that still names the simulator's bundle")
+        try FuzzViolation.require(
+            payload.count <= APNsPushType.voip.maximumPayloadSize, "\(what) built a payload of \(payload.count) bytes")
     }
 
     /// A refusal a user sees: one of the tools' typed errors, with a message.
@@ -67,7 +76,8 @@ extension FuzzTarget {
             throw FuzzViolation("\(parser) failed with an untyped error: \(String(reflecting: error))")
         }
         try FuzzViolation.requireMessage(typed.description, from: parser)
-        try FuzzViolation.require(typed.exitStatus != .success && typed.exitStatus != .partialFailure,
-                                  "\(parser) failed with exit status \(typed.exitStatus.rawValue): \(typed.description)")
+        try FuzzViolation.require(
+            typed.exitStatus != .success && typed.exitStatus != .partialFailure,
+            "\(parser) failed with exit status \(typed.exitStatus.rawValue): \(typed.description)")
     }
 }

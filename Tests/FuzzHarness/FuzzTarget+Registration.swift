@@ -10,14 +10,19 @@ extension FuzzTarget {
     /// defaults from flags. What is accepted is registered, written and read back unchanged.
     static func checkRegistration(_ input: [UInt8]) throws(FuzzViolation) {
         let data = Data(input)
-        let flags = DeviceRegistration.Defaults(environment: .sandbox, name: "Fuzz", model: "iPhone0,0", osVersion: "1.0", appVersion: "1", groups: ["fuzz"])
+        let flags = DeviceRegistration.Defaults(
+            environment: .sandbox, name: "Fuzz", model: "iPhone0,0", osVersion: "1.0", appVersion: "1", groups: ["fuzz"]
+        )
         for defaults in [DeviceRegistration.Defaults(), flags] {
             let registrations: [DeviceRegistration]
             do throws(RegistryError) {
-                registrations = try DeviceRegistration.parseRequestBodies(data, source: "standard input", defaults: defaults)
+                registrations = try DeviceRegistration.parseRequestBodies(
+                    data, source: "standard input", defaults: defaults)
             } catch {
                 try FuzzViolation.requireMessage(error.description, from: "add --from-json")
-                try FuzzViolation.require(error.exitStatus == .dataError, "a bad registration body exits \(error.exitStatus.rawValue), not 65")
+                try FuzzViolation.require(
+                    error.exitStatus == .dataError, "a bad registration body exits \(error.exitStatus.rawValue), not 65"
+                )
                 continue
             }
             try FuzzViolation.require(!registrations.isEmpty, "add --from-json accepted input without a registration")
@@ -28,10 +33,16 @@ extension FuzzTarget {
     }
 
     /// Registers `registration` and checks the registry holds it: its id, its token, under one id.
-    static func requireRegistered(_ registration: DeviceRegistration, in registry: inout RegisteredDevices) throws(FuzzViolation) {
+    static func requireRegistered(
+        _ registration: DeviceRegistration, in registry: inout RegisteredDevices
+    ) throws(FuzzViolation) {
         let outcome = registry.register(registration, at: now)
         try FuzzViolation.require(outcome.device.id == registration.deviceID, "registered under another id")
-        try FuzzViolation.require(registry[registration.deviceID]?.token == registration.token, "the registry does not hold the registered token")
-        try FuzzViolation.require(registry.deviceIDs(holding: registration.token) == [registration.deviceID], "a token is held by more than one device")
+        try FuzzViolation.require(
+            registry[registration.deviceID]?.token == registration.token,
+            "the registry does not hold the registered token")
+        try FuzzViolation.require(
+            registry.deviceIDs(holding: registration.token) == [registration.deviceID],
+            "a token is held by more than one device")
     }
 }

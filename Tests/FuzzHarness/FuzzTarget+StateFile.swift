@@ -35,9 +35,11 @@ extension FuzzTarget {
         } catch {
             throw FuzzViolation("list --json output does not import: \(error.detail)")
         }
-        try FuzzViolation.require(reimported.count == imported.count,
-                                  "list --json of \(imported.count) devices imports as \(reimported.count)")
-        try FuzzViolation.require(DeviceListing.jsonLines(reimported.devices) == lines, "list --json changes when imported and listed again")
+        try FuzzViolation.require(
+            reimported.count == imported.count,
+            "list --json of \(imported.count) devices imports as \(reimported.count)")
+        try FuzzViolation.require(
+            DeviceListing.jsonLines(reimported.devices) == lines, "list --json changes when imported and listed again")
         var merged = registry ?? RegisteredDevices()
         merged.merge(imported)
         try requireRoundTrip(merged, "registry after import", exact: false)
@@ -73,7 +75,8 @@ extension FuzzTarget {
             throw FuzzViolation("the \(what) as written does not read back: \(error.detail)")
         }
         try FuzzViolation.require(!exact || reread == registry, "the \(what) as written reads back as another registry")
-        try FuzzViolation.require(reread.stateFileBytes() == written, "the \(what) as written changes when read and written again")
+        try FuzzViolation.require(
+            reread.stateFileBytes() == written, "the \(what) as written changes when read and written again")
         let again: RegisteredDevices
         do throws(JSONSyntaxError) {
             again = try RegisteredDevices(stateFile: Data(reread.stateFileBytes()))

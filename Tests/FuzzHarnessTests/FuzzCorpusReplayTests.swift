@@ -20,7 +20,9 @@ struct FuzzCorpusReplayTests {
             .sorted { $0.lastPathComponent < $1.lastPathComponent }
     }
 
-    @Test("every kept input parses or is refused with a message, and what is written reads back", arguments: FuzzTarget.allCases)
+    @Test(
+        "every kept input parses or is refused with a message, and what is written reads back",
+        arguments: FuzzTarget.allCases)
     func replays(_ target: FuzzTarget) throws {
         let files = try Self.inputs(of: target)
         // The hand-made seeds alone are more than this; an empty or lost corpus must not pass.
@@ -42,7 +44,8 @@ struct FuzzCorpusReplayTests {
         #expect(throws: FuzzViolation.self) { try FuzzViolation.requireMessage(" \n", from: "a parser") }
         // A registry that does not read back as written (NaN is written as null) is reported.
         #expect(throws: FuzzViolation.self) {
-            try FuzzTarget.requireRoundTrip(RegisteredDevices(otherFields: ["x": .number(.nan)]), "made-up registry", exact: true)
+            try FuzzTarget.requireRoundTrip(
+                RegisteredDevices(otherFields: ["x": .number(.nan)]), "made-up registry", exact: true)
         }
     }
 }

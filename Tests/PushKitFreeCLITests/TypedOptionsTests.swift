@@ -26,9 +26,11 @@ struct TypedOptionsTests {
         #expect(try run.policy().timeout == .seconds(30) && run.policy().retries == 3)
         let request = try DeliveryOptions<RequestDeliveryDefaults>.parse(["--retries", "0", "--timeout", "2.5"])
         #expect(try request.policy().timeout == .milliseconds(2500) && request.policy().retries == 0)
-        for (arguments, message) in [(["--retries", "-1"], "--retries must be 0 or more, not -1"),
-                                     (["--timeout", "0"], "--timeout must be a number of seconds more than 0, not 0"),
-                                     (["--timeout", "-0.5"], "--timeout must be a number of seconds more than 0, not -0.5")] {
+        for (arguments, message) in [
+            (["--retries", "-1"], "--retries must be 0 or more, not -1"),
+            (["--timeout", "0"], "--timeout must be a number of seconds more than 0, not 0"),
+            (["--timeout", "-0.5"], "--timeout must be a number of seconds more than 0, not -0.5"),
+        ] {
             #expect {
                 _ = try DeliveryOptions<RunDeliveryDefaults>.parse(arguments)
             } throws: { error in
@@ -42,7 +44,8 @@ struct TypedOptionsTests {
         let badge = PayloadError.invalid("\(setting: .badge) must be 0 or more, not -1")
         #expect(badge.description == "the badge must be 0 or more, not -1")
         #expect(ToolSupport.message(for: badge) == "--badge must be 0 or more, not -1")
-        let combined = PayloadError.invalid("\(setting: .payloadFile) cannot be combined with \(setting: .liveActivity)")
+        let combined = PayloadError.invalid(
+            "\(setting: .payloadFile) cannot be combined with \(setting: .liveActivity)")
         #expect(ToolSupport.message(for: combined) == "--payload-file cannot be combined with --live-activity")
         #expect(ToolSupport.message(for: ConfigurationError("plain")) == "plain")
     }

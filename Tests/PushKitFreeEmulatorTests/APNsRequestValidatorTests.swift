@@ -20,7 +20,8 @@ struct RequestFixture {
 
     init(token: String = RequestFixture.token()) {
         headers = [
-            (":method", "POST"), (":scheme", "https"), (":path", "/3/device/" + Self.deviceToken), (":authority", "localhost"),
+            (":method", "POST"), (":scheme", "https"), (":path", "/3/device/" + Self.deviceToken),
+            (":authority", "localhost"),
             ("authorization", "bearer " + token),
             ("apns-topic", Self.bundleID),
             ("apns-push-type", "alert"),
@@ -28,8 +29,11 @@ struct RequestFixture {
     }
 
     /// A token signed by `key` (the trusted one unless given), issued `age` seconds before `now`.
-    static func token(key: ProviderKey = RequestFixture.key, keyID: String = keyID, teamID: String = teamID, age: Int = 60) -> String {
-        (try? ProviderToken.sign(key: key, keyID: keyID, teamID: teamID, issuedAt: Int(now.timeIntervalSince1970) - age).compact) ?? ""
+    static func token(
+        key: ProviderKey = RequestFixture.key, keyID: String = keyID, teamID: String = teamID, age: Int = 60
+    ) -> String {
+        (try? ProviderToken.sign(key: key, keyID: keyID, teamID: teamID, issuedAt: Int(now.timeIntervalSince1970) - age)
+            .compact) ?? ""
     }
 
     mutating func set(_ name: String, _ value: String?) {
@@ -37,11 +41,17 @@ struct RequestFixture {
         if let value { headers.append((name, value)) }
     }
 
-    static func validator(bundleID: String? = RequestFixture.bundleID, tracker: ProviderTokenUpdateTracker? = ProviderTokenUpdateTracker()) -> APNsRequestValidator {
-        APNsRequestValidator(trust: .init(publicKey: key.privateKey.publicKey, keyID: keyID, teamID: teamID, bundleID: bundleID), tokenUpdates: tracker)
+    static func validator(
+        bundleID: String? = RequestFixture.bundleID, tracker: ProviderTokenUpdateTracker? = ProviderTokenUpdateTracker()
+    ) -> APNsRequestValidator {
+        APNsRequestValidator(
+            trust: .init(publicKey: key.privateKey.publicKey, keyID: keyID, teamID: teamID, bundleID: bundleID),
+            tokenUpdates: tracker)
     }
 
-    func assess(with validator: APNsRequestValidator = RequestFixture.validator(), at time: Date = RequestFixture.now) -> APNsRequestAssessment {
+    func assess(
+        with validator: APNsRequestValidator = RequestFixture.validator(), at time: Date = RequestFixture.now
+    ) -> APNsRequestAssessment {
         validator.assess(method: method, path: path, headers: headers, body: body, now: time)
     }
 
@@ -71,16 +81,18 @@ struct APNsRequestValidatorTests {
         #expect(request.status == 405)
     }
 
-    @Test("paths", arguments: [
-        ("/3/devices/abcd", APNsReason.badPath, 404),
-        ("/2/device/abcd", .badPath, 404),
-        ("/", .badPath, 404),
-        ("/3/device/", .missingDeviceToken, 400),
-        ("/3/device", .missingDeviceToken, 400),
-        ("/3/device/abc", .badDeviceToken, 400),
-        ("/3/device/zz", .badDeviceToken, 400),
-        ("/3/device/abcd?x=1", .badDeviceToken, 400),
-    ])
+    @Test(
+        "paths",
+        arguments: [
+            ("/3/devices/abcd", APNsReason.badPath, 404),
+            ("/2/device/abcd", .badPath, 404),
+            ("/", .badPath, 404),
+            ("/3/device/", .missingDeviceToken, 400),
+            ("/3/device", .missingDeviceToken, 400),
+            ("/3/device/abc", .badDeviceToken, 400),
+            ("/3/device/zz", .badDeviceToken, 400),
+            ("/3/device/abcd?x=1", .badDeviceToken, 400),
+        ])
     func paths(path: String, reason: APNsReason, status: Int) {
         var request = RequestFixture()
         request.path = path
@@ -104,17 +116,19 @@ struct APNsRequestValidatorTests {
         #expect(request.reason == .duplicateHeaders)
     }
 
-    @Test("provider token problems", arguments: [
-        ("missing", APNsReason.missingProviderToken),
-        ("not bearer", .invalidProviderToken),
-        ("garbage", .invalidProviderToken),
-        ("other key", .invalidProviderToken),
-        ("other kid", .invalidProviderToken),
-        ("other team", .invalidProviderToken),
-        ("der signature", .invalidProviderToken),
-        ("expired", .expiredProviderToken),
-        ("far future", .invalidProviderToken),
-    ])
+    @Test(
+        "provider token problems",
+        arguments: [
+            ("missing", APNsReason.missingProviderToken),
+            ("not bearer", .invalidProviderToken),
+            ("garbage", .invalidProviderToken),
+            ("other key", .invalidProviderToken),
+            ("other kid", .invalidProviderToken),
+            ("other team", .invalidProviderToken),
+            ("der signature", .invalidProviderToken),
+            ("expired", .expiredProviderToken),
+            ("far future", .invalidProviderToken),
+        ])
     func tokenProblems(kind: String, reason: APNsReason) throws {
         var request = RequestFixture()
         let valid = RequestFixture.token()
@@ -122,7 +136,10 @@ struct APNsRequestValidatorTests {
         case "missing": request.set("authorization", nil)
         case "not bearer": request.set("authorization", valid)
         case "garbage": request.set("authorization", "bearer not.a.jwt")
-        case "other key": request.set("authorization", "bearer " + RequestFixture.token(key: ProviderKey(privateKey: P256.Signing.PrivateKey())))
+        case "other key":
+            request.set(
+                "authorization",
+                "bearer " + RequestFixture.token(key: ProviderKey(privateKey: P256.Signing.PrivateKey())))
         case "other kid": request.set("authorization", "bearer " + RequestFixture.token(keyID: "ZZZZZ99999"))
         case "other team": request.set("authorization", "bearer " + RequestFixture.token(teamID: "ZZZZZ99999"))
         case "der signature":
@@ -143,7 +160,9 @@ struct APNsRequestValidatorTests {
 
     /// A token signed by the trusted key with `claims` as written (for shapes `ProviderToken.sign` never makes).
     static func token(claims: String) throws -> String {
-        let signingInput = Base64URL.encode(Data(#"{"alg":"ES256","kid":"\#(RequestFixture.keyID)"}"#.utf8)) + "." + Base64URL.encode(Data(claims.utf8))
+        let signingInput =
+            Base64URL.encode(Data(#"{"alg":"ES256","kid":"\#(RequestFixture.keyID)"}"#.utf8)) + "."
+            + Base64URL.encode(Data(claims.utf8))
         let signature = try RequestFixture.key.privateKey.signature(for: Data(signingInput.utf8))
         return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
     }
@@ -157,9 +176,11 @@ struct APNsRequestValidatorTests {
         #expect(lenient.providerToken?.issuedAt == issued)
         #expect(lenient.providerToken?.note?.contains("APNs accepts it") == true)
 
-        let strictValidator = APNsRequestValidator(trust: .init(publicKey: RequestFixture.key.privateKey.publicKey, keyID: RequestFixture.keyID,
-                                                                teamID: RequestFixture.teamID, bundleID: RequestFixture.bundleID, strictIssuedAt: true),
-                                                   tokenUpdates: ProviderTokenUpdateTracker())
+        let strictValidator = APNsRequestValidator(
+            trust: .init(
+                publicKey: RequestFixture.key.privateKey.publicKey, keyID: RequestFixture.keyID,
+                teamID: RequestFixture.teamID, bundleID: RequestFixture.bundleID, strictIssuedAt: true),
+            tokenUpdates: ProviderTokenUpdateTracker())
         let strict = RequestFixture(token: stringIAT).assess(with: strictValidator)
         #expect(strict.rejection?.reason == .invalidProviderToken)
         #expect(strict.providerTokenProblem?.contains("--strict-iat") == true)
@@ -183,7 +204,9 @@ struct APNsRequestValidatorTests {
         #expect(request.reason == nil)
     }
 
-    @Test("per connection (Apple's rule): a new token on the same connection within 20 minutes is 429; on another connection it is accepted with a note")
+    @Test(
+        "per connection (Apple's rule): a new token on the same connection within 20 minutes is 429; on another connection it is accepted with a note"
+    )
     func tokenUpdateRate() {
         let tracker = ProviderTokenUpdateTracker()
         let validator = RequestFixture.validator(tracker: tracker)
@@ -215,9 +238,14 @@ struct APNsRequestValidatorTests {
         let refused = second.assess(with: RequestFixture.validator(tracker: tracker))
         #expect(refused.rejection?.reason == .tooManyProviderTokenUpdates)
         #expect(refused.providerTokenProblem?.contains("--global-token-updates") == true)
-        #expect(first.assess(with: RequestFixture.validator(tracker: tracker)).rejection == nil, "a known token is fine anywhere")
+        #expect(
+            first.assess(with: RequestFixture.validator(tracker: tracker)).rejection == nil,
+            "a known token is fine anywhere")
         let later = RequestFixture.now.addingTimeInterval(20 * 60)
-        #expect(RequestFixture(token: RequestFixture.token(age: -1100)).assess(with: RequestFixture.validator(tracker: tracker), at: later).rejection == nil)
+        #expect(
+            RequestFixture(token: RequestFixture.token(age: -1100)).assess(
+                with: RequestFixture.validator(tracker: tracker), at: later
+            ).rejection == nil)
     }
 
     @Test("without a tracker (lenient) token updates are not limited")

@@ -9,7 +9,8 @@ struct DeviceScriptTests {
 
     @Test("steps in order; the last repeats; tokens compare case-insensitively; comments and blank lines skipped")
     func parsesAndSteps() throws {
-        let script = try DeviceScript.parse("""
+        let script = try DeviceScript.parse(
+            """
             # token steps
             \(a.uppercased())  500:InternalServerError,delay:250,ok   # fails once, slow once
 
@@ -24,22 +25,25 @@ struct DeviceScriptTests {
         #expect(try DeviceScript.parse("# nothing\n\n", origin: "f").isEmpty)
     }
 
-    @Test("a bad line is refused with the file, the line and what is wrong", arguments: [
-        ("zz ok", "f line 1: \"zz\" is not a hex device token"),
-        ("0a0a", "f line 1: expected a token and its steps separated by commas"),
-        ("0a0a ok ok", "f line 1: expected a token and its steps separated by commas"),
-        ("0a0a ok,,ok", "f line 1: unknown step \"\""),
-        ("0a0a sometimes", "f line 1: unknown step \"sometimes\""),
-        ("0a0a delay:-5", "f line 1: \"delay:-5\" must be delay:MS"),
-        ("0a0a delay:soon", "f line 1: \"delay:soon\" must be delay:MS"),
-        ("0a0a 200:Fine", "the status in \"200:Fine\" must be an HTTP error status"),
-        ("0a0a 500:", "the reason in \"500:\" must be a word"),
-    ])
+    @Test(
+        "a bad line is refused with the file, the line and what is wrong",
+        arguments: [
+            ("zz ok", "f line 1: \"zz\" is not a hex device token"),
+            ("0a0a", "f line 1: expected a token and its steps separated by commas"),
+            ("0a0a ok ok", "f line 1: expected a token and its steps separated by commas"),
+            ("0a0a ok,,ok", "f line 1: unknown step \"\""),
+            ("0a0a sometimes", "f line 1: unknown step \"sometimes\""),
+            ("0a0a delay:-5", "f line 1: \"delay:-5\" must be delay:MS"),
+            ("0a0a delay:soon", "f line 1: \"delay:soon\" must be delay:MS"),
+            ("0a0a 200:Fine", "the status in \"200:Fine\" must be an HTTP error status"),
+            ("0a0a 500:", "the reason in \"500:\" must be a word"),
+        ])
     func refusesBadLines(line: String, message: String) {
         #expect {
             _ = try DeviceScript.parse(line, origin: "f")
         } throws: { error in
-            (error as? ScriptedDeviceStatesError)?.message.contains(message) == true && (error as? ScriptedDeviceStatesError)?.exitStatus == .dataError
+            (error as? ScriptedDeviceStatesError)?.message.contains(message) == true
+                && (error as? ScriptedDeviceStatesError)?.exitStatus == .dataError
         }
     }
 }

@@ -12,7 +12,9 @@ struct EmulatorRequestRecordTests {
         request.set("apns-priority", "5")
         request.set("apns-collapse-id", "c\"1")
         let assessment = request.assess()
-        var record = EmulatorRequestRecord(time: 1_750_000_000_123, connection: 2, stream: 7, method: "POST", path: request.path, assessment: assessment, status: 410, reason: .unregistered)
+        var record = EmulatorRequestRecord(
+            time: 1_750_000_000_123, connection: 2, stream: 7, method: "POST", path: request.path,
+            assessment: assessment, status: 410, reason: .unregistered)
         record.timestamp = 1_700_000_000_000
         record.apnsID = "123e4567-e89b-12d3-a456-426614174000"
         let line = String(decoding: record.jsonLine(), as: UTF8.self)
@@ -42,7 +44,9 @@ struct EmulatorRequestRecordTests {
     @Test("the summary is one line with status, reason, type, token and payload")
     func summary() {
         let assessment = RequestFixture().assess()
-        let record = EmulatorRequestRecord(time: 1_750_000_000_123, connection: 1, stream: 1, method: "POST", path: "/3/device/x", assessment: assessment, status: 200, reason: nil)
+        let record = EmulatorRequestRecord(
+            time: 1_750_000_000_123, connection: 1, stream: 1, method: "POST", path: "/3/device/x",
+            assessment: assessment, status: 200, reason: nil)
         let summary = record.summary()
         #expect(summary == "15:06:40.123 200 alert abababab…abababab com.example.app {\"aps\":{\"alert\":\"Hello\"}}\n")
     }

@@ -13,16 +13,21 @@ struct EmulatorScriptTests {
         #expect(try FailFirstFault(argument: "1:500:MyOwnReason").failure.rejection.reason.rawValue == "MyOwnReason")
     }
 
-    @Test("malformed fault flags are usage errors that say what is expected", arguments: [
-        "x:500:InternalServerError", "1:200:OK", "1:500", "1:500:", "-1:500:InternalServerError", "1:abc:Bad", "1:500:Two words",
-    ])
+    @Test(
+        "malformed fault flags are usage errors that say what is expected",
+        arguments: [
+            "x:500:InternalServerError", "1:200:OK", "1:500", "1:500:", "-1:500:InternalServerError", "1:abc:Bad",
+            "1:500:Two words",
+        ])
     func rejectsFaults(argument: String) {
         #expect(throws: FaultSpecificationError.self) { try FailFirstFault(argument: argument) }
     }
 
     @Test("fail rates outside 0...1 are refused")
     func rejectsRates() {
-        for argument in ["1.5:500:InternalServerError", "150%:500:InternalServerError", "-0.1:500:InternalServerError", "p:500:X"] {
+        for argument in [
+            "1.5:500:InternalServerError", "150%:500:InternalServerError", "-0.1:500:InternalServerError", "p:500:X",
+        ] {
             #expect(throws: FaultSpecificationError.self) { try FailRateFault(argument: argument) }
         }
     }
@@ -45,10 +50,15 @@ struct EmulatorScriptTests {
 
     @Test("token list files: one token per line, optional time, comments and blanks skipped")
     func tokenList() throws {
-        let entries = try ScriptedDeviceStates.parseTokenList("# removed devices\nabcd\n\nef01 1700000000000  # with time\r\n", origin: "f")
+        let entries = try ScriptedDeviceStates.parseTokenList(
+            "# removed devices\nabcd\n\nef01 1700000000000  # with time\r\n", origin: "f")
         #expect(entries.map(\.token) == ["abcd", "ef01"])
         #expect(entries.map(\.timestamp) == [nil, 1_700_000_000_000])
-        #expect(throws: ScriptedDeviceStatesError.self) { try ScriptedDeviceStates.parseTokenList("abc\n", origin: "f") }
-        #expect(throws: ScriptedDeviceStatesError.self) { try ScriptedDeviceStates.parseTokenList("abcd soon\n", origin: "f") }
+        #expect(throws: ScriptedDeviceStatesError.self) {
+            try ScriptedDeviceStates.parseTokenList("abc\n", origin: "f")
+        }
+        #expect(throws: ScriptedDeviceStatesError.self) {
+            try ScriptedDeviceStates.parseTokenList("abcd soon\n", origin: "f")
+        }
     }
 }

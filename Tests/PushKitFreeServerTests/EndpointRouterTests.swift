@@ -20,7 +20,8 @@ struct EndpointRouterTests {
         let directory: String
 
         init(secret: String? = nil, openRegistration: [String] = []) throws {
-            directory = FileManager.default.temporaryDirectory
+            directory =
+                FileManager.default.temporaryDirectory
                 .appendingPathComponent("router-\(UUID().uuidString)").path
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             var secretFile: String?
@@ -37,21 +38,27 @@ struct EndpointRouterTests {
                 configuration: configuration, listen: .default, secretFile: secretFile, noAuth: secret == nil,
                 rateLimit: 0, tls: nil, deliveryPolicy: DeliveryPolicy(), notificationPolicy: NotificationPolicy(),
                 openRegistration: try openRegistration.map { try IPNetwork(parsing: $0) })
-            let delivery = EndpointDelivery(configuration: configuration, deliveryPolicy: settings.deliveryPolicy,
-                                            notificationPolicy: settings.notificationPolicy) { _ in }
+            let delivery = EndpointDelivery(
+                configuration: configuration, deliveryPolicy: settings.deliveryPolicy,
+                notificationPolicy: settings.notificationPolicy
+            ) { _ in }
             service = EndpointService(settings: settings, delivery: delivery, metrics: EndpointMetrics())
             responder = EndpointRouter.make(service).buildResponder()
         }
 
         /// The answer to one request from `client`: status, headers and body text.
-        func request(_ method: HTTPRequest.Method, _ path: String, headers: HTTPFields = [:], body: String = "",
-                     client: String = "127.0.0.1") async throws -> (status: Int, headers: HTTPFields, body: String) {
+        func request(
+            _ method: HTTPRequest.Method, _ path: String, headers: HTTPFields = [:], body: String = "",
+            client: String = "127.0.0.1"
+        ) async throws -> (status: Int, headers: HTTPFields, body: String) {
             let channel = EmbeddedChannel()
             try await channel.connect(to: SocketAddress(ipAddress: client, port: 40_000)).get()
-            let context = EndpointRequestContext(source: ApplicationRequestContextSource(
-                channel: channel, logger: Logger(label: "test")))
-            let head = HTTPRequest(method: method, scheme: "http", authority: "localhost", path: path,
-                                   headerFields: headers)
+            let context = EndpointRequestContext(
+                source: ApplicationRequestContextSource(
+                    channel: channel, logger: Logger(label: "test")))
+            let head = HTTPRequest(
+                method: method, scheme: "http", authority: "localhost", path: path,
+                headerFields: headers)
             let response = try await responder.respond(
                 to: Request(head: head, body: RequestBody(buffer: ByteBuffer(string: body))), context: context)
             let collected = Collected()
@@ -139,8 +146,9 @@ struct EndpointRouterTests {
             .post, "/hooks/ios-device", body: #"{"action": "unregister", "device_token": "phone"}"#,
             client: "10.10.10.5")
         #expect(unregister.status == 401 && unregister.body.contains("unregistering needs the secret"))
-        let listed = try await endpoint.request(.get, "/api/v1/devices",
-                                                headers: [AuthMiddleware.openClawAuth: "s3cret"])
+        let listed = try await endpoint.request(
+            .get, "/api/v1/devices",
+            headers: [AuthMiddleware.openClawAuth: "s3cret"])
         #expect(listed.status == 200 && listed.body.contains("\"count\":1"))
         await endpoint.shutdown()
     }

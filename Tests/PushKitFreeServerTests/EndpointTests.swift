@@ -12,13 +12,24 @@ struct EndpointTests {
     func routing() {
         #expect(EndpointRoute.match(method: "POST", path: "/register-apns") == .route(.registerAPNs, parameter: nil))
         #expect(EndpointRoute.match(method: "POST", path: "/register-apns/") == .route(.registerAPNs, parameter: nil))
-        #expect(EndpointRoute.match(method: "POST", path: "/api/v1/devices/register") == .route(.registerDevice, parameter: nil))
-        #expect(EndpointRoute.match(method: "DELETE", path: "/api/v1/devices/ab%43d") == .route(.unregisterDevice, parameter: "abCd"))
-        #expect(EndpointRoute.match(method: "POST", path: "/api/v1/notifications/send/x") == .route(.sendToDevice, parameter: "x"))
+        #expect(
+            EndpointRoute.match(method: "POST", path: "/api/v1/devices/register")
+                == .route(.registerDevice, parameter: nil))
+        #expect(
+            EndpointRoute.match(method: "DELETE", path: "/api/v1/devices/ab%43d")
+                == .route(.unregisterDevice, parameter: "abCd"))
+        #expect(
+            EndpointRoute.match(method: "POST", path: "/api/v1/notifications/send/x")
+                == .route(.sendToDevice, parameter: "x"))
         // A literal path is never a {token} (OpenAPI's rule): its Allow names only its own methods.
-        #expect(EndpointRoute.match(method: "GET", path: "/api/v1/devices/register") == .methodNotAllowed(allowed: ["POST"]))
-        #expect(EndpointRoute.match(method: "DELETE", path: "/api/v1/devices/register/") == .methodNotAllowed(allowed: ["POST"]))
-        #expect(EndpointRoute.match(method: "GET", path: "/api/v1/devices/phone") == .methodNotAllowed(allowed: ["DELETE"]))
+        #expect(
+            EndpointRoute.match(method: "GET", path: "/api/v1/devices/register") == .methodNotAllowed(allowed: ["POST"])
+        )
+        #expect(
+            EndpointRoute.match(method: "DELETE", path: "/api/v1/devices/register/")
+                == .methodNotAllowed(allowed: ["POST"]))
+        #expect(
+            EndpointRoute.match(method: "GET", path: "/api/v1/devices/phone") == .methodNotAllowed(allowed: ["DELETE"]))
         #expect(EndpointRoute.match(method: "PUT", path: "/health") == .methodNotAllowed(allowed: ["GET", "HEAD"]))
         #expect(EndpointRoute.match(method: "HEAD", path: "/health") == .route(.health, parameter: nil))
         #expect(EndpointRoute.match(method: "HEAD", path: "/health/live") == .route(.liveness, parameter: nil))
@@ -46,7 +57,8 @@ struct EndpointTests {
 
     @Test("the secret file: owner-only, trailing newline trimmed, missing and empty refused")
     func secretFile() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("endpoint-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("endpoint-\(UUID().uuidString)")
+            .path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let path = directory + "/secret"
@@ -54,11 +66,17 @@ struct EndpointTests {
         chmod(path, 0o600)
         #expect(try SharedSecret.load(path: path).matches("s3cret"))
         chmod(path, 0o640)
-        #expect { try SharedSecret.load(path: path) } throws: { ($0 as? ConfigurationError)?.message.contains("chmod 600") == true }
+        #expect { try SharedSecret.load(path: path) } throws: {
+            ($0 as? ConfigurationError)?.message.contains("chmod 600") == true
+        }
         chmod(path, 0o600)
         try Data("\n".utf8).write(to: URL(fileURLWithPath: path))
-        #expect { try SharedSecret.load(path: path) } throws: { ($0 as? ConfigurationError)?.message.contains("is empty") == true }
-        #expect { try SharedSecret.load(path: directory + "/none") } throws: { ($0 as? ConfigurationError)?.message.contains("does not exist") == true }
+        #expect { try SharedSecret.load(path: path) } throws: {
+            ($0 as? ConfigurationError)?.message.contains("is empty") == true
+        }
+        #expect { try SharedSecret.load(path: directory + "/none") } throws: {
+            ($0 as? ConfigurationError)?.message.contains("does not exist") == true
+        }
     }
 
     @Test("the rate limit: a burst up to the limit, then one every 60/N s, per client; 0 is off")
@@ -85,7 +103,9 @@ struct EndpointTests {
         #expect(try ListenAddress(parsing: "127.0.0.1:8100") == ListenAddress(host: "127.0.0.1", port: 8100))
         #expect(try ListenAddress(parsing: "[::1]:0") == ListenAddress(host: "::1", port: 0))
         #expect(try ListenAddress(parsing: ":9000") == ListenAddress(host: "127.0.0.1", port: 9000))
-        #expect(try ListenAddress(parsing: "127.1.2.3:1").isLoopback && ListenAddress(host: "localhost", port: 1).isLoopback)
+        #expect(
+            try ListenAddress(parsing: "127.1.2.3:1").isLoopback && ListenAddress(host: "localhost", port: 1).isLoopback
+        )
         #expect(try !ListenAddress(parsing: "0.0.0.0:8100").isLoopback && !ListenAddress(parsing: "[::]:1").isLoopback)
         #expect(try !ListenAddress(parsing: "100.64.0.7:8100").isLoopback)
         for bad in ["8100", "host", "a:b", "1.2.3.4:70000", "[::1]", "::1:80", "h:-1"] {
@@ -97,10 +117,16 @@ struct EndpointTests {
     @Test("a subscription: agent key from cwd, the device joins the agent's group, the agent is recorded")
     func subscription() throws {
         let token = String(repeating: "ab", count: 32)
-        let request = try AgentSubscription.Request(JSONValue.parse(Data(#"{"cwd": "/work/a", "installation_id": "i-1", "apns_token": "\#(token)", "agent_display_name": "A", "environment": "sandbox"}"#.utf8)))
+        let request = try AgentSubscription.Request(
+            JSONValue.parse(
+                Data(
+                    #"{"cwd": "/work/a", "installation_id": "i-1", "apns_token": "\#(token)", "agent_display_name": "A", "environment": "sandbox"}"#
+                        .utf8)))
         #expect(request.agentKey == HexDigest.sha256("/work/a") && request.registration.deviceID == "i-1")
         var devices = RegisteredDevices()
-        devices.register(try DeviceRegistration(deviceID: "i-1", token: try DeviceToken(validating: token), groups: ["family"]), at: Date())
+        devices.register(
+            try DeviceRegistration(deviceID: "i-1", token: try DeviceToken(validating: token), groups: ["family"]),
+            at: Date())
         let outcome = request.apply(to: &devices, at: Date())
         #expect(outcome.device.record.groups == ["family", request.agentKey])
         #expect(outcome.device.record.environment == .sandbox)
@@ -108,27 +134,50 @@ struct EndpointTests {
         _ = request.apply(to: &devices, at: Date())
         #expect(devices["i-1"]?.groups == ["family", request.agentKey], "subscribing twice adds the group once")
 
-        for (body, message) in [(#"{"installation_id": "i", "apns_token": "\#(token)"}"#, "\"cwd\" is missing"),
-                                (#"{"cwd": "/a", "apns_token": "\#(token)"}"#, "\"installation_id\" is missing"),
-                                (#"{"cwd": "/a", "installation_id": "i"}"#, "\"apns_token\" is missing"),
-                                (#"{"cwd": 1, "installation_id": "i", "apns_token": "\#(token)"}"#, "\"cwd\" must be a string")] {
-            #expect { try AgentSubscription.Request(JSONValue.parse(Data(body.utf8))) } throws: { ($0 as? EndpointError)?.status == 400 && ($0 as? EndpointError)?.message.contains(message) == true }
+        for (body, message) in [
+            (#"{"installation_id": "i", "apns_token": "\#(token)"}"#, "\"cwd\" is missing"),
+            (#"{"cwd": "/a", "apns_token": "\#(token)"}"#, "\"installation_id\" is missing"),
+            (#"{"cwd": "/a", "installation_id": "i"}"#, "\"apns_token\" is missing"),
+            (#"{"cwd": 1, "installation_id": "i", "apns_token": "\#(token)"}"#, "\"cwd\" must be a string"),
+        ] {
+            #expect { try AgentSubscription.Request(JSONValue.parse(Data(body.utf8))) } throws: {
+                ($0 as? EndpointError)?.status == 400 && ($0 as? EndpointError)?.message.contains(message) == true
+            }
         }
-        #expect { try AgentSubscription.Request(JSONValue.parse(Data(#"{"cwd": "/a", "installation_id": "i", "apns_token": "xyz"}"#.utf8))) } throws: { ($0 as? EndpointError)?.status == 422 }
+        #expect {
+            try AgentSubscription.Request(
+                JSONValue.parse(Data(#"{"cwd": "/a", "installation_id": "i", "apns_token": "xyz"}"#.utf8)))
+        } throws: { ($0 as? EndpointError)?.status == 422 }
         let long = String(repeating: "a", count: 257)
-        #expect { try AgentSubscription.Request(JSONValue.parse(Data(#"{"cwd": "/a", "installation_id": "i", "apns_token": "\#(token)", "agent_display_name": "\#(long)"}"#.utf8))) } throws: {
-            ($0 as? EndpointError)?.status == 400 && ($0 as? EndpointError)?.message.contains("\"agent_display_name\" is 257 characters long") == true
+        #expect {
+            try AgentSubscription.Request(
+                JSONValue.parse(
+                    Data(
+                        #"{"cwd": "/a", "installation_id": "i", "apns_token": "\#(token)", "agent_display_name": "\#(long)"}"#
+                            .utf8)))
+        } throws: {
+            ($0 as? EndpointError)?.status == 400
+                && ($0 as? EndpointError)?.message.contains("\"agent_display_name\" is 257 characters long") == true
         }
-        let bell = try AgentSubscription.Request(JSONValue.parse(Data(#"{"cwd": "/a", "installation_id": "i", "apns_token": "\#(token)", "agent_display_name": "\u0007A"}"#.utf8)))
+        let bell = try AgentSubscription.Request(
+            JSONValue.parse(
+                Data(
+                    #"{"cwd": "/a", "installation_id": "i", "apns_token": "\#(token)", "agent_display_name": "\u0007A"}"#
+                        .utf8)))
         #expect(bell.displayName == "\u{07}A", "control characters are accepted (output escapes them)")
     }
 
     @Test("reply finished: title from the display name, else the cwd's last component, else Reply ready")
     func replyFinished() throws {
-        let reply = try AgentSubscription.ReplyFinished(JSONValue.parse(Data(#"{"cwd": "/srv/bots/helper/", "conversation_id": "c1", "message_preview": "  hi  "}"#.utf8)))
+        let reply = try AgentSubscription.ReplyFinished(
+            JSONValue.parse(
+                Data(#"{"cwd": "/srv/bots/helper/", "conversation_id": "c1", "message_preview": "  hi  "}"#.utf8)))
         let named = reply.specification(displayName: "Helper", serverKey: "k")
         #expect(named.content.title == "Helper" && named.content.body == "hi" && named.collapseID == reply.agentKey)
-        #expect(named.content.customData == ["type": "reply_finished", "server_key": "k", "cwd": "/srv/bots/helper/", "conversation_id": "c1"])
+        #expect(
+            named.content.customData == [
+                "type": "reply_finished", "server_key": "k", "cwd": "/srv/bots/helper/", "conversation_id": "c1",
+            ])
         #expect(reply.specification(displayName: nil, serverKey: nil).content.title == "helper")
         #expect(reply.specification(displayName: nil, serverKey: nil).content.customData["server_key"] == nil)
         let root = try AgentSubscription.ReplyFinished(JSONValue.parse(Data(#"{"cwd": "/"}"#.utf8)))
@@ -140,16 +189,24 @@ struct EndpointTests {
 
     @Test("notification bodies: title or body required, message is body, data beside aps")
     func notificationBody() throws {
-        let body = try NotificationRequestBody(JSONValue.parse(Data(#"{"title": "T", "message": "M", "badge": 3, "data": {"k": 1}}"#.utf8)))
+        let body = try NotificationRequestBody(
+            JSONValue.parse(Data(#"{"title": "T", "message": "M", "badge": 3, "data": {"k": 1}}"#.utf8)))
         #expect(body.title == "T" && body.body == "M" && body.badge == 3 && body.data == ["k": 1])
         let built = try body.specification.build(bundleID: "com.example.app")
         let payload = try JSONValue.parse(built.request.payload)
         #expect(payload["k"] == 1 && payload["aps"]?["alert"]?["body"] == "M" && payload["aps"]?["badge"] == 3)
-        for (text, message) in [("{}", "nothing to send"), (#"{"title": ""}"#, "nothing to send"), (#"{"title": "t", "badge": -1}"#, "0 or more"),
-                                (#"{"title": "t", "badge": 1.5}"#, "whole number"), (#"{"title": "t", "data": []}"#, "must be a JSON object"),
-                                (#"{"title": "t", "data": {"aps": 1}}"#, "cannot set \"aps\""), ("[]", "expected a JSON object"),
-                                (#"{"body": "", "message": "m"}"#, "nothing to send"), (#"{"body": "b", "message": 1}"#, "\"message\" must be a string")] {
-            #expect { try NotificationRequestBody(JSONValue.parse(Data(text.utf8))) } throws: { ($0 as? EndpointError)?.status == 400 && ($0 as? EndpointError)?.message.contains(message) == true }
+        for (text, message) in [
+            ("{}", "nothing to send"), (#"{"title": ""}"#, "nothing to send"),
+            (#"{"title": "t", "badge": -1}"#, "0 or more"),
+            (#"{"title": "t", "badge": 1.5}"#, "whole number"),
+            (#"{"title": "t", "data": []}"#, "must be a JSON object"),
+            (#"{"title": "t", "data": {"aps": 1}}"#, "cannot set \"aps\""), ("[]", "expected a JSON object"),
+            (#"{"body": "", "message": "m"}"#, "nothing to send"),
+            (#"{"body": "b", "message": 1}"#, "\"message\" must be a string"),
+        ] {
+            #expect { try NotificationRequestBody(JSONValue.parse(Data(text.utf8))) } throws: {
+                ($0 as? EndpointError)?.status == 400 && ($0 as? EndpointError)?.message.contains(message) == true
+            }
         }
     }
 
@@ -158,7 +215,10 @@ struct EndpointTests {
         let open = EndpointRoute.allCases.filter(\.acceptsOpenRegistration)
         #expect(Set(open) == [.registerAPNs, .registerDevice, .deviceHook, .registerSubscription])
         #expect(open.allSatisfy { !$0.sends && $0.method == "POST" })
-        #expect(Set(EndpointRoute.allCases.filter(\.isOpenClaw)) == [.registerDevice, .unregisterDevice, .listDevices, .sendToAll, .sendToDevice])
+        #expect(
+            Set(EndpointRoute.allCases.filter(\.isOpenClaw)) == [
+                .registerDevice, .unregisterDevice, .listDevices, .sendToAll, .sendToDevice,
+            ])
     }
 
     @Test("networks: IPv4 and IPv6 CIDRs, a bare address is one host, mapped IPv4 peers match IPv4 networks")
@@ -168,34 +228,49 @@ struct EndpointTests {
         #expect(lan.contains("::ffff:10.10.10.7") && !lan.contains("::ffff:10.10.11.7"))
         #expect(!lan.contains("unknown") && !lan.contains("") && !lan.contains("fd00::1"))
         let cgnat = try IPNetwork(parsing: "100.64.0.0/10")
-        #expect(cgnat.contains("100.127.255.254") && !cgnat.contains("100.128.0.1") && cgnat.description == "100.64.0.0/10")
+        #expect(
+            cgnat.contains("100.127.255.254") && !cgnat.contains("100.128.0.1") && cgnat.description == "100.64.0.0/10")
         let tailnet = try IPNetwork(parsing: "fd7a:115c:a1e0::/48")
-        #expect(tailnet.contains("fd7a:115c:a1e0:ab12::1") && tailnet.contains("FD7A:115C:A1E0::5%eth0") && !tailnet.contains("fd7a:115c:a1e1::1"))
+        #expect(
+            tailnet.contains("fd7a:115c:a1e0:ab12::1") && tailnet.contains("FD7A:115C:A1E0::5%eth0")
+                && !tailnet.contains("fd7a:115c:a1e1::1"))
         #expect(!tailnet.contains("10.10.10.7") && tailnet.description == "fd7a:115c:a1e0::/48")
         let host = try IPNetwork(parsing: "192.168.1.20")
         #expect(host.prefixLength == 32 && host.contains("192.168.1.20") && !host.contains("192.168.1.21"))
         #expect(try IPNetwork(parsing: "0.0.0.0/0").contains("8.8.8.8"))
         #expect(try IPNetwork(parsing: "10.0.0.0/7").contains("11.255.0.1"))
         #expect(try IPNetwork.list(parsing: "10.0.0.0/8, ::1").map(\.description) == ["10.0.0.0/8", "::1/128"])
-        for (text, message) in [("10.0.0.0/33", "from 0 to 32"), ("10.10.10.5/24", "write 10.10.10.0/24"), ("fd00::/200", "from 0 to 128"),
-                                ("lan", "not an IPv4 or IPv6"), ("10.0.0/8", "not an IPv4 or IPv6"), ("10.0.0.0/", "from 0 to 32"),
-                                ("10.0.0.0/+8", "from 0 to 32"), ("fe80::1/10", "write fe80::/10")] {
+        for (text, message) in [
+            ("10.0.0.0/33", "from 0 to 32"), ("10.10.10.5/24", "write 10.10.10.0/24"), ("fd00::/200", "from 0 to 128"),
+            ("lan", "not an IPv4 or IPv6"), ("10.0.0/8", "not an IPv4 or IPv6"), ("10.0.0.0/", "from 0 to 32"),
+            ("10.0.0.0/+8", "from 0 to 32"), ("fe80::1/10", "write fe80::/10"),
+        ] {
             #expect { try IPNetwork(parsing: text) } throws: { error in
                 guard let error = error as? ConfigurationError else { return false }
-                return error.exitStatus == .usage && error.message.contains("--open-registration \(text)") && error.message.contains(message)
+                return error.exitStatus == .usage && error.message.contains("--open-registration \(text)")
+                    && error.message.contains(message)
             }
         }
-        #expect { try IPNetwork.list(parsing: "10.0.0.0/8,") } throws: { ($0 as? ConfigurationError)?.message.contains("empty network") == true }
+        #expect { try IPNetwork.list(parsing: "10.0.0.0/8,") } throws: {
+            ($0 as? ConfigurationError)?.message.contains("empty network") == true
+        }
     }
 
     @Test("error bodies: detail on OpenClaw's routes, the request id and no log detail in a 5xx")
     func errorBodies() {
         let missing = EndpointError.deviceNotFound("no device with token or id \"x\"")
         #expect(missing.body() == ["error": "no device with token or id \"x\""])
-        #expect(missing.body(openClaw: true, requestID: "r1") == ["error": "no device with token or id \"x\"", "detail": "Device not found"])
+        #expect(
+            missing.body(openClaw: true, requestID: "r1") == [
+                "error": "no device with token or id \"x\"", "detail": "Device not found",
+            ])
         let bad = EndpointError.badRequest("the request body is not JSON")
-        #expect(bad.body(openClaw: true) == ["error": "the request body is not JSON", "detail": "the request body is not JSON"])
-        let broken = EndpointError.internalError("the device registry cannot be read", logDetail: "state file /srv/devices.json is corrupt")
+        #expect(
+            bad.body(openClaw: true) == [
+                "error": "the request body is not JSON", "detail": "the request body is not JSON",
+            ])
+        let broken = EndpointError.internalError(
+            "the device registry cannot be read", logDetail: "state file /srv/devices.json is corrupt")
         let body = broken.body(requestID: "0123456789abcdef")
         #expect(body["request_id"] == "0123456789abcdef")
         #expect(body["error"]?.stringValue?.contains("request id 0123456789abcdef") == true)
@@ -205,12 +280,20 @@ struct EndpointTests {
     @Test("fcm_token: an APNs token in it registers; an FCM token is refused with 422 saying why")
     func fcmToken() throws {
         let token = String(repeating: "ab", count: 32)
-        let request = try AgentSubscription.Request(JSONValue.parse(Data(#"{"cwd": "/a", "installation_id": "i", "fcm_token": "\#(token.uppercased())"}"#.utf8)))
+        let request = try AgentSubscription.Request(
+            JSONValue.parse(Data(#"{"cwd": "/a", "installation_id": "i", "fcm_token": "\#(token.uppercased())"}"#.utf8))
+        )
         #expect(request.registration.token.hex == token && request.registration.deviceID == "i")
-        let both = try AgentSubscription.Request(JSONValue.parse(Data(#"{"cwd": "/a", "installation_id": "i", "apns_token": "\#(token)", "fcm_token": "x:y"}"#.utf8)))
+        let both = try AgentSubscription.Request(
+            JSONValue.parse(
+                Data(#"{"cwd": "/a", "installation_id": "i", "apns_token": "\#(token)", "fcm_token": "x:y"}"#.utf8)))
         #expect(both.registration.token.hex == token, "apns_token wins")
-        #expect { try AgentSubscription.Request(JSONValue.parse(Data(#"{"cwd": "/a", "installation_id": "i", "fcm_token": "eXk:APA91b"}"#.utf8))) } throws: {
-            ($0 as? EndpointError)?.status == 422 && ($0 as? EndpointError)?.message.contains("an FCM token cannot be sent through APNs") == true
+        #expect {
+            try AgentSubscription.Request(
+                JSONValue.parse(Data(#"{"cwd": "/a", "installation_id": "i", "fcm_token": "eXk:APA91b"}"#.utf8)))
+        } throws: {
+            ($0 as? EndpointError)?.status == 422
+                && ($0 as? EndpointError)?.message.contains("an FCM token cannot be sent through APNs") == true
         }
     }
 }

@@ -38,6 +38,8 @@ public func fuzzerTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CI
 }
 
 /// libFuzzer's driver, for programs that have their own `main` (libFuzzer's `FuzzerInterface.h`).
+// swift-format-ignore: AlwaysUseLowerCamelCase
+// libFuzzer's C name.
 @_silgen_name("LLVMFuzzerRunDriver")
 func LLVMFuzzerRunDriver(
     _ argc: UnsafeMutablePointer<CInt>,

@@ -18,8 +18,10 @@ public struct ProviderCredentials: Sendable {
     /// A warning when the configured `.p8` can be read by group or others (`chmod 600` fixes it);
     /// the tools print it and go on, since the key still works.
     public static func keyPermissionWarning(_ configuration: Configuration) -> String? {
-        guard let keyPath = configuration.keyPath, let mode = PosixFile.permissionsOpenToOthers(of: keyPath.value) else { return nil }
-        return "the key file \(keyPath.value) has permissions \(String(mode, radix: 8)), which let other users read the key; run chmod 600 \(keyPath.value)"
+        guard let keyPath = configuration.keyPath, let mode = PosixFile.permissionsOpenToOthers(of: keyPath.value)
+        else { return nil }
+        return
+            "the key file \(keyPath.value) has permissions \(String(mode, radix: 8)), which let other users read the key; run chmod 600 \(keyPath.value)"
     }
 
     /// Loads the key and checks the identifiers named by `configuration`.
@@ -28,7 +30,8 @@ public struct ProviderCredentials: Sendable {
     public static func load(from configuration: Configuration) throws -> ProviderCredentials {
         let (keyID, teamID) = try identifiers(from: configuration)
         guard let keyPath = configuration.keyPath else {
-            throw ConfigurationError("no provider key: set --key-path, APNS_KEY_PATH or key_path in \(configuration.file.path)")
+            throw ConfigurationError(
+                "no provider key: set --key-path, APNS_KEY_PATH or key_path in \(configuration.file.path)")
         }
         let key = try ProviderKey.load(path: keyPath.value, source: keyPath.source)
         return ProviderCredentials(key: key, keyID: keyID, teamID: teamID)
@@ -47,12 +50,20 @@ public struct ProviderCredentials: Sendable {
 
     /// The configured key id and team id, checked.
     /// - Throws: `ConfigurationError` (78) naming the flag, variable or key to set or fix.
-    public static func identifiers(from configuration: Configuration) throws(ConfigurationError) -> (keyID: String, teamID: String) {
-        (try validatedIdentifier(configuration.keyID, name: "key id", flag: "--key-id", variable: "APNS_KEY_ID", key: "key_id"),
-         try validatedIdentifier(configuration.teamID, name: "team id", flag: "--team-id", variable: "APNS_TEAM_ID", key: "team_id"))
+    public static func identifiers(
+        from configuration: Configuration
+    ) throws(ConfigurationError) -> (keyID: String, teamID: String) {
+        (
+            try validatedIdentifier(
+                configuration.keyID, name: "key id", flag: "--key-id", variable: "APNS_KEY_ID", key: "key_id"),
+            try validatedIdentifier(
+                configuration.teamID, name: "team id", flag: "--team-id", variable: "APNS_TEAM_ID", key: "team_id")
+        )
     }
 
-    private static func validatedIdentifier(_ setting: Setting<String>?, name: String, flag: String, variable: String, key: String) throws(ConfigurationError) -> String {
+    private static func validatedIdentifier(
+        _ setting: Setting<String>?, name: String, flag: String, variable: String, key: String
+    ) throws(ConfigurationError) -> String {
         guard let setting else {
             throw ConfigurationError("no \(name): set \(flag), \(variable) or \(key) in the config file")
         }

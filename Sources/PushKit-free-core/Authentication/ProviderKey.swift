@@ -35,25 +35,38 @@ public struct ProviderKey: Sendable {
     /// - Parameter origin: how to name the key in errors (its path and the setting it came from).
     /// - Throws: `ProviderKeyError` (exit 78) when the text is not a P-256 private key.
     public init(pem: String, origin: String) throws(ProviderKeyError) {
-        let normalized = String(pem.replacing("\r\n", with: "\n").drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+        let normalized = String(
+            pem.replacing("\r\n", with: "\n").drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace)
+                .reversed())
         guard normalized.contains("-----BEGIN") else {
-            throw ProviderKeyError("\(origin) is not a PEM key file (no \"-----BEGIN\" line); expected the .p8 file from the Apple developer account", exitStatus: .configuration)
+            throw ProviderKeyError(
+                "\(origin) is not a PEM key file (no \"-----BEGIN\" line); expected the .p8 file from the Apple developer account",
+                exitStatus: .configuration)
         }
         if let key = try? P256.Signing.PrivateKey(pemRepresentation: normalized) {
             self.init(privateKey: key)
             return
         }
         if (try? P384.Signing.PrivateKey(pemRepresentation: normalized)) != nil
-            || (try? P521.Signing.PrivateKey(pemRepresentation: normalized)) != nil {
-            throw ProviderKeyError("\(origin) holds an EC key on another curve; APNs needs a P-256 (prime256v1) key", exitStatus: .configuration)
+            || (try? P521.Signing.PrivateKey(pemRepresentation: normalized)) != nil
+        {
+            throw ProviderKeyError(
+                "\(origin) holds an EC key on another curve; APNs needs a P-256 (prime256v1) key",
+                exitStatus: .configuration)
         }
         if normalized.contains("PUBLIC KEY-----") {
-            throw ProviderKeyError("\(origin) holds a public key; signing needs the private key (the .p8 file)", exitStatus: .configuration)
+            throw ProviderKeyError(
+                "\(origin) holds a public key; signing needs the private key (the .p8 file)", exitStatus: .configuration
+            )
         }
         if normalized.contains("ENCRYPTED") {
-            throw ProviderKeyError("\(origin) is encrypted; APNs keys are used unencrypted (decrypt it with openssl pkcs8)", exitStatus: .configuration)
+            throw ProviderKeyError(
+                "\(origin) is encrypted; APNs keys are used unencrypted (decrypt it with openssl pkcs8)",
+                exitStatus: .configuration)
         }
-        throw ProviderKeyError("\(origin) is not a P-256 private key (expected PEM \"BEGIN PRIVATE KEY\" or \"BEGIN EC PRIVATE KEY\")", exitStatus: .configuration)
+        throw ProviderKeyError(
+            "\(origin) is not a P-256 private key (expected PEM \"BEGIN PRIVATE KEY\" or \"BEGIN EC PRIVATE KEY\")",
+            exitStatus: .configuration)
     }
 
     /// Reads and parses the key file at `path`.

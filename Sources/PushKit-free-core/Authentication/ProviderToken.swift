@@ -32,7 +32,8 @@ public struct ProviderToken: Sendable, Equatable {
         let claims = #"{"iss":"\#(teamID)","iat":\#(issuedAt)}"#
         let signingInput = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(Data(claims.utf8))
         let signature = try key.privateKey.signature(for: Data(signingInput.utf8))
-        return ProviderToken(compact: signingInput + "." + Base64URL.encode(signature.rawRepresentation), issuedAt: issuedAt)
+        return ProviderToken(
+            compact: signingInput + "." + Base64URL.encode(signature.rawRepresentation), issuedAt: issuedAt)
     }
 
     /// Age in seconds at `now`; negative when `iat` lies in the future (the clock went back).
@@ -58,7 +59,8 @@ public struct DecodedProviderToken: Sendable {
     /// it; `nil` when it is a number or anything else.
     public var issuedAtFromNumericString: Int? {
         guard let text = claims["iat"]?.stringValue, !text.isEmpty, text.utf8.count <= 18,
-              text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else { return nil }
+            text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+        else { return nil }
         return Int(text)
     }
 
@@ -71,7 +73,9 @@ public struct DecodedProviderToken: Sendable {
             throw ProviderTokenFormatError("a provider token has 3 dot-separated parts, this one has \(parts.count)")
         }
         func object(_ part: Substring, _ name: String) throws(ProviderTokenFormatError) -> [String: JSONValue] {
-            guard let data = Base64URL.decode(part) else { throw ProviderTokenFormatError("the \(name) is not base64url") }
+            guard let data = Base64URL.decode(part) else {
+                throw ProviderTokenFormatError("the \(name) is not base64url")
+            }
             guard let value = try? JSONValue.parse(data), let object = value.objectValue else {
                 throw ProviderTokenFormatError("the \(name) is not a JSON object")
             }
@@ -79,7 +83,9 @@ public struct DecodedProviderToken: Sendable {
         }
         header = try object(parts[0], "header")
         claims = try object(parts[1], "claims")
-        guard let signature = Base64URL.decode(parts[2]) else { throw ProviderTokenFormatError("the signature is not base64url") }
+        guard let signature = Base64URL.decode(parts[2]) else {
+            throw ProviderTokenFormatError("the signature is not base64url")
+        }
         self.signature = signature
         signingInput = parts[0] + "." + parts[1]
     }

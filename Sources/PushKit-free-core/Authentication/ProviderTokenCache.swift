@@ -73,7 +73,9 @@ public struct ProviderTokenCache: Sendable {
             lock = try FileLock(exclusiveAt: path + ".lock")
         } catch {
             let token = try sign(credentials)
-            return Lease(token: token, minted: true, warning: "provider token not cached (\(error)); every run will sign a new one")
+            return Lease(
+                token: token, minted: true,
+                warning: "provider token not cached (\(error)); every run will sign a new one")
         }
         return try withExtendedLifetime(lock) {
             var entries = (try? readEntries()) ?? [:]
@@ -87,7 +89,9 @@ public struct ProviderTokenCache: Sendable {
             do {
                 try PosixFile.replaceAtomically(path, with: Self.serialize(entries))
             } catch {
-                return Lease(token: token, minted: true, warning: "provider token not cached (\(error)); every run will sign a new one")
+                return Lease(
+                    token: token, minted: true,
+                    warning: "provider token not cached (\(error)); every run will sign a new one")
             }
             return Lease(token: token, minted: true, warning: nil)
         }
@@ -95,13 +99,15 @@ public struct ProviderTokenCache: Sendable {
 
     private func sign(_ credentials: ProviderCredentials) throws -> ProviderToken {
         let issuedAt = Int(clock.now().timeIntervalSince1970.rounded(.down))
-        return try ProviderToken.sign(key: credentials.key, keyID: credentials.keyID, teamID: credentials.teamID, issuedAt: issuedAt)
+        return try ProviderToken.sign(
+            key: credentials.key, keyID: credentials.keyID, teamID: credentials.teamID, issuedAt: issuedAt)
     }
 
     /// The cached tokens by cache key; an unreadable or corrupt cache reads as empty (it is only a cache).
     func readEntries() throws -> [String: ProviderToken] {
         guard let data = try PosixFile.readIfPresent(path),
-              let tokens = try JSONValue.parse(data)["tokens"]?.objectValue else { return [:] }
+            let tokens = try JSONValue.parse(data)["tokens"]?.objectValue
+        else { return [:] }
         var entries: [String: ProviderToken] = [:]
         for (key, value) in tokens {
             if let compact = value["token"]?.stringValue, let issuedAt = value["issued_at"]?.integerValue {

@@ -50,7 +50,9 @@ public struct PushLog: Sendable {
                 }
             }
             let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
-            if descriptor < 0 { throw FileSystemError("cannot open", path: path, errno: errno, exitStatus: .cannotCreate) }
+            if descriptor < 0 {
+                throw FileSystemError("cannot open", path: path, errno: errno, exitStatus: .cannotCreate)
+            }
             defer { close(descriptor) }
             var output = FileOutput(descriptor: descriptor, path: path)
             try output.write(bytes)
@@ -60,7 +62,9 @@ public struct PushLog: Sendable {
     /// The common members of every record: `time` (ISO 8601, UTC) and `pid`, plus `message_id`
     /// when the run had one.
     public static func header(at date: Date, messageID: String?) -> [String: JSONValue] {
-        var header: [String: JSONValue] = ["time": .string(ISO8601Timestamp.format(date)), "pid": .number(Double(getpid()))]
+        var header: [String: JSONValue] = [
+            "time": .string(ISO8601Timestamp.format(date)), "pid": .number(Double(getpid())),
+        ]
         if let messageID { header["message_id"] = .string(messageID) }
         return header
     }
@@ -74,13 +78,16 @@ public struct PushLog: Sendable {
     }
 
     /// A record for a run that could not be made: `outcome` "error", the message and exit status.
-    public static func errorRecord(_ message: String, exitStatus: Int32, at date: Date, messageID: String?) -> JSONValue {
+    public static func errorRecord(_ message: String, exitStatus: Int32, at date: Date, messageID: String?) -> JSONValue
+    {
         noteRecord(outcome: "error", message, exitStatus: exitStatus, at: date, messageID: messageID)
     }
 
     /// A record about the run rather than one device: `outcome` (`error`, `warning`, `no_devices`),
     /// `reason`, and `exit_status` when the run ended with one.
-    public static func noteRecord(outcome: String, _ message: String, exitStatus: Int32? = nil, at date: Date, messageID: String?) -> JSONValue {
+    public static func noteRecord(
+        outcome: String, _ message: String, exitStatus: Int32? = nil, at date: Date, messageID: String?
+    ) -> JSONValue {
         var record = header(at: date, messageID: messageID)
         record["outcome"] = .string(outcome)
         record["reason"] = .string(message)

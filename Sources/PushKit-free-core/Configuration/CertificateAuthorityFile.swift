@@ -21,15 +21,18 @@ public enum CertificateAuthorityFile {
         do {
             data = try PosixFile.readIfPresent(path)
         } catch {
-            return ConfigurationError("cannot read the CA file \(path) (from \(setting.source)): \(error.reason)",
-                                      exitStatus: .noInput)
+            return ConfigurationError(
+                "cannot read the CA file \(path) (from \(setting.source)): \(error.reason)",
+                exitStatus: .noInput)
         }
         guard let data else {
-            return ConfigurationError("the CA file \(path) (from \(setting.source)) does not exist", exitStatus: .noInput)
+            return ConfigurationError(
+                "the CA file \(path) (from \(setting.source)) does not exist", exitStatus: .noInput)
         }
         guard containsCertificate(data) else {
             return ConfigurationError(
-                "the CA file \(path) (from \(setting.source)) holds no PEM certificate (-----BEGIN CERTIFICATE----- ...)")
+                "the CA file \(path) (from \(setting.source)) holds no PEM certificate (-----BEGIN CERTIFICATE----- ...)"
+            )
         }
         return nil
     }

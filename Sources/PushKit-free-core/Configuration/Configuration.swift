@@ -57,10 +57,13 @@ public struct Configuration: Sendable {
     /// - Parameters:
     ///   - flags: what the command line set.
     ///   - environment: the process environment (`ProcessInfo.processInfo.environment` in the tools).
-    public static func resolve(flags: ConfigurationFlags, environment: [String: String]) throws(ConfigurationError) -> Configuration {
+    public static func resolve(
+        flags: ConfigurationFlags, environment: [String: String]
+    ) throws(ConfigurationError) -> Configuration {
         let location = configFileLocation(flags: flags, environment: environment)
-        let file = try ConfigurationFile.load(path: location.value, required: location.source != .defaultValue,
-                                              namedBy: location.source)
+        let file = try ConfigurationFile.load(
+            path: location.value, required: location.source != .defaultValue,
+            namedBy: location.source)
         return try Configuration(flags: flags, environment: environment, file: file, fileSource: location.source)
     }
 
@@ -76,19 +79,26 @@ public struct Configuration: Sendable {
     }
 
     /// Resolves every setting from already-loaded inputs.
-    public init(flags: ConfigurationFlags, environment variables: [String: String], file: ConfigurationFile, fileSource: SettingSource = .defaultValue) throws(ConfigurationError) {
+    public init(
+        flags: ConfigurationFlags, environment variables: [String: String], file: ConfigurationFile,
+        fileSource: SettingSource = .defaultValue
+    ) throws(ConfigurationError) {
         let environmentVariables = variables
         let paths = XDGPaths(environment: environmentVariables)
         self.file = file
         self.fileSource = fileSource
 
-        func pick(flag: String?, _ flagName: String, env names: [String], keys: [String]) throws(ConfigurationError) -> Setting<String>? {
+        func pick(
+            flag: String?, _ flagName: String, env names: [String], keys: [String]
+        ) throws(ConfigurationError) -> Setting<String>? {
             if let flag, !flag.isEmpty { return Setting(flag, from: .flag(flagName)) }
             for name in names {
                 if let value = environmentVariables.nonEmpty(name) { return Setting(value, from: .environment(name)) }
             }
             for key in keys {
-                if let value = try file.string(key) { return Setting(value, from: .configFile(key: key, path: file.path)) }
+                if let value = try file.string(key) {
+                    return Setting(value, from: .configFile(key: key, path: file.path))
+                }
             }
             return nil
         }
@@ -99,20 +109,25 @@ public struct Configuration: Sendable {
         keyPath = expanded(try pick(flag: flags.keyPath, "--key-path", env: ["APNS_KEY_PATH"], keys: ["key_path"]))
         keyID = try pick(flag: flags.keyID, "--key-id", env: ["APNS_KEY_ID"], keys: ["key_id"])
         teamID = try pick(flag: flags.teamID, "--team-id", env: ["APNS_TEAM_ID"], keys: ["team_id"])
-        topic = try pick(flag: flags.topic, "--topic", env: ["APNS_TOPIC", "APNS_BUNDLE_ID"], keys: ["bundle_id", "topic"])
+        topic = try pick(
+            flag: flags.topic, "--topic", env: ["APNS_TOPIC", "APNS_BUNDLE_ID"], keys: ["bundle_id", "topic"])
         environment = try Self.resolveEnvironment(flags: flags, environment: environmentVariables, file: file)
-        productionURL = try pick(flag: nil, "", env: ["APNS_PRODUCTION_URL"], keys: ["production_url"])
+        productionURL =
+            try pick(flag: nil, "", env: ["APNS_PRODUCTION_URL"], keys: ["production_url"])
             ?? Setting(APNsEnvironment.production.defaultBaseURL, from: .defaultValue)
-        sandboxURL = try pick(flag: nil, "", env: ["APNS_SANDBOX_URL"], keys: ["sandbox_url"])
+        sandboxURL =
+            try pick(flag: nil, "", env: ["APNS_SANDBOX_URL"], keys: ["sandbox_url"])
             ?? Setting(APNsEnvironment.sandbox.defaultBaseURL, from: .defaultValue)
         urlOverride = flags.apnsURL.map { Setting($0, from: .flag("--apns-url")) }
         caFile = expanded(try pick(flag: flags.caFile, "--cacert", env: ["APNS_CA_FILE"], keys: ["ca_file"]))
         proxy = try pick(flag: flags.proxy, "--proxy", env: [], keys: ["proxy"])
         if let proxy { try ProxyAddress.validate(proxy) }
         proxyEnvironment = environmentVariables.filter { ProxyResolution.environmentVariables.contains($0.key) }
-        stateDirectory = expanded(try pick(flag: nil, "", env: ["PUSHKIT_STATE_DIR"], keys: ["state_dir"]))
+        stateDirectory =
+            expanded(try pick(flag: nil, "", env: ["PUSHKIT_STATE_DIR"], keys: ["state_dir"]))
             ?? Setting(paths.stateDirectory, from: .defaultValue)
-        stateFile = expanded(try pick(flag: flags.stateFile, "--state-file", env: ["APNS_STATE_FILE"], keys: ["state_file"]))
+        stateFile =
+            expanded(try pick(flag: flags.stateFile, "--state-file", env: ["APNS_STATE_FILE"], keys: ["state_file"]))
             ?? Setting(stateDirectory.value + "/devices.json", from: .defaultValue)
 
         for url in [productionURL, sandboxURL] + (urlOverride.map { [$0] } ?? []) {
@@ -122,7 +137,9 @@ public struct Configuration: Sendable {
         }
     }
 
-    private static func resolveEnvironment(flags: ConfigurationFlags, environment: [String: String], file: ConfigurationFile) throws(ConfigurationError) -> Setting<APNsEnvironment> {
+    private static func resolveEnvironment(
+        flags: ConfigurationFlags, environment: [String: String], file: ConfigurationFile
+    ) throws(ConfigurationError) -> Setting<APNsEnvironment> {
         if let value = flags.environment { return Setting(value, from: .flag(flags.environmentFlag)) }
         if let text = environment.nonEmpty("APNS_ENVIRONMENT") {
             guard let value = APNsEnvironment(userText: text) else {

@@ -13,5 +13,6 @@ public struct ConfigurationError: PushKitError {
 
 extension ConfigurationError {
     /// No topic (the app's bundle id) is configured, and the payload names none.
-    public static let noTopic = ConfigurationError("no topic: set --topic, APNS_TOPIC or bundle_id to the app's bundle id")
+    public static let noTopic = ConfigurationError(
+        "no topic: set --topic, APNS_TOPIC or bundle_id to the app's bundle id")
 }

@@ -53,12 +53,15 @@ public struct ConfigurationFile: Sendable {
 
     /// Reads the config file at `path`. A missing file gives an empty configuration unless
     /// `required` (the user named it with `--config` or `PUSHKIT_CONFIG`), which is an error (exit 66).
-    public static func load(path: String, required: Bool, namedBy source: SettingSource) throws(ConfigurationError) -> ConfigurationFile {
+    public static func load(
+        path: String, required: Bool, namedBy source: SettingSource
+    ) throws(ConfigurationError) -> ConfigurationFile {
         let data: Data?
         do {
             data = try PosixFile.readIfPresent(path)
         } catch {
-            throw ConfigurationError("cannot read config file \(path) (from \(source)): \(error.reason)", exitStatus: .noInput)
+            throw ConfigurationError(
+                "cannot read config file \(path) (from \(source)): \(error.reason)", exitStatus: .noInput)
         }
         guard let data else {
             if required {

@@ -83,7 +83,8 @@ public struct NoProxyList: Sendable, Equatable {
         var address: UInt32 = 0
         for part in parts {
             guard (1...3).contains(part.count), part.allSatisfy({ $0.isASCII && $0.isNumber }),
-                  part == "0" || !part.hasPrefix("0"), let value = UInt32(part), value <= 255 else { return nil }
+                part == "0" || !part.hasPrefix("0"), let value = UInt32(part), value <= 255
+            else { return nil }
             address = address << 8 | value
         }
         return address

@@ -39,7 +39,9 @@ public enum ProxyAddress {
         }
         var authority = text[text.firstRange(of: "://")!.upperBound...]
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        if let slash = authority.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) { authority = authority[..<slash] }
+        if let slash = authority.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) {
+            authority = authority[..<slash]
+        }
         var host = authority
         var port: Substring?
         if authority.hasPrefix("[") {
@@ -49,7 +51,9 @@ public enum ProxyAddress {
             host = authority[authority.index(after: authority.startIndex)..<close]
             let rest = authority[authority.index(after: close)...]
             if let first = rest.first {
-                guard first == ":" else { throw ConfigurationError("\(setting.source) has text after its host: \(shown)") }
+                guard first == ":" else {
+                    throw ConfigurationError("\(setting.source) has text after its host: \(shown)")
+                }
                 port = rest.dropFirst()
             }
         } else if let colon = authority.lastIndex(of: ":") {
@@ -60,7 +64,8 @@ public enum ProxyAddress {
             throw ConfigurationError("\(setting.source) names no proxy host: \(shown)")
         }
         if let port {
-            guard !port.isEmpty, port.allSatisfy(\.isASCII), let number = Int(port), (1...65_535).contains(number) else {
+            guard !port.isEmpty, port.allSatisfy(\.isASCII), let number = Int(port), (1...65_535).contains(number)
+            else {
                 throw ConfigurationError("\(setting.source) has a port that is not 1-65535: \(shown)")
             }
         }

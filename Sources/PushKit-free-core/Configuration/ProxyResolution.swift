@@ -27,7 +27,9 @@ public struct ProxyResolution: Sendable, Equatable {
     }
 
     /// Every environment variable libcurl reads for proxies, in the order it reads them.
-    public static let environmentVariables = ["no_proxy", "NO_PROXY", "http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+    public static let environmentVariables = [
+        "no_proxy", "NO_PROXY", "http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
+    ]
 
     public init(proxy: Setting<String>?, exemption: Exemption?) {
         self.proxy = proxy
@@ -39,13 +41,16 @@ public struct ProxyResolution: Sendable, Equatable {
     ///   - url: the request URL (`https://host[:port]/...`).
     ///   - configured: `--proxy` or the config file's `proxy`.
     ///   - environment: the process environment (only the proxy variables are read).
-    public static func resolve(url: String, configured: Setting<String>?, environment: [String: String]) -> ProxyResolution {
+    public static func resolve(
+        url: String, configured: Setting<String>?, environment: [String: String]
+    ) -> ProxyResolution {
         let scheme = url.firstRange(of: "://").map { url[..<$0.lowerBound].lowercased() } ?? "http"
         let candidate = configured ?? environmentProxy(scheme: scheme, environment: environment)
         for variable in ["no_proxy", "NO_PROXY"] {
             guard let list = environment[variable], !list.isEmpty else { continue }
             if let entry = NoProxyList(list).entry(exempting: host(of: url)) {
-                return ProxyResolution(proxy: nil, exemption: Exemption(variable: variable, entry: entry, bypassed: candidate))
+                return ProxyResolution(
+                    proxy: nil, exemption: Exemption(variable: variable, entry: entry, bypassed: candidate))
             }
             break // libcurl reads only the first of the two that is set
         }

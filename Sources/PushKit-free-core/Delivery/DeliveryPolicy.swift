@@ -10,8 +10,10 @@ public struct DeliveryPolicy: Sendable {
     /// TCP + TLS connect limit for each connection.
     public var connectTimeout: Duration
 
-    public init(retries: Int = 3, timeout: Duration = .seconds(30), initialBackoff: Duration = .milliseconds(250),
-                maximumBackoff: Duration = .seconds(8), connectTimeout: Duration = .seconds(10)) {
+    public init(
+        retries: Int = 3, timeout: Duration = .seconds(30), initialBackoff: Duration = .milliseconds(250),
+        maximumBackoff: Duration = .seconds(8), connectTimeout: Duration = .seconds(10)
+    ) {
         self.retries = retries
         self.timeout = timeout
         self.initialBackoff = initialBackoff
@@ -27,7 +29,8 @@ public struct DeliveryPolicy: Sendable {
     public init(retries: Int, timeoutSeconds: Double) throws(InvalidSetting) {
         guard retries >= 0 else { throw InvalidSetting("\(setting: .retries) must be 0 or more, not \(retries)") }
         guard timeoutSeconds > 0, timeoutSeconds.isFinite else {
-            let shown = timeoutSeconds.rounded() == timeoutSeconds && abs(timeoutSeconds) < 1e15
+            let shown =
+                timeoutSeconds.rounded() == timeoutSeconds && abs(timeoutSeconds) < 1e15
                 ? String(Int(timeoutSeconds)) : String(timeoutSeconds)
             throw InvalidSetting("\(setting: .timeout) must be a number of seconds more than 0, not \(shown)")
         }

@@ -16,13 +16,16 @@ public struct DeliveryReport: Sendable {
     }
 
     /// Every target reported `skipped` for `reason`, without anything sent.
-    public static func skipped(_ targets: [DeliveryTarget], reason: String, environment: (DeliveryTarget) -> APNsEnvironment) -> DeliveryReport {
-        DeliveryReport(results: targets.map { target in
-            var result = DeliveryResult(target: target, environment: environment(target))
-            result.outcome = .skipped
-            result.reason = reason
-            return result
-        }, seconds: 0)
+    public static func skipped(
+        _ targets: [DeliveryTarget], reason: String, environment: (DeliveryTarget) -> APNsEnvironment
+    ) -> DeliveryReport {
+        DeliveryReport(
+            results: targets.map { target in
+                var result = DeliveryResult(target: target, environment: environment(target))
+                result.outcome = .skipped
+                result.reason = reason
+                return result
+            }, seconds: 0)
     }
 
     public var delivered: Int { results.count { $0.outcome == .delivered } }
@@ -68,7 +71,9 @@ public struct DeliveryReport: Sendable {
                 line += result.status == 0 ? "no answer: \(reason)" : "\(result.status) \(reason)"
             }
             if result.pruned {
-                line += result.target.tokenKind == .pushToStart ? " (push-to-start token removed; device kept)" : " (removed from registry)"
+                line +=
+                    result.target.tokenKind == .pushToStart
+                    ? " (push-to-start token removed; device kept)" : " (removed from registry)"
             }
             if result.learnedEnvironment { line += " (environment: \(result.environment.rawValue))" }
             if result.attempts > 1 { line += " [\(result.attempts) attempts]" }

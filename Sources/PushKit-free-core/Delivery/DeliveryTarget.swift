@@ -17,7 +17,9 @@ public struct DeliveryTarget: Sendable, Equatable {
     /// Which token of the device `token` is.
     public let tokenKind: TokenKind
 
-    public init(deviceID: String?, token: DeviceToken, recordedEnvironment: APNsEnvironment?, tokenKind: TokenKind = .device) {
+    public init(
+        deviceID: String?, token: DeviceToken, recordedEnvironment: APNsEnvironment?, tokenKind: TokenKind = .device
+    ) {
         self.deviceID = deviceID
         self.token = token
         self.recordedEnvironment = recordedEnvironment

@@ -7,17 +7,22 @@ public enum DeliveryTargets {
     /// - Throws: `DeviceTokenError` (65) for a malformed `--token`, `RegistryError` for an unreadable
     ///   registry, `DeliverySelectionError` (65) for a device id that is not registered or, with
     ///   `strictGroups`, a group without devices.
-    public static func select(configuration: Configuration, deviceIDs: [String], groups: [String], tokens: [String],
-                              strictGroups: Bool = false) throws -> [DeliveryTarget] {
+    public static func select(
+        configuration: Configuration, deviceIDs: [String], groups: [String], tokens: [String],
+        strictGroups: Bool = false
+    ) throws -> [DeliveryTarget] {
         if !tokens.isEmpty {
             var seen = Set<DeviceToken>()
             return try tokens.compactMap { text in
                 let token = try DeviceToken(validating: text)
-                return seen.insert(token).inserted ? DeliveryTarget(deviceID: nil, token: token, recordedEnvironment: nil) : nil
+                return seen.insert(token).inserted
+                    ? DeliveryTarget(deviceID: nil, token: token, recordedEnvironment: nil) : nil
             }
         }
-        return try registeredDevices(configuration: configuration, deviceIDs: deviceIDs, groups: groups,
-                                     strictGroups: strictGroups).map {
+        return try registeredDevices(
+            configuration: configuration, deviceIDs: deviceIDs, groups: groups,
+            strictGroups: strictGroups
+        ).map {
             DeliveryTarget(deviceID: $0.id, token: $0.record.token, recordedEnvironment: $0.record.environment)
         }
     }
@@ -36,26 +41,35 @@ public enum DeliveryTargets {
     /// device when both are empty).
     /// - Throws: `RegistryError` for an unreadable registry, `DeliverySelectionError` (65) for a
     ///   device id that is not registered or, with `strictGroups`, a group without devices.
-    public static func selectPushToStart(configuration: Configuration, deviceIDs: [String], groups: [String],
-                                         strictGroups: Bool = false) throws -> PushToStartSelection {
+    public static func selectPushToStart(
+        configuration: Configuration, deviceIDs: [String], groups: [String],
+        strictGroups: Bool = false
+    ) throws -> PushToStartSelection {
         var selection = PushToStartSelection(targets: [], devicesWithoutToken: [])
         var seen = Set<DeviceToken>()
-        for device in try registeredDevices(configuration: configuration, deviceIDs: deviceIDs, groups: groups,
-                                            strictGroups: strictGroups) {
+        for device in try registeredDevices(
+            configuration: configuration, deviceIDs: deviceIDs, groups: groups,
+            strictGroups: strictGroups)
+        {
             guard let token = device.record.pushToStartToken else {
                 selection.devicesWithoutToken.append(device.id)
                 continue
             }
             guard seen.insert(token).inserted else { continue }
-            selection.targets.append(DeliveryTarget(deviceID: device.id, token: token, recordedEnvironment: device.record.environment, tokenKind: .pushToStart))
+            selection.targets.append(
+                DeliveryTarget(
+                    deviceID: device.id, token: token, recordedEnvironment: device.record.environment,
+                    tokenKind: .pushToStart))
         }
         return selection
     }
 
     /// The registered devices a selection names; every named device id must be registered and, with
     /// `strictGroups`, every named group must have a device.
-    private static func registeredDevices(configuration: Configuration, deviceIDs: [String], groups: [String],
-                                          strictGroups: Bool) throws -> [RegisteredDevice] {
+    private static func registeredDevices(
+        configuration: Configuration, deviceIDs: [String], groups: [String],
+        strictGroups: Bool
+    ) throws -> [RegisteredDevice] {
         let registry = DeviceRegistry(path: configuration.stateFile.value)
         let match = try registry.devices(DeviceSelection(deviceIDs: deviceIDs, groups: groups))
         var missing: [String] = []
@@ -64,7 +78,8 @@ public enum DeliveryTargets {
             missing.append("no device in group " + quotedList(match.emptyGroups))
         }
         if !missing.isEmpty {
-            throw DeliverySelectionError(message: missing.joined(separator: " and ") + " in \(registry.path) (see register-apns list)")
+            throw DeliverySelectionError(
+                message: missing.joined(separator: " and ") + " in \(registry.path) (see register-apns list)")
         }
         return match.devices
     }

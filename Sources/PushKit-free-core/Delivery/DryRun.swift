@@ -1,7 +1,9 @@
 /// Renders the requests a run would send, for `send-push --dry-run`: method and URL (device token
 /// masked unless `fullTokens`), headers with the provider token redacted, and the payload.
 public enum DryRun {
-    public static func render(_ request: APNsRequest, targets: [DeliveryTarget], configuration: Configuration, fullTokens: Bool) -> String {
+    public static func render(
+        _ request: APNsRequest, targets: [DeliveryTarget], configuration: Configuration, fullTokens: Bool
+    ) -> String {
         let payload = String(decoding: request.payload, as: UTF8.self)
         let headers = request.headers(providerToken: "<provider token>")
             .map { "\($0.name): \($0.value)\n" }.joined()
@@ -10,7 +12,9 @@ public enum DryRun {
             let environment = target.recordedEnvironment ?? configuration.environment.value
             let token = fullTokens ? target.token.hex : target.token.masked
             text += "POST " + APNsRequest.url(baseURL: configuration.baseURL(for: environment).value, token: token)
-            text += "  (device \(target.deviceID.map { TerminalText.field($0) } ?? "-"), \(environment.rawValue))\n" + headers + "\n" + payload + "\n\n"
+            text +=
+                "  (device \(target.deviceID.map { TerminalText.field($0) } ?? "-"), \(environment.rawValue))\n"
+                + headers + "\n" + payload + "\n\n"
         }
         text += "dry run: \(targets.count) request\(targets.count == 1 ? "" : "s") not sent\n"
         return text

@@ -35,9 +35,11 @@ public final class PushDelivery {
     ///   - baseURL: the APNs base URL for an environment (the shared configuration's).
     ///   - defaultEnvironment: for devices whose environment is not recorded.
     ///   - jitter: a random number in [0, 1).
-    public init(client: any HTTP2Transport, baseURL: @escaping (APNsEnvironment) -> String, tokens: any ProviderTokenSource,
-                policy: DeliveryPolicy, defaultEnvironment: APNsEnvironment,
-                jitter: @escaping () -> Double = { Double.random(in: 0..<1) }) {
+    public init(
+        client: any HTTP2Transport, baseURL: @escaping (APNsEnvironment) -> String, tokens: any ProviderTokenSource,
+        policy: DeliveryPolicy, defaultEnvironment: APNsEnvironment,
+        jitter: @escaping () -> Double = { Double.random(in: 0..<1) }
+    ) {
         self.client = client
         self.baseURL = baseURL
         self.tokens = tokens
@@ -63,7 +65,9 @@ public final class PushDelivery {
     /// - Throws: only when no provider token can be had at all (key missing or unusable).
     public func deliver(_ request: APNsRequest, to targets: [DeliveryTarget]) throws -> [DeliveryResult] {
         let deadline = ContinuousClock.now + policy.timeout
-        var results = targets.map { DeliveryResult(target: $0, environment: $0.recordedEnvironment ?? defaultEnvironment) }
+        var results = targets.map {
+            DeliveryResult(target: $0, environment: $0.recordedEnvironment ?? defaultEnvironment)
+        }
         var transientRetries = [Int](repeating: 0, count: targets.count)
         var switchedEnvironment = [Bool](repeating: false, count: targets.count)
         var providerToken = try tokens.currentToken()
@@ -78,55 +82,64 @@ public final class PushDelivery {
         /// Back-offs decided by answers, timed from the transport's clock when it next asks.
         var backoffs: [(index: Int, delay: Duration)] = []
 
-        client.perform(deadline: deadline, next: { [baseURL] now in
-            guard tokenFailure == nil else { return .exhausted }
-            for backoff in backoffs where now + backoff.delay < deadline {
-                scheduled.add(backoff.index, due: now + backoff.delay)
-            }
-            backoffs.removeAll()
-            let index: Int
-            if let due = resendNow.popFirst() {
-                index = due
-            } else if let due = scheduled.popDue(at: now) {
-                index = due
-            } else if let first = firstSends.next() {
-                index = first
-            } else {
-                return scheduled.nextDue.map(HTTP2RequestSupply.notBefore) ?? .exhausted
-            }
-            sentWith[index] = providerToken
-            return .request(HTTP2Request(url: APNsRequest.url(baseURL: baseURL(results[index].environment), token: targets[index].token.hex),
-                                         headers: headers, body: request.payload, tag: index))
-        }, onResponse: { response in
-            let index = response.tag
-            let next: Next
-            switch response.result {
-            case .failure(let failure):
-                next = record(failure, into: &results[index], retriesUsed: &transientRetries[index])
-            case .success(let answer):
-                results[index].attempts += 1
-                next = record(APNsResponse(answer), answer: answer, into: &results[index], retriesUsed: &transientRetries[index],
-                              switched: &switchedEnvironment[index], tokenReplaced: tokenReplaced,
-                              sentWithCurrentToken: sentWith[index] == providerToken)
-            }
-            switch next {
-            case .done: break
-            case .resendNow: resendNow.append(index)
-            case .resendAfterBackoff:
-                backoffs.append((index, policy.backoff(beforeRetry: transientRetries[index], jitter: jitter())))
-            case .replaceTokenAndResend:
-                do {
-                    providerToken = try tokens.replacement(for: providerToken)
-                    headers = request.headers(providerToken: providerToken)
-                    tokenReplaced = true
-                    resendNow.append(index)
-                } catch {
-                    tokenFailure = error
+        client.perform(
+            deadline: deadline,
+            next: { [baseURL] now in
+                guard tokenFailure == nil else { return .exhausted }
+                for backoff in backoffs where now + backoff.delay < deadline {
+                    scheduled.add(backoff.index, due: now + backoff.delay)
                 }
-            }
-        })
+                backoffs.removeAll()
+                let index: Int
+                if let due = resendNow.popFirst() {
+                    index = due
+                } else if let due = scheduled.popDue(at: now) {
+                    index = due
+                } else if let first = firstSends.next() {
+                    index = first
+                } else {
+                    return scheduled.nextDue.map(HTTP2RequestSupply.notBefore) ?? .exhausted
+                }
+                sentWith[index] = providerToken
+                return .request(
+                    HTTP2Request(
+                        url: APNsRequest.url(
+                            baseURL: baseURL(results[index].environment), token: targets[index].token.hex),
+                        headers: headers, body: request.payload, tag: index))
+            },
+            onResponse: { response in
+                let index = response.tag
+                let next: Next
+                switch response.result {
+                case .failure(let failure):
+                    next = record(failure, into: &results[index], retriesUsed: &transientRetries[index])
+                case .success(let answer):
+                    results[index].attempts += 1
+                    next = record(
+                        APNsResponse(answer), answer: answer, into: &results[index],
+                        retriesUsed: &transientRetries[index],
+                        switched: &switchedEnvironment[index], tokenReplaced: tokenReplaced,
+                        sentWithCurrentToken: sentWith[index] == providerToken)
+                }
+                switch next {
+                case .done: break
+                case .resendNow: resendNow.append(index)
+                case .resendAfterBackoff:
+                    backoffs.append((index, policy.backoff(beforeRetry: transientRetries[index], jitter: jitter())))
+                case .replaceTokenAndResend:
+                    do {
+                        providerToken = try tokens.replacement(for: providerToken)
+                        headers = request.headers(providerToken: providerToken)
+                        tokenReplaced = true
+                        resendNow.append(index)
+                    } catch {
+                        tokenFailure = error
+                    }
+                }
+            })
         if let tokenFailure { throw tokenFailure }
-        for index in results.indices where results[index].outcome != .delivered && results[index].status == 0 && results[index].reason == nil {
+        for index in results.indices
+        where results[index].outcome != .delivered && results[index].status == 0 && results[index].reason == nil {
             results[index].reason = "not sent before the timeout"
             results[index].transportFailure = .timeout
         }
@@ -160,7 +173,8 @@ public final class PushDelivery {
         }
     }
 
-    private func record(_ failure: TransportFailure, into result: inout DeliveryResult, retriesUsed: inout Int) -> Next {
+    private func record(_ failure: TransportFailure, into result: inout DeliveryResult, retriesUsed: inout Int) -> Next
+    {
         if failure.code != 0 { result.attempts += 1 } // code 0: never handed to the network
         result.outcome = .failed
         result.status = 0
@@ -175,8 +189,10 @@ public final class PushDelivery {
 
     /// - Parameter sentWithCurrentToken: whether the request carried the provider token in use now
     ///   (one sent before a replacement is resent with the new token, not counted against the rule).
-    private func record(_ response: APNsResponse, answer: HTTP2Answer, into result: inout DeliveryResult, retriesUsed: inout Int,
-                        switched: inout Bool, tokenReplaced: Bool, sentWithCurrentToken: Bool) -> Next {
+    private func record(
+        _ response: APNsResponse, answer: HTTP2Answer, into result: inout DeliveryResult, retriesUsed: inout Int,
+        switched: inout Bool, tokenReplaced: Bool, sentWithCurrentToken: Bool
+    ) -> Next {
         result.status = answer.status
         result.transportFailure = nil
         switch response {

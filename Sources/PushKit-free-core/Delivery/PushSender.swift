@@ -21,8 +21,10 @@ public struct PushSender: Sendable {
     public let deliveryPolicy: DeliveryPolicy
     private let transports: any HTTP2TransportSource
 
-    public init(configuration: Configuration, notificationPolicy: NotificationPolicy, deliveryPolicy: DeliveryPolicy,
-                transports: any HTTP2TransportSource) {
+    public init(
+        configuration: Configuration, notificationPolicy: NotificationPolicy, deliveryPolicy: DeliveryPolicy,
+        transports: any HTTP2TransportSource
+    ) {
         self.configuration = configuration
         self.notificationPolicy = notificationPolicy
         self.deliveryPolicy = deliveryPolicy
@@ -44,8 +46,10 @@ public struct PushSender: Sendable {
         /// names the tokens.
         public var pushToStart: Bool
 
-        public init(deviceIDs: [String] = [], groups: [String] = [], tokens: [String] = [], strictGroups: Bool = false,
-                    pushToStart: Bool = false) {
+        public init(
+            deviceIDs: [String] = [], groups: [String] = [], tokens: [String] = [], strictGroups: Bool = false,
+            pushToStart: Bool = false
+        ) {
             self.deviceIDs = deviceIDs
             self.groups = groups
             self.tokens = tokens
@@ -78,16 +82,21 @@ public struct PushSender: Sendable {
     /// Applies the policy to `spec` and builds the request.
     /// - Throws: `PayloadError` (65) for a payload APNs would refuse, `ConfigurationError` (78)
     ///   when no topic is configured.
-    public func prepare(_ spec: PushSpecification, urgency: Urgency? = nil, audience: Audience = .everyDevice,
-                        at now: Date = Date()) throws -> PreparedPush {
+    public func prepare(
+        _ spec: PushSpecification, urgency: Urgency? = nil, audience: Audience = .everyDevice,
+        at now: Date = Date()
+    ) throws -> PreparedPush {
         var spec = spec
-        let decision = notificationPolicy.apply(to: &spec, urgency: urgency, groups: audience.groups,
-                                                topic: configuration.topic?.value, at: now)
+        let decision = notificationPolicy.apply(
+            to: &spec, urgency: urgency, groups: audience.groups,
+            topic: configuration.topic?.value, at: now)
         let built = try spec.build(bundleID: configuration.topic?.value)
-        let capKey = NotificationPolicy.capKey(collapseID: built.request.collapseID, groups: audience.groups,
-                                               deviceIDs: audience.deviceIDs, tokens: audience.tokens)
-        return PreparedPush(request: built.request, decision: decision, shortened: built.shortened, audience: audience,
-                            capKey: capKey)
+        let capKey = NotificationPolicy.capKey(
+            collapseID: built.request.collapseID, groups: audience.groups,
+            deviceIDs: audience.deviceIDs, tokens: audience.tokens)
+        return PreparedPush(
+            request: built.request, decision: decision, shortened: built.shortened, audience: audience,
+            capKey: capKey)
     }
 
     /// How a send ended, when it did not throw.
@@ -117,19 +126,24 @@ public struct PushSender: Sendable {
     ///   what is not there, `RegistryError` for an unreadable registry, `ProviderKeyError` (66) or
     ///   `ConfigurationError` (78) for unusable credentials or CA file, the transport source's error
     ///   (69) when it cannot load, and whatever a checkpoint throws.
-    public func send(_ prepared: PreparedPush, credentials loaded: ProviderCredentials? = nil,
-                     warn: @escaping (String) -> Void,
-                     selected: ([DeliveryTarget]) throws -> Bool = { _ in true },
-                     ready: ([DeliveryTarget]) throws -> Bool = { _ in true }) throws -> Outcome {
+    public func send(
+        _ prepared: PreparedPush, credentials loaded: ProviderCredentials? = nil,
+        warn: @escaping (String) -> Void,
+        selected: ([DeliveryTarget]) throws -> Bool = { _ in true },
+        ready: ([DeliveryTarget]) throws -> Bool = { _ in true }
+    ) throws -> Outcome {
         let targets = try select(prepared.audience, warn: warn)
         guard !targets.isEmpty else { return .noDevices }
         guard try selected(targets) else { return .stopped }
-        if let reason = try notificationPolicy.holdBackReason(prepared.decision, capKey: prepared.capKey,
-                                                             stateDirectory: configuration.stateDirectory.value) {
+        if let reason = try notificationPolicy.holdBackReason(
+            prepared.decision, capKey: prepared.capKey,
+            stateDirectory: configuration.stateDirectory.value)
+        {
             let configuration = self.configuration
-            return .heldBack(DeliveryReport.skipped(targets, reason: reason) {
-                $0.recordedEnvironment ?? configuration.environment.value
-            })
+            return .heldBack(
+                DeliveryReport.skipped(targets, reason: reason) {
+                    $0.recordedEnvironment ?? configuration.environment.value
+                })
         }
         let credentials = try loaded ?? loadCredentials(warn: warn)
         try CertificateAuthorityFile.check(configuration.caFile)
@@ -159,36 +173,46 @@ public struct PushSender: Sendable {
     /// The devices `audience` names.
     private func select(_ audience: Audience, warn: (String) -> Void) throws -> [DeliveryTarget] {
         guard audience.pushToStart, audience.tokens.isEmpty else {
-            return try DeliveryTargets.select(configuration: configuration, deviceIDs: audience.deviceIDs,
-                                              groups: audience.groups, tokens: audience.tokens,
-                                              strictGroups: audience.strictGroups)
+            return try DeliveryTargets.select(
+                configuration: configuration, deviceIDs: audience.deviceIDs,
+                groups: audience.groups, tokens: audience.tokens,
+                strictGroups: audience.strictGroups)
         }
-        let selection = try DeliveryTargets.selectPushToStart(configuration: configuration, deviceIDs: audience.deviceIDs,
-                                                              groups: audience.groups, strictGroups: audience.strictGroups)
+        let selection = try DeliveryTargets.selectPushToStart(
+            configuration: configuration, deviceIDs: audience.deviceIDs,
+            groups: audience.groups, strictGroups: audience.strictGroups)
         let missing = selection.devicesWithoutToken
         if !missing.isEmpty {
-            let shown = missing.prefix(10).joined(separator: ", ") + (missing.count > 10 ? " and \(missing.count - 10) more" : "")
+            let shown =
+                missing.prefix(10).joined(separator: ", ")
+                + (missing.count > 10 ? " and \(missing.count - 10) more" : "")
             let has = missing.count == 1 ? " has" : "s have", isOrAre = missing.count == 1 ? "is" : "are"
-            warn("\(missing.count) selected device\(has) no push-to-start token and \(isOrAre) not sent the start: \(shown) "
-                 + "(register one with register-apns add ID TOKEN --push-to-start-token HEX)")
+            warn(
+                "\(missing.count) selected device\(has) no push-to-start token and \(isOrAre) not sent the start: \(shown) "
+                    + "(register one with register-apns add ID TOKEN --push-to-start-token HEX)")
         }
         return selection.targets
     }
 
     /// Delivers with retries over one client from the transport source, then does the registry's
     /// bookkeeping.
-    private func deliver(_ request: APNsRequest, to targets: [DeliveryTarget], credentials: ProviderCredentials,
-                         warn: @escaping (String) -> Void) throws -> DeliveryReport {
+    private func deliver(
+        _ request: APNsRequest, to targets: [DeliveryTarget], credentials: ProviderCredentials,
+        warn: @escaping (String) -> Void
+    ) throws -> DeliveryReport {
         let started = ContinuousClock.now
-        let tokens = CachedProviderTokens(cache: ProviderTokenCache(path: configuration.tokenCachePath),
-                                          credentials: credentials, warn: warn)
+        let tokens = CachedProviderTokens(
+            cache: ProviderTokenCache(path: configuration.tokenCachePath),
+            credentials: credentials, warn: warn)
         let configuration = self.configuration
         var results: [DeliveryResult]
         do {
-            let client = transports.transport(caFile: configuration.caFile?.value, proxy: configuration.proxy?.value,
-                                              connectTimeout: min(deliveryPolicy.connectTimeout, deliveryPolicy.timeout))
-            let delivery = PushDelivery(client: client, baseURL: { configuration.baseURL(for: $0).value }, tokens: tokens,
-                                        policy: deliveryPolicy, defaultEnvironment: configuration.environment.value)
+            let client = transports.transport(
+                caFile: configuration.caFile?.value, proxy: configuration.proxy?.value,
+                connectTimeout: min(deliveryPolicy.connectTimeout, deliveryPolicy.timeout))
+            let delivery = PushDelivery(
+                client: client, baseURL: { configuration.baseURL(for: $0).value }, tokens: tokens,
+                policy: deliveryPolicy, defaultEnvironment: configuration.environment.value)
             results = try delivery.deliver(request, to: targets)
         } // A client made for this send, and its libcurl handles, are freed here, before the registry is read again.
         nameProxies(in: &results)
@@ -213,11 +237,13 @@ public struct PushSender: Sendable {
             guard let reason = results[index].reason else { continue }
             let environment = results[index].environment
             if proxies[environment] == nil {
-                proxies[environment] = .some(configuration.proxyResolution(for: configuration.baseURL(for: environment).value).proxy)
+                proxies[environment] = .some(
+                    configuration.proxyResolution(for: configuration.baseURL(for: environment).value).proxy)
             }
             guard let proxy = proxies[environment] ?? nil else { continue }
             let shown = ProxyAddress.masked(proxy.value)
-            results[index].reason = "through proxy \(shown) (from \(proxy.source)): " + reason.replacing(proxy.value, with: shown)
+            results[index].reason =
+                "through proxy \(shown) (from \(proxy.source)): " + reason.replacing(proxy.value, with: shown)
         }
     }
 }

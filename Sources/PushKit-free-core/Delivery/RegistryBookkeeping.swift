@@ -15,7 +15,11 @@ public enum RegistryBookkeeping {
     /// means the push-to-start token was cleared, for a push-to-start target).
     /// Results without a device id (`--token`) are left alone.
     public static func apply(_ results: inout [DeliveryResult], to registry: DeviceRegistry) throws {
-        guard results.contains(where: { $0.target.deviceID != nil && ($0.outcome == .delivered || $0.outcome == .unregistered) }) else {
+        guard
+            results.contains(where: {
+                $0.target.deviceID != nil && ($0.outcome == .delivered || $0.outcome == .unregistered)
+            })
+        else {
             return
         }
         let now = registry.clock.now()
@@ -35,7 +39,8 @@ public enum RegistryBookkeeping {
                 case .delivered:
                     delivered.append(deviceID)
                     if results[index].target.recordedEnvironment == nil, !isPushToStart {
-                        results[index].learnedEnvironment = devices.recordEnvironment(results[index].environment, deviceID: deviceID, token: token)
+                        results[index].learnedEnvironment = devices.recordEnvironment(
+                            results[index].environment, deviceID: deviceID, token: token)
                     }
                 case .rejected, .failed, .skipped:
                     break

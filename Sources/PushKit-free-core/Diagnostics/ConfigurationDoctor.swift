@@ -38,8 +38,10 @@ public struct ConfigurationDoctor: Sendable {
     /// A config file that is missing (when named), unreadable, not JSON or holding a bad value is
     /// itself a finding: the rest is reported as if there were no file, so one problem does not hide
     /// the others. When the flags or environment cannot be resolved either, that is the one finding.
-    public static func findings(flags: ConfigurationFlags, environment: [String: String],
-                                clock: any WallClock = SystemClock()) -> [DoctorFinding] {
+    public static func findings(
+        flags: ConfigurationFlags, environment: [String: String],
+        clock: any WallClock = SystemClock()
+    ) -> [DoctorFinding] {
         let location = Configuration.configFileLocation(flags: flags, environment: environment)
         let fileProblem: ConfigurationError
         do {
@@ -48,12 +50,14 @@ public struct ConfigurationDoctor: Sendable {
         } catch {
             fileProblem = error
         }
-        let problem = DoctorFinding(setting: "config file", value: location.value, source: location.source.kind,
-                                    severity: .error, message: fileProblem.message)
+        let problem = DoctorFinding(
+            setting: "config file", value: location.value, source: location.source.kind,
+            severity: .error, message: fileProblem.message)
         let withoutFile = ConfigurationFile(path: location.value, exists: false, values: [:])
         do {
-            let configuration = try Configuration(flags: flags, environment: environment, file: withoutFile,
-                                                  fileSource: location.source)
+            let configuration = try Configuration(
+                flags: flags, environment: environment, file: withoutFile,
+                fileSource: location.source)
             return [problem] + ConfigurationDoctor(configuration: configuration, clock: clock).findings().dropFirst()
         } catch {
             // Not the file: a flag or an environment variable (the message names it).
@@ -65,31 +69,44 @@ public struct ConfigurationDoctor: Sendable {
     public func findings() -> [DoctorFinding] {
         var findings: [DoctorFinding] = []
         let c = configuration
-        findings.append(DoctorFinding(
-            setting: "config file", value: c.file.path, source: c.fileSource.kind, severity: .ok,
-            message: c.file.exists ? "" : "not found; using flags, environment and defaults"))
+        findings.append(
+            DoctorFinding(
+                setting: "config file", value: c.file.path, source: c.fileSource.kind, severity: .ok,
+                message: c.file.exists ? "" : "not found; using flags, environment and defaults"))
         for warning in c.warnings {
-            findings.append(DoctorFinding(setting: "config file", value: c.file.path, source: "file", severity: .warning, message: warning))
+            findings.append(
+                DoctorFinding(
+                    setting: "config file", value: c.file.path, source: "file", severity: .warning, message: warning))
         }
         findings.append(keyFinding())
         findings.append(identifierFinding(c.keyID, name: "key id", hint: "set --key-id, APNS_KEY_ID or key_id"))
         findings.append(identifierFinding(c.teamID, name: "team id", hint: "set --team-id, APNS_TEAM_ID or team_id"))
         if let topic = c.topic {
             let bad = topic.value.contains(where: { $0 == " " || $0 == "/" })
-            findings.append(DoctorFinding(setting: "topic", value: topic.value, source: topic.source.kind,
-                                          severity: bad ? .error : .ok,
-                                          message: bad ? "a bundle id has no spaces or slashes" : ""))
+            findings.append(
+                DoctorFinding(
+                    setting: "topic", value: topic.value, source: topic.source.kind,
+                    severity: bad ? .error : .ok,
+                    message: bad ? "a bundle id has no spaces or slashes" : ""))
         } else {
-            findings.append(DoctorFinding(setting: "topic", value: "(none)", source: "", severity: .error,
-                                          message: ConfigurationError.noTopic.message))
+            findings.append(
+                DoctorFinding(
+                    setting: "topic", value: "(none)", source: "", severity: .error,
+                    message: ConfigurationError.noTopic.message))
         }
-        findings.append(DoctorFinding(setting: "environment", value: c.environment.value.rawValue, source: c.environment.source.kind, severity: .ok, message: ""))
+        findings.append(
+            DoctorFinding(
+                setting: "environment", value: c.environment.value.rawValue, source: c.environment.source.kind,
+                severity: .ok, message: ""))
         let url = c.baseURL(for: c.environment.value)
-        findings.append(DoctorFinding(setting: "apns url", value: url.value, source: url.source.kind, severity: .ok, message: ""))
+        findings.append(
+            DoctorFinding(setting: "apns url", value: url.value, source: url.source.kind, severity: .ok, message: ""))
         if let caFile = c.caFile {
             let problem = CertificateAuthorityFile.problem(caFile)
-            findings.append(DoctorFinding(setting: "ca file", value: caFile.value, source: caFile.source.kind,
-                                          severity: problem == nil ? .ok : .error, message: problem?.message ?? ""))
+            findings.append(
+                DoctorFinding(
+                    setting: "ca file", value: caFile.value, source: caFile.source.kind,
+                    severity: problem == nil ? .ok : .error, message: problem?.message ?? ""))
         }
         findings.append(proxyFinding(for: url.value))
         findings.append(directoryFinding(c.stateDirectory, name: "state dir"))
@@ -135,7 +152,8 @@ public struct ConfigurationDoctor: Sendable {
     private func devicesFileFinding(_ setting: Setting<String>) -> DoctorFinding {
         let path = setting.value
         func finding(_ severity: DoctorFinding.Severity, _ message: String) -> DoctorFinding {
-            DoctorFinding(setting: "devices file", value: path, source: setting.source.kind, severity: severity, message: message)
+            DoctorFinding(
+                setting: "devices file", value: path, source: setting.source.kind, severity: severity, message: message)
         }
         if PosixFile.entry(at: path) == .directory {
             return finding(.error, "\(path) (from \(setting.source)) is a directory, not the devices file")
@@ -153,20 +171,26 @@ public struct ConfigurationDoctor: Sendable {
 
     private func keyFinding() -> DoctorFinding {
         guard let keyPath = configuration.keyPath else {
-            return DoctorFinding(setting: "key file", value: "(none)", source: "", severity: .error,
-                                 message: "no key file: set --key-path, APNS_KEY_PATH or key_path to the .p8 from the developer account")
+            return DoctorFinding(
+                setting: "key file", value: "(none)", source: "", severity: .error,
+                message: "no key file: set --key-path, APNS_KEY_PATH or key_path to the .p8 from the developer account")
         }
         let source = keyPath.source.kind
         do {
             let key = try ProviderKey.load(path: keyPath.value, source: keyPath.source)
             if let mode = PosixFile.permissionsOpenToOthers(of: keyPath.value) {
-                return DoctorFinding(setting: "key file", value: keyPath.value, source: source, severity: .warning,
-                                     message: "permissions \(String(mode, radix: 8)) let other users read the key; run chmod 600 \(keyPath.value)")
+                return DoctorFinding(
+                    setting: "key file", value: keyPath.value, source: source, severity: .warning,
+                    message:
+                        "permissions \(String(mode, radix: 8)) let other users read the key; run chmod 600 \(keyPath.value)"
+                )
             }
-            return DoctorFinding(setting: "key file", value: keyPath.value, source: source, severity: .ok,
-                                 message: "P-256 key, fingerprint \(key.fingerprint)")
+            return DoctorFinding(
+                setting: "key file", value: keyPath.value, source: source, severity: .ok,
+                message: "P-256 key, fingerprint \(key.fingerprint)")
         } catch {
-            return DoctorFinding(setting: "key file", value: keyPath.value, source: source, severity: .error, message: error.message)
+            return DoctorFinding(
+                setting: "key file", value: keyPath.value, source: source, severity: .error, message: error.message)
         }
     }
 
@@ -182,41 +206,54 @@ public struct ConfigurationDoctor: Sendable {
             return DoctorFinding(setting: "proxy", value: "(none)", source: "env", severity: .ok, message: message)
         }
         guard let proxy = resolution.proxy else {
-            return DoctorFinding(setting: "proxy", value: "(none)", source: "", severity: .ok,
-                                 message: "connecting directly: no --proxy, proxy key or proxy environment variable")
+            return DoctorFinding(
+                setting: "proxy", value: "(none)", source: "", severity: .ok,
+                message: "connecting directly: no --proxy, proxy key or proxy environment variable")
         }
         let shown = ProxyAddress.masked(proxy.value)
         switch ProxyAddress.scheme(of: proxy.value) {
         case .none:
-            return DoctorFinding(setting: "proxy", value: shown, source: proxy.source.kind, severity: .ok,
-                                 message: "from \(proxy.source) (no scheme: libcurl uses http://)")
+            return DoctorFinding(
+                setting: "proxy", value: shown, source: proxy.source.kind, severity: .ok,
+                message: "from \(proxy.source) (no scheme: libcurl uses http://)")
         case .some(let scheme) where !ProxyAddress.schemes.contains(scheme):
-            return DoctorFinding(setting: "proxy", value: shown, source: proxy.source.kind, severity: .error,
-                                 message: "\(proxy.source) has a scheme libcurl cannot use; use \(ProxyAddress.schemeList)")
+            return DoctorFinding(
+                setting: "proxy", value: shown, source: proxy.source.kind, severity: .error,
+                message: "\(proxy.source) has a scheme libcurl cannot use; use \(ProxyAddress.schemeList)")
         default:
-            return DoctorFinding(setting: "proxy", value: shown, source: proxy.source.kind, severity: .ok, message: "from \(proxy.source)")
+            return DoctorFinding(
+                setting: "proxy", value: shown, source: proxy.source.kind, severity: .ok,
+                message: "from \(proxy.source)")
         }
     }
 
     private func identifierFinding(_ setting: Setting<String>?, name: String, hint: String) -> DoctorFinding {
         guard let setting else {
-            return DoctorFinding(setting: name, value: "(none)", source: "", severity: .error, message: "no \(name): \(hint)")
+            return DoctorFinding(
+                setting: name, value: "(none)", source: "", severity: .error, message: "no \(name): \(hint)")
         }
         let problem = ProviderCredentials.identifierProblem(setting.value, name: name)
-        return DoctorFinding(setting: name, value: setting.value, source: setting.source.kind,
-                             severity: problem == nil ? .ok : .error, message: problem ?? "")
+        return DoctorFinding(
+            setting: name, value: setting.value, source: setting.source.kind,
+            severity: problem == nil ? .ok : .error, message: problem ?? "")
     }
 
     private func clockFinding() -> DoctorFinding {
         let now = Int(clock.now().timeIntervalSince1970)
         let shown = clock.now().formatted(.iso8601)
         if now < Self.earliestPlausibleTime || now > Self.latestPlausibleTime {
-            return DoctorFinding(setting: "clock", value: shown, source: "", severity: .error,
-                                 message: "the system clock is obviously wrong; APNs rejects tokens whose iat is off by more than an hour (check NTP)")
+            return DoctorFinding(
+                setting: "clock", value: shown, source: "", severity: .error,
+                message:
+                    "the system clock is obviously wrong; APNs rejects tokens whose iat is off by more than an hour (check NTP)"
+            )
         }
-        if let keyPath = configuration.keyPath?.value, let modified = PosixFile.modificationTime(of: keyPath), modified > now + 86_400 {
-            return DoctorFinding(setting: "clock", value: shown, source: "", severity: .error,
-                                 message: "the key file was modified in the future; the system clock is behind (check NTP)")
+        if let keyPath = configuration.keyPath?.value, let modified = PosixFile.modificationTime(of: keyPath),
+            modified > now + 86_400
+        {
+            return DoctorFinding(
+                setting: "clock", value: shown, source: "", severity: .error,
+                message: "the key file was modified in the future; the system clock is behind (check NTP)")
         }
         return DoctorFinding(setting: "clock", value: shown, source: "", severity: .ok, message: "")
     }

@@ -5,19 +5,22 @@ public enum DoctorReport {
         let valueWidth = min(findings.map(\.value.count).max() ?? 0, 60)
         var text = ""
         for finding in findings {
-            let mark = switch finding.severity {
-            case .ok: "ok  "
-            case .warning: "warn"
-            case .error: "FAIL"
-            }
+            let mark =
+                switch finding.severity {
+                case .ok: "ok  "
+                case .warning: "warn"
+                case .error: "FAIL"
+                }
             let source = finding.source.isEmpty ? "" : "[\(finding.source)]"
-            var line = "\(mark)  \(pad(finding.setting, settingWidth))  \(pad(finding.value, valueWidth))  \(pad(source, 9))"
+            var line =
+                "\(mark)  \(pad(finding.setting, settingWidth))  \(pad(finding.value, valueWidth))  \(pad(source, 9))"
             if !finding.message.isEmpty { line += "  " + finding.message }
             text += String(line.reversed().drop(while: { $0 == " " }).reversed()) + "\n"
         }
         let errors = findings.filter { $0.severity == .error }.count
         let warnings = findings.filter { $0.severity == .warning }.count
-        text += errors == 0
+        text +=
+            errors == 0
             ? "all good\(warnings > 0 ? " (\(warnings) warning\(warnings == 1 ? "" : "s"))" : "")\n"
             : "\(errors) problem\(errors == 1 ? "" : "s") to fix\n"
         return text

@@ -40,9 +40,11 @@ public struct LiveActivity: Sendable, Equatable {
     /// - Parameters:
     ///   - timestamp: UNIX seconds; `nil` takes the current second from `clock`.
     ///   - clock: the source of "now" when no timestamp is given (tests inject one).
-    public init(event: Event, timestamp: Int? = nil, contentState: [String: JSONValue]? = nil, staleDate: Int? = nil,
-                dismissalDate: Int? = nil, attributesType: String? = nil, attributes: [String: JSONValue]? = nil,
-                clock: any WallClock = SystemClock()) {
+    public init(
+        event: Event, timestamp: Int? = nil, contentState: [String: JSONValue]? = nil, staleDate: Int? = nil,
+        dismissalDate: Int? = nil, attributesType: String? = nil, attributes: [String: JSONValue]? = nil,
+        clock: any WallClock = SystemClock()
+    ) {
         self.event = event
         self.timestamp = timestamp ?? Int(clock.now().timeIntervalSince1970.rounded(.down))
         self.contentState = contentState
@@ -55,34 +57,53 @@ public struct LiveActivity: Sendable, Equatable {
     /// Checks the event's rules (see the type's summary), before anything is sent.
     /// - Throws: `PayloadError.invalid` (exit 65) naming the setting at fault.
     public func validate() throws(PayloadError) {
-        let dates: [(SendSetting, Int?)] = [(.timestamp, timestamp), (.staleDate, staleDate), (.dismissalDate, dismissalDate)]
+        let dates: [(SendSetting, Int?)] = [
+            (.timestamp, timestamp), (.staleDate, staleDate), (.dismissalDate, dismissalDate),
+        ]
         for (setting, value) in dates {
-            if let value, value < 0 { throw .invalid("\(setting: setting) must be UNIX seconds (0 or more), not \(value)") }
+            if let value, value < 0 {
+                throw .invalid("\(setting: setting) must be UNIX seconds (0 or more), not \(value)")
+            }
         }
-        if let attributesType, attributesType.isEmpty { throw .invalid("\(setting: .attributesType) is empty; give the name of the app's ActivityAttributes type") }
+        if let attributesType, attributesType.isEmpty {
+            throw .invalid("\(setting: .attributesType) is empty; give the name of the app's ActivityAttributes type")
+        }
         let name: SettingMessage = "\(setting: .liveActivity) \(event.rawValue)"
         switch event {
         case .start:
             switch (attributesType, attributes) {
             case (nil, nil):
-                throw .invalid("\(name) needs \(setting: .attributesType) and \(setting: .attributes) (the app's ActivityAttributes type name and its JSON object)")
+                throw .invalid(
+                    "\(name) needs \(setting: .attributesType) and \(setting: .attributes) (the app's ActivityAttributes type name and its JSON object)"
+                )
             case (nil, _):
-                throw .invalid("\(name) needs \(setting: .attributesType) (the name of the app's ActivityAttributes type) as well as \(setting: .attributes)")
+                throw .invalid(
+                    "\(name) needs \(setting: .attributesType) (the name of the app's ActivityAttributes type) as well as \(setting: .attributes)"
+                )
             case (_, nil):
-                throw .invalid("\(name) needs \(setting: .attributes) (the activity's attributes as a JSON object) as well as \(setting: .attributesType)")
+                throw .invalid(
+                    "\(name) needs \(setting: .attributes) (the activity's attributes as a JSON object) as well as \(setting: .attributesType)"
+                )
             default: break
             }
-            if contentState == nil { throw .invalid("\(name) needs \(setting: .contentState) (the activity's first content state as a JSON object)") }
+            if contentState == nil {
+                throw .invalid(
+                    "\(name) needs \(setting: .contentState) (the activity's first content state as a JSON object)")
+            }
         case .update, .end:
             if attributesType != nil || attributes != nil {
-                throw .invalid("\(name) takes no \(setting: .attributes) or \(setting: .attributesType): attributes are set once, when an activity starts")
+                throw .invalid(
+                    "\(name) takes no \(setting: .attributes) or \(setting: .attributesType): attributes are set once, when an activity starts"
+                )
             }
             if event == .update, contentState == nil {
                 throw .invalid("\(name) needs \(setting: .contentState) (the new content state as a JSON object)")
             }
         }
         if dismissalDate != nil, event != .end {
-            throw .invalid("\(setting: .dismissalDate) is only for \(setting: .liveActivity) end (it says when the ended activity leaves the Lock Screen); use \(setting: .staleDate) with \(event.rawValue)")
+            throw .invalid(
+                "\(setting: .dismissalDate) is only for \(setting: .liveActivity) end (it says when the ended activity leaves the Lock Screen); use \(setting: .staleDate) with \(event.rawValue)"
+            )
         }
     }
 
@@ -111,7 +132,9 @@ public struct LiveActivity: Sendable, Equatable {
             throw .invalid("\(setting: setting) is not valid JSON: \(error.detail)")
         }
         guard let object = value.objectValue else {
-            throw .invalid("\(setting: setting) must be a JSON object such as '{\"progress\":0.5}', not \(value.typeName == "array" ? "an" : "a") \(value.typeName)")
+            throw .invalid(
+                "\(setting: setting) must be a JSON object such as '{\"progress\":0.5}', not \(value.typeName == "array" ? "an" : "a") \(value.typeName)"
+            )
         }
         return object
     }

@@ -15,7 +15,9 @@ public enum PayloadFitter {
     /// The serialized payload for `content`, at most `limit` bytes.
     /// - Returns: the bytes and whether the body was shortened.
     /// - Throws: `PayloadError.tooLarge` when it cannot fit even with an empty body.
-    public static func fit(_ content: NotificationContent, limit: Int) throws(PayloadError) -> (data: Data, shortened: Bool) {
+    public static func fit(
+        _ content: NotificationContent, limit: Int
+    ) throws(PayloadError) -> (data: Data, shortened: Bool) {
         let full = content.payload.serialized()
         if full.count <= limit { return (full, false) }
         guard let body = content.body, !body.isEmpty else {
@@ -25,7 +27,9 @@ public enum PayloadFitter {
         trial.body = ellipsis
         let minimal = trial.payload.serialized()
         guard minimal.count <= limit else {
-            throw PayloadError.tooLarge(size: full.count, limit: limit, detail: " even with the body shortened; shorten the title, data or other fields")
+            throw PayloadError.tooLarge(
+                size: full.count, limit: limit,
+                detail: " even with the body shortened; shorten the title, data or other fields")
         }
         // Largest prefix (in characters) whose payload fits: binary search, each probe one serialization.
         let characters = Array(body)
@@ -60,7 +64,8 @@ public enum PayloadError: SettingError, Equatable {
 
     public var description: String {
         switch self {
-        case .tooLarge(let size, let limit, let detail): "payload is \(size) bytes, over the \(limit)-byte limit\(detail)"
+        case .tooLarge(let size, let limit, let detail):
+            "payload is \(size) bytes, over the \(limit)-byte limit\(detail)"
         case .invalid(let message): message.description
         }
     }

@@ -48,7 +48,11 @@ public struct PushSpecification: Sendable {
         let payload: Data
         var shortened = false
         if let payloadFile {
-            if content.liveActivity != nil { throw PayloadError.invalid("\(setting: .payloadFile) is a complete payload; it cannot be combined with \(setting: .liveActivity)") }
+            if content.liveActivity != nil {
+                throw PayloadError.invalid(
+                    "\(setting: .payloadFile) is a complete payload; it cannot be combined with \(setting: .liveActivity)"
+                )
+            }
             let (data, simulatorBundle) = try Self.completePayload(payloadFile)
             if bundleID == nil { bundleID = simulatorBundle }
             payload = data
@@ -57,9 +61,13 @@ public struct PushSpecification: Sendable {
             for text in data {
                 let value = try? JSONValue.parse(Data(text.utf8))
                 guard let object = value?.objectValue else {
-                    throw PayloadError.invalid("\(setting: .data) must be a JSON object, e.g. '{\"message_id\":\"42\"}', not \(text)")
+                    throw PayloadError.invalid(
+                        "\(setting: .data) must be a JSON object, e.g. '{\"message_id\":\"42\"}', not \(text)")
                 }
-                if object["aps"] != nil { throw PayloadError.invalid("\(setting: .data) cannot set \"aps\"; use the notification flags or \(setting: .payloadFile)") }
+                if object["aps"] != nil {
+                    throw PayloadError.invalid(
+                        "\(setting: .data) cannot set \"aps\"; use the notification flags or \(setting: .payloadFile)")
+                }
                 content.customData.merge(object) { _, new in new }
             }
             (payload, shortened) = try PayloadFitter.fit(content, limit: pushType.maximumPayloadSize)
@@ -67,8 +75,9 @@ public struct PushSpecification: Sendable {
         guard let bundleID, !bundleID.isEmpty else {
             throw ConfigurationError.noTopic
         }
-        let request = APNsRequest(bundleID: bundleID, pushType: pushType, priority: priority, expiration: expiration,
-                                  collapseID: collapseID, apnsID: apnsID?.lowercased(), payload: payload)
+        let request = APNsRequest(
+            bundleID: bundleID, pushType: pushType, priority: priority, expiration: expiration,
+            collapseID: collapseID, apnsID: apnsID?.lowercased(), payload: payload)
         try request.validate()
         return Built(request: request, shortened: shortened)
     }
@@ -76,26 +85,34 @@ public struct PushSpecification: Sendable {
     private func content(pushType: APNsPushType, bundleID: String?) throws -> NotificationContent {
         var content = self.content
         if let legacy {
-            content.title = content.title ?? configuredTitle ?? bundleID.flatMap { $0.split(separator: ".").last.map(String.init) }
+            content.title =
+                content.title ?? configuredTitle ?? bundleID.flatMap { $0.split(separator: ".").last.map(String.init) }
             let preview = legacy.preview
-            content.body = preview.count > Self.legacyPreviewLimit ? String(preview.prefix(Self.legacyPreviewLimit)) + "..." : preview
+            content.body =
+                preview.count > Self.legacyPreviewLimit
+                ? String(preview.prefix(Self.legacyPreviewLimit)) + "..." : preview
             content.badge = content.badge ?? 1
             if let messageID = legacy.messageID { content.customData["message_id"] = .string(messageID) }
         }
         if let liveActivity = content.liveActivity {
             guard pushType == .liveactivity else {
-                throw PayloadError.invalid("\(setting: .liveActivity) needs push type liveactivity, not \(pushType.rawValue)")
+                throw PayloadError.invalid(
+                    "\(setting: .liveActivity) needs push type liveactivity, not \(pushType.rawValue)")
             }
             try liveActivity.validate()
         }
         let hasAlert = content.title != nil || content.subtitle != nil || content.body != nil
         if pushType == .background {
             if hasAlert || content.badge != nil || sound != nil {
-                throw PayloadError.invalid("background notifications carry no alert, badge or sound; drop them or use \(setting: .pushType) alert")
+                throw PayloadError.invalid(
+                    "background notifications carry no alert, badge or sound; drop them or use \(setting: .pushType) alert"
+                )
             }
             content.contentAvailable = true
         } else if pushType == .alert, !hasAlert, content.badge == nil, !content.contentAvailable, data.isEmpty {
-            throw PayloadError.invalid("nothing to send: give \(setting: .title)/\(setting: .body) (or MESSAGE_ID PREVIEW), \(setting: .badge), \(setting: .data) or \(setting: .payloadFile)")
+            throw PayloadError.invalid(
+                "nothing to send: give \(setting: .title)/\(setting: .body) (or MESSAGE_ID PREVIEW), \(setting: .badge), \(setting: .data) or \(setting: .payloadFile)"
+            )
         }
         switch sound {
         case nil: content.sound = (pushType == .alert && hasAlert) ? "default" : nil

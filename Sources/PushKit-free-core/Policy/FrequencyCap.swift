@@ -55,7 +55,9 @@ public struct FrequencyCap: Sendable {
             }
             times = times.filter { now - $0.value < Self.retention && $0.value <= now + 60 }
             times[key] = now
-            let object: JSONValue = ["version": 1, "last_sent": .object(times.mapValues { .number(($0 * 1000).rounded() / 1000) })]
+            let object: JSONValue = [
+                "version": 1, "last_sent": .object(times.mapValues { .number(($0 * 1000).rounded() / 1000) }),
+            ]
             try PosixFile.replaceAtomically(path, with: Array(object.serialized()))
             return .admitted
         }
@@ -64,7 +66,8 @@ public struct FrequencyCap: Sendable {
     /// The recorded times (UNIX seconds) by key; empty when the file is missing or unusable.
     static func read(_ path: String) -> [String: Double] {
         guard let data = try? PosixFile.readIfPresent(path), let value = try? JSONValue.parse(data),
-              let times = value["last_sent"]?.objectValue else { return [:] }
+            let times = value["last_sent"]?.objectValue
+        else { return [:] }
         return times.compactMapValues(\.numberValue)
     }
 }

@@ -27,7 +27,9 @@ public struct NotificationPolicy: Sendable {
     public var logLimit = PushLog.defaultLimit
 
     /// The config keys read here (for `ConfigurationFile.knownKeys`).
-    public static let configKeys: Set<String> = ["quiet_hours", "quiet_policy", "min_interval_seconds", "urgency_categories", "log_max_bytes"]
+    public static let configKeys: Set<String> = [
+        "quiet_hours", "quiet_policy", "min_interval_seconds", "urgency_categories", "log_max_bytes",
+    ]
 
     /// The value `--collapse-id` takes to derive a stable id.
     public static let automaticCollapseID = "auto"
@@ -40,8 +42,10 @@ public struct NotificationPolicy: Sendable {
     ///   - minimumInterval: the front end's choice, over the file's `min_interval_seconds` (0 turns the cap off).
     ///   - makeZone: turns `quiet_hours.timezone` (nil: absent) into a zone; tools pass `SystemTimeZone.init`.
     /// - Throws: `ConfigurationError`: 78 for the file's values, 64 for a negative `minimumInterval`.
-    public init(file: ConfigurationFile, quietPolicy: QuietPolicy?, minimumInterval: Int?,
-                makeZone: (String?) throws(ConfigurationError) -> any LocalTimeZone) throws(ConfigurationError) {
+    public init(
+        file: ConfigurationFile, quietPolicy: QuietPolicy?, minimumInterval: Int?,
+        makeZone: (String?) throws(ConfigurationError) -> any LocalTimeZone
+    ) throws(ConfigurationError) {
         let path = file.path
         if let value = file.values["quiet_hours"], value != .null {
             quietHours = try QuietHours(configValue: value, in: path, makeZone: makeZone)
@@ -50,38 +54,50 @@ public struct NotificationPolicy: Sendable {
             self.quietPolicy = quietPolicy
         } else if let value = file.values["quiet_policy"], value != .null {
             guard let text = value.stringValue, let policy = QuietPolicy(rawValue: text) else {
-                throw ConfigurationError("quiet_policy in \(path) must be \"passive\", \"skip\" or \"ignore\", not \(value.serializedString())")
+                throw ConfigurationError(
+                    "quiet_policy in \(path) must be \"passive\", \"skip\" or \"ignore\", not \(value.serializedString())"
+                )
             }
             self.quietPolicy = policy
         }
         if let minimumInterval {
             guard minimumInterval >= 0 else {
-                throw ConfigurationError("the minimum interval must be 0 or more seconds, not \(minimumInterval)", exitStatus: .usage)
+                throw ConfigurationError(
+                    "the minimum interval must be 0 or more seconds, not \(minimumInterval)", exitStatus: .usage)
             }
             self.minimumInterval = minimumInterval
         } else if let value = file.values["min_interval_seconds"], value != .null {
             guard let seconds = value.integerValue, seconds >= 0 else {
-                throw ConfigurationError("min_interval_seconds in \(path) must be a whole number of seconds, 0 or more, not \(value.serializedString())")
+                throw ConfigurationError(
+                    "min_interval_seconds in \(path) must be a whole number of seconds, 0 or more, not \(value.serializedString())"
+                )
             }
             self.minimumInterval = seconds
         }
         if let value = file.values["urgency_categories"], value != .null {
             guard let object = value.objectValue else {
-                throw ConfigurationError("urgency_categories in \(path) must be an object like {\"high\": \"URGENT\"}, not a \(value.typeName)")
+                throw ConfigurationError(
+                    "urgency_categories in \(path) must be an object like {\"high\": \"URGENT\"}, not a \(value.typeName)"
+                )
             }
             for (key, category) in object {
                 guard let urgency = Urgency(rawValue: key) else {
-                    throw ConfigurationError("urgency_categories in \(path) has \"\(key)\"; the urgencies are low, normal and high")
+                    throw ConfigurationError(
+                        "urgency_categories in \(path) has \"\(key)\"; the urgencies are low, normal and high")
                 }
                 guard let name = category.stringValue, !name.isEmpty else {
-                    throw ConfigurationError("urgency_categories.\(key) in \(path) must be a category name, not \(category.serializedString())")
+                    throw ConfigurationError(
+                        "urgency_categories.\(key) in \(path) must be a category name, not \(category.serializedString())"
+                    )
                 }
                 urgencyCategories[urgency] = name
             }
         }
         if let value = file.values["log_max_bytes"], value != .null {
             guard let bytes = value.integerValue, bytes >= 4096 else {
-                throw ConfigurationError("log_max_bytes in \(path) must be a whole number of bytes, at least 4096, not \(value.serializedString())")
+                throw ConfigurationError(
+                    "log_max_bytes in \(path) must be a whole number of bytes, at least 4096, not \(value.serializedString())"
+                )
             }
             logLimit = bytes
         }
@@ -111,20 +127,27 @@ public struct NotificationPolicy: Sendable {
     /// - Parameters:
     ///   - groups: the `--group`s sent to.
     ///   - topic: the configured topic, the last resort of `--collapse-id auto`.
-    public func apply(to spec: inout PushSpecification, urgency: Urgency?, groups: [String], topic: String?, at now: Date) -> Decision {
+    public func apply(
+        to spec: inout PushSpecification, urgency: Urgency?, groups: [String], topic: String?, at now: Date
+    ) -> Decision {
         if let urgency {
             if spec.content.interruptionLevel == nil { spec.content.interruptionLevel = urgency.interruptionLevel }
-            if spec.content.category == nil, let category = urgencyCategories[urgency] { spec.content.category = category }
+            if spec.content.category == nil, let category = urgencyCategories[urgency] {
+                spec.content.category = category
+            }
         }
         if spec.collapseID == Self.automaticCollapseID {
-            let source = spec.content.threadID.map { "thread:" + $0 }
+            let source =
+                spec.content.threadID.map { "thread:" + $0 }
                 ?? (groups.isEmpty ? nil : "groups:" + groups.sorted().joined(separator: ","))
                 ?? "topic:" + (topic ?? "")
             spec.collapseID = Self.derivedCollapseID(source)
         }
         guard let quietHours, quietPolicy != .ignore, spec.pushType == .alert,
-              quietHours.contains(now) else { return .send(note: nil) }
-        let level = spec.payloadFile.flatMap { try? JSONValue.parse($0) }?["aps"]?["interruption-level"]?.stringValue
+            quietHours.contains(now)
+        else { return .send(note: nil) }
+        let level =
+            spec.payloadFile.flatMap { try? JSONValue.parse($0) }?["aps"]?["interruption-level"]?.stringValue
             .flatMap(InterruptionLevel.init(rawValue:)) ?? spec.content.interruptionLevel
         if level?.breaksThroughQuietHours == true { return .send(note: nil) }
         let reason = "quiet hours \(quietHours.description)"
@@ -157,7 +180,9 @@ public struct NotificationPolicy: Sendable {
         if let collapseID { return "collapse:" + collapseID }
         if !groups.isEmpty { return "groups:" + groups.sorted().joined(separator: ",") }
         if !deviceIDs.isEmpty { return "devices:" + deviceIDs.sorted().joined(separator: ",") }
-        if !tokens.isEmpty { return "tokens:" + derivedCollapseID(tokens.map { $0.lowercased() }.sorted().joined(separator: ",")) }
+        if !tokens.isEmpty {
+            return "tokens:" + derivedCollapseID(tokens.map { $0.lowercased() }.sorted().joined(separator: ","))
+        }
         return "all"
     }
 }

@@ -26,29 +26,37 @@ public struct QuietHours: Sendable {
     /// Reads the config file's `quiet_hours` object.
     /// - Parameter makeZone: turns the `timezone` member (nil: absent) into a zone.
     /// - Throws: `ConfigurationError` (78) naming the member at fault.
-    public init(configValue value: JSONValue, in path: String,
-                makeZone: (String?) throws(ConfigurationError) -> any LocalTimeZone) throws(ConfigurationError) {
+    public init(
+        configValue value: JSONValue, in path: String,
+        makeZone: (String?) throws(ConfigurationError) -> any LocalTimeZone
+    ) throws(ConfigurationError) {
         guard let object = value.objectValue else {
-            throw ConfigurationError("quiet_hours in \(path) must be an object like {\"start\": \"22:00\", \"end\": \"07:00\"}, not a \(value.typeName)")
+            throw ConfigurationError(
+                "quiet_hours in \(path) must be an object like {\"start\": \"22:00\", \"end\": \"07:00\"}, not a \(value.typeName)"
+            )
         }
         func minute(_ key: String) throws(ConfigurationError) -> Int {
             guard let text = object[key]?.stringValue else {
                 throw ConfigurationError("quiet_hours.\(key) in \(path) must be a time like \"22:00\"")
             }
             guard let minute = Self.minuteOfDay(text) else {
-                throw ConfigurationError("quiet_hours.\(key) in \(path) must be HH:MM between 00:00 and 23:59, not \"\(text)\"")
+                throw ConfigurationError(
+                    "quiet_hours.\(key) in \(path) must be HH:MM between 00:00 and 23:59, not \"\(text)\"")
             }
             return minute
         }
         let start = try minute("start"), end = try minute("end")
         if start == end {
-            throw ConfigurationError("quiet_hours in \(path) starts and ends at the same time; remove it, or give a window")
+            throw ConfigurationError(
+                "quiet_hours in \(path) starts and ends at the same time; remove it, or give a window")
         }
         let zoneName: String?
         switch object["timezone"] {
         case nil, .null?: zoneName = nil
         case .string(let name)?: zoneName = name.isEmpty ? nil : name
-        case let other?: throw ConfigurationError("quiet_hours.timezone in \(path) must be a string like \"Europe/Berlin\", not a \(other.typeName)")
+        case let other?:
+            throw ConfigurationError(
+                "quiet_hours.timezone in \(path) must be a string like \"Europe/Berlin\", not a \(other.typeName)")
         }
         for key in object.keys where !["start", "end", "timezone"].contains(key) {
             throw ConfigurationError("quiet_hours in \(path) has an unknown member \"\(key)\" (start, end, timezone)")
@@ -60,8 +68,9 @@ public struct QuietHours: Sendable {
     public static func minuteOfDay(_ text: String) -> Int? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
-              parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
-              let hour = Int(parts[0]), let minute = Int(parts[1]), hour < 24, minute < 60 else { return nil }
+            parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
+            let hour = Int(parts[0]), let minute = Int(parts[1]), hour < 24, minute < 60
+        else { return nil }
         return hour * 60 + minute
     }
 

@@ -19,8 +19,10 @@ public struct APNsRequest: Sendable {
     /// The serialized payload.
     public var payload: Data
 
-    public init(bundleID: String, pushType: APNsPushType = .alert, priority: APNsPriority? = nil, expiration: Int? = nil,
-                collapseID: String? = nil, apnsID: String? = nil, payload: Data) {
+    public init(
+        bundleID: String, pushType: APNsPushType = .alert, priority: APNsPriority? = nil, expiration: Int? = nil,
+        collapseID: String? = nil, apnsID: String? = nil, payload: Data
+    ) {
         self.bundleID = bundleID
         self.pushType = pushType
         self.priority = priority ?? .default(for: pushType)
@@ -40,10 +42,14 @@ public struct APNsRequest: Sendable {
     /// - Throws: `PayloadError.invalid` naming the flag at fault.
     public func validate() throws(PayloadError) {
         if !priority.isAllowed(for: pushType) {
-            throw .invalid("\(setting: .priority) \(priority.rawValue) is not allowed for background notifications; APNs requires 5")
+            throw .invalid(
+                "\(setting: .priority) \(priority.rawValue) is not allowed for background notifications; APNs requires 5"
+            )
         }
         if let collapseID, collapseID.utf8.count > Self.maximumCollapseIDBytes {
-            throw .invalid("\(setting: .collapseID) is \(collapseID.utf8.count) bytes; APNs allows at most \(Self.maximumCollapseIDBytes)")
+            throw .invalid(
+                "\(setting: .collapseID) is \(collapseID.utf8.count) bytes; APNs allows at most \(Self.maximumCollapseIDBytes)"
+            )
         }
         if let apnsID, !Self.isCanonicalUUID(apnsID) {
             throw .invalid("\(setting: .apnsID) \"\(apnsID)\" is not a UUID like 123e4567-e89b-12d3-a456-426614174000")
@@ -82,7 +88,9 @@ public struct APNsRequest: Sendable {
             case 8, 13, 18, 23:
                 if byte != UInt8(ascii: "-") { return false }
             default:
-                let isLowerHex = (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
+                let isLowerHex =
+                    (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                    || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "f"))
                 if !isLowerHex { return false }
             }
         }

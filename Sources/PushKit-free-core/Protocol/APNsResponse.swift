@@ -24,7 +24,9 @@ public enum APNsResponse: Sendable, Equatable {
         let given = json?["reason"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
         let reason = given.map(Self.escapingControlCharacters) ?? "Unknown\(answer.status)"
         let timestamp = json?["timestamp"]?.numberValue.map { Date(timeIntervalSince1970: $0 / 1000) }
-        self = .rejected(APNsRejection(status: answer.status, reason: APNsReason(rawValue: reason)), apnsID: apnsID, timestamp: timestamp)
+        self = .rejected(
+            APNsRejection(status: answer.status, reason: APNsReason(rawValue: reason)), apnsID: apnsID,
+            timestamp: timestamp)
     }
 
     private static func escapingControlCharacters(_ text: String) -> String {
@@ -32,7 +34,11 @@ public enum APNsResponse: Sendable, Equatable {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var escaped = String.UnicodeScalarView()
         for scalar in text.unicodeScalars {
-            if isControl(scalar) { escaped.append(contentsOf: "\\u{\(String(scalar.value, radix: 16))}".unicodeScalars) } else { escaped.append(scalar) }
+            if isControl(scalar) {
+                escaped.append(contentsOf: "\\u{\(String(scalar.value, radix: 16))}".unicodeScalars)
+            } else {
+                escaped.append(scalar)
+            }
         }
         return String(escaped)
     }

@@ -43,7 +43,9 @@ extension DeviceRecord {
         if try scanner.beginObject(depth: 1) {
             repeat {
                 let nameStart = scanner.offset
-                guard let raw = try scanner.readRawMemberName(), let field = Field(raw), field != .deviceID || deviceID == nil else {
+                guard let raw = try scanner.readRawMemberName(), let field = Field(raw),
+                    field != .deviceID || deviceID == nil
+                else {
                     scanner.rewind(to: nameStart)
                     let name = try scanner.readMemberName()
                     otherFields[name] = try scanner.readValue(depth: 2)
@@ -89,7 +91,8 @@ extension DeviceRecord {
     /// The members this version reads, matched on the raw bytes of their names so that reading
     /// 100,000 records makes no `String` for a name.
     enum Field {
-        case token, pushToStartToken, environment, name, model, osVersion, appVersion, groups, registeredAt, lastSeenAt, lastDeliveredAt, deviceID
+        case token, pushToStartToken, environment, name, model, osVersion, appVersion, groups, registeredAt, lastSeenAt,
+            lastDeliveredAt, deviceID
 
         var name: StaticString {
             switch self {
@@ -135,18 +138,26 @@ extension DeviceRecord {
         id.map { "device \"\($0)\"" } ?? "device"
     }
 
-    private static func wrongType(_ scanner: inout JSONScanner, field: Field, subject id: String?, expected: String) -> JSONSyntaxError {
+    private static func wrongType(
+        _ scanner: inout JSONScanner, field: Field, subject id: String?, expected: String
+    ) -> JSONSyntaxError {
         scanner.skipWhitespace()
         let found = (try? scanner.peekKind())?.name ?? "nothing"
         return scanner.failure("\(subject(id)): \"\(field.name)\" must be \(expected), not \(found)")
     }
 
-    private static func readString(_ scanner: inout JSONScanner, field: Field, subject id: String?) throws(JSONSyntaxError) -> String {
-        guard try scanner.peekKind() == .string else { throw wrongType(&scanner, field: field, subject: id, expected: "a string") }
+    private static func readString(
+        _ scanner: inout JSONScanner, field: Field, subject id: String?
+    ) throws(JSONSyntaxError) -> String {
+        guard try scanner.peekKind() == .string else {
+            throw wrongType(&scanner, field: field, subject: id, expected: "a string")
+        }
         return try scanner.readString()
     }
 
-    private static func readOptionalString(_ scanner: inout JSONScanner, field: Field, subject id: String?) throws(JSONSyntaxError) -> String? {
+    private static func readOptionalString(
+        _ scanner: inout JSONScanner, field: Field, subject id: String?
+    ) throws(JSONSyntaxError) -> String? {
         switch try scanner.peekKind() {
         case .string: return try scanner.readString()
         case .null:
@@ -156,7 +167,9 @@ extension DeviceRecord {
         }
     }
 
-    private static func readOptionalToken(_ scanner: inout JSONScanner, field: Field, subject id: String?) throws(JSONSyntaxError) -> DeviceToken? {
+    private static func readOptionalToken(
+        _ scanner: inout JSONScanner, field: Field, subject id: String?
+    ) throws(JSONSyntaxError) -> DeviceToken? {
         let position = scanner.offset
         guard let text = try readOptionalString(&scanner, field: field, subject: id) else { return nil }
         do throws(DeviceTokenError) {
@@ -166,7 +179,9 @@ extension DeviceRecord {
         }
     }
 
-    private static func readEnvironment(_ scanner: inout JSONScanner, subject id: String?) throws(JSONSyntaxError) -> APNsEnvironment? {
+    private static func readEnvironment(
+        _ scanner: inout JSONScanner, subject id: String?
+    ) throws(JSONSyntaxError) -> APNsEnvironment? {
         let position = scanner.offset
         if try scanner.peekKind() == .string, let raw = try scanner.readRawString() {
             if raw.elementsEqual("production".utf8) { return .production }
@@ -175,25 +190,33 @@ extension DeviceRecord {
         }
         guard let text = try readOptionalString(&scanner, field: .environment, subject: id) else { return nil }
         guard let environment = APNsEnvironment(userText: text) else {
-            throw scanner.failure("\(subject(id)): \"environment\" must be production, sandbox or null, not \"\(text)\"", at: position)
+            throw scanner.failure(
+                "\(subject(id)): \"environment\" must be production, sandbox or null, not \"\(text)\"", at: position)
         }
         return environment
     }
 
-    private static func readOptionalDate(_ scanner: inout JSONScanner, field: Field, subject id: String?) throws(JSONSyntaxError) -> Date? {
+    private static func readOptionalDate(
+        _ scanner: inout JSONScanner, field: Field, subject id: String?
+    ) throws(JSONSyntaxError) -> Date? {
         let position = scanner.offset
-        if try scanner.peekKind() == .string, let raw = try scanner.readRawString(), let date = ISO8601Timestamp.parse(utf8: raw) {
+        if try scanner.peekKind() == .string, let raw = try scanner.readRawString(),
+            let date = ISO8601Timestamp.parse(utf8: raw)
+        {
             return date
         }
         scanner.rewind(to: position)
         guard let text = try readOptionalString(&scanner, field: field, subject: id) else { return nil }
         guard let date = ISO8601Timestamp.parse(text) else {
-            throw scanner.failure("\(subject(id)): \"\(field.name)\" is not an ISO 8601 timestamp: \"\(text)\"", at: position)
+            throw scanner.failure(
+                "\(subject(id)): \"\(field.name)\" is not an ISO 8601 timestamp: \"\(text)\"", at: position)
         }
         return date
     }
 
-    private static func readGroups(_ scanner: inout JSONScanner, subject id: String?) throws(JSONSyntaxError) -> [String] {
+    private static func readGroups(
+        _ scanner: inout JSONScanner, subject id: String?
+    ) throws(JSONSyntaxError) -> [String] {
         switch try scanner.peekKind() {
         case .null:
             _ = scanner.consumeNull()

@@ -22,7 +22,10 @@ extension DeviceRegistration {
         public var groups: [String]?
 
         /// Defaults from the given flags; `nil` for those not given.
-        public init(environment: APNsEnvironment? = nil, name: String? = nil, model: String? = nil, osVersion: String? = nil, appVersion: String? = nil, groups: [String]? = nil) {
+        public init(
+            environment: APNsEnvironment? = nil, name: String? = nil, model: String? = nil, osVersion: String? = nil,
+            appVersion: String? = nil, groups: [String]? = nil
+        ) {
             self.environment = environment
             self.name = name
             self.model = model
@@ -48,7 +51,9 @@ extension DeviceRegistration {
     /// - Throws: `RegistryError.invalidInput` (exit 65) naming the source, the line or element, and
     ///   the problem; also for an input with no body (empty, or an empty array). Nothing is
     ///   returned unless every body is valid.
-    public static func parseRequestBodies(_ data: Data, source: String, defaults: Defaults = Defaults()) throws(RegistryError) -> [DeviceRegistration] {
+    public static func parseRequestBodies(
+        _ data: Data, source: String, defaults: Defaults = Defaults()
+    ) throws(RegistryError) -> [DeviceRegistration] {
         if data.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) {
             throw RegistryError.invalidInput("no registration body: \(source) is empty")
         }
@@ -77,7 +82,9 @@ extension DeviceRegistration {
 
     /// One object per line. A first line that is not JSON means the input was one broken document,
     /// so the whole-document error is reported instead.
-    private static func jsonLines(_ data: Data, source: String, documentError: JSONSyntaxError) throws(RegistryError) -> [(context: String, value: JSONValue)] {
+    private static func jsonLines(
+        _ data: Data, source: String, documentError: JSONSyntaxError
+    ) throws(RegistryError) -> [(context: String, value: JSONValue)] {
         var bodies: [(context: String, value: JSONValue)] = []
         for (index, line) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
             guard line.contains(where: { $0 != 0x20 && $0 != 0x0d && $0 != 0x09 }) else { continue }
@@ -85,7 +92,8 @@ extension DeviceRegistration {
                 bodies.append(("line \(index + 1) of \(source)", try JSONValue.parse(Data(line))))
             } catch {
                 if bodies.isEmpty {
-                    throw RegistryError.invalidInput("registration body in \(source) is not valid JSON: \(documentError.detail)")
+                    throw RegistryError.invalidInput(
+                        "registration body in \(source) is not valid JSON: \(documentError.detail)")
                 }
                 throw RegistryError.invalidInput("line \(index + 1) of \(source) is not valid JSON: \(error.detail)")
             }
@@ -98,8 +106,10 @@ extension DeviceRegistration {
     ///   for a body of the wrong shape (the endpoint answers 422 and 400).
     /// - Parameter textLimit: the most characters of a name, model, version or group name
     ///   (`endpointTextLimit` for the HTTP endpoint); `nil` for none.
-    public static func registration(fromBody body: JSONValue, defaults: Defaults = Defaults(),
-                                    textLimit: Int? = nil) throws(RegistrationBodyError) -> DeviceRegistration {
+    public static func registration(
+        fromBody body: JSONValue, defaults: Defaults = Defaults(),
+        textLimit: Int? = nil
+    ) throws(RegistrationBodyError) -> DeviceRegistration {
         guard let object = body.objectValue else {
             throw .invalidBody("expected a JSON object, not \(body.typeName)")
         }
@@ -131,7 +141,9 @@ extension DeviceRegistration {
             environment = value
         }
         var pushToStartToken: DeviceToken?
-        if let text = try fields.string("push_to_start_token") { pushToStartToken = try token(text, field: "push_to_start_token") }
+        if let text = try fields.string("push_to_start_token") {
+            pushToStartToken = try token(text, field: "push_to_start_token")
+        }
         let name = try fields.text("device_name", "name", limit: textLimit) ?? defaults.name
         let model = try fields.text("device_model", "model", limit: textLimit) ?? defaults.model
         let osVersion = try fields.text("os_version", limit: textLimit) ?? defaults.osVersion
@@ -139,7 +151,9 @@ extension DeviceRegistration {
         let groups = try fields.strings("groups") ?? defaults.groups
         if let textLimit, let groups {
             for group in groups {
-                if let message = lengthProblem(group, named: "group name", limit: textLimit) { throw .invalidBody(message) }
+                if let message = lengthProblem(group, named: "group name", limit: textLimit) {
+                    throw .invalidBody(message)
+                }
             }
         }
         do throws(RegistryError) {
@@ -209,7 +223,8 @@ public struct RequestBodyFields: Sendable {
     public func text(_ names: String..., limit: Int?) throws(RegistrationBodyError) -> String? {
         for name in names {
             if let limit, let text = object[name]?.stringValue,
-               let message = DeviceRegistration.lengthProblem(text, named: "\"\(name)\"", limit: limit) {
+                let message = DeviceRegistration.lengthProblem(text, named: "\"\(name)\"", limit: limit)
+            {
                 throw .invalidBody(message)
             }
         }
@@ -229,7 +244,9 @@ public struct RequestBodyFields: Sendable {
     public func integer(_ name: String) throws(RegistrationBodyError) -> Int? {
         guard let value = object[name], value != .null else { return nil }
         guard let number = value.integerValue else {
-            throw .invalidBody("\"\(name)\" must be a whole number, not \(value.typeName == "number" ? "\(value.numberValue ?? 0)" : value.typeName)")
+            throw .invalidBody(
+                "\"\(name)\" must be a whole number, not \(value.typeName == "number" ? "\(value.numberValue ?? 0)" : value.typeName)"
+            )
         }
         return number
     }

@@ -53,7 +53,8 @@ public struct DeviceRegistration: Sendable, Equatable {
     public static func validateDeviceID(_ deviceID: String) throws(RegistryError) {
         if deviceID.isEmpty { throw RegistryError.invalidInput("device id is empty") }
         if deviceID.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
-            throw RegistryError.invalidInput("device id \"\(deviceID.debugDescription.dropFirst().dropLast())\" contains a control character")
+            throw RegistryError.invalidInput(
+                "device id \"\(deviceID.debugDescription.dropFirst().dropLast())\" contains a control character")
         }
     }
 
@@ -61,7 +62,8 @@ public struct DeviceRegistration: Sendable, Equatable {
     public static func validateGroup(_ group: String) throws(RegistryError) {
         if group.isEmpty { throw RegistryError.invalidInput("group name is empty") }
         if group.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f || $0 == "," }) {
-            throw RegistryError.invalidInput("group name \"\(group.debugDescription.dropFirst().dropLast())\" contains a comma or control character")
+            throw RegistryError.invalidInput(
+                "group name \"\(group.debugDescription.dropFirst().dropLast())\" contains a comma or control character")
         }
     }
 

@@ -230,7 +230,8 @@ public struct DeviceRegistry: Sendable {
                 let adopted = Set(late.adoptedLegacyEntries)
                 return late.devices.compactMap { device in
                     guard late.storedFormat == .legacyFlatMap || adopted.contains(device.id),
-                          stored[device.id]?.token != device.record.token else { return nil }
+                        stored[device.id]?.token != device.record.token
+                    else { return nil }
                     return (device.id, device.record.token)
                 }
             }
@@ -289,7 +290,8 @@ public struct DeviceRegistry: Sendable {
             }
             let unsettled = data != nil && (failure != nil || devices.storedFormat == .absent)
             if unsettled, let stamp, Date().timeIntervalSince1970 - stamp.modifiedAt < 2,
-               ContinuousClock.now - started < .milliseconds(500) {
+                ContinuousClock.now - started < .milliseconds(500)
+            {
                 usleep(2_000)
                 continue
             }
@@ -368,7 +370,9 @@ public struct DeviceRegistry: Sendable {
     /// - Returns: `true` when the device was removed.
     @discardableResult
     public func removeIfUnregistered(deviceID: String, token: DeviceToken, unregisteredAt: Date?) throws -> Bool {
-        try update { devices in devices.removeIfUnregistered(deviceID: deviceID, token: token, unregisteredAt: unregisteredAt) }
+        try update { devices in
+            devices.removeIfUnregistered(deviceID: deviceID, token: token, unregisteredAt: unregisteredAt)
+        }
     }
 
     /// Records the environment a device's token belongs to; no write when it is already known.

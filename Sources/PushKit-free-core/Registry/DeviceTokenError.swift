@@ -13,7 +13,8 @@ public struct DeviceTokenError: PushKitError, Equatable {
     }
 
     static func badLength(_ digits: Int) -> DeviceTokenError {
-        let expected = "an even number from \(2 * DeviceToken.minimumBytes) to \(2 * DeviceToken.maximumBytes) (\(DeviceToken.minimumBytes) to \(DeviceToken.maximumBytes) bytes)"
+        let expected =
+            "an even number from \(2 * DeviceToken.minimumBytes) to \(2 * DeviceToken.maximumBytes) (\(DeviceToken.minimumBytes) to \(DeviceToken.maximumBytes) bytes)"
         if digits == 0 { return DeviceTokenError("device token is empty; expected \(expected) hex digits") }
         return DeviceTokenError("device token has \(digits) hex digits; expected \(expected)")
     }
@@ -34,8 +35,10 @@ public struct DeviceTokenError: PushKitError, Equatable {
                 shown = "\"\(scalar)\""
             }
         }
-        let hint = scalar == " " || scalar == "<" || scalar == ">"
+        let hint =
+            scalar == " " || scalar == "<" || scalar == ">"
             ? " (tokens are plain hex: drop the spaces and angle brackets of NSData's description)" : ""
-        return DeviceTokenError("device token has \(shown) at position \(utf8Offset + 1); only hex digits 0-9 and a-f are allowed\(hint)")
+        return DeviceTokenError(
+            "device token has \(shown) at position \(utf8Offset + 1); only hex digits 0-9 and a-f are allowed\(hint)")
     }
 }

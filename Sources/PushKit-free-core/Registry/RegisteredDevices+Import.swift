@@ -84,8 +84,11 @@ extension RegisteredDevices {
                 incoming.registeredAt = Self.earliest(existing.registeredAt, incoming.registeredAt)
                 incoming.lastDeliveredAt = Self.latest(existing.lastDeliveredAt, incoming.lastDeliveredAt)
             }
-            let others = (holders[incoming.token] ?? []).filter { $0 != device.id && current($0)?.token == incoming.token }
-            if others.contains(where: { Self.isLater(current($0)?.lastRegisteredAt, than: incoming.lastRegisteredAt) }) {
+            let others = (holders[incoming.token] ?? []).filter {
+                $0 != device.id && current($0)?.token == incoming.token
+            }
+            if others.contains(where: { Self.isLater(current($0)?.lastRegisteredAt, than: incoming.lastRegisteredAt) })
+            {
                 summary.keptNewer.append(device.id)
                 continue
             }

@@ -27,7 +27,8 @@ extension RegisteredDevices {
 
     private static func read(from scanner: inout JSONScanner, data: Data) throws(JSONSyntaxError) -> RegisteredDevices {
         guard try scanner.peekKind() == .object else {
-            throw scanner.failure("expected an object with \"version\" and \"devices\", found \(try scanner.peekKind().name)")
+            throw scanner.failure(
+                "expected an object with \"version\" and \"devices\", found \(try scanner.peekKind().name)")
         }
         scanner.skipWhitespace()
         let start = scanner.offset
@@ -72,16 +73,23 @@ extension RegisteredDevices {
 
         guard let version else {
             if devices != nil {
-                throw scanner.failure("\"devices\" without \"version\": expected {\"version\": 1, \"devices\": {...}}", at: start)
+                throw scanner.failure(
+                    "\"devices\" without \"version\": expected {\"version\": 1, \"devices\": {...}}", at: start)
             }
             if let other = otherMembers.first {
-                throw scanner.failure("\"\(other.key)\" is \(other.value.typeName), but without \"version\" this must be a flat map of device ids to token strings", at: other.position)
+                throw scanner.failure(
+                    "\"\(other.key)\" is \(other.value.typeName), but without \"version\" this must be a flat map of device ids to token strings",
+                    at: other.position)
             }
             return try legacyFlatMap(stringMembers, scanner: scanner)
         }
         guard version.value == Double(formatVersion) else {
-            let shown = version.value.rounded() == version.value && abs(version.value) < 1e15 ? String(Int(version.value)) : String(version.value)
-            throw scanner.failure("version \(shown) is not supported: this register-apns reads version \(formatVersion) (a newer release may have written it)", at: version.position)
+            let shown =
+                version.value.rounded() == version.value && abs(version.value) < 1e15
+                ? String(Int(version.value)) : String(version.value)
+            throw scanner.failure(
+                "version \(shown) is not supported: this register-apns reads version \(formatVersion) (a newer release may have written it)",
+                at: version.position)
         }
         var registry = RegisteredDevices(devices: devices ?? [])
         // A string member holding a token was added by a writer of the flat map (an earlier server
@@ -90,18 +98,21 @@ extension RegisteredDevices {
         var unknownStrings: [(key: String, value: String, position: Int)] = []
         for member in stringMembers {
             guard !member.key.isEmpty, member.key != "devices", member.key != "version",
-                  let token = try? DeviceToken(validating: member.value) else {
+                let token = try? DeviceToken(validating: member.value)
+            else {
                 unknownStrings.append(member)
                 continue
             }
             registry.adoptLegacyEntry(deviceID: member.key, token: token)
             adopted.append(member.key)
         }
-        let members = unknownStrings.map { (key: $0.key, value: JSONValue.string($0.value), position: $0.position) }
+        let members =
+            unknownStrings.map { (key: $0.key, value: JSONValue.string($0.value), position: $0.position) }
             + otherMembers
         for member in members {
             if member.key == "devices" {
-                throw scanner.failure("\"devices\" must be an object, not \(member.value.typeName)", at: member.position)
+                throw scanner.failure(
+                    "\"devices\" must be an object, not \(member.value.typeName)", at: member.position)
             }
             if member.key == "version" {
                 let kind = member.value.typeName
@@ -115,13 +126,17 @@ extension RegisteredDevices {
         return registry
     }
 
-    private static func legacyFlatMap(_ members: [(key: String, value: String, position: Int)], scanner: JSONScanner) throws(JSONSyntaxError) -> RegisteredDevices {
+    private static func legacyFlatMap(
+        _ members: [(key: String, value: String, position: Int)], scanner: JSONScanner
+    ) throws(JSONSyntaxError) -> RegisteredDevices {
         var devices: [RegisteredDevice] = []
         devices.reserveCapacity(members.count)
         for member in members {
             if member.key.isEmpty { throw scanner.failure("a device id must not be empty", at: member.position) }
             do throws(DeviceTokenError) {
-                devices.append(RegisteredDevice(id: member.key, record: DeviceRecord(token: try DeviceToken(validating: member.value))))
+                devices.append(
+                    RegisteredDevice(
+                        id: member.key, record: DeviceRecord(token: try DeviceToken(validating: member.value))))
             } catch {
                 throw scanner.failure("device \"\(member.key)\": \(error.message)", at: member.position)
             }
@@ -154,7 +169,9 @@ extension RegisteredDevices {
 
     /// Encodes the state file, calling `flush` (which must empty the writer) whenever `chunkSize`
     /// bytes are ready, and once at the end.
-    private func encodeStateFile<Failure: Error>(chunkSize: Int, _ flush: (inout JSONWriter) throws(Failure) -> Void) throws(Failure) {
+    private func encodeStateFile<Failure: Error>(
+        chunkSize: Int, _ flush: (inout JSONWriter) throws(Failure) -> Void
+    ) throws(Failure) {
         var writer = JSONWriter(capacity: chunkSize == .max ? 64 + devices.count * 400 : chunkSize + 4096)
         writer.raw("{\n  \"version\": 1,\n  \"devices\": {")
         for (index, device) in devices.enumerated() {

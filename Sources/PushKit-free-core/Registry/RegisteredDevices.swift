@@ -71,7 +71,8 @@ public struct RegisteredDevices: Sendable {
             break
         }
         if isStrictlySorted { return devices }
-        let sorted = devices.enumerated().sorted { ($0.element.id, $0.offset) < ($1.element.id, $1.offset) }.map(\.element)
+        let sorted = devices.enumerated().sorted { ($0.element.id, $0.offset) < ($1.element.id, $1.offset) }.map(
+            \.element)
         var unique: [RegisteredDevice] = []
         unique.reserveCapacity(sorted.count)
         for device in sorted {
@@ -160,7 +161,8 @@ public struct RegisteredDevices: Sendable {
         if let groups = registration.groups { record.groups = groups }
         if let pushToStartToken = registration.pushToStartToken {
             record.pushToStartToken = pushToStartToken
-            for index in devices.indices where devices[index].id != id && devices[index].record.pushToStartToken == pushToStartToken {
+            for index in devices.indices
+            where devices[index].id != id && devices[index].record.pushToStartToken == pushToStartToken {
                 devices[index].record.pushToStartToken = nil
                 changeCount += 1
             }
@@ -214,7 +216,9 @@ public struct RegisteredDevices: Sendable {
     /// Nothing happens when the device now holds another push-to-start token.
     /// - Returns: `true` when the token was cleared.
     @discardableResult
-    public mutating func clearPushToStartTokenIfUnregistered(deviceID: String, token: DeviceToken, unregisteredAt: Date?) -> Bool {
+    public mutating func clearPushToStartTokenIfUnregistered(
+        deviceID: String, token: DeviceToken, unregisteredAt: Date?
+    ) -> Bool {
         guard var record = self[deviceID], record.pushToStartToken == token else { return false }
         if record.registeredAgain(after: unregisteredAt) { return false }
         record.pushToStartToken = nil
@@ -226,8 +230,11 @@ public struct RegisteredDevices: Sendable {
     /// one answered `BadDeviceToken`). Nothing happens when the device now holds another token.
     /// - Returns: `true` when the record changed.
     @discardableResult
-    public mutating func recordEnvironment(_ environment: APNsEnvironment, deviceID: String, token: DeviceToken) -> Bool {
-        guard var record = self[deviceID], record.token == token, record.environment != environment else { return false }
+    public mutating func recordEnvironment(_ environment: APNsEnvironment, deviceID: String, token: DeviceToken) -> Bool
+    {
+        guard var record = self[deviceID], record.token == token, record.environment != environment else {
+            return false
+        }
         record.environment = environment
         self[deviceID] = record
         return true

@@ -31,7 +31,8 @@ public enum StandardInputText {
     /// - Parameter hook: read only what is there without waiting on a quiet pipe or a terminal
     ///   (see `FileDescriptorInput.readAvailable`), as a hook must never hang its caller.
     public static func read(trimmingTrailingNewlines: Bool, hook: Bool = false) -> String {
-        var text = String(decoding: hook ? FileDescriptorInput.readAvailable() : FileDescriptorInput.readAll(), as: UTF8.self)
+        var text = String(
+            decoding: hook ? FileDescriptorInput.readAvailable() : FileDescriptorInput.readAll(), as: UTF8.self)
         if trimmingTrailingNewlines {
             while let last = text.last, last.isNewline { text.removeLast() }
         }

@@ -29,7 +29,8 @@ public enum PosixFile {
         if descriptor < 0 {
             let code = errno
             if code == ENOENT { return nil }
-            throw FileSystemError("cannot read", path: path, errno: code, exitStatus: code == EACCES ? .noInput : .ioError)
+            throw FileSystemError(
+                "cannot read", path: path, errno: code, exitStatus: code == EACCES ? .noInput : .ioError)
         }
         defer { close(descriptor) }
         // Read straight into a buffer of the file's size (state files reach tens of megabytes);
@@ -37,7 +38,8 @@ public enum PosixFile {
         var info = stat()
         let expected = fstat(descriptor, &info) == 0 ? max(Int(info.st_size), 0) : 0
         if mapLargeFiles, expected > 1 << 20,
-           let mapped = mmap(nil, expected, PROT_READ, mapFlags, descriptor, 0), mapped != MAP_FAILED {
+            let mapped = mmap(nil, expected, PROT_READ, mapFlags, descriptor, 0), mapped != MAP_FAILED
+        {
             return Data(bytesNoCopy: mapped, count: expected, deallocator: .unmap)
         }
         var data = Data(count: expected + 64 * 1024)

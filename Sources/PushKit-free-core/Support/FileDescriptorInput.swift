@@ -28,7 +28,9 @@ public enum FileDescriptorInput {
     /// otherwise bytes up to EOF, but at most `limit` bytes and only while data keeps coming (a
     /// pause longer than `idleMilliseconds` ends the read, so an inherited pipe nobody writes to
     /// cannot block).
-    public static func readAvailable(descriptor: Int32 = 0, limit: Int = 64 * 1024, idleMilliseconds: Int32 = 1000) -> Data {
+    public static func readAvailable(
+        descriptor: Int32 = 0, limit: Int = 64 * 1024, idleMilliseconds: Int32 = 1000
+    ) -> Data {
         if isatty(descriptor) == 1 { return Data() }
         var data = Data()
         var chunk = [UInt8](repeating: 0, count: 16 * 1024)
@@ -37,7 +39,9 @@ public enum FileDescriptorInput {
             let polled = poll(&ready, 1, idleMilliseconds)
             if polled < 0, errno == EINTR { continue }
             if polled <= 0 { break }
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, min($0.count, limit - data.count)) }
+            let count = chunk.withUnsafeMutableBytes {
+                read(descriptor, $0.baseAddress, min($0.count, limit - data.count))
+            }
             if count < 0, errno == EINTR || errno == EAGAIN { continue }
             if count <= 0 { break }
             data.append(contentsOf: chunk[0..<count])

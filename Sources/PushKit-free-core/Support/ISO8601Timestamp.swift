@@ -23,7 +23,9 @@ public enum ISO8601Timestamp {
     /// Appends the formatted `date` to `bytes` (the state file's writer uses this directly).
     static func append(_ date: Date, to bytes: inout [UInt8]) {
         let exact = (date.timeIntervalSince1970 * 1000).rounded()
-        append(milliseconds: exact.isNaN ? 0 : Int64(min(max(exact, -62_167_219_200_000), 253_402_300_799_999)), to: &bytes)
+        append(
+            milliseconds: exact.isNaN ? 0 : Int64(min(max(exact, -62_167_219_200_000), 253_402_300_799_999)), to: &bytes
+        )
     }
 
     /// Appends `milliseconds` since 1970 as `YYYY-MM-DDTHH:MM:SS.mmmZ` (24 bytes), clamped to the
@@ -41,20 +43,30 @@ public enum ISO8601Timestamp {
         let zero = UInt8(ascii: "0")
         func digit(_ value: Int64) -> UInt8 { zero + UInt8(truncatingIfNeeded: value % 10) }
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { text in
-            text[0] = digit(year / 1000); text[1] = digit(year / 100); text[2] = digit(year / 10); text[3] = digit(year)
+            text[0] = digit(year / 1000)
+            text[1] = digit(year / 100)
+            text[2] = digit(year / 10)
+            text[3] = digit(year)
             text[4] = UInt8(ascii: "-")
-            text[5] = digit(month / 10); text[6] = digit(month)
+            text[5] = digit(month / 10)
+            text[6] = digit(month)
             text[7] = UInt8(ascii: "-")
-            text[8] = digit(day / 10); text[9] = digit(day)
+            text[8] = digit(day / 10)
+            text[9] = digit(day)
             text[10] = UInt8(ascii: "T")
             let hour = second / 3600, minute = second / 60 % 60, secondOfMinute = second % 60
-            text[11] = digit(hour / 10); text[12] = digit(hour)
+            text[11] = digit(hour / 10)
+            text[12] = digit(hour)
             text[13] = UInt8(ascii: ":")
-            text[14] = digit(minute / 10); text[15] = digit(minute)
+            text[14] = digit(minute / 10)
+            text[15] = digit(minute)
             text[16] = UInt8(ascii: ":")
-            text[17] = digit(secondOfMinute / 10); text[18] = digit(secondOfMinute)
+            text[17] = digit(secondOfMinute / 10)
+            text[18] = digit(secondOfMinute)
             text[19] = UInt8(ascii: ".")
-            text[20] = digit(millisecond / 100); text[21] = digit(millisecond / 10); text[22] = digit(millisecond)
+            text[20] = digit(millisecond / 100)
+            text[21] = digit(millisecond / 10)
+            text[22] = digit(millisecond)
             text[23] = UInt8(ascii: "Z")
             bytes.append(contentsOf: UnsafeBufferPointer(text))
         }
@@ -87,11 +99,11 @@ public enum ISO8601Timestamp {
             return true
         }
         guard let year = number(4), skip(UInt8(ascii: "-")), let month = number(2), skip(UInt8(ascii: "-")),
-              let day = number(2), skip(UInt8(ascii: "T"), or: UInt8(ascii: "t")),
-              let hour = number(2), skip(UInt8(ascii: ":")), let minute = number(2), skip(UInt8(ascii: ":")),
-              let second = number(2),
-              (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
-              hour < 24, minute < 60, second < 60
+            let day = number(2), skip(UInt8(ascii: "T"), or: UInt8(ascii: "t")),
+            let hour = number(2), skip(UInt8(ascii: ":")), let minute = number(2), skip(UInt8(ascii: ":")),
+            let second = number(2),
+            (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year),
+            hour < 24, minute < 60, second < 60
         else { return nil }
         var fraction = 0.0
         if skip(UInt8(ascii: ".")) {
@@ -110,7 +122,8 @@ public enum ISO8601Timestamp {
         } else if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") {
             let sign: Int64 = bytes[offset] == UInt8(ascii: "-") ? -1 : 1
             offset += 1
-            guard let hours = number(2), skip(UInt8(ascii: ":")), let minutes = number(2), hours < 24, minutes < 60 else { return nil }
+            guard let hours = number(2), skip(UInt8(ascii: ":")), let minutes = number(2), hours < 24, minutes < 60
+            else { return nil }
             offsetSeconds = sign * (hours * 3600 + minutes * 60)
         } else {
             return nil

@@ -165,7 +165,8 @@ struct JSONScanner {
     mutating func consumeNull() -> Bool {
         skipWhitespace()
         if bytes.count - offset >= 4, bytes[offset] == UInt8(ascii: "n"), bytes[offset + 1] == UInt8(ascii: "u"),
-           bytes[offset + 2] == UInt8(ascii: "l"), bytes[offset + 3] == UInt8(ascii: "l") {
+            bytes[offset + 2] == UInt8(ascii: "l"), bytes[offset + 3] == UInt8(ascii: "l")
+        {
             offset += 4
             return true
         }
@@ -175,8 +176,14 @@ struct JSONScanner {
     /// Reads `true` or `false`.
     mutating func readBool() throws(JSONSyntaxError) -> Bool {
         skipWhitespace()
-        if matches("true") { offset += 4; return true }
-        if matches("false") { offset += 5; return false }
+        if matches("true") {
+            offset += 4
+            return true
+        }
+        if matches("false") {
+            offset += 5
+            return false
+        }
         throw failure("expected true or false, found \(describeNext())")
     }
 
@@ -206,7 +213,9 @@ struct JSONScanner {
                 return UnsafeBufferPointer(rebasing: bytes[start + 1..<index])
             }
             if byte == UInt8(ascii: "\\") { return nil }
-            if byte < 0x20 { throw failure("control character 0x\(String(byte, radix: 16)) in a string must be escaped", at: index) }
+            if byte < 0x20 {
+                throw failure("control character 0x\(String(byte, radix: 16)) in a string must be escaped", at: index)
+            }
             index += 1
         }
         throw failure("unterminated string", at: start)
@@ -252,7 +261,9 @@ struct JSONScanner {
             }
             allBytes |= byte
             if byte == UInt8(ascii: "\\") { break }
-            if byte < 0x20 { throw failure("control character 0x\(String(byte, radix: 16)) in a string must be escaped") }
+            if byte < 0x20 {
+                throw failure("control character 0x\(String(byte, radix: 16)) in a string must be escaped")
+            }
             offset += 1
         }
         guard offset < bytes.count else { throw failure("unterminated string", at: start) }
@@ -262,7 +273,9 @@ struct JSONScanner {
             switch byte {
             case UInt8(ascii: "\""):
                 offset += 1
-                return try decoded.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in try makeString(buffer, start: start) }
+                return try decoded.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in
+                    try makeString(buffer, start: start)
+                }
             case UInt8(ascii: "\\"):
                 try readEscape(into: &decoded)
             case 0..<0x20:
@@ -338,15 +351,22 @@ struct JSONScanner {
         let start = offset
         func digits() -> Int {
             let first = offset
-            while offset < bytes.count, bytes[offset] >= UInt8(ascii: "0"), bytes[offset] <= UInt8(ascii: "9") { offset += 1 }
+            while offset < bytes.count, bytes[offset] >= UInt8(ascii: "0"), bytes[offset] <= UInt8(ascii: "9") {
+                offset += 1
+            }
             return offset - first
         }
         var negative = false
-        if offset < bytes.count, bytes[offset] == UInt8(ascii: "-") { offset += 1; negative = true }
+        if offset < bytes.count, bytes[offset] == UInt8(ascii: "-") {
+            offset += 1
+            negative = true
+        }
         let integerStart = offset
         let integerDigits = digits()
         guard integerDigits > 0 else { throw failure("expected a digit in number", at: offset) }
-        if integerDigits > 1, bytes[integerStart] == UInt8(ascii: "0") { throw failure("leading zeros are not allowed in numbers", at: integerStart) }
+        if integerDigits > 1, bytes[integerStart] == UInt8(ascii: "0") {
+            throw failure("leading zeros are not allowed in numbers", at: integerStart)
+        }
         var isInteger = true
         if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
             offset += 1
@@ -356,7 +376,9 @@ struct JSONScanner {
         if offset < bytes.count, bytes[offset] == UInt8(ascii: "e") || bytes[offset] == UInt8(ascii: "E") {
             offset += 1
             isInteger = false
-            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") { offset += 1 }
+            if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") {
+                offset += 1
+            }
             guard digits() > 0 else { throw failure("expected a digit in the exponent") }
         }
         if isInteger, integerDigits <= 15 {
@@ -365,7 +387,9 @@ struct JSONScanner {
             return Double(negative ? -value : value)
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<offset]), as: UTF8.self)
-        guard let value = Double(text), value.isFinite else { throw failure("number \(text) is out of range", at: start) }
+        guard let value = Double(text), value.isFinite else {
+            throw failure("number \(text) is out of range", at: start)
+        }
         return value
     }
 
@@ -403,7 +427,9 @@ struct JSONScanner {
 
 extension JSONScanner {
     /// Runs `body` with a scanner over the bytes of `data`.
-    static func withScanner<T>(over data: Data, _ body: (inout JSONScanner) throws(JSONSyntaxError) -> T) throws(JSONSyntaxError) -> T {
+    static func withScanner<T>(
+        over data: Data, _ body: (inout JSONScanner) throws(JSONSyntaxError) -> T
+    ) throws(JSONSyntaxError) -> T {
         let result: Result<T, JSONSyntaxError> = data.withUnsafeBytes { raw in
             var scanner = JSONScanner(raw.bindMemory(to: UInt8.self))
             do throws(JSONSyntaxError) {

@@ -11,7 +11,9 @@ public enum JSONString {
         text.withUTF8 { utf8 in
             // Lead bytes of the non-ASCII scalars that may need escaping: U+0080-009F (C2),
             // U+061C (D8), U+200E-206F (E2).
-            if !utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE2 }) {
+            if !utf8.contains(where: {
+                $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0x7F || $0 == 0xC2 || $0 == 0xD8 || $0 == 0xE2
+            }) {
                 bytes.append(contentsOf: utf8)
                 return
             }
@@ -39,10 +41,18 @@ public enum JSONString {
 
     private static func appendEscaped(_ byte: UInt8, to bytes: inout [UInt8]) {
         switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\")); bytes.append(byte)
-        case 0x0A: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "n"))
-        case 0x0D: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "r"))
-        case 0x09: bytes.append(UInt8(ascii: "\\")); bytes.append(UInt8(ascii: "t"))
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"):
+            bytes.append(UInt8(ascii: "\\"))
+            bytes.append(byte)
+        case 0x0A:
+            bytes.append(UInt8(ascii: "\\"))
+            bytes.append(UInt8(ascii: "n"))
+        case 0x0D:
+            bytes.append(UInt8(ascii: "\\"))
+            bytes.append(UInt8(ascii: "r"))
+        case 0x09:
+            bytes.append(UInt8(ascii: "\\"))
+            bytes.append(UInt8(ascii: "t"))
         case 0x00..<0x20, 0x7F: appendUnicodeEscape(UInt32(byte), to: &bytes)
         default: bytes.append(byte)
         }

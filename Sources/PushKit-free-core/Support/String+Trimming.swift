@@ -1,7 +1,7 @@
-public extension String {
+extension String {
     /// Without leading and trailing whitespace and newlines (FoundationEssentials has no
     /// `trimmingCharacters(in:)`).
-    var trimmingWhitespace: String {
+    public var trimmingWhitespace: String {
         let characters = drop(while: \.isWhitespace)
         return String(characters.reversed().drop(while: \.isWhitespace).reversed())
     }

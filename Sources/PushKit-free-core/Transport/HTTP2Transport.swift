@@ -13,8 +13,9 @@ public protocol HTTP2Transport: AnyObject {
     /// again when the time it named in `.notBefore` comes. So a request that must wait (a retry after
     /// its back-off) waits on its own while others are in flight. At `deadline`, requests in flight
     /// fail with `TransportFailure.Kind.timeout`; what `next` still holds is the caller's to report.
-    func perform(deadline: ContinuousClock.Instant, next: (ContinuousClock.Instant) -> HTTP2RequestSupply,
-                 onResponse: (HTTP2Response) -> Void)
+    func perform(
+        deadline: ContinuousClock.Instant, next: (ContinuousClock.Instant) -> HTTP2RequestSupply,
+        onResponse: (HTTP2Response) -> Void)
 }
 
 /// What a request source has for a transport at a given moment.
@@ -31,13 +32,20 @@ extension HTTP2Transport {
     /// Sends every request of `requests` (taken as room frees up) and reports one response each,
     /// stopping at `deadline`; requests not yet handed to the network then fail with `.timeout`
     /// and code 0.
-    public func perform<Requests: Sequence<HTTP2Request>>(_ requests: Requests, deadline: ContinuousClock.Instant,
-                                                          onResponse: (HTTP2Response) -> Void) {
+    public func perform<Requests: Sequence<HTTP2Request>>(
+        _ requests: Requests, deadline: ContinuousClock.Instant,
+        onResponse: (HTTP2Response) -> Void
+    ) {
         var queue = requests.makeIterator()
-        perform(deadline: deadline, next: { _ in queue.next().map(HTTP2RequestSupply.request) ?? .exhausted }, onResponse: onResponse)
+        perform(
+            deadline: deadline, next: { _ in queue.next().map(HTTP2RequestSupply.request) ?? .exhausted },
+            onResponse: onResponse)
         while let request = queue.next() {
-            onResponse(HTTP2Response(tag: request.tag, result: .failure(
-                TransportFailure(kind: .timeout, code: 0, message: "not sent: the deadline passed first"))))
+            onResponse(
+                HTTP2Response(
+                    tag: request.tag,
+                    result: .failure(
+                        TransportFailure(kind: .timeout, code: 0, message: "not sent: the deadline passed first"))))
         }
     }
 

@@ -33,7 +33,10 @@ struct EmulatorRequestRecord: Sendable {
     var detail: String?
 
     /// A record of `assessment` answered with `status` and `reason`; `apnsID` starts as the request's.
-    init(time: Int64, connection: Int, stream: Int, method: String, path: String, assessment: APNsRequestAssessment, status: Int, reason: APNsReason?) {
+    init(
+        time: Int64, connection: Int, stream: Int, method: String, path: String, assessment: APNsRequestAssessment,
+        status: Int, reason: APNsReason?
+    ) {
         self.time = time
         self.connection = connection
         self.stream = stream

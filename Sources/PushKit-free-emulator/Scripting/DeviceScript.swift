@@ -62,7 +62,8 @@ public struct DeviceScript: Sendable, Equatable {
                 throw ScriptedDeviceStatesError("\(place): \"\(token)\" is not a hex device token")
             }
             guard fields.count == 2 else {
-                throw ScriptedDeviceStatesError("\(place): expected a token and its steps separated by commas, e.g. 500:InternalServerError,ok")
+                throw ScriptedDeviceStatesError(
+                    "\(place): expected a token and its steps separated by commas, e.g. 500:InternalServerError,ok")
             }
             var list: [Step] = []
             for text in fields[1].split(separator: ",", omittingEmptySubsequences: false) {
@@ -81,12 +82,14 @@ public struct DeviceScript: Sendable, Equatable {
         }
         if text.hasPrefix("delay:") {
             guard let milliseconds = Int64(text.dropFirst("delay:".count)), milliseconds >= 0 else {
-                throw ScriptedDeviceStatesError("\(place): \"\(text)\" must be delay:MS with MS a whole number of milliseconds")
+                throw ScriptedDeviceStatesError(
+                    "\(place): \"\(text)\" must be delay:MS with MS a whole number of milliseconds")
             }
             return .delay(milliseconds: milliseconds)
         }
         guard text.first?.isNumber == true else {
-            throw ScriptedDeviceStatesError("\(place): unknown step \"\(text)\"; a step is ok, stall, delay:MS or STATUS:REASON")
+            throw ScriptedDeviceStatesError(
+                "\(place): unknown step \"\(text)\"; a step is ok, stall, delay:MS or STATUS:REASON")
         }
         do {
             return .fail(try InjectedFailure.parse(text, flag: place))

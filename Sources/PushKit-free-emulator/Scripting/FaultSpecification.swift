@@ -14,11 +14,13 @@ public struct InjectedFailure: Sendable, Hashable {
     static func parse(_ text: Substring, flag: String) throws(FaultSpecificationError) -> InjectedFailure {
         let parts = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, let status = Int(parts[0]), (400...599).contains(status) else {
-            throw FaultSpecificationError("\(flag): the status in \"\(text)\" must be an HTTP error status from 400 to 599")
+            throw FaultSpecificationError(
+                "\(flag): the status in \"\(text)\" must be an HTTP error status from 400 to 599")
         }
         let reason = String(parts[1])
         guard !reason.isEmpty, reason.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) else {
-            throw FaultSpecificationError("\(flag): the reason in \"\(text)\" must be a word of letters and digits, e.g. InternalServerError")
+            throw FaultSpecificationError(
+                "\(flag): the reason in \"\(text)\" must be a word of letters and digits, e.g. InternalServerError")
         }
         return InjectedFailure(status: status, reason: APNsReason(rawValue: reason))
     }
@@ -35,7 +37,9 @@ public struct FailFirstFault: Sendable, Hashable {
     public init(argument: String) throws(FaultSpecificationError) {
         let parts = argument.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, let count = Int(parts[0]), count >= 0 else {
-            throw FaultSpecificationError("--fail-first must be N:STATUS:REASON with N a count, e.g. 1:500:InternalServerError, not \"\(argument)\"")
+            throw FaultSpecificationError(
+                "--fail-first must be N:STATUS:REASON with N a count, e.g. 1:500:InternalServerError, not \"\(argument)\""
+            )
         }
         self.count = count
         failure = try InjectedFailure.parse(parts[1], flag: "--fail-first")
@@ -61,7 +65,9 @@ public struct FailRateFault: Sendable, Hashable {
             }
         }
         guard let probability, probability >= 0, probability <= 1 else {
-            throw FaultSpecificationError("--fail-rate must be P:STATUS:REASON with P from 0 to 1 (or 0% to 100%), e.g. 0.1:503:ServiceUnavailable, not \"\(argument)\"")
+            throw FaultSpecificationError(
+                "--fail-rate must be P:STATUS:REASON with P from 0 to 1 (or 0% to 100%), e.g. 0.1:503:ServiceUnavailable, not \"\(argument)\""
+            )
         }
         self.probability = probability
         failure = try InjectedFailure.parse(parts[1], flag: "--fail-rate")

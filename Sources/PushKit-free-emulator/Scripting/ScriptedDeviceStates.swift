@@ -44,7 +44,9 @@ public struct ScriptedDeviceStates: Sendable, Equatable {
     /// Parses an `--unregistered-file`: one hex token per line, optionally followed by the time it
     /// was unregistered in milliseconds since 1970; blank lines and `#` comments are skipped.
     /// - Parameter origin: names the file in errors.
-    public static func parseTokenList(_ text: String, origin: String) throws(ScriptedDeviceStatesError) -> [(token: String, timestamp: Int64?)] {
+    public static func parseTokenList(
+        _ text: String, origin: String
+    ) throws(ScriptedDeviceStatesError) -> [(token: String, timestamp: Int64?)] {
         var entries: [(token: String, timestamp: Int64?)] = []
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
@@ -57,7 +59,9 @@ public struct ScriptedDeviceStates: Sendable, Equatable {
             var timestamp: Int64?
             if fields.count > 1 {
                 guard fields.count == 2, let value = Int64(fields[1]), value >= 0 else {
-                    throw ScriptedDeviceStatesError("\(origin) line \(number + 1): expected a token and optionally a time in milliseconds since 1970")
+                    throw ScriptedDeviceStatesError(
+                        "\(origin) line \(number + 1): expected a token and optionally a time in milliseconds since 1970"
+                    )
                 }
                 timestamp = value
             }

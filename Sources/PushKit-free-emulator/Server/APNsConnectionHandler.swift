@@ -76,7 +76,8 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             streamsOpened += 1
             let configuration = services.configuration
             if let silentAfter = configuration.goSilentAfter, streamsOpened > silentAfter,
-               services.claimSilenceAfter() {
+                services.claimSilenceAfter()
+            {
                 // The answers to the first N streams leave first; from stream N+1 on, nothing.
                 flushIfNeeded(context: context)
                 silencer.silence()
@@ -105,7 +106,9 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             if let padding = data.paddingBytes { length += padding + 1 }
             returnWindow(length, context: context)
             // Taken out while it grows, so appending does not copy a buffer the dictionary shares.
-            guard !isClosing, case .byteBuffer(var bytes) = data.data, var request = pending.removeValue(forKey: streamID) else { return }
+            guard !isClosing, case .byteBuffer(var bytes) = data.data,
+                var request = pending.removeValue(forKey: streamID)
+            else { return }
             request.bodySize += bytes.readableBytes
             if request.bodySize > Self.bodyLimit {
                 answeredEarly.insert(streamID)
@@ -162,7 +165,9 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             let response = control.respond(method: method, path: path, now: Self.milliseconds(now)) {
                 [services, connection] in services.silenceOpenConnections(except: connection)
             }
-            write(streamID, status: response.status, headers: [], contentType: response.contentType, body: response.body, context: context)
+            write(
+                streamID, status: response.status, headers: [], contentType: response.contentType, body: response.body,
+                context: context)
             streamFinished(streamID, context: context)
             return
         }
@@ -183,21 +188,32 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         answer(streamID, method: method, path: path, assessment: assessment, context: context, thenReset: true)
     }
 
-    private func answer(_ streamID: HTTP2StreamID, method: String, path: String, assessment: APNsRequestAssessment, context: ChannelHandlerContext, thenReset: Bool = false) {
+    private func answer(
+        _ streamID: HTTP2StreamID, method: String, path: String, assessment: APNsRequestAssessment,
+        context: ChannelHandlerContext, thenReset: Bool = false
+    ) {
         let configuration = services.configuration
         if assessment.isAuthenticated, !raisedStreamLimit {
             raisedStreamLimit = true
-            let settings: HTTP2Settings = [HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.maximumConcurrentStreams)]
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings)))), promise: nil)
+            let settings: HTTP2Settings = [
+                HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.maximumConcurrentStreams)
+            ]
+            context.write(
+                wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings)))),
+                promise: nil)
             needsFlush = true
         }
-        var record = EmulatorRequestRecord(time: 0, connection: connection, stream: Int(streamID), method: method, path: path, assessment: assessment, status: 200, reason: nil)
+        var record = EmulatorRequestRecord(
+            time: 0, connection: connection, stream: Int(streamID), method: method, path: path, assessment: assessment,
+            status: 200, reason: nil)
         var delay = configuration.delayMilliseconds
-        let step = assessment.rejection == nil ? services.state.scriptStep(forAccepted: assessment.deviceToken ?? "") : nil
+        let step =
+            assessment.rejection == nil ? services.state.scriptStep(forAccepted: assessment.deviceToken ?? "") : nil
         if let rejection = assessment.rejection {
             record.status = rejection.status
             record.reason = rejection.reason
-            record.detail = assessment.providerTokenProblem ?? (rejection.reason == .badPayload ? assessment.payloadProblem : nil)
+            record.detail =
+                assessment.providerTokenProblem ?? (rejection.reason == .badPayload ? assessment.payloadProblem : nil)
         } else if case .stall = step {
             // Never answered, so never recorded: the stream stays open until the client resets it
             // or the connection ends.
@@ -210,7 +226,10 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             record.status = failure.rejection.status
             record.reason = failure.rejection.reason
             record.detail = "--script-file"
-        } else if let verdict = services.state.verdict(forAccepted: assessment.deviceToken ?? "", failFirst: configuration.failFirst, failRate: configuration.failRate) {
+        } else if let verdict = services.state.verdict(
+            forAccepted: assessment.deviceToken ?? "", failFirst: configuration.failFirst,
+            failRate: configuration.failRate)
+        {
             record.status = verdict.rejection.status
             record.reason = verdict.rejection.reason
             record.timestamp = verdict.timestamp
@@ -238,7 +257,9 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     }
 
     /// Records the answer, then writes it (flushed at the end of the read batch).
-    private func send(_ streamID: HTTP2StreamID, record: EmulatorRequestRecord, context: ChannelHandlerContext, thenReset: Bool) {
+    private func send(
+        _ streamID: HTTP2StreamID, record: EmulatorRequestRecord, context: ChannelHandlerContext, thenReset: Bool
+    ) {
         var record = record
         let now = Date()
         record.time = Self.milliseconds(now)
@@ -253,7 +274,9 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             var writer = JSONObjectWriter(capacity: 64)
             writer.field("reason", reason.rawValue)
             if let timestamp = record.timestamp { writer.field("timestamp", Int(timestamp)) }
-            write(streamID, status: record.status, headers: extra, contentType: "application/json", body: writer.finish(), context: context)
+            write(
+                streamID, status: record.status, headers: extra, contentType: "application/json", body: writer.finish(),
+                context: context)
         } else {
             write(streamID, status: 200, headers: extra, contentType: nil, body: nil, context: context)
         }
@@ -267,7 +290,10 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         }
     }
 
-    private func write(_ streamID: HTTP2StreamID, status: Int, headers extra: [(String, String)], contentType: String?, body: [UInt8]?, context: ChannelHandlerContext) {
+    private func write(
+        _ streamID: HTTP2StreamID, status: Int, headers extra: [(String, String)], contentType: String?, body: [UInt8]?,
+        context: ChannelHandlerContext
+    ) {
         var headers = HPACKHeaders()
         headers.add(name: ":status", value: String(status))
         for (name, value) in extra { headers.add(name: name, value: value) }
@@ -276,10 +302,16 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             headers.add(name: "content-length", value: String(body.count))
         }
         let endsWithHeaders = body == nil
-        context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: endsWithHeaders)))), promise: nil)
+        context.write(
+            wrapOutboundOut(
+                HTTP2Frame(streamID: streamID, payload: .headers(.init(headers: headers, endStream: endsWithHeaders)))),
+            promise: nil)
         if let body {
             let buffer = context.channel.allocator.buffer(bytes: body)
-            context.write(wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(buffer), endStream: true)))), promise: nil)
+            context.write(
+                wrapOutboundOut(
+                    HTTP2Frame(streamID: streamID, payload: .data(.init(data: .byteBuffer(buffer), endStream: true)))),
+                promise: nil)
         }
         needsFlush = true
     }
@@ -293,7 +325,9 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     private func sendGoAway(lastStreamID: HTTP2StreamID, context: ChannelHandlerContext) {
         goAwaySent = true
         let reason = context.channel.allocator.buffer(string: #"{"reason":"Shutdown"}"#)
-        let goAway = HTTP2Frame(streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: reason))
+        let goAway = HTTP2Frame(
+            streamID: .rootStream, payload: .goAway(lastStreamID: lastStreamID, errorCode: .noError, opaqueData: reason)
+        )
         context.writeAndFlush(wrapOutboundOut(goAway), promise: nil)
         context.eventLoop.assumeIsolated().scheduleTask(in: Self.goAwayGrace) {
             guard !self.isClosing, !self.silencer.isSilent else { return }
@@ -326,7 +360,10 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     private func returnWindow(_ length: Int, context: ChannelHandlerContext) {
         windowConsumed += length
         guard windowConsumed >= Self.windowUpdateThreshold, !isClosing else { return }
-        context.write(wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: windowConsumed))), promise: nil)
+        context.write(
+            wrapOutboundOut(
+                HTTP2Frame(streamID: .rootStream, payload: .windowUpdate(windowSizeIncrement: windowConsumed))),
+            promise: nil)
         windowConsumed = 0
         needsFlush = true
     }
@@ -340,7 +377,9 @@ final class APNsConnectionHandler: ChannelInboundHandler {
 
     /// The headers in order, repeats kept, as the validator takes them, and `:method` and `:path`
     /// picked out on the way.
-    private static func headerList(_ headers: HPACKHeaders) -> (list: [(name: String, value: String)], method: String, path: String) {
+    private static func headerList(
+        _ headers: HPACKHeaders
+    ) -> (list: [(name: String, value: String)], method: String, path: String) {
         var list: [(name: String, value: String)] = []
         list.reserveCapacity(headers.count)
         var method = "", path = ""

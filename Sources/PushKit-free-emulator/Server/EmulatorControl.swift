@@ -23,7 +23,8 @@ struct EmulatorControl {
 
     /// - Parameter silenceOthers: makes the other open connections go silent; returns how many.
     func respond(method: String, path: String, now milliseconds: Int64, silenceOthers: () -> Int) -> Response {
-        let route = path.dropFirst(Self.prefix.count).split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+        let route = path.dropFirst(Self.prefix.count).split(
+            separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         let action = route.first.map(String.init) ?? ""
         let argument = route.count > 1 ? String(route[1]) : nil
         switch (action, argument) {

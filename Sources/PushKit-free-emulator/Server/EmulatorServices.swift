@@ -31,8 +31,12 @@ final class EmulatorServices: Sendable {
 
     init(configuration: EmulatorConfiguration, records: OutputBuffer, summaries: OutputBuffer?) {
         self.configuration = configuration
-        state = EmulatorState(devices: configuration.deviceStates, script: configuration.deviceScript, seed: configuration.seed ?? UInt64.random(in: 0...UInt64.max))
-        tokenUpdates = configuration.lenientTokenUpdates ? nil
+        state = EmulatorState(
+            devices: configuration.deviceStates, script: configuration.deviceScript,
+            seed: configuration.seed ?? UInt64.random(in: 0...UInt64.max))
+        tokenUpdates =
+            configuration.lenientTokenUpdates
+            ? nil
             : ProviderTokenUpdateTracker(rule: configuration.globalTokenUpdates ? .global : .perConnection)
         self.records = records
         self.summaries = summaries
@@ -89,7 +93,9 @@ final class EmulatorServices: Sendable {
 
     private static func isOrdinaryDisconnect(_ error: any Error) -> Bool {
         if let error = error as? NIOSSLError, case .uncleanShutdown = error { return true }
-        if let error = error as? ChannelError, error == .ioOnClosedChannel || error == .eof || error == .alreadyClosed { return true }
+        if let error = error as? ChannelError, error == .ioOnClosedChannel || error == .eof || error == .alreadyClosed {
+            return true
+        }
         if let error = error as? IOError, [ECONNRESET, EPIPE].contains(error.errnoCode) { return true }
         return false
     }

@@ -44,21 +44,28 @@ final class EmulatorState: Sendable {
     /// The answer for a request that passed validation: an injected failure, a scripted device
     /// state, or `nil` for success. Faults come first, as a failing server answers before it looks
     /// at the device; `--fail-first` counts the accepted requests of each device token.
-    func verdict(forAccepted deviceToken: String, failFirst: FailFirstFault?, failRate: FailRateFault?) -> (rejection: APNsRejection, timestamp: Int64?, detail: String)? {
+    func verdict(
+        forAccepted deviceToken: String, failFirst: FailFirstFault?, failRate: FailRateFault?
+    ) -> (rejection: APNsRejection, timestamp: Int64?, detail: String)? {
         state.withLock { state in
             if let failFirst, failFirst.count > 0 {
                 let key = deviceToken.lowercased()
                 let seen = state.failFirstCounts[key, default: 0]
                 if seen < failFirst.count {
                     state.failFirstCounts[key] = seen + 1
-                    return (failFirst.failure.rejection, nil, "--fail-first: request \(seen + 1) of \(failFirst.count) for this token")
+                    return (
+                        failFirst.failure.rejection, nil,
+                        "--fail-first: request \(seen + 1) of \(failFirst.count) for this token"
+                    )
                 }
             }
             if let failRate, failRate.probability > 0, state.random.nextUnitInterval() < failRate.probability {
                 return (failRate.failure.rejection, nil, "--fail-rate \(failRate.probability)")
             }
             if let answer = state.devices.answer(for: deviceToken) {
-                let detail = answer.rejection.reason == .unregistered ? "scripted: unregistered" : "scripted: token of the other environment"
+                let detail =
+                    answer.rejection.reason == .unregistered
+                    ? "scripted: unregistered" : "scripted: token of the other environment"
                 return (answer.rejection, answer.timestamp, detail)
             }
             return nil

@@ -37,7 +37,8 @@ public struct EmulatorTLSMaterial: Sendable {
 
     /// Loads a user's certificate (`--cert`, PEM, server first) and key (`--cert-key`).
     /// - Throws: `EmulatorSetupError`: 66 when a file is missing, 78 when it is not PEM.
-    public static func load(certificatePath: String, keyPath: String) throws(EmulatorSetupError) -> EmulatorTLSMaterial {
+    public static func load(certificatePath: String, keyPath: String) throws(EmulatorSetupError) -> EmulatorTLSMaterial
+    {
         let certificate = try readText(certificatePath, flag: "--cert")
         let key = try readText(keyPath, flag: "--cert-key")
         guard let chain = try? NIOSSLCertificate.fromPEMBytes(Array(certificate.utf8)), !chain.isEmpty else {
@@ -59,7 +60,9 @@ public struct EmulatorTLSMaterial: Sendable {
     /// Loads the generated CA and server certificate from `directory`, making what is missing or
     /// stale. Falls back to a new private temporary directory when `directory` is unusable.
     /// - Returns: the material and a warning when the fallback was used.
-    public static func loadOrCreate(in directory: String, host: String, now: Date = Date()) throws -> (material: EmulatorTLSMaterial, warning: String?) {
+    public static func loadOrCreate(
+        in directory: String, host: String, now: Date = Date()
+    ) throws -> (material: EmulatorTLSMaterial, warning: String?) {
         do {
             try PosixFile.createPrivateDirectory(directory)
             let material = try FileLock.withExclusiveLock(at: directory + "/.lock") {
@@ -75,45 +78,52 @@ public struct EmulatorTLSMaterial: Sendable {
         }
     }
 
-    private static func loadOrCreateLocked(in directory: String, names: [String], now: Date) throws -> EmulatorTLSMaterial {
+    private static func loadOrCreateLocked(
+        in directory: String, names: [String], now: Date
+    ) throws -> EmulatorTLSMaterial {
         let caPath = directory + "/ca.pem", caKeyPath = directory + "/ca-key.pem"
         let serverPath = directory + "/server.pem", serverKeyPath = directory + "/server-key.pem"
         let margin: TimeInterval = 30 * 24 * 3600
 
         var authority: (certificate: Certificate, key: P256.Signing.PrivateKey)?
         if let pem = try? PosixFile.readIfPresent(caPath).map({ String(decoding: $0, as: UTF8.self) }),
-           let keyPEM = try? PosixFile.readIfPresent(caKeyPath).map({ String(decoding: $0, as: UTF8.self) }),
-           let certificate = try? Certificate(pemEncoded: pem),
-           let key = try? P256.Signing.PrivateKey(pemRepresentation: keyPEM),
-           certificate.publicKey == Certificate.PublicKey(key.publicKey),
-           certificate.notValidAfter > now.addingTimeInterval(margin) {
+            let keyPEM = try? PosixFile.readIfPresent(caKeyPath).map({ String(decoding: $0, as: UTF8.self) }),
+            let certificate = try? Certificate(pemEncoded: pem),
+            let key = try? P256.Signing.PrivateKey(pemRepresentation: keyPEM),
+            certificate.publicKey == Certificate.PublicKey(key.publicKey),
+            certificate.notValidAfter > now.addingTimeInterval(margin)
+        {
             authority = (certificate, key)
         }
         let authorityIsNew = authority == nil
         let (caCertificate, caKey) = try authority ?? makeAuthority(now: now)
 
         if !authorityIsNew,
-           let pem = try? PosixFile.readIfPresent(serverPath).map({ String(decoding: $0, as: UTF8.self) }),
-           let keyPEM = try? PosixFile.readIfPresent(serverKeyPath).map({ String(decoding: $0, as: UTF8.self) }),
-           let certificate = try? Certificate(pemEncoded: pem),
-           let key = try? P256.Signing.PrivateKey(pemRepresentation: keyPEM),
-           certificate.publicKey == Certificate.PublicKey(key.publicKey),
-           certificate.notValidAfter > now.addingTimeInterval(margin),
-           caCertificate.publicKey.isValidSignature(certificate.signature, for: certificate),
-           covers(certificate, names: names) {
+            let pem = try? PosixFile.readIfPresent(serverPath).map({ String(decoding: $0, as: UTF8.self) }),
+            let keyPEM = try? PosixFile.readIfPresent(serverKeyPath).map({ String(decoding: $0, as: UTF8.self) }),
+            let certificate = try? Certificate(pemEncoded: pem),
+            let key = try? P256.Signing.PrivateKey(pemRepresentation: keyPEM),
+            certificate.publicKey == Certificate.PublicKey(key.publicKey),
+            certificate.notValidAfter > now.addingTimeInterval(margin),
+            caCertificate.publicKey.isValidSignature(certificate.signature, for: certificate),
+            covers(certificate, names: names)
+        {
             return EmulatorTLSMaterial(certificateChainPEM: pem, privateKeyPEM: keyPEM, caPath: caPath)
         }
 
         let serverKey = P256.Signing.PrivateKey()
-        let server = try makeServerCertificate(key: serverKey, authority: caCertificate, authorityKey: caKey, names: names, now: now)
+        let server = try makeServerCertificate(
+            key: serverKey, authority: caCertificate, authorityKey: caKey, names: names, now: now)
         let serverPEM = try server.serializeAsPEM().pemString + "\n"
         if authorityIsNew {
             try PosixFile.replaceAtomically(caKeyPath, with: Data(caKey.pemRepresentation.utf8), mode: 0o600)
-            try PosixFile.replaceAtomically(caPath, with: Data((try caCertificate.serializeAsPEM().pemString + "\n").utf8), mode: 0o644)
+            try PosixFile.replaceAtomically(
+                caPath, with: Data((try caCertificate.serializeAsPEM().pemString + "\n").utf8), mode: 0o644)
         }
         try PosixFile.replaceAtomically(serverKeyPath, with: Data(serverKey.pemRepresentation.utf8), mode: 0o600)
         try PosixFile.replaceAtomically(serverPath, with: Data(serverPEM.utf8), mode: 0o644)
-        return EmulatorTLSMaterial(certificateChainPEM: serverPEM, privateKeyPEM: serverKey.pemRepresentation, caPath: caPath)
+        return EmulatorTLSMaterial(
+            certificateChainPEM: serverPEM, privateKeyPEM: serverKey.pemRepresentation, caPath: caPath)
     }
 
     private static func makeAuthority(now: Date) throws -> (Certificate, P256.Signing.PrivateKey) {
@@ -142,7 +152,10 @@ public struct EmulatorTLSMaterial: Sendable {
         return (certificate, key)
     }
 
-    private static func makeServerCertificate(key: P256.Signing.PrivateKey, authority: Certificate, authorityKey: P256.Signing.PrivateKey, names: [String], now: Date) throws -> Certificate {
+    private static func makeServerCertificate(
+        key: P256.Signing.PrivateKey, authority: Certificate, authorityKey: P256.Signing.PrivateKey, names: [String],
+        now: Date
+    ) throws -> Certificate {
         let subject = try DistinguishedName {
             OrganizationName("pushkit-free")
             CommonName("localhost")

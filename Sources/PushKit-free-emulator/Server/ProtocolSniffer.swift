@@ -34,7 +34,10 @@ final class ProtocolSniffer: ChannelInboundHandler, RemovableChannelHandler {
     ///   - allowsTLS: whether a TLS handshake is acceptable here (not inside TLS).
     ///   - configure: adds the handlers for the protocol found right after this one.
     ///   - reportError: shows a connection error to the user.
-    init(allowsTLS: Bool, configure: @escaping (Detected, ChannelHandlerContext) throws -> Void, reportError: @escaping (any Error) -> Void) {
+    init(
+        allowsTLS: Bool, configure: @escaping (Detected, ChannelHandlerContext) throws -> Void,
+        reportError: @escaping (any Error) -> Void
+    ) {
         self.allowsTLS = allowsTLS
         self.configure = configure
         self.reportError = reportError
@@ -62,7 +65,9 @@ final class ProtocolSniffer: ChannelInboundHandler, RemovableChannelHandler {
             (0..<count).allSatisfy { raw[$0] == Self.preface[$0] }
         }
         if !matches {
-            refuse(context: context, plaintext: bytes.getInteger(at: start, as: UInt8.self).map { $0 >= 0x41 && $0 <= 0x5A } ?? false)
+            refuse(
+                context: context,
+                plaintext: bytes.getInteger(at: start, as: UInt8.self).map { $0 >= 0x41 && $0 <= 0x5A } ?? false)
         } else if count >= 4 {
             decide(.http2, context: context)
         }
@@ -93,10 +98,14 @@ final class ProtocolSniffer: ChannelInboundHandler, RemovableChannelHandler {
             context.close(promise: nil)
             return
         }
-        let body = "apns-emulator speaks HTTP/2 only, as APNs does: use HTTPS with ALPN h2 (curl --http2) or HTTP/2 with prior knowledge (curl --http2-prior-knowledge)\n"
-        let response = "HTTP/1.1 505 HTTP Version Not Supported\r\ncontent-type: text/plain\r\ncontent-length: \(body.utf8.count)\r\nconnection: close\r\n\r\n" + body
+        let body =
+            "apns-emulator speaks HTTP/2 only, as APNs does: use HTTPS with ALPN h2 (curl --http2) or HTTP/2 with prior knowledge (curl --http2-prior-knowledge)\n"
+        let response =
+            "HTTP/1.1 505 HTTP Version Not Supported\r\ncontent-type: text/plain\r\ncontent-length: \(body.utf8.count)\r\nconnection: close\r\n\r\n"
+            + body
         let buffer = context.channel.allocator.buffer(string: response)
-        context.writeAndFlush(wrapOutboundOut(buffer)).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+        context.writeAndFlush(wrapOutboundOut(buffer)).assumeIsolated().whenComplete { _ in context.close(promise: nil)
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -36,8 +36,8 @@ struct RandomUUIDGenerator {
     /// A new UUID, e.g. `3f2b8c1e-9d4a-4c7b-8e21-5a6f0d9c2b17`.
     mutating func uuidString() -> String {
         var high = next(), low = next()
-        high = (high & ~0xF000) | 0x4000                 // version 4
-        low = (low & ~(0xC << 60)) | (0x8 << 60)          // RFC 4122 variant
+        high = (high & ~0xF000) | 0x4000 // version 4
+        low = (low & ~(0xC << 60)) | (0x8 << 60) // RFC 4122 variant
         let digits: StaticString = "0123456789abcdef"
         return String(unsafeUninitializedCapacity: 36) { buffer in
             var index = 0
@@ -51,10 +51,14 @@ struct RandomUUIDGenerator {
                 buffer[index] = UInt8(ascii: "-")
                 index += 1
             }
-            put(high >> 32, nibbles: 8); dash()
-            put(high >> 16, nibbles: 4); dash()
-            put(high, nibbles: 4); dash()
-            put(low >> 48, nibbles: 4); dash()
+            put(high >> 32, nibbles: 8)
+            dash()
+            put(high >> 16, nibbles: 4)
+            dash()
+            put(high, nibbles: 4)
+            dash()
+            put(low >> 48, nibbles: 4)
+            dash()
             put(low, nibbles: 12)
             return 36
         }

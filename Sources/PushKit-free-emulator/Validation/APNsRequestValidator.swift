@@ -46,7 +46,10 @@ public final class APNsRequestValidator {
         public var requireAps = false
 
         /// Trusts tokens signed by `publicKey`'s private half for `keyID` and `teamID`.
-        public init(publicKey: P256.Signing.PublicKey, keyID: String, teamID: String, bundleID: String?, strictIssuedAt: Bool = false) {
+        public init(
+            publicKey: P256.Signing.PublicKey, keyID: String, teamID: String, bundleID: String?,
+            strictIssuedAt: Bool = false
+        ) {
             self.publicKey = publicKey
             self.keyID = keyID
             self.teamID = teamID
@@ -94,7 +97,9 @@ public final class APNsRequestValidator {
     ///   - headers: every header in the order received, pseudo-headers included or not (they are
     ///     skipped), so repeated names are visible.
     ///   - now: the time to judge token ages against.
-    public func assess(method: String, path: String, headers: [(name: String, value: String)], body: [UInt8], now: Date) -> APNsRequestAssessment {
+    public func assess(
+        method: String, path: String, headers: [(name: String, value: String)], body: [UInt8], now: Date
+    ) -> APNsRequestAssessment {
         var result = APNsRequestAssessment()
         var authorization: String?
         var duplicated = false
@@ -102,7 +107,9 @@ public final class APNsRequestValidator {
             let name = header.name.utf8
             if name.first == UInt8(ascii: ":") { continue }
             if !duplicated {
-                duplicated = headers[..<position].contains { $0.name.utf8.count == name.count && $0.name.utf8.elementsEqual(name) }
+                duplicated = headers[..<position].contains {
+                    $0.name.utf8.count == name.count && $0.name.utf8.elementsEqual(name)
+                }
             }
             if Self.equals(header.name, "authorization") {
                 authorization = header.value
@@ -143,9 +150,11 @@ public final class APNsRequestValidator {
                     result.payloadProblem = "\"aps\" is a \(apsKind.rawValue), not an object"
                 } else if scan.apsKind == nil {
                     if trust.requireAps {
-                        result.payloadProblem = "the payload has no \"aps\" object (refused by --require-aps; APNs delivers it)"
+                        result.payloadProblem =
+                            "the payload has no \"aps\" object (refused by --require-aps; APNs delivers it)"
                     } else {
-                        result.payloadNote = "the payload has no \"aps\" object; APNs delivers it (VoIP payloads often have none; --require-aps refuses it)"
+                        result.payloadNote =
+                            "the payload has no \"aps\" object; APNs delivers it (VoIP payloads often have none; --require-aps refuses it)"
                     }
                 }
             case .failure(let failure):
@@ -154,17 +163,26 @@ public final class APNsRequestValidator {
         }
         let token = authorization.map(inspectToken)
         result.providerToken = token?.check
-        result.rejection = firstProblem(method: method, isDevicePath: isDevicePath, duplicated: duplicated, token: token, body: body, now: now, result: &result)
+        result.rejection = firstProblem(
+            method: method, isDevicePath: isDevicePath, duplicated: duplicated, token: token, body: body, now: now,
+            result: &result)
         return result
     }
 
-    private func firstProblem(method: String, isDevicePath: Bool, duplicated: Bool, token: CachedToken?, body: [UInt8], now: Date, result: inout APNsRequestAssessment) -> APNsRejection? {
+    private func firstProblem(
+        method: String, isDevicePath: Bool, duplicated: Bool, token: CachedToken?, body: [UInt8], now: Date,
+        result: inout APNsRequestAssessment
+    ) -> APNsRejection? {
         if method != "POST" { return APNsRejection(.methodNotAllowed) }
         guard isDevicePath else { return APNsRejection(.badPath) }
         guard let deviceToken = result.deviceToken else { return APNsRejection(.missingDeviceToken) }
         if duplicated { return APNsRejection(.duplicateHeaders) }
         guard let token else { return APNsRejection(.missingProviderToken) }
-        if let reason = authenticate(token, now: now, problem: &result.providerTokenProblem, note: &result.providerTokenNote) { return APNsRejection(reason) }
+        if let reason = authenticate(
+            token, now: now, problem: &result.providerTokenProblem, note: &result.providerTokenNote)
+        {
+            return APNsRejection(reason)
+        }
         result.isAuthenticated = true
         if !Self.isHexOfEvenLength(deviceToken) { return APNsRejection(.badDeviceToken) }
         if let apnsID = result.apnsID, !APNsRequest.isCanonicalUUID(apnsID) { return APNsRejection(.badMessageID) }
@@ -172,7 +190,8 @@ public final class APNsRequestValidator {
         guard let pushType = result.pushType else { return APNsRejection(.invalidPushType) }
         if !topicFits(topic, pushType: pushType) { return APNsRejection(.deviceTokenNotForTopic) }
         if let text = result.priorityHeader {
-            guard let priority = Int(text).flatMap(APNsPriority.init(rawValue:)), priority.isAllowed(for: pushType) else {
+            guard let priority = Int(text).flatMap(APNsPriority.init(rawValue:)), priority.isAllowed(for: pushType)
+            else {
                 return APNsRejection(.badPriority)
             }
         }
@@ -195,10 +214,14 @@ public final class APNsRequestValidator {
         let cached: CachedToken
         if authorization.utf8.count > 7, authorization.prefix(7).lowercased() == "bearer " {
             let token = String(authorization.dropFirst(7))
-            cached = CachedToken(token: token, check: ProviderTokenCheck.inspect(token, publicKey: trust.publicKey, keyID: trust.keyID, teamID: trust.teamID,
-                                                                             strictIssuedAt: trust.strictIssuedAt))
+            cached = CachedToken(
+                token: token,
+                check: ProviderTokenCheck.inspect(
+                    token, publicKey: trust.publicKey, keyID: trust.keyID, teamID: trust.teamID,
+                    strictIssuedAt: trust.strictIssuedAt))
         } else {
-            cached = CachedToken(token: "", check: ProviderTokenCheck(problem: "the authorization header is not \"bearer <token>\""))
+            cached = CachedToken(
+                token: "", check: ProviderTokenCheck(problem: "the authorization header is not \"bearer <token>\""))
         }
         if tokenCache.count >= Self.tokenCacheLimit { tokenCache.removeAll(keepingCapacity: true) }
         tokenCache[authorization] = cached
@@ -206,7 +229,9 @@ public final class APNsRequestValidator {
     }
 
     /// Judges the token's authenticity, age and novelty; returns the reason to refuse it, if any.
-    private func authenticate(_ inspected: CachedToken, now: Date, problem: inout String?, note: inout String?) -> APNsReason? {
+    private func authenticate(
+        _ inspected: CachedToken, now: Date, problem: inout String?, note: inout String?
+    ) -> APNsReason? {
         let check = inspected.check
         note = check.note
         if let reason = check.problem {
@@ -223,7 +248,9 @@ public final class APNsRequestValidator {
             return .invalidProviderToken
         }
         if let tokenUpdates, !inspected.admitted || connectionToken?.token != inspected.token {
-            switch tokenUpdates.admit(token: inspected.token, keyID: trust.keyID, teamID: trust.teamID, now: now, connection: &connectionToken) {
+            switch tokenUpdates.admit(
+                token: inspected.token, keyID: trust.keyID, teamID: trust.teamID, now: now, connection: &connectionToken
+            ) {
             case .refused(let reason):
                 problem = reason
                 return .tooManyProviderTokenUpdates
@@ -257,7 +284,8 @@ public final class APNsRequestValidator {
         let utf8 = text.utf8
         guard !utf8.isEmpty, utf8.count % 2 == 0 else { return false }
         return utf8.allSatisfy { byte in
-            (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))
+            (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                || (byte | 0x20 >= UInt8(ascii: "a") && byte | 0x20 <= UInt8(ascii: "f"))
         }
     }
 

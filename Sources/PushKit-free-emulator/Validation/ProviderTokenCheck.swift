@@ -40,33 +40,42 @@ public struct ProviderTokenCheck: Sendable {
     ///
     /// An `iat` written as a string of digits is accepted, as APNs accepts it (client libraries
     /// have signed it so for years), with a `note` saying so; `strictIssuedAt` refuses it.
-    public static func inspect(_ compact: String, publicKey: P256.Signing.PublicKey, keyID trustedKeyID: String, teamID trustedTeamID: String,
-                               strictIssuedAt: Bool = false) -> ProviderTokenCheck {
+    public static func inspect(
+        _ compact: String, publicKey: P256.Signing.PublicKey, keyID trustedKeyID: String, teamID trustedTeamID: String,
+        strictIssuedAt: Bool = false
+    ) -> ProviderTokenCheck {
         let decoded: DecodedProviderToken
         do {
             decoded = try DecodedProviderToken(compact: compact)
         } catch {
-            return ProviderTokenCheck(header: nil, claims: nil, recordJSON: nil, issuedAt: nil, keyID: nil, teamID: nil, problem: error.message)
+            return ProviderTokenCheck(
+                header: nil, claims: nil, recordJSON: nil, issuedAt: nil, keyID: nil, teamID: nil,
+                problem: error.message)
         }
-        let recordJSON = JSONValue.object(["header": .object(decoded.header), "claims": .object(decoded.claims)]).serializedString()
+        let recordJSON = JSONValue.object(["header": .object(decoded.header), "claims": .object(decoded.claims)])
+            .serializedString()
         var problem: String?
         var note: String?
         var issuedAt = decoded.issuedAt
         if issuedAt == nil, let fromString = decoded.issuedAtFromNumericString {
             if strictIssuedAt {
-                problem = "iat is the string \(decoded.claims["iat"]?.serializedString() ?? ""), not a number (refused by --strict-iat; APNs accepts it)"
+                problem =
+                    "iat is the string \(decoded.claims["iat"]?.serializedString() ?? ""), not a number (refused by --strict-iat; APNs accepts it)"
             } else {
                 issuedAt = fromString
-                note = "iat is the string \(decoded.claims["iat"]?.serializedString() ?? ""), not a number; APNs accepts it (--strict-iat refuses it)"
+                note =
+                    "iat is the string \(decoded.claims["iat"]?.serializedString() ?? ""), not a number; APNs accepts it (--strict-iat refuses it)"
             }
         }
         if problem != nil {
         } else if decoded.algorithm != "ES256" {
             problem = "alg is \(decoded.header["alg"]?.serializedString() ?? "missing"), not \"ES256\""
         } else if decoded.keyID != trustedKeyID {
-            problem = "kid is \(decoded.header["kid"]?.serializedString() ?? "missing"), not the trusted key id \"\(trustedKeyID)\""
+            problem =
+                "kid is \(decoded.header["kid"]?.serializedString() ?? "missing"), not the trusted key id \"\(trustedKeyID)\""
         } else if decoded.issuer != trustedTeamID {
-            problem = "iss is \(decoded.claims["iss"]?.serializedString() ?? "missing"), not the trusted team id \"\(trustedTeamID)\""
+            problem =
+                "iss is \(decoded.claims["iss"]?.serializedString() ?? "missing"), not the trusted team id \"\(trustedTeamID)\""
         } else if issuedAt == nil {
             problem = "iat is \(decoded.claims["iat"]?.serializedString() ?? "missing"), not whole seconds since 1970"
         } else if decoded.signature.count != 64 {

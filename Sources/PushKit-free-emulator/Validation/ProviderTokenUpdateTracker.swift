@@ -60,10 +60,17 @@ public final class ProviderTokenUpdateTracker: Sendable {
 
     /// Records `token` for the key, as used on a connection whose token so far was `connection`,
     /// and returns whether APNs would accept it now. On acceptance, `connection` becomes `token`.
-    public func admit(token: String, keyID: String, teamID: String, now: Date, connection: inout ConnectionToken?) -> Verdict {
+    public func admit(
+        token: String, keyID: String, teamID: String, now: Date, connection: inout ConnectionToken?
+    ) -> Verdict {
         let seconds = now.timeIntervalSince1970
-        if rule == .perConnection, let current = connection, current.token != token, seconds - current.since < Self.minimumInterval {
-            return .refused(problem: "a new provider token on this connection \(Int(seconds - current.since)) s after its previous one; APNs allows one change per connection every 20 minutes")
+        if rule == .perConnection, let current = connection, current.token != token,
+            seconds - current.since < Self.minimumInterval
+        {
+            return .refused(
+                problem:
+                    "a new provider token on this connection \(Int(seconds - current.since)) s after its previous one; APNs allows one change per connection every 20 minutes"
+            )
         }
         let verdict: Verdict = histories.withLock { histories in
             let key = teamID + "." + keyID
@@ -73,9 +80,13 @@ public final class ProviderTokenUpdateTracker: Sendable {
             let sinceUpdate = seconds - history.latestUpdate
             if sinceUpdate < Self.minimumInterval {
                 if rule == .global {
-                    return .refused(problem: "a new provider token \(Int(sinceUpdate)) s after the previous one for this key (--global-token-updates: any connection counts)")
+                    return .refused(
+                        problem:
+                            "a new provider token \(Int(sinceUpdate)) s after the previous one for this key (--global-token-updates: any connection counts)"
+                    )
                 }
-                note = "a new provider token for this key \(Int(sinceUpdate)) s after the previous one, on another connection: APNs accepts this per connection (--global-token-updates refuses it)"
+                note =
+                    "a new provider token for this key \(Int(sinceUpdate)) s after the previous one, on another connection: APNs accepts this per connection (--global-token-updates refuses it)"
             }
             // Tokens expire after an hour, so older entries can go.
             history.firstSeen = history.firstSeen.filter { seconds - $0.value < 2 * 3600 }
@@ -84,7 +95,9 @@ public final class ProviderTokenUpdateTracker: Sendable {
             histories[key] = history
             return .accepted(note: note)
         }
-        if case .accepted = verdict, connection?.token != token { connection = ConnectionToken(token: token, since: seconds) }
+        if case .accepted = verdict, connection?.token != token {
+            connection = ConnectionToken(token: token, since: seconds)
+        }
         return verdict
     }
 }

@@ -11,8 +11,11 @@ import PushKitFreeCore
 /// Device tokens are masked, in the path as in the `token=` field; secrets, request bodies and
 /// provider tokens are never written.
 enum AccessLog {
-    static func line(client: String, method: String, path: String, status: Int, seconds: Double, token: DeviceToken?) -> String {
-        var line = "\(ISO8601Timestamp.format(Date())) \(client) \(method) \(maskedPath(path)) \(status) \(milliseconds(seconds))ms"
+    static func line(
+        client: String, method: String, path: String, status: Int, seconds: Double, token: DeviceToken?
+    ) -> String {
+        var line =
+            "\(ISO8601Timestamp.format(Date())) \(client) \(method) \(maskedPath(path)) \(status) \(milliseconds(seconds))ms"
         if let token { line += " token=\(token.masked)" }
         return line + "\n"
     }
@@ -22,7 +25,8 @@ enum AccessLog {
         guard path.utf8.count >= DeviceToken.minimumBytes * 2 else { return path }
         return path.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
             guard segment.utf8.count >= DeviceToken.minimumBytes * 2,
-                  let token = try? DeviceToken(validating: String(segment)) else { return String(segment) }
+                let token = try? DeviceToken(validating: String(segment))
+            else { return String(segment) }
             return token.masked
         }.joined(separator: "/")
     }

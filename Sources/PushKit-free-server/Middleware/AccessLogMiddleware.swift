@@ -5,13 +5,16 @@ import PushKitFreeCore
 struct AccessLogMiddleware: RouterMiddleware {
     typealias Context = EndpointRequestContext
 
-    func handle(_ request: Request, context: Context,
-                next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let started = ContinuousClock.now
         let response = try await next(request, context)
-        StandardStreams.writeError(AccessLog.line(
-            client: context.client, method: request.method.rawValue, path: request.uri.path,
-            status: Int(response.status.code), seconds: started.secondsElapsed, token: context.notes.token))
+        StandardStreams.writeError(
+            AccessLog.line(
+                client: context.client, method: request.method.rawValue, path: request.uri.path,
+                status: Int(response.status.code), seconds: started.secondsElapsed, token: context.notes.token))
         return response
     }
 }

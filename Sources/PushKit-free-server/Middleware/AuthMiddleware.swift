@@ -14,14 +14,18 @@ struct AuthMiddleware: RouterMiddleware {
 
     static let openClawAuth = HTTPField.Name("X-OpenClaw-Auth")!
 
-    func handle(_ request: Request, context: Context,
-                next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         guard let secret else { return try await next(request, context) }
-        let presented = SharedSecret.presented(authorization: request.headers[.authorization],
-                                               openClawAuth: request.headers[Self.openClawAuth])
+        let presented = SharedSecret.presented(
+            authorization: request.headers[.authorization],
+            openClawAuth: request.headers[Self.openClawAuth])
         guard let presented else {
             if context.route(of: request)?.acceptsOpenRegistration == true,
-               openRegistration.contains(where: { $0.contains(context.client) }) {
+                openRegistration.contains(where: { $0.contains(context.client) })
+            {
                 var context = context
                 context.openNetwork = true
                 return try await next(request, context)

@@ -10,8 +10,10 @@ import PushKitFreeCore
 struct EndpointErrorMiddleware: RouterMiddleware {
     typealias Context = EndpointRequestContext
 
-    func handle(_ request: Request, context: Context,
-                next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let error: EndpointError
         do {
             return try await next(request, context)
@@ -21,9 +23,10 @@ struct EndpointErrorMiddleware: RouterMiddleware {
             error = .internalError("the server failed to answer", logDetail: "unexpected error: \(unexpected)")
         }
         if let detail = error.logDetail {
-            StandardStreams.writeError("\(EndpointServer.tool): error: request \(context.requestID): "
-                                       + "\(request.method.rawValue) \(AccessLog.maskedPath(request.uri.path)) "
-                                       + "\(error.status.code): \(error.message): \(detail)\n")
+            StandardStreams.writeError(
+                "\(EndpointServer.tool): error: request \(context.requestID): "
+                    + "\(request.method.rawValue) \(AccessLog.maskedPath(request.uri.path)) "
+                    + "\(error.status.code): \(error.message): \(detail)\n")
         }
         let response = try error.response(from: request, context: context)
         return request.method == .head ? response.createHeadResponse() : response

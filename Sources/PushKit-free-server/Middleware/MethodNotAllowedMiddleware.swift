@@ -8,8 +8,10 @@ import Hummingbird
 struct MethodNotAllowedMiddleware: RouterMiddleware {
     typealias Context = EndpointRequestContext
 
-    func handle(_ request: Request, context: Context,
-                next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         do {
             return try await next(request, context)
         } catch let error as HTTPError where error.status == .notFound && context.routePath == nil {

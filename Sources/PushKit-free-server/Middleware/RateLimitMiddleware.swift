@@ -7,8 +7,10 @@ struct RateLimitMiddleware: RouterMiddleware {
     typealias Context = EndpointRequestContext
     let limiter: RateLimiter
 
-    func handle(_ request: Request, context: Context,
-                next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         if context.route(of: request)?.registers == true, let retryAfter = limiter.admit(context.client) {
             throw EndpointError.rateLimited(retryAfter: retryAfter, limit: limiter.perMinute)
         }

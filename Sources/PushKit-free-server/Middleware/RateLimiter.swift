@@ -44,14 +44,18 @@ public final class RateLimiter: Sendable {
             defer { buckets[client] = bucket }
             if bucket.tokens >= 1 {
                 bucket.tokens -= 1
-                if buckets.count > Self.tableLimit { Self.forgetFull(&buckets, now: now, capacity: capacity, refillPerSecond: refillPerSecond) }
+                if buckets.count > Self.tableLimit {
+                    Self.forgetFull(&buckets, now: now, capacity: capacity, refillPerSecond: refillPerSecond)
+                }
                 return nil
             }
             return max(1, Int(((1 - bucket.tokens) / refillPerSecond).rounded(.up)))
         }
     }
 
-    private static func forgetFull(_ buckets: inout [String: Bucket], now: Double, capacity: Double, refillPerSecond: Double) {
+    private static func forgetFull(
+        _ buckets: inout [String: Bucket], now: Double, capacity: Double, refillPerSecond: Double
+    ) {
         buckets = buckets.filter { $0.value.tokens + (now - $0.value.updated) * refillPerSecond < capacity }
     }
 }

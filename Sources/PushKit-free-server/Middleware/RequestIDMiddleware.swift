@@ -5,8 +5,10 @@ import Hummingbird
 struct RequestIDMiddleware: RouterMiddleware {
     typealias Context = EndpointRequestContext
 
-    func handle(_ request: Request, context: Context,
-                next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         var context = context
         context.requestID = RequestID.make(presented: request.headers[RequestID.header])
         var response = try await next(request, context)

@@ -10,12 +10,15 @@ struct RequestMetricsMiddleware: RouterMiddleware {
     typealias Context = EndpointRequestContext
     let metrics: EndpointMetrics
 
-    func handle(_ request: Request, context: Context,
-                next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(
+        _ request: Request, context: Context,
+        next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
         let started = ContinuousClock.now
         let response = try await next(request, context)
-        metrics.request(route: context.routePath ?? "unmatched", method: request.method.rawValue,
-                        status: Int(response.status.code), seconds: started.secondsElapsed)
+        metrics.request(
+            route: context.routePath ?? "unmatched", method: request.method.rawValue,
+            status: Int(response.status.code), seconds: started.secondsElapsed)
         return response
     }
 }

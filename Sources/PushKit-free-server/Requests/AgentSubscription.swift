@@ -53,10 +53,12 @@ public enum AgentSubscription {
                     object["apns_token"] = .string(try Self.apnsToken(inFCMField: fcm))
                 }
                 self.cwd = cwd
-                displayName = try fields.text("agent_display_name", limit: DeviceRegistration.endpointTextLimit).flatMap { $0.isEmpty ? nil : $0 }
+                displayName = try fields.text("agent_display_name", limit: DeviceRegistration.endpointTextLimit).flatMap
+                { $0.isEmpty ? nil : $0 }
                 object["device_token"] = .string(installation)
-                registration = try DeviceRegistration.registration(fromBody: .object(object),
-                                                                   textLimit: DeviceRegistration.endpointTextLimit)
+                registration = try DeviceRegistration.registration(
+                    fromBody: .object(object),
+                    textLimit: DeviceRegistration.endpointTextLimit)
             } catch {
                 throw EndpointError(error)
             }
@@ -70,9 +72,10 @@ public enum AgentSubscription {
             do throws(DeviceTokenError) {
                 return try DeviceToken(validating: text).hex
             } catch {
-                throw .invalidToken("\"fcm_token\" is not an APNs token (\(error.message)): an FCM token cannot be "
-                                    + "sent through APNs; send the device's APNs token (hex) as \"apns_token\" "
-                                    + "or \"fcm_token\"")
+                throw .invalidToken(
+                    "\"fcm_token\" is not an APNs token (\(error.message)): an FCM token cannot be "
+                        + "sent through APNs; send the device's APNs token (hex) as \"apns_token\" "
+                        + "or \"fcm_token\"")
             }
         }
 
@@ -135,7 +138,9 @@ public enum AgentSubscription {
             spec.content.title = displayName ?? lastComponent ?? AgentSubscription.fallbackText
             let text = (preview ?? "").trimmingWhitespace
             let limit = PushSpecification.legacyPreviewLimit
-            spec.content.body = text.isEmpty ? AgentSubscription.fallbackText
+            spec.content.body =
+                text.isEmpty
+                ? AgentSubscription.fallbackText
                 : text.count > limit ? String(text.prefix(limit)) + "..." : text
             spec.content.threadID = agentKey
             var data: [String: JSONValue] = ["type": "reply_finished", "cwd": .string(cwd)]

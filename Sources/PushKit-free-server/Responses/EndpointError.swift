@@ -23,8 +23,10 @@ public struct EndpointError: HTTPResponseError, Sendable, Equatable, CustomStrin
     public let openClawDetail: String?
 
     /// An error answered with `status` (a 4xx or 5xx code) and `message`.
-    public init(status: Int, _ message: String, headers: [String: String] = [:], logDetail: String? = nil,
-                openClawDetail: String? = nil) {
+    public init(
+        status: Int, _ message: String, headers: [String: String] = [:], logDetail: String? = nil,
+        openClawDetail: String? = nil
+    ) {
         self.status = HTTPResponse.Status(code: status)
         self.message = message
         self.headers = headers
@@ -48,8 +50,9 @@ public struct EndpointError: HTTPResponseError, Sendable, Equatable, CustomStrin
     }
     /// 405: the path exists for other methods.
     public static func methodNotAllowed(_ method: String, path: String, allowed: [String]) -> EndpointError {
-        EndpointError(status: 405, "\(path) does not take \(method); it takes \(allowed.joined(separator: ", "))",
-                      headers: ["Allow": allowed.joined(separator: ", ")])
+        EndpointError(
+            status: 405, "\(path) does not take \(method); it takes \(allowed.joined(separator: ", "))",
+            headers: ["Allow": allowed.joined(separator: ", ")])
     }
     /// 413: the body is over the limit.
     public static func tooLarge(limit: Int) -> EndpointError {
@@ -61,8 +64,10 @@ public struct EndpointError: HTTPResponseError, Sendable, Equatable, CustomStrin
     public static func invalidToken(_ message: String) -> EndpointError { EndpointError(status: 422, message) }
     /// 429: over the rate limit; try again after `retryAfter` seconds.
     public static func rateLimited(retryAfter: Int, limit: Int) -> EndpointError {
-        EndpointError(status: 429, "too many registration requests from this client (limit \(limit) a minute); retry after \(retryAfter) s",
-                      headers: ["Retry-After": String(retryAfter)])
+        EndpointError(
+            status: 429,
+            "too many registration requests from this client (limit \(limit) a minute); retry after \(retryAfter) s",
+            headers: ["Retry-After": String(retryAfter)])
     }
     /// 503: the server cannot send (no provider key, no libcurl); `logDetail` says why, for the log.
     public static func unavailable(_ message: String, logDetail: String? = nil) -> EndpointError {

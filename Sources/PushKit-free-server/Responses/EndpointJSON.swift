@@ -47,8 +47,10 @@ public enum EndpointJSON {
 
     /// `{"count": N, "devices": [...]}`.
     public static func deviceList(_ devices: [RegisteredDevice], tokens: TokenDisplay = .masked) -> JSONValue {
-        .object(["count": .number(Double(devices.count)),
-                 "devices": .array(devices.map { device($0, tokens: tokens) })])
+        .object([
+            "count": .number(Double(devices.count)),
+            "devices": .array(devices.map { device($0, tokens: tokens) }),
+        ])
     }
 
     /// One device's outcome: `{"device_id", "token", "success", "reason", "apns_id"}`; policy skips
@@ -71,7 +73,9 @@ public enum EndpointJSON {
 
     /// `{"sent": N, "results": [...]}`: N devices took the notification.
     public static func sendReport(_ report: DeliveryReport, tokens: TokenDisplay = .masked) -> JSONValue {
-        .object(["sent": .number(Double(report.delivered)),
-                 "results": .array(report.results.map { result($0, tokens: tokens) })])
+        .object([
+            "sent": .number(Double(report.delivered)),
+            "results": .array(report.results.map { result($0, tokens: tokens) }),
+        ])
     }
 }

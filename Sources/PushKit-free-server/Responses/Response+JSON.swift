@@ -5,8 +5,10 @@ import PushKitFreeCore
 
 extension Response {
     /// A JSON answer: `body` and a newline, `Content-Type: application/json`, and `headers`.
-    static func json(_ body: JSONValue, status: HTTPResponse.Status = .ok,
-                     headers: [String: String] = [:]) -> Response {
+    static func json(
+        _ body: JSONValue, status: HTTPResponse.Status = .ok,
+        headers: [String: String] = [:]
+    ) -> Response {
         var fields: HTTPFields = [.contentType: "application/json"]
         for (name, value) in headers {
             if let name = HTTPField.Name(name) { fields[name] = value }

@@ -22,8 +22,11 @@ struct HealthRoutes: Sendable {
     @Sendable func health(_ request: Request, context: Context) async throws -> Response {
         let problems = service.health.problems()
         if problems.isEmpty { return .json(["status": "healthy"]) }
-        return .json(["status": "unhealthy", "error": .string(problems.joined(separator: "; ")),
-                      "problems": .array(problems.map(JSONValue.string))], status: .serviceUnavailable)
+        return .json(
+            [
+                "status": "unhealthy", "error": .string(problems.joined(separator: "; ")),
+                "problems": .array(problems.map(JSONValue.string)),
+            ], status: .serviceUnavailable)
     }
 
     /// 200 whenever the process answers.
@@ -33,7 +36,8 @@ struct HealthRoutes: Sendable {
 
     /// The Prometheus text exposition.
     @Sendable func metrics(_ request: Request, context: Context) async throws -> Response {
-        Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                 body: ResponseBody(byteBuffer: ByteBuffer(bytes: service.metrics.exposition())))
+        Response(
+            status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: service.metrics.exposition())))
     }
 }

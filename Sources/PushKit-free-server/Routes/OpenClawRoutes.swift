@@ -47,15 +47,18 @@ struct OpenClawRoutes: Sendable {
         }
         context.notes.token = device.record.token
         // The pipeline reads the device again when it sends: it may be removed meanwhile (404).
-        let report = try await service.delivery.send(notification.specification,
-                                                     to: PushSender.Audience(deviceIDs: [device.id]))
+        let report = try await service.delivery.send(
+            notification.specification,
+            to: PushSender.Audience(deviceIDs: [device.id]))
         service.metrics.delivered(report)
         guard let result = report.results.first else {
             throw EndpointError.deviceNotFound("device \(device.id) was removed before the notification was sent")
         }
         let json = EndpointJSON.result(result)
-        return .json(["success": json["success"] ?? false, "apns_id": json["apns_id"] ?? .null,
-                      "reason": json["reason"] ?? .null])
+        return .json([
+            "success": json["success"] ?? false, "apns_id": json["apns_id"] ?? .null,
+            "reason": json["reason"] ?? .null,
+        ])
     }
 
     /// The path's `{token}` segment, percent-decoded: a device id or an APNs token.

@@ -17,8 +17,10 @@ struct ProxyChatRoutes: Sendable {
         context.notes.token = subscription.registration.token
         _ = try await service.write { devices, now in .registered(subscription.apply(to: &devices, at: now)) }
         service.metrics.registered(route: .registerSubscription)
-        return .json(["status": "subscribed", "agent": .string(subscription.agentKey),
-                      "device_id": .string(subscription.registration.deviceID)])
+        return .json([
+            "status": "subscribed", "agent": .string(subscription.agentKey),
+            "device_id": .string(subscription.registration.deviceID),
+        ])
     }
 
     @Sendable func triggerReplyFinished(_ request: Request, context: Context) async throws -> Response {

@@ -23,23 +23,31 @@ public struct EndpointSettings: Sendable {
     /// on an address others can reach, and `--open-registration` only beside a secret (with
     /// `--no-auth` every route is open already).
     /// - Throws: `ConfigurationError` (64 for a flag combination, 78 for the secret file).
-    public init(configuration: Configuration, listen: ListenAddress, secretFile: String?, noAuth: Bool, rateLimit: Int,
-                tls: (certificate: String, key: String)?, deliveryPolicy: DeliveryPolicy, notificationPolicy: NotificationPolicy,
-                openRegistration: [IPNetwork] = []) throws(ConfigurationError) {
+    public init(
+        configuration: Configuration, listen: ListenAddress, secretFile: String?, noAuth: Bool, rateLimit: Int,
+        tls: (certificate: String, key: String)?, deliveryPolicy: DeliveryPolicy,
+        notificationPolicy: NotificationPolicy,
+        openRegistration: [IPNetwork] = []
+    ) throws(ConfigurationError) {
         if noAuth && secretFile != nil {
             throw ConfigurationError("--no-auth and --secret-file cannot be used together", exitStatus: .usage)
         }
         if noAuth && !openRegistration.isEmpty {
-            throw ConfigurationError("--open-registration goes with --secret-file: with --no-auth every route is open already",
-                                     exitStatus: .usage)
+            throw ConfigurationError(
+                "--open-registration goes with --secret-file: with --no-auth every route is open already",
+                exitStatus: .usage)
         }
         if noAuth && !listen.isLoopback {
-            throw ConfigurationError("--no-auth is only allowed on a loopback address (127.0.0.1, ::1), not \(listen.host): anyone who can reach \(listen) could register devices and send notifications", exitStatus: .usage)
+            throw ConfigurationError(
+                "--no-auth is only allowed on a loopback address (127.0.0.1, ::1), not \(listen.host): anyone who can reach \(listen) could register devices and send notifications",
+                exitStatus: .usage)
         }
         if !noAuth && secretFile == nil {
-            throw ConfigurationError(listen.isLoopback
-                ? "give --secret-file FILE (a file only you can read), or --no-auth to serve \(listen) without authentication"
-                : "listening on \(listen) needs a secret: give --secret-file FILE (a file only you can read)", exitStatus: .usage)
+            throw ConfigurationError(
+                listen.isLoopback
+                    ? "give --secret-file FILE (a file only you can read), or --no-auth to serve \(listen) without authentication"
+                    : "listening on \(listen) needs a secret: give --secret-file FILE (a file only you can read)",
+                exitStatus: .usage)
         }
         self.configuration = configuration
         self.listen = listen

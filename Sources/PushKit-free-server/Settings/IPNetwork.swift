@@ -25,24 +25,28 @@ public struct IPNetwork: Sendable, Equatable, CustomStringConvertible {
         let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         let addressText = String(parts[0])
         guard let bytes = Self.addressBytes(addressText) else {
-            throw ConfigurationError("\(option) \(text): not an IPv4 or IPv6 network; expected e.g. 10.10.10.0/24 or "
-                                     + "fd7a:115c:a1e0::/48", exitStatus: .usage)
+            throw ConfigurationError(
+                "\(option) \(text): not an IPv4 or IPv6 network; expected e.g. 10.10.10.0/24 or "
+                    + "fd7a:115c:a1e0::/48", exitStatus: .usage)
         }
         let maximum = bytes.count * 8
         var prefixLength = maximum
         if parts.count == 2 {
             guard let length = Int(parts[1]), parts[1].allSatisfy({ $0.isASCII && $0.isNumber }),
-                  (0...maximum).contains(length) else {
-                throw ConfigurationError("\(option) \(text): the prefix length must be a number from 0 to \(maximum) "
-                                         + "for an \(bytes.count == 4 ? "IPv4" : "IPv6") network", exitStatus: .usage)
+                (0...maximum).contains(length)
+            else {
+                throw ConfigurationError(
+                    "\(option) \(text): the prefix length must be a number from 0 to \(maximum) "
+                        + "for an \(bytes.count == 4 ? "IPv4" : "IPv6") network", exitStatus: .usage)
             }
             prefixLength = length
         }
         let network = Self.masked(bytes, prefixLength: prefixLength)
         guard network == bytes else {
             let suggestion = IPNetwork(bytes: network, prefixLength: prefixLength)
-            throw ConfigurationError("\(option) \(text): the address has bits set past the /\(prefixLength) prefix; "
-                                     + "write \(suggestion) for the network", exitStatus: .usage)
+            throw ConfigurationError(
+                "\(option) \(text): the address has bits set past the /\(prefixLength) prefix; "
+                    + "write \(suggestion) for the network", exitStatus: .usage)
         }
         self.bytes = bytes
         self.prefixLength = prefixLength
@@ -55,14 +59,17 @@ public struct IPNetwork: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses a comma-separated list (spaces around the commas are allowed).
     /// - Throws: `ConfigurationError` (64) for an empty list or element, or the first bad network.
-    public static func list(parsing text: String,
-                            option: String = "--open-registration") throws(ConfigurationError) -> [IPNetwork] {
+    public static func list(
+        parsing text: String,
+        option: String = "--open-registration"
+    ) throws(ConfigurationError) -> [IPNetwork] {
         var networks: [IPNetwork] = []
         for element in text.split(separator: ",", omittingEmptySubsequences: false) {
             let trimmed = String(element).trimmingWhitespace
             guard !trimmed.isEmpty else {
-                throw ConfigurationError("\(option) \"\(text)\": an empty network in the list; expected CIDR[,CIDR...]",
-                                         exitStatus: .usage)
+                throw ConfigurationError(
+                    "\(option) \"\(text)\": an empty network in the list; expected CIDR[,CIDR...]",
+                    exitStatus: .usage)
             }
             networks.append(try IPNetwork(parsing: trimmed, option: option))
         }
@@ -89,7 +96,9 @@ public struct IPNetwork: Sendable, Equatable, CustomStringConvertible {
         let written = bytes.withUnsafeBytes { raw in
             inet_ntop(family, raw.baseAddress, &text, socklen_t(text.count))
         }
-        let address = written == nil ? bytes.map(String.init).joined(separator: ".")
+        let address =
+            written == nil
+            ? bytes.map(String.init).joined(separator: ".")
             : String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return "\(address)/\(prefixLength)"
     }

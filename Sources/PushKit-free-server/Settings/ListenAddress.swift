@@ -26,7 +26,8 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
             portText = text[text.index(close, offsetBy: 2)...]
         } else {
             guard let colon = text.lastIndex(of: ":"), !text[..<colon].contains(":") else {
-                throw ConfigurationError("--listen \(text): expected HOST:PORT, e.g. 127.0.0.1:8100 or 0.0.0.0:8100", exitStatus: .usage)
+                throw ConfigurationError(
+                    "--listen \(text): expected HOST:PORT, e.g. 127.0.0.1:8100 or 0.0.0.0:8100", exitStatus: .usage)
             }
             host = text[..<colon]
             portText = text[text.index(after: colon)...]

@@ -29,7 +29,9 @@ public struct SharedSecret: Sendable {
             throw ConfigurationError("--secret-file \(path) does not exist or cannot be read")
         }
         if let mode = PosixFile.permissionsOpenToOthers(of: path) {
-            throw ConfigurationError("--secret-file \(path) is accessible by group or others (mode \(String(mode, radix: 8))); run chmod 600 \(path)")
+            throw ConfigurationError(
+                "--secret-file \(path) is accessible by group or others (mode \(String(mode, radix: 8))); run chmod 600 \(path)"
+            )
         }
         let data: Data
         do {

@@ -32,7 +32,10 @@ enum BuiltTool {
     /// Runs `tool` with `arguments`, a clean environment (`environment` plus PATH), optional stdin,
     /// and waits for it to exit.
     @discardableResult
-    static func run(_ tool: String, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil, directory: String? = nil) throws -> ToolResult {
+    static func run(
+        _ tool: String, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil,
+        directory: String? = nil
+    ) throws -> ToolResult {
         let process = Self.process(tool, arguments, environment: environment)
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         return try capture(process, stdin: stdin)
@@ -51,7 +54,9 @@ enum BuiltTool {
 
     /// Runs any program (openssl, curl, python3) found on PATH.
     @discardableResult
-    static func runSystem(_ program: String, _ arguments: [String], stdin: Data? = nil, directory: String? = nil) throws -> ToolResult {
+    static func runSystem(
+        _ program: String, _ arguments: [String], stdin: Data? = nil, directory: String? = nil
+    ) throws -> ToolResult {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [program] + arguments
@@ -64,7 +69,9 @@ enum BuiltTool {
     }
 
     /// Starts `tool` like `run` does, but returns at once, for tests that race or kill processes.
-    static func start(_ tool: String, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil) throws -> RunningTool {
+    static func start(
+        _ tool: String, _ arguments: [String], environment: [String: String] = [:], stdin: Data? = nil
+    ) throws -> RunningTool {
         try RunningTool(Self.process(tool, arguments, environment: environment), stdin: stdin)
     }
 }
@@ -157,8 +164,10 @@ struct OpenSSLKey {
         sec1Path = directory.file("\(name)-sec1.pem")
         pkcs8Path = directory.file("\(name).p8")
         publicKeyPath = directory.file("\(name)-public.pem")
-        try BuiltTool.runSystem("openssl", ["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", sec1Path]).expectSuccess()
-        try BuiltTool.runSystem("openssl", ["pkcs8", "-topk8", "-nocrypt", "-in", sec1Path, "-out", pkcs8Path]).expectSuccess()
+        try BuiltTool.runSystem("openssl", ["ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", sec1Path])
+            .expectSuccess()
+        try BuiltTool.runSystem("openssl", ["pkcs8", "-topk8", "-nocrypt", "-in", sec1Path, "-out", pkcs8Path])
+            .expectSuccess()
         try BuiltTool.runSystem("openssl", ["ec", "-in", sec1Path, "-pubout", "-out", publicKeyPath]).expectSuccess()
         chmod(pkcs8Path, 0o600)
         chmod(sec1Path, 0o600)
@@ -198,7 +207,9 @@ extension Process {
         while true {
             let text = (try? String(contentsOfFile: file, encoding: .utf8)) ?? ""
             if let match = expression.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) {
-                return (1..<match.numberOfRanges).map { Range(match.range(at: $0), in: text).map { String(text[$0]) } ?? "" }
+                return (1..<match.numberOfRanges).map {
+                    Range(match.range(at: $0), in: text).map { String(text[$0]) } ?? ""
+                }
             }
             if !isRunning || Date() > deadline {
                 if isRunning { kill(processIdentifier, SIGKILL) }

@@ -21,7 +21,8 @@ enum KillPlan: Equatable, CustomStringConvertible {
         switch self {
         case .never: "never"
         case .after(let delay): String(format: "after %.1f ms", delay * 1000)
-        case .onTemporaryFile(let count, let delay): "on temporary file \(count)" + (delay > 0 ? String(format: " + %.1f ms", delay * 1000) : "")
+        case .onTemporaryFile(let count, let delay):
+            "on temporary file \(count)" + (delay > 0 ? String(format: " + %.1f ms", delay * 1000) : "")
         }
     }
 }
@@ -34,7 +35,8 @@ struct KillSchedule {
     private var generator: SplitMix64
 
     init(seed: UInt64? = nil) {
-        let chosen = seed
+        let chosen =
+            seed
             ?? UInt64(ProcessInfo.processInfo.environment["PUSHKIT_CRASH_SEED"] ?? "")
             ?? UInt64.random(in: 1...UInt64(UInt32.max))
         self.seed = chosen
@@ -67,7 +69,9 @@ struct KillSchedule {
 final class TemporaryFileTrigger: Sendable {
     private let descriptor: Int32
     private let prefix: String
-    private let state = Mutex<(armed: [Int32: (count: Int, delay: TimeInterval)], killed: Set<Int32>, created: Int, running: Bool)>(([:], [], 0, true))
+    private let state = Mutex<
+        (armed: [Int32: (count: Int, delay: TimeInterval)], killed: Set<Int32>, created: Int, running: Bool)
+    >(([:], [], 0, true))
     private let finished = Atomic(false)
 
     /// Starts watching `stateFile`'s directory, which must exist.
@@ -129,7 +133,9 @@ final class TemporaryFileTrigger: Sendable {
             var offset = 0
             // struct inotify_event { int wd; uint32_t mask, cookie, len; char name[len]; }
             while offset + 16 <= count {
-                let length = buffer.withUnsafeBytes { Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self)) }
+                let length = buffer.withUnsafeBytes {
+                    Int($0.loadUnaligned(fromByteOffset: offset + 12, as: UInt32.self))
+                }
                 let nameBytes = buffer[(offset + 16)..<min(offset + 16 + length, count)].prefix { $0 != 0 }
                 created(name: String(decoding: nameBytes, as: UTF8.self))
                 offset += 16 + length

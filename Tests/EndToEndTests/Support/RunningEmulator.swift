@@ -86,7 +86,8 @@ final class RunningEmulator {
 
         let found: [String]
         do {
-            found = try process.waitForLine(#"^listening on https://[^ ]+:(\d+) \(ca: (.+)\)$"#, in: stdoutPath, timeout: timeout)
+            found = try process.waitForLine(
+                #"^listening on https://[^ ]+:(\d+) \(ca: (.+)\)$"#, in: stdoutPath, timeout: timeout)
         } catch let error as Process.StartError {
             let stderr = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
             throw EmulatorStartError(message: "apns-emulator did not start (exit \(error.status)): \(stderr)")
@@ -175,9 +176,15 @@ enum Curl {
     ///   - headers: in order; repeated names are sent repeatedly.
     ///   - body: sent with `--data-binary` when not `nil`.
     ///   - cacert: the CA to verify the server with (verification stays on).
-    static func request(_ url: String, method: String = "POST", headers: [(String, String)] = [], body: String? = nil, cacert: String? = nil, extra: [String] = []) throws -> CurlResponse {
+    static func request(
+        _ url: String, method: String = "POST", headers: [(String, String)] = [], body: String? = nil,
+        cacert: String? = nil, extra: [String] = []
+    ) throws -> CurlResponse {
         let directory = try TemporaryDirectory()
-        var arguments = ["-sS", "-X", method, "-D", directory.file("headers"), "-o", directory.file("body"), "-w", "%{http_code} %{http_version} %{time_total}"]
+        var arguments = [
+            "-sS", "-X", method, "-D", directory.file("headers"), "-o", directory.file("body"), "-w",
+            "%{http_code} %{http_version} %{time_total}",
+        ]
         arguments.append(url.hasPrefix("http://") ? "--http2-prior-knowledge" : "--http2")
         if let cacert { arguments += ["--cacert", cacert] }
         for (name, value) in headers { arguments += ["-H", "\(name): \(value)"] }
@@ -189,7 +196,8 @@ enum Curl {
         var parsedHeaders: [String: String] = [:]
         for line in ((try? directory.read("headers")) ?? "").split(separator: "\r\n") {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            parsedHeaders[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            parsedHeaders[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         return CurlResponse(
             status: summary.first.flatMap { Int($0) } ?? 0,
@@ -203,12 +211,18 @@ enum Curl {
     }
 
     /// A push to `emulator`: POST /3/device/<deviceToken> with the usual APNs headers.
-    static func push(to emulator: RunningEmulator, deviceToken: String, token: String?, topic: String? = ProviderSetup.topic, extraHeaders: [(String, String)] = [], body: String? = #"{"aps":{"alert":"Hello"}}"#, priorKnowledge: Bool = false, extra: [String] = []) throws -> CurlResponse {
+    static func push(
+        to emulator: RunningEmulator, deviceToken: String, token: String?, topic: String? = ProviderSetup.topic,
+        extraHeaders: [(String, String)] = [], body: String? = #"{"aps":{"alert":"Hello"}}"#,
+        priorKnowledge: Bool = false, extra: [String] = []
+    ) throws -> CurlResponse {
         var headers: [(String, String)] = []
         if let token { headers.append(("authorization", "bearer \(token)")) }
         if let topic { headers.append(("apns-topic", topic)) }
         headers += extraHeaders
         let base = priorKnowledge ? emulator.plainURL : emulator.baseURL
-        return try request(base + "/3/device/" + deviceToken, headers: headers, body: body, cacert: priorKnowledge ? nil : emulator.caPath, extra: extra)
+        return try request(
+            base + "/3/device/" + deviceToken, headers: headers, body: body,
+            cacert: priorKnowledge ? nil : emulator.caPath, extra: extra)
     }
 }

@@ -28,7 +28,8 @@ final class RunningServe {
         stderrPath = ownedDirectory.file("stderr")
         _ = FileManager.default.createFile(atPath: stdoutPath, contents: nil)
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
-        process = BuiltTool.process("register-apns", ["serve", "--listen", "127.0.0.1:0"] + arguments, environment: environment)
+        process = BuiltTool.process(
+            "register-apns", ["serve", "--listen", "127.0.0.1:0"] + arguments, environment: environment)
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
@@ -62,9 +63,12 @@ final class RunningServe {
 
     /// One request through `curl`, a client nobody here wrote.
     @discardableResult
-    func request(_ method: String, _ path: String, json: String? = nil, body: Data? = nil, headers: [String: String] = [:],
-                 caFile: String? = nil) throws -> HTTPExchange {
-        try HTTPExchange.curl(method, baseURL + path, body: body ?? json.map { Data($0.utf8) }, headers: headers, caFile: caFile)
+    func request(
+        _ method: String, _ path: String, json: String? = nil, body: Data? = nil, headers: [String: String] = [:],
+        caFile: String? = nil
+    ) throws -> HTTPExchange {
+        try HTTPExchange.curl(
+            method, baseURL + path, body: body ?? json.map { Data($0.utf8) }, headers: headers, caFile: caFile)
     }
 }
 
@@ -90,12 +94,17 @@ struct HTTPExchange {
 
     /// The exchange as `Tests/Tools/check_openapi.py` reads it (one JSON object per line).
     var record: [String: Any] {
-        ["method": method, "path": path, "status": status, "content_type": headers["content-type"] ?? "", "body": body, "headers": headers]
+        [
+            "method": method, "path": path, "status": status, "content_type": headers["content-type"] ?? "",
+            "body": body, "headers": headers,
+        ]
     }
 
     /// Runs `curl -i` (no `Expect: 100-continue`) and parses the status line, headers and body.
     /// `HEAD` is sent as `curl --head`, which reads no body whatever `Content-Length` says.
-    static func curl(_ method: String, _ url: String, body: Data?, headers: [String: String], caFile: String? = nil) throws -> HTTPExchange {
+    static func curl(
+        _ method: String, _ url: String, body: Data?, headers: [String: String], caFile: String? = nil
+    ) throws -> HTTPExchange {
         var arguments = ["-sS", "-i", "--max-time", "30", "-H", "Expect:"]
         arguments += method == "HEAD" ? ["--head"] : ["-X", method]
         if let caFile { arguments += ["--cacert", caFile] }
@@ -105,7 +114,9 @@ struct HTTPExchange {
         let result = try BuiltTool.runSystem("curl", arguments, stdin: body ?? Data())
         guard result.status == 0 else { throw CurlFailure(status: result.status, stderr: result.stderr) }
         let text = result.stdout
-        guard let split = text.range(of: "\r\n\r\n") else { throw CurlFailure(status: 0, stderr: "no header block in: \(text)") }
+        guard let split = text.range(of: "\r\n\r\n") else {
+            throw CurlFailure(status: 0, stderr: "no header block in: \(text)")
+        }
         let lines = text[..<split.lowerBound].components(separatedBy: "\r\n")
         let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
         var fields: [String: String] = [:]
@@ -114,7 +125,8 @@ struct HTTPExchange {
             fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
         let path = URL(string: url).map { $0.path.isEmpty ? "/" : $0.path } ?? url
-        return HTTPExchange(method: method, path: path, status: status, headers: fields, body: String(text[split.upperBound...]))
+        return HTTPExchange(
+            method: method, path: path, status: status, headers: fields, body: String(text[split.upperBound...]))
     }
 }
 

@@ -24,7 +24,9 @@ final class RunningTinyproxy {
         while true {
             // A port that was free a moment ago; another process may take it first, so retry.
             let candidate = try LoopbackPort.unused()
-            let config = try directory.write("tinyproxy.conf", """
+            let config = try directory.write(
+                "tinyproxy.conf",
+                """
                 Port \(candidate)
                 Listen 127.0.0.1
                 Timeout 30
@@ -38,8 +40,10 @@ final class RunningTinyproxy {
             process.arguments = ["tinyproxy", "-d", "-c", config]
             process.environment = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
             process.standardInput = FileHandle.nullDevice
-            process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: try directory.write("stdout", "")))
-            process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: try directory.write("stderr", "")))
+            process.standardOutput = try FileHandle(
+                forWritingTo: URL(fileURLWithPath: try directory.write("stdout", "")))
+            process.standardError = try FileHandle(
+                forWritingTo: URL(fileURLWithPath: try directory.write("stderr", "")))
             try process.run()
 
             let deadline = Date().addingTimeInterval(timeout)
@@ -53,7 +57,10 @@ final class RunningTinyproxy {
             process.waitUntilExit()
             attempt += 1
             if attempt == 3 {
-                throw LoopbackSetupError(message: "tinyproxy did not start: \((try? directory.read("stderr")) ?? "") \((try? directory.read("tinyproxy.log")) ?? "")")
+                throw LoopbackSetupError(
+                    message:
+                        "tinyproxy did not start: \((try? directory.read("stderr")) ?? "") \((try? directory.read("tinyproxy.log")) ?? "")"
+                )
             }
         }
     }
@@ -100,7 +107,9 @@ enum LoopbackPort {
         defer { close(fd) }
         var address = loopback(port: port)
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         } == 0
     }
 
@@ -123,7 +132,9 @@ final class BoundSocket {
         let fd = Foundation.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = LoopbackPort.loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let named = withUnsafeMutablePointer(to: &address) {

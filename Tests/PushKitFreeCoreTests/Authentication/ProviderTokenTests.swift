@@ -25,15 +25,18 @@ struct ProviderTokenTests {
         let raw = try #require(Base64URL.decode(parts[2]))
         let der = try P256.Signing.ECDSASignature(rawRepresentation: raw).derRepresentation
         let derToken = parts[0] + "." + parts[1] + "." + Base64URL.encode(der)
-        #expect(!(try DecodedProviderToken(compact: String(derToken))).hasValidSignature(from: key.privateKey.publicKey))
+        #expect(
+            !(try DecodedProviderToken(compact: String(derToken))).hasValidSignature(from: key.privateKey.publicKey))
     }
 
-    @Test("malformed tokens say which part is wrong", arguments: [
-        ("abc", "a provider token has 3 dot-separated parts, this one has 1"),
-        ("a.b", "a provider token has 3 dot-separated parts, this one has 2"),
-        ("!!!.e30.e30", "the header is not base64url"),
-        ("e30.WzFd.e30", "the claims is not a JSON object"),
-    ])
+    @Test(
+        "malformed tokens say which part is wrong",
+        arguments: [
+            ("abc", "a provider token has 3 dot-separated parts, this one has 1"),
+            ("a.b", "a provider token has 3 dot-separated parts, this one has 2"),
+            ("!!!.e30.e30", "the header is not base64url"),
+            ("e30.WzFd.e30", "the claims is not a JSON object"),
+        ])
     func malformed(text: String, message: String) {
         #expect { try DecodedProviderToken(compact: text) } throws: { "\($0)" == message }
     }
@@ -41,25 +44,36 @@ struct ProviderTokenTests {
     @Test("key ids and team ids must be 10 letters or digits")
     func identifiers() {
         #expect(ProviderCredentials.identifierProblem("ABCDE12345", name: "key id") == nil)
-        #expect(ProviderCredentials.identifierProblem("ABC", name: "key id") == #"key id "ABC" has 3 characters; Apple's key ids have 10"#)
-        #expect(ProviderCredentials.identifierProblem("ABCDE-1234", name: "team id") == #"team id "ABCDE-1234" contains "-"; Apple's team ids are letters and digits"#)
+        #expect(
+            ProviderCredentials.identifierProblem("ABC", name: "key id")
+                == #"key id "ABC" has 3 characters; Apple's key ids have 10"#)
+        #expect(
+            ProviderCredentials.identifierProblem("ABCDE-1234", name: "team id")
+                == #"team id "ABCDE-1234" contains "-"; Apple's team ids are letters and digits"#)
     }
 
     @Test("PEM parsing: PKCS#8 and SEC1 accepted, other curves and public keys refused with reasons")
     func pemParsing() throws {
         let p256 = P256.Signing.PrivateKey()
-        #expect(try ProviderKey(pem: p256.pemRepresentation, origin: "k").fingerprint == ProviderKey(privateKey: p256).fingerprint)
+        #expect(
+            try ProviderKey(pem: p256.pemRepresentation, origin: "k").fingerprint
+                == ProviderKey(privateKey: p256).fingerprint)
         #expect { try ProviderKey(pem: P384.Signing.PrivateKey().pemRepresentation, origin: "key file k") } throws: {
             "\($0)".contains("another curve; APNs needs a P-256")
         }
-        #expect { try ProviderKey(pem: p256.publicKey.pemRepresentation, origin: "key file k") } throws: { "\($0)".contains("holds a public key") }
-        #expect { try ProviderKey(pem: "hello", origin: "key file k") } throws: { "\($0)".contains("not a PEM key file") }
+        #expect { try ProviderKey(pem: p256.publicKey.pemRepresentation, origin: "key file k") } throws: {
+            "\($0)".contains("holds a public key")
+        }
+        #expect { try ProviderKey(pem: "hello", origin: "key file k") } throws: {
+            "\($0)".contains("not a PEM key file")
+        }
     }
 }
 
 @Suite("provider token cache")
 struct ProviderTokenCacheTests {
-    let credentials = ProviderCredentials(key: ProviderKey(privateKey: P256.Signing.PrivateKey()), keyID: "ABCDE12345", teamID: "TEAM678901")
+    let credentials = ProviderCredentials(
+        key: ProviderKey(privateKey: P256.Signing.PrivateKey()), keyID: "ABCDE12345", teamID: "TEAM678901")
 
     func makeCache(_ clock: ManualClock) throws -> ProviderTokenCache {
         ProviderTokenCache(path: try makeTemporaryDirectory() + "/state/provider-tokens.json", clock: clock)
@@ -111,7 +125,8 @@ struct ProviderTokenCacheTests {
     func keyedByIdentity() throws {
         let cache = try makeCache(ManualClock())
         let a = try cache.token(for: credentials).token
-        let otherKey = ProviderCredentials(key: ProviderKey(privateKey: P256.Signing.PrivateKey()), keyID: "ABCDE12345", teamID: "TEAM678901")
+        let otherKey = ProviderCredentials(
+            key: ProviderKey(privateKey: P256.Signing.PrivateKey()), keyID: "ABCDE12345", teamID: "TEAM678901")
         let otherID = ProviderCredentials(key: credentials.key, keyID: "ZZZZZ12345", teamID: "TEAM678901")
         #expect(try cache.token(for: otherKey).token != a)
         #expect(try cache.token(for: otherID).token != a)

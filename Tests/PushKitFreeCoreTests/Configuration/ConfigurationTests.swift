@@ -11,7 +11,10 @@ struct ConfigurationTests {
         ConfigurationFile(path: "/etc/pk.json", exists: true, values: values)
     }
 
-    func resolve(flags: ConfigurationFlags = ConfigurationFlags(), env: [String: String] = [:], file values: [String: JSONValue] = [:]) throws -> Configuration {
+    func resolve(
+        flags: ConfigurationFlags = ConfigurationFlags(), env: [String: String] = [:],
+        file values: [String: JSONValue] = [:]
+    ) throws -> Configuration {
         var environment = env
         environment["HOME"] = environment["HOME"] ?? home
         return try Configuration(flags: flags, environment: environment, file: file(values))
@@ -29,14 +32,27 @@ struct ConfigurationTests {
     }
 
     static let rows: [Row] = [
-        Row(name: "key path", flag: { $0.keyPath = $1 }, variable: "APNS_KEY_PATH", key: "key_path", read: { $0.keyPath }, defaultValue: nil),
-        Row(name: "key id", flag: { $0.keyID = $1 }, variable: "APNS_KEY_ID", key: "key_id", read: { $0.keyID }, defaultValue: nil),
-        Row(name: "team id", flag: { $0.teamID = $1 }, variable: "APNS_TEAM_ID", key: "team_id", read: { $0.teamID }, defaultValue: nil),
-        Row(name: "topic", flag: { $0.topic = $1 }, variable: "APNS_TOPIC", key: "bundle_id", read: { $0.topic }, defaultValue: nil),
-        Row(name: "ca file", flag: { $0.caFile = $1 }, variable: "APNS_CA_FILE", key: "ca_file", read: { $0.caFile }, defaultValue: nil),
-        Row(name: "devices file", flag: { $0.stateFile = $1 }, variable: "APNS_STATE_FILE", key: "state_file", read: { $0.stateFile },
+        Row(
+            name: "key path", flag: { $0.keyPath = $1 }, variable: "APNS_KEY_PATH", key: "key_path",
+            read: { $0.keyPath }, defaultValue: nil),
+        Row(
+            name: "key id", flag: { $0.keyID = $1 }, variable: "APNS_KEY_ID", key: "key_id", read: { $0.keyID },
+            defaultValue: nil),
+        Row(
+            name: "team id", flag: { $0.teamID = $1 }, variable: "APNS_TEAM_ID", key: "team_id", read: { $0.teamID },
+            defaultValue: nil),
+        Row(
+            name: "topic", flag: { $0.topic = $1 }, variable: "APNS_TOPIC", key: "bundle_id", read: { $0.topic },
+            defaultValue: nil),
+        Row(
+            name: "ca file", flag: { $0.caFile = $1 }, variable: "APNS_CA_FILE", key: "ca_file", read: { $0.caFile },
+            defaultValue: nil),
+        Row(
+            name: "devices file", flag: { $0.stateFile = $1 }, variable: "APNS_STATE_FILE", key: "state_file",
+            read: { $0.stateFile },
             defaultValue: "/home/ada/.local/state/pushkit-free/devices.json"),
-        Row(name: "production url", flag: { $0.apnsURL = $1 }, variable: "APNS_PRODUCTION_URL", key: "production_url",
+        Row(
+            name: "production url", flag: { $0.apnsURL = $1 }, variable: "APNS_PRODUCTION_URL", key: "production_url",
             read: { $0.baseURL(for: .production) }, defaultValue: "https://api.push.apple.com"),
     ]
 
@@ -67,7 +83,8 @@ struct ConfigurationTests {
 
     @Test("the config existing users already have is accepted unchanged")
     func legacyConfig() throws {
-        let json = #"{"team_id": "TEAM123456", "key_id": "KEY1234567", "bundle_id": "com.yourcompany.Sven", "key_path": "~/.claude/secrets/apns-key.p8", "use_sandbox": false}"#
+        let json =
+            #"{"team_id": "TEAM123456", "key_id": "KEY1234567", "bundle_id": "com.yourcompany.Sven", "key_path": "~/.claude/secrets/apns-key.p8", "use_sandbox": false}"#
         let file = try ConfigurationFile(path: "/c.json", contents: Data(json.utf8))
         let configuration = try Configuration(flags: ConfigurationFlags(), environment: ["HOME": home], file: file)
         #expect(configuration.teamID?.value == "TEAM123456")
@@ -84,10 +101,13 @@ struct ConfigurationTests {
         var flags = ConfigurationFlags()
         flags.environment = .production
         flags.environmentFlag = "--production"
-        let everything = try resolve(flags: flags, env: ["APNS_ENVIRONMENT": "sandbox", "APNS_SANDBOX": "true"], file: ["environment": "sandbox", "use_sandbox": true])
+        let everything = try resolve(
+            flags: flags, env: ["APNS_ENVIRONMENT": "sandbox", "APNS_SANDBOX": "true"],
+            file: ["environment": "sandbox", "use_sandbox": true])
         #expect(everything.environment == Setting(.production, from: .flag("--production")))
 
-        let env = try resolve(env: ["APNS_ENVIRONMENT": "development", "APNS_SANDBOX": "false"], file: ["use_sandbox": false])
+        let env = try resolve(
+            env: ["APNS_ENVIRONMENT": "development", "APNS_SANDBOX": "false"], file: ["use_sandbox": false])
         #expect(env.environment == Setting(.sandbox, from: .environment("APNS_ENVIRONMENT")))
 
         let sandboxVariable = try resolve(env: ["APNS_SANDBOX": "true"], file: ["environment": "production"])
@@ -97,7 +117,8 @@ struct ConfigurationTests {
         #expect(fileKey.environment.value == .sandbox)
 
         let useSandbox = try resolve(file: ["use_sandbox": true])
-        #expect(useSandbox.environment == Setting(.sandbox, from: .configFile(key: "use_sandbox", path: "/etc/pk.json")))
+        #expect(
+            useSandbox.environment == Setting(.sandbox, from: .configFile(key: "use_sandbox", path: "/etc/pk.json")))
 
         #expect(try resolve().environment == Setting(.production, from: .defaultValue))
     }
@@ -118,20 +139,30 @@ struct ConfigurationTests {
         #expect(overridden.baseURL(for: .sandbox).value == "https://127.0.0.1:2197")
         #expect(overridden.baseURL(for: .production).value == "https://127.0.0.1:2197")
 
-        #expect(try resolve(env: ["APNS_SANDBOX_URL": "https://sb.example"], file: ["sandbox_url": "https://f.example"]).baseURL(for: .sandbox).value == "https://sb.example")
+        #expect(
+            try resolve(env: ["APNS_SANDBOX_URL": "https://sb.example"], file: ["sandbox_url": "https://f.example"])
+                .baseURL(for: .sandbox).value == "https://sb.example")
         #expect(try resolve(file: ["sandbox_url": "https://f.example"]).baseURL(for: .sandbox).source.kind == "file")
-        #expect(try resolve().baseURL(for: .sandbox) == Setting("https://api.sandbox.push.apple.com", from: .defaultValue))
+        #expect(
+            try resolve().baseURL(for: .sandbox) == Setting("https://api.sandbox.push.apple.com", from: .defaultValue))
     }
 
-    @Test("state directory: PUSHKIT_STATE_DIR > state_dir > XDG_STATE_HOME > ~/.local/state, and the devices file follows it")
+    @Test(
+        "state directory: PUSHKIT_STATE_DIR > state_dir > XDG_STATE_HOME > ~/.local/state, and the devices file follows it"
+    )
     func stateDirectory() throws {
-        let fromEnv = try resolve(env: ["PUSHKIT_STATE_DIR": "/srv/pk", "XDG_STATE_HOME": "/x"], file: ["state_dir": "/f"])
+        let fromEnv = try resolve(
+            env: ["PUSHKIT_STATE_DIR": "/srv/pk", "XDG_STATE_HOME": "/x"], file: ["state_dir": "/f"])
         #expect(fromEnv.stateDirectory == Setting("/srv/pk", from: .environment("PUSHKIT_STATE_DIR")))
         #expect(fromEnv.stateFile.value == "/srv/pk/devices.json")
         #expect(fromEnv.tokenCachePath == "/srv/pk/provider-tokens.json")
-        #expect(try resolve(env: ["XDG_STATE_HOME": "/x"], file: ["state_dir": "~/pk"]).stateDirectory.value == "/home/ada/pk")
+        #expect(
+            try resolve(env: ["XDG_STATE_HOME": "/x"], file: ["state_dir": "~/pk"]).stateDirectory.value
+                == "/home/ada/pk")
         #expect(try resolve(env: ["XDG_STATE_HOME": "/x"]).stateDirectory.value == "/x/pushkit-free")
-        #expect(try resolve(env: ["XDG_STATE_HOME": "relative/ignored"]).stateDirectory.value == "/home/ada/.local/state/pushkit-free")
+        #expect(
+            try resolve(env: ["XDG_STATE_HOME": "relative/ignored"]).stateDirectory.value
+                == "/home/ada/.local/state/pushkit-free")
         #expect(try resolve().stateDirectory == Setting("/home/ada/.local/state/pushkit-free", from: .defaultValue))
     }
 
@@ -142,13 +173,15 @@ struct ConfigurationTests {
         try Data(#"{"key_id":"FLAG000000"}"#.utf8).write(to: URL(fileURLWithPath: flagFile))
         try Data(#"{"key_id":"ENV0000000"}"#.utf8).write(to: URL(fileURLWithPath: envFile))
         try FileManager.default.createDirectory(atPath: dir + "/xdg/pushkit-free", withIntermediateDirectories: true)
-        try Data(#"{"key_id":"XDG0000000"}"#.utf8).write(to: URL(fileURLWithPath: dir + "/xdg/pushkit-free/config.json"))
+        try Data(#"{"key_id":"XDG0000000"}"#.utf8).write(
+            to: URL(fileURLWithPath: dir + "/xdg/pushkit-free/config.json"))
         var flags = ConfigurationFlags()
         flags.configPath = flagFile
         let env = ["HOME": dir, "PUSHKIT_CONFIG": envFile, "XDG_CONFIG_HOME": dir + "/xdg"]
         #expect(try Configuration.resolve(flags: flags, environment: env).keyID?.value == "FLAG000000")
         #expect(try Configuration.resolve(flags: ConfigurationFlags(), environment: env).keyID?.value == "ENV0000000")
-        let xdg = try Configuration.resolve(flags: ConfigurationFlags(), environment: ["HOME": dir, "XDG_CONFIG_HOME": dir + "/xdg"])
+        let xdg = try Configuration.resolve(
+            flags: ConfigurationFlags(), environment: ["HOME": dir, "XDG_CONFIG_HOME": dir + "/xdg"])
         #expect(xdg.keyID?.value == "XDG0000000")
         #expect(xdg.fileSource == .defaultValue)
         let none = try Configuration.resolve(flags: ConfigurationFlags(), environment: ["HOME": dir])
@@ -159,10 +192,11 @@ struct ConfigurationTests {
     @Test("unknown keys are warnings, not errors")
     func unknownKeys() throws {
         let configuration = try resolve(file: ["bundle_id": "a.b", "colour": "blue", "retries": 3])
-        #expect(configuration.warnings == [
-            #"ignoring unknown key "colour" in /etc/pk.json"#,
-            #"ignoring unknown key "retries" in /etc/pk.json"#,
-        ])
+        #expect(
+            configuration.warnings == [
+                #"ignoring unknown key "colour" in /etc/pk.json"#,
+                #"ignoring unknown key "retries" in /etc/pk.json"#,
+            ])
     }
 
     @Test("bad values name the variable, key or file at fault")
@@ -170,14 +204,25 @@ struct ConfigurationTests {
         #expect { try resolve(env: ["APNS_ENVIRONMENT": "staging"]) } throws: { error in
             "\(error)" == #"APNS_ENVIRONMENT must be production or sandbox, not "staging""#
         }
-        #expect { try resolve(env: ["APNS_SANDBOX": "maybe"]) } throws: { "\($0)".contains("APNS_SANDBOX must be true or false") }
-        #expect { try resolve(file: ["use_sandbox": "perhaps"]) } throws: { "\($0)".contains("use_sandbox in /etc/pk.json must be true or false") }
-        #expect { try resolve(file: ["key_id": 12]) } throws: { "\($0)" == "key_id in /etc/pk.json must be a string, not a number" }
-        #expect { try resolve(env: ["APNS_PRODUCTION_URL": "api.push.apple.com"]) } throws: { "\($0)".contains("APNS_PRODUCTION_URL must be an http(s) URL") }
-        #expect { try ConfigurationFile(path: "/c.json", contents: Data("{\"a\":".utf8)) } throws: { error in
-            (error as? ConfigurationError)?.exitStatus == .configuration && "\(error)".hasPrefix("config file /c.json is not valid JSON")
+        #expect { try resolve(env: ["APNS_SANDBOX": "maybe"]) } throws: {
+            "\($0)".contains("APNS_SANDBOX must be true or false")
         }
-        #expect { try ConfigurationFile(path: "/c.json", contents: Data("[1]".utf8)) } throws: { "\($0)" == "config file /c.json must hold a JSON object, not a array" }
+        #expect { try resolve(file: ["use_sandbox": "perhaps"]) } throws: {
+            "\($0)".contains("use_sandbox in /etc/pk.json must be true or false")
+        }
+        #expect { try resolve(file: ["key_id": 12]) } throws: {
+            "\($0)" == "key_id in /etc/pk.json must be a string, not a number"
+        }
+        #expect { try resolve(env: ["APNS_PRODUCTION_URL": "api.push.apple.com"]) } throws: {
+            "\($0)".contains("APNS_PRODUCTION_URL must be an http(s) URL")
+        }
+        #expect { try ConfigurationFile(path: "/c.json", contents: Data("{\"a\":".utf8)) } throws: { error in
+            (error as? ConfigurationError)?.exitStatus == .configuration
+                && "\(error)".hasPrefix("config file /c.json is not valid JSON")
+        }
+        #expect { try ConfigurationFile(path: "/c.json", contents: Data("[1]".utf8)) } throws: {
+            "\($0)" == "config file /c.json must hold a JSON object, not a array"
+        }
     }
 
     @Test("a config file named explicitly must exist (exit 66); the default one may be missing")
@@ -185,9 +230,11 @@ struct ConfigurationTests {
         var flags = ConfigurationFlags()
         flags.configPath = "/nonexistent/pk.json"
         #expect { try Configuration.resolve(flags: flags, environment: ["HOME": "/nonexistent"]) } throws: { error in
-            (error as? ConfigurationError)?.exitStatus == .noInput && "\(error)" == "config file /nonexistent/pk.json (from --config) does not exist"
+            (error as? ConfigurationError)?.exitStatus == .noInput
+                && "\(error)" == "config file /nonexistent/pk.json (from --config) does not exist"
         }
-        #expect(try !Configuration.resolve(flags: ConfigurationFlags(), environment: ["HOME": "/nonexistent"]).file.exists)
+        #expect(
+            try !Configuration.resolve(flags: ConfigurationFlags(), environment: ["HOME": "/nonexistent"]).file.exists)
     }
 }
 

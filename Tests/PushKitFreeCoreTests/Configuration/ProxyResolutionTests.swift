@@ -75,7 +75,10 @@ struct ProxyResolutionTests {
 
     @Test("for an https URL: https_proxy, then HTTPS_PROXY, then all_proxy, then ALL_PROXY; empty ones count as unset")
     func httpsPrecedence() {
-        let all = ["https_proxy": "http://a:1", "HTTPS_PROXY": "http://b:1", "all_proxy": "http://c:1", "ALL_PROXY": "http://d:1"]
+        let all = [
+            "https_proxy": "http://a:1", "HTTPS_PROXY": "http://b:1", "all_proxy": "http://c:1",
+            "ALL_PROXY": "http://d:1",
+        ]
         var env = all
         var expected = ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
         while let name = expected.first {
@@ -84,25 +87,31 @@ struct ProxyResolutionTests {
             env[name] = ""
             expected.removeFirst()
         }
-        #expect(ProxyResolution.resolve(url: Self.apns, configured: nil, environment: env) == ProxyResolution(proxy: nil, exemption: nil))
+        #expect(
+            ProxyResolution.resolve(url: Self.apns, configured: nil, environment: env)
+                == ProxyResolution(proxy: nil, exemption: nil))
     }
 
     @Test("for an http URL only the lowercase http_proxy counts, then all_proxy; https_proxy does not apply")
     func httpPrecedence() {
         let url = "http://127.0.0.1:2197"
-        let upper = ProxyResolution.resolve(url: url, configured: nil, environment: ["HTTP_PROXY": "http://a:1", "https_proxy": "http://b:1"])
+        let upper = ProxyResolution.resolve(
+            url: url, configured: nil, environment: ["HTTP_PROXY": "http://a:1", "https_proxy": "http://b:1"])
         #expect(upper.proxy == nil)
-        let lower = ProxyResolution.resolve(url: url, configured: nil, environment: ["http_proxy": "http://a:1", "all_proxy": "http://c:1"])
+        let lower = ProxyResolution.resolve(
+            url: url, configured: nil, environment: ["http_proxy": "http://a:1", "all_proxy": "http://c:1"])
         #expect(lower.proxy == Setting("http://a:1", from: .environment("http_proxy")))
-        let fallback = ProxyResolution.resolve(url: url, configured: nil, environment: ["HTTPS_PROXY": "http://b:1", "all_proxy": "http://c:1"])
+        let fallback = ProxyResolution.resolve(
+            url: url, configured: nil, environment: ["HTTPS_PROXY": "http://b:1", "all_proxy": "http://c:1"])
         #expect(fallback.proxy == Setting("http://c:1", from: .environment("all_proxy")))
     }
 
     @Test("a configured proxy beats every environment variable")
     func configuredWins() {
         let configured = Setting("socks5h://p:1080", from: .flag("--proxy"))
-        let resolution = ProxyResolution.resolve(url: Self.apns, configured: configured,
-                                                 environment: ["https_proxy": "http://a:1", "ALL_PROXY": "http://d:1"])
+        let resolution = ProxyResolution.resolve(
+            url: Self.apns, configured: configured,
+            environment: ["https_proxy": "http://a:1", "ALL_PROXY": "http://d:1"])
         #expect(resolution.proxy == configured)
         #expect(resolution.exemption == nil)
     }
@@ -112,7 +121,11 @@ struct ProxyResolutionTests {
         let env = ["HTTPS_PROXY": "http://a:1", "NO_PROXY": "example.org, .apple.com"]
         let fromEnv = ProxyResolution.resolve(url: Self.apns + "/3/device/ab", configured: nil, environment: env)
         #expect(fromEnv.proxy == nil)
-        #expect(fromEnv.exemption == .init(variable: "NO_PROXY", entry: ".apple.com", bypassed: Setting("http://a:1", from: .environment("HTTPS_PROXY"))))
+        #expect(
+            fromEnv.exemption
+                == .init(
+                    variable: "NO_PROXY", entry: ".apple.com",
+                    bypassed: Setting("http://a:1", from: .environment("HTTPS_PROXY"))))
 
         let configured = Setting("http://p:3128", from: .configFile(key: "proxy", path: "/etc/pk.json"))
         let fromFile = ProxyResolution.resolve(url: Self.apns, configured: configured, environment: env)
@@ -120,67 +133,92 @@ struct ProxyResolutionTests {
         #expect(fromFile.exemption?.bypassed == configured)
 
         let direct = ProxyResolution.resolve(url: Self.apns, configured: nil, environment: ["no_proxy": "*"])
-        #expect(direct == ProxyResolution(proxy: nil, exemption: .init(variable: "no_proxy", entry: "*", bypassed: nil)))
+        #expect(
+            direct == ProxyResolution(proxy: nil, exemption: .init(variable: "no_proxy", entry: "*", bypassed: nil)))
     }
 
     @Test("libcurl reads no_proxy when it is set and not empty, and NO_PROXY only otherwise")
     func noProxyVariableOrder() {
         let proxy = ["HTTPS_PROXY": "http://a:1"]
-        let lowerWins = ProxyResolution.resolve(url: Self.apns, configured: nil, environment: proxy.merging(["no_proxy": "example.org", "NO_PROXY": "apple.com"]) { $1 })
+        let lowerWins = ProxyResolution.resolve(
+            url: Self.apns, configured: nil,
+            environment: proxy.merging(["no_proxy": "example.org", "NO_PROXY": "apple.com"]) { $1 })
         #expect(lowerWins.proxy?.value == "http://a:1")
-        let emptyLower = ProxyResolution.resolve(url: Self.apns, configured: nil, environment: proxy.merging(["no_proxy": "", "NO_PROXY": "apple.com"]) { $1 })
+        let emptyLower = ProxyResolution.resolve(
+            url: Self.apns, configured: nil,
+            environment: proxy.merging(["no_proxy": "", "NO_PROXY": "apple.com"]) { $1 })
         #expect(emptyLower.exemption?.variable == "NO_PROXY")
     }
 
-    @Test("the host of a URL leaves out user info, port and path; no_proxy ignores the port", arguments: [
-        ("https://api.push.apple.com", "api.push.apple.com"),
-        ("https://api.push.apple.com:2197/3/device/x", "api.push.apple.com"),
-        ("https://u:p@Host.Example:443?q", "Host.Example"),
-        ("http://127.0.0.1:8080", "127.0.0.1"),
-        ("https://[::1]:2197/", "[::1]"),
-    ])
+    @Test(
+        "the host of a URL leaves out user info, port and path; no_proxy ignores the port",
+        arguments: [
+            ("https://api.push.apple.com", "api.push.apple.com"),
+            ("https://api.push.apple.com:2197/3/device/x", "api.push.apple.com"),
+            ("https://u:p@Host.Example:443?q", "Host.Example"),
+            ("http://127.0.0.1:8080", "127.0.0.1"),
+            ("https://[::1]:2197/", "[::1]"),
+        ])
     func hostOfURL(url: String, host: String) {
         #expect(ProxyResolution.host(of: url) == host)
-        #expect(ProxyResolution.resolve(url: url, configured: nil, environment: ["HTTPS_PROXY": "http://a:1", "http_proxy": "http://a:1",
-                                                          "no_proxy": host.trimmingCharacters(in: CharacterSet(charactersIn: "[]"))])
+        #expect(
+            ProxyResolution.resolve(
+                url: url, configured: nil,
+                environment: [
+                    "HTTPS_PROXY": "http://a:1", "http_proxy": "http://a:1",
+                    "no_proxy": host.trimmingCharacters(in: CharacterSet(charactersIn: "[]")),
+                ]
+            )
             .proxy == nil)
     }
 
     // MARK: checking and masking
 
-    @Test("credentials are masked wherever they are", arguments: [
-        ("http://user:secret@proxy:3128", "http://***@proxy:3128"),
-        ("socks5h://user@proxy:1080", "socks5h://***@proxy:1080"),
-        ("http://user:p@ss/w:rd@proxy:3128/", "http://***@proxy:3128/"),
-        ("user:secret@proxy:3128", "***@proxy:3128"),
-        ("http://proxy:3128", "http://proxy:3128"),
-        ("proxy:3128", "proxy:3128"),
-    ])
+    @Test(
+        "credentials are masked wherever they are",
+        arguments: [
+            ("http://user:secret@proxy:3128", "http://***@proxy:3128"),
+            ("socks5h://user@proxy:1080", "socks5h://***@proxy:1080"),
+            ("http://user:p@ss/w:rd@proxy:3128/", "http://***@proxy:3128/"),
+            ("user:secret@proxy:3128", "***@proxy:3128"),
+            ("http://proxy:3128", "http://proxy:3128"),
+            ("proxy:3128", "proxy:3128"),
+        ])
     func masking(text: String, shown: String) {
         #expect(ProxyAddress.masked(text) == shown)
     }
 
-    @Test("every libcurl proxy scheme is accepted, in any case", arguments: [
-        "http://127.0.0.1:3128", "HTTP://proxy", "https://proxy.corp:443", "socks5h://u:p@proxy:1080", "socks5://proxy",
-        "socks4a://proxy:1080", "socks4://[::1]:1080", "http://proxy:3128/",
-    ])
+    @Test(
+        "every libcurl proxy scheme is accepted, in any case",
+        arguments: [
+            "http://127.0.0.1:3128", "HTTP://proxy", "https://proxy.corp:443", "socks5h://u:p@proxy:1080",
+            "socks5://proxy",
+            "socks4a://proxy:1080", "socks4://[::1]:1080", "http://proxy:3128/",
+        ])
     func acceptedSchemes(text: String) throws {
         try ProxyAddress.validate(Setting(text, from: .flag("--proxy")))
     }
 
-    @Test("a proxy URL libcurl cannot use exits 78 naming its source, credentials masked", arguments: [
-        ("ftp://user:secret@proxy:21", "must be a proxy URL starting with http://, https://, socks5h://, socks5://, socks4a:// or socks4://"),
-        ("proxy.corp:3128", "must be a proxy URL starting with"),
-        ("http://user:secret@", "names no proxy host"),
-        ("http://user:secret@proxy:0", "has a port that is not 1-65535"),
-        ("http://user:secret@proxy:99999", "has a port that is not 1-65535"),
-        ("http://user:secret@proxy:", "has a port that is not 1-65535"),
-        ("http://user:secret@[::1", "unclosed ["),
-        ("http://user:secret@proxy :3128", "must not contain spaces"),
-    ])
+    @Test(
+        "a proxy URL libcurl cannot use exits 78 naming its source, credentials masked",
+        arguments: [
+            (
+                "ftp://user:secret@proxy:21",
+                "must be a proxy URL starting with http://, https://, socks5h://, socks5://, socks4a:// or socks4://"
+            ),
+            ("proxy.corp:3128", "must be a proxy URL starting with"),
+            ("http://user:secret@", "names no proxy host"),
+            ("http://user:secret@proxy:0", "has a port that is not 1-65535"),
+            ("http://user:secret@proxy:99999", "has a port that is not 1-65535"),
+            ("http://user:secret@proxy:", "has a port that is not 1-65535"),
+            ("http://user:secret@[::1", "unclosed ["),
+            ("http://user:secret@proxy :3128", "must not contain spaces"),
+        ])
     func rejected(text: String, problem: String) {
         for source in [SettingSource.flag("--proxy"), .configFile(key: "proxy", path: "/etc/pk.json")] {
-            let error = #expect(throws: ConfigurationError.self) { try ProxyAddress.validate(Setting(text, from: source)) }
+            let error = #expect(throws: ConfigurationError.self) {
+                try ProxyAddress.validate(Setting(text, from: source))
+            }
             #expect(error?.exitStatus == .configuration)
             #expect(error?.message.hasPrefix("\(source) ") == true, "\(error?.message ?? "")")
             #expect(error?.message.contains(problem) == true, "\(error?.message ?? "")")
@@ -194,8 +232,9 @@ struct ProxyResolutionTests {
         var flags = ConfigurationFlags()
         flags.proxy = flag
         let values: [String: JSONValue] = file.map { ["proxy": .string($0)] } ?? [:]
-        return try Configuration(flags: flags, environment: env.merging(["HOME": "/home/ada"]) { $1 },
-                                 file: ConfigurationFile(path: "/etc/pk.json", exists: true, values: values))
+        return try Configuration(
+            flags: flags, environment: env.merging(["HOME": "/home/ada"]) { $1 },
+            file: ConfigurationFile(path: "/etc/pk.json", exists: true, values: values))
     }
 
     @Test("--proxy beats the config file's proxy; neither leaves it to the environment; proxy is a known key")
@@ -208,7 +247,8 @@ struct ProxyResolutionTests {
         let none = try configuration(env: ["HTTPS_PROXY": "http://env:1", "NO_PROXY": "x", "APNS_TOPIC": "t"])
         #expect(none.proxy == nil)
         #expect(none.proxyEnvironment == ["HTTPS_PROXY": "http://env:1", "NO_PROXY": "x"])
-        #expect(none.proxyResolution(for: Self.apns).proxy == Setting("http://env:1", from: .environment("HTTPS_PROXY")))
+        #expect(
+            none.proxyResolution(for: Self.apns).proxy == Setting("http://env:1", from: .environment("HTTPS_PROXY")))
     }
 
     @Test("a bad proxy in the config file names the key and the file")
@@ -226,14 +266,23 @@ struct ProxyResolutionTests {
 
     @Test("check names the proxy and its source: flag, config key, environment variable, or none")
     func doctorSources() throws {
-        let flag = try proxyFinding(try configuration(flag: "http://u:secret@proxy:3128", env: ["HTTPS_PROXY": "http://env:1"]))
-        #expect(flag == DoctorFinding(setting: "proxy", value: "http://***@proxy:3128", source: "flag", severity: .ok, message: "from --proxy"))
+        let flag = try proxyFinding(
+            try configuration(flag: "http://u:secret@proxy:3128", env: ["HTTPS_PROXY": "http://env:1"]))
+        #expect(
+            flag
+                == DoctorFinding(
+                    setting: "proxy", value: "http://***@proxy:3128", source: "flag", severity: .ok,
+                    message: "from --proxy"))
         let file = try proxyFinding(try configuration(file: "socks5h://proxy:1080"))
         #expect(file.value == "socks5h://proxy:1080")
         #expect(file.source == "file")
         #expect(file.message == "from proxy in /etc/pk.json")
         let env = try proxyFinding(try configuration(env: ["all_proxy": "proxy:3128", "ALL_PROXY": "http://other:1"]))
-        #expect(env == DoctorFinding(setting: "proxy", value: "proxy:3128", source: "env", severity: .ok, message: "from all_proxy (no scheme: libcurl uses http://)"))
+        #expect(
+            env
+                == DoctorFinding(
+                    setting: "proxy", value: "proxy:3128", source: "env", severity: .ok,
+                    message: "from all_proxy (no scheme: libcurl uses http://)"))
         let none = try proxyFinding(try configuration())
         #expect(none.value == "(none)")
         #expect(none.severity == .ok)
@@ -242,10 +291,14 @@ struct ProxyResolutionTests {
 
     @Test("check says when NO_PROXY exempts the APNs host, and which proxy it turns off")
     func doctorExemption() throws {
-        let finding = try proxyFinding(try configuration(flag: "http://u:secret@proxy:3128", env: ["NO_PROXY": "localhost,push.apple.com"]))
+        let finding = try proxyFinding(
+            try configuration(flag: "http://u:secret@proxy:3128", env: ["NO_PROXY": "localhost,push.apple.com"]))
         #expect(finding.value == "(none)")
         #expect(finding.source == "env")
-        #expect(finding.message == "NO_PROXY exempts api.push.apple.com (entry push.apple.com): connecting directly; the proxy http://***@proxy:3128 from --proxy is not used")
+        #expect(
+            finding.message
+                == "NO_PROXY exempts api.push.apple.com (entry push.apple.com): connecting directly; the proxy http://***@proxy:3128 from --proxy is not used"
+        )
     }
 
     @Test("check fails an environment proxy whose scheme libcurl rejects, without showing its password")

@@ -21,7 +21,10 @@ final class ScriptedTransport: HTTP2Transport {
         self.latency = latency
     }
 
-    func perform(deadline: ContinuousClock.Instant, next: (ContinuousClock.Instant) -> HTTP2RequestSupply, onResponse: (HTTP2Response) -> Void) {
+    func perform(
+        deadline: ContinuousClock.Instant, next: (ContinuousClock.Instant) -> HTTP2RequestSupply,
+        onResponse: (HTTP2Response) -> Void
+    ) {
         let start = ContinuousClock.now
         var now = start
         var inFlight: [(done: ContinuousClock.Instant, request: HTTP2Request, token: String)] = []
@@ -29,7 +32,11 @@ final class ScriptedTransport: HTTP2Transport {
         while true {
             if now >= deadline {
                 for entry in inFlight {
-                    onResponse(HTTP2Response(tag: entry.request.tag, result: .failure(TransportFailure(kind: .timeout, code: 28, message: "no answer before the deadline"))))
+                    onResponse(
+                        HTTP2Response(
+                            tag: entry.request.tag,
+                            result: .failure(
+                                TransportFailure(kind: .timeout, code: 28, message: "no answer before the deadline"))))
                 }
                 return
             }
@@ -38,7 +45,8 @@ final class ScriptedTransport: HTTP2Transport {
                 switch next(now) {
                 case .request(let request):
                     let token = String(request.url.split(separator: "/").last ?? "")
-                    sent.append((request.url, request.headers.first { $0.name == "authorization" }?.value ?? "", now - start))
+                    sent.append(
+                        (request.url, request.headers.first { $0.name == "authorization" }?.value ?? "", now - start))
                     inFlight.append((now + (latency[token] ?? .zero), request, token))
                 case .notBefore(let instant):
                     wake = instant
@@ -56,7 +64,10 @@ final class ScriptedTransport: HTTP2Transport {
             let done = inFlight.filter { $0.done <= now }
             inFlight.removeAll { $0.done <= now }
             for entry in done {
-                var answers = script[entry.token] ?? [.success(HTTP2Answer(status: 200, headers: ["apns-id": "id"], body: Data()))]
+                var answers =
+                    script[entry.token] ?? [
+                        .success(HTTP2Answer(status: 200, headers: ["apns-id": "id"], body: Data()))
+                    ]
                 let answer = answers.count > 1 ? answers.removeFirst() : answers[0]
                 script[entry.token] = answers
                 onResponse(HTTP2Response(tag: entry.request.tag, result: answer))
@@ -79,7 +90,9 @@ final class CountingTokens: ProviderTokenSource {
 
 @Suite("delivery decisions")
 struct PushDeliveryTests {
-    static func answer(_ status: Int, _ reason: String? = nil, timestamp: Int? = nil) -> Result<HTTP2Answer, TransportFailure> {
+    static func answer(
+        _ status: Int, _ reason: String? = nil, timestamp: Int? = nil
+    ) -> Result<HTTP2Answer, TransportFailure> {
         var body = ""
         if let reason { body = #"{"reason":"\#(reason)"\#(timestamp.map { ",\"timestamp\":\($0)" } ?? "")}"# }
         return .success(HTTP2Answer(status: status, headers: [:], body: Data(body.utf8)))
@@ -88,12 +101,17 @@ struct PushDeliveryTests {
     let token = try! DeviceToken(validating: String(repeating: "ab", count: 32))
     let request = APNsRequest(bundleID: "com.example.app", payload: Data(#"{"aps":{}}"#.utf8))
 
-    func deliver(_ transport: ScriptedTransport, tokens: CountingTokens = CountingTokens(), recorded: APNsEnvironment? = nil,
-                 retries: Int = 3) throws -> DeliveryResult {
+    func deliver(
+        _ transport: ScriptedTransport, tokens: CountingTokens = CountingTokens(), recorded: APNsEnvironment? = nil,
+        retries: Int = 3
+    ) throws -> DeliveryResult {
         let delivery = PushDelivery(
             client: transport, baseURL: { $0 == .production ? "https://prod" : "https://sandbox" }, tokens: tokens,
             policy: DeliveryPolicy(retries: retries), defaultEnvironment: .production, jitter: { 0.5 })
-        return try #require(try delivery.deliver(request, to: [DeliveryTarget(deviceID: "d", token: token, recordedEnvironment: recorded)]).first)
+        return try #require(
+            try delivery.deliver(
+                request, to: [DeliveryTarget(deviceID: "d", token: token, recordedEnvironment: recorded)]
+            ).first)
     }
 
     @Test("back-off doubles from 250 ms with jitter between half and one and a half, capped at 8 s")
@@ -120,7 +138,9 @@ struct PushDeliveryTests {
     /// slowest request of the round answered or the deadline passed.
     @Test("a slow device holds up no retry: 429s and 500s are resent after their own back-off while it is in flight")
     func slowDeviceDoesNotStarveRetries() throws {
-        let tokens = (0..<30).map { try! DeviceToken(validating: String(repeating: "cd", count: 28) + String(format: "%08x", $0)) }
+        let tokens = (0..<30).map {
+            try! DeviceToken(validating: String(repeating: "cd", count: 28) + String(format: "%08x", $0))
+        }
         var script: [String: [Result<HTTP2Answer, TransportFailure>]] = [:]
         var latency: [String: Duration] = [:]
         for (n, token) in tokens.enumerated() {
@@ -132,15 +152,21 @@ struct PushDeliveryTests {
             }
         }
         let transport = ScriptedTransport(script, latency: latency)
-        let delivery = PushDelivery(client: transport, baseURL: { _ in "https://prod" }, tokens: CountingTokens(),
-                                    policy: DeliveryPolicy(retries: 3, timeout: .seconds(4)), defaultEnvironment: .production, jitter: { 0.5 })
-        let results = try delivery.deliver(request, to: tokens.map { DeliveryTarget(deviceID: nil, token: $0, recordedEnvironment: nil) })
+        let delivery = PushDelivery(
+            client: transport, baseURL: { _ in "https://prod" }, tokens: CountingTokens(),
+            policy: DeliveryPolicy(retries: 3, timeout: .seconds(4)), defaultEnvironment: .production, jitter: { 0.5 })
+        let results = try delivery.deliver(
+            request, to: tokens.map { DeliveryTarget(deviceID: nil, token: $0, recordedEnvironment: nil) })
         for (n, result) in results.enumerated() {
             switch n % 10 {
             case 0, 1:
-                #expect(result.outcome == .delivered && result.attempts == 2, "device \(n): \(result.outcome) after \(result.attempts)")
+                #expect(
+                    result.outcome == .delivered && result.attempts == 2,
+                    "device \(n): \(result.outcome) after \(result.attempts)")
             case 2:
-                #expect(result.outcome == .failed && result.transportFailure == .timeout && result.attempts == 1, "device \(n)")
+                #expect(
+                    result.outcome == .failed && result.transportFailure == .timeout && result.attempts == 1,
+                    "device \(n)")
             default:
                 #expect(result.outcome == .delivered && result.attempts == 1, "device \(n)")
             }
@@ -148,7 +174,9 @@ struct PushDeliveryTests {
         // Each retry went out 250 ms (its back-off) after the first answers, not after the slow device.
         let resends = transport.sent.filter { $0.at > .zero }
         #expect(resends.count == 6 && resends.allSatisfy { $0.at == .milliseconds(250) }, "\(resends.map(\.at))")
-        #expect(transport.elapsed <= .seconds(4) && transport.elapsed > .milliseconds(3_990), "the run ends at its deadline, when the slow requests time out")
+        #expect(
+            transport.elapsed <= .seconds(4) && transport.elapsed > .milliseconds(3_990),
+            "the run ends at its deadline, when the slow requests time out")
     }
 
     @Test("a lost connection is retried; a TLS failure is not")
@@ -182,15 +210,20 @@ struct PushDeliveryTests {
         let transport = ScriptedTransport([token.hex: [Self.answer(400, "BadDeviceToken"), Self.answer(200)]])
         let learned = try deliver(transport)
         #expect(learned.outcome == .delivered && learned.environment == .sandbox)
-        #expect(transport.sent.map(\.url) == ["https://prod/3/device/\(token.hex)", "https://sandbox/3/device/\(token.hex)"])
+        #expect(
+            transport.sent.map(\.url) == [
+                "https://prod/3/device/\(token.hex)", "https://sandbox/3/device/\(token.hex)",
+            ])
 
-        let pinned = try deliver(ScriptedTransport([token.hex: [Self.answer(400, "BadDeviceToken")]]), recorded: .production)
+        let pinned = try deliver(
+            ScriptedTransport([token.hex: [Self.answer(400, "BadDeviceToken")]]), recorded: .production)
         #expect(pinned.outcome == .rejected && pinned.attempts == 1)
     }
 
     @Test("410 carries its timestamp; permanent errors are not retried")
     func unregisteredAndPermanent() throws {
-        let gone = try deliver(ScriptedTransport([token.hex: [Self.answer(410, "Unregistered", timestamp: 1_700_000_000_000)]]))
+        let gone = try deliver(
+            ScriptedTransport([token.hex: [Self.answer(410, "Unregistered", timestamp: 1_700_000_000_000)]]))
         #expect(gone.outcome == .unregistered)
         #expect(gone.unregisteredAt == Date(timeIntervalSince1970: 1_700_000_000))
         let transport = ScriptedTransport([token.hex: [Self.answer(400, "DeviceTokenNotForTopic")]])
@@ -200,18 +233,30 @@ struct PushDeliveryTests {
 
     @Test("exit status: 0 all delivered or pruned, 75 only temporary, 69 unreachable, 1 otherwise")
     func exitStatus() {
-        func result(_ outcome: DeliveryResult.Outcome, status: Int, failure: TransportFailure.Kind? = nil) -> DeliveryResult {
-            var result = DeliveryResult(target: DeliveryTarget(deviceID: nil, token: token, recordedEnvironment: nil), environment: .production)
+        func result(
+            _ outcome: DeliveryResult.Outcome, status: Int, failure: TransportFailure.Kind? = nil
+        ) -> DeliveryResult {
+            var result = DeliveryResult(
+                target: DeliveryTarget(deviceID: nil, token: token, recordedEnvironment: nil), environment: .production)
             result.outcome = outcome
             result.status = status
             result.transportFailure = failure
             return result
         }
         #expect(DeliveryReport(results: [], seconds: 0).exitStatus == .success)
-        #expect(DeliveryReport(results: [result(.delivered, status: 200), result(.unregistered, status: 410)], seconds: 0).exitStatus == .success)
-        #expect(DeliveryReport(results: [result(.delivered, status: 200), result(.failed, status: 503)], seconds: 0).exitStatus == .temporaryFailure)
-        #expect(DeliveryReport(results: [result(.failed, status: 0, failure: .connect)], seconds: 0).exitStatus == .unavailable)
-        #expect(DeliveryReport(results: [result(.failed, status: 0, failure: .tls)], seconds: 0).exitStatus == .unavailable)
-        #expect(DeliveryReport(results: [result(.rejected, status: 400), result(.failed, status: 503)], seconds: 0).exitStatus == .partialFailure)
+        #expect(
+            DeliveryReport(results: [result(.delivered, status: 200), result(.unregistered, status: 410)], seconds: 0)
+                .exitStatus == .success)
+        #expect(
+            DeliveryReport(results: [result(.delivered, status: 200), result(.failed, status: 503)], seconds: 0)
+                .exitStatus == .temporaryFailure)
+        #expect(
+            DeliveryReport(results: [result(.failed, status: 0, failure: .connect)], seconds: 0).exitStatus
+                == .unavailable)
+        #expect(
+            DeliveryReport(results: [result(.failed, status: 0, failure: .tls)], seconds: 0).exitStatus == .unavailable)
+        #expect(
+            DeliveryReport(results: [result(.rejected, status: 400), result(.failed, status: 503)], seconds: 0)
+                .exitStatus == .partialFailure)
     }
 }

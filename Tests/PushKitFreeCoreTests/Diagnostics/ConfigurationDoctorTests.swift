@@ -11,17 +11,22 @@ struct FixedClock: WallClock {
 @Suite("apns-jwt check (the doctor)")
 struct ConfigurationDoctorTests {
     func configuration(_ env: [String: String]) throws -> Configuration {
-        try Configuration(flags: ConfigurationFlags(), environment: ["HOME": "/nonexistent"].merging(env) { _, new in new },
-                          file: ConfigurationFile(path: "/nonexistent/config.json", exists: false, values: [:]))
+        try Configuration(
+            flags: ConfigurationFlags(), environment: ["HOME": "/nonexistent"].merging(env) { _, new in new },
+            file: ConfigurationFile(path: "/nonexistent/config.json", exists: false, values: [:]))
     }
 
     func finding(_ setting: String, _ findings: [DoctorFinding]) -> DoctorFinding? {
         findings.first { $0.setting == setting }
     }
 
-    @Test("a clock before 2026 or after 2100 is reported as obviously wrong", arguments: [1_577_836_800.0, 4_200_000_000.0])
+    @Test(
+        "a clock before 2026 or after 2100 is reported as obviously wrong",
+        arguments: [1_577_836_800.0, 4_200_000_000.0])
     func wrongClock(seconds: Double) throws {
-        let findings = ConfigurationDoctor(configuration: try configuration([:]), clock: FixedClock(date: Date(timeIntervalSince1970: seconds))).findings()
+        let findings = ConfigurationDoctor(
+            configuration: try configuration([:]), clock: FixedClock(date: Date(timeIntervalSince1970: seconds))
+        ).findings()
         let clock = try #require(finding("clock", findings))
         #expect(clock.severity == .error)
         #expect(clock.message.contains("obviously wrong"))
@@ -29,7 +34,9 @@ struct ConfigurationDoctorTests {
 
     @Test("a plausible clock is fine; missing key, ids and topic are each named with what to set")
     func missingSettings() throws {
-        let findings = ConfigurationDoctor(configuration: try configuration([:]), clock: FixedClock(date: Date(timeIntervalSince1970: 1_795_000_000))).findings()
+        let findings = ConfigurationDoctor(
+            configuration: try configuration([:]), clock: FixedClock(date: Date(timeIntervalSince1970: 1_795_000_000))
+        ).findings()
         #expect(finding("clock", findings)?.severity == .ok)
         #expect(finding("key file", findings)?.message.contains("set --key-path, APNS_KEY_PATH or key_path") == true)
         #expect(finding("key id", findings)?.message == "no key id: set --key-id, APNS_KEY_ID or key_id")
@@ -40,8 +47,10 @@ struct ConfigurationDoctorTests {
 
     @Test("each setting reports where it came from")
     func sources() throws {
-        let findings = ConfigurationDoctor(configuration: try configuration(["APNS_TOPIC": "com.example.app", "APNS_SANDBOX": "true"]),
-                                           clock: FixedClock(date: Date(timeIntervalSince1970: 1_795_000_000))).findings()
+        let findings = ConfigurationDoctor(
+            configuration: try configuration(["APNS_TOPIC": "com.example.app", "APNS_SANDBOX": "true"]),
+            clock: FixedClock(date: Date(timeIntervalSince1970: 1_795_000_000))
+        ).findings()
         #expect(finding("topic", findings)?.source == "env")
         #expect(finding("environment", findings)?.value == "sandbox")
         #expect(finding("apns url", findings)?.value == "https://api.sandbox.push.apple.com")

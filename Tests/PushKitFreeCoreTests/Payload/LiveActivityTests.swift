@@ -11,8 +11,10 @@ struct LiveActivityTests {
     )
 
     /// A Live Activity push as `send-push` builds it for the app `com.example.app`.
-    func build(_ activity: LiveActivity, title: String? = nil, body: String? = nil, sound: String? = nil,
-               pushType: APNsPushType = .liveactivity) throws -> APNsRequest {
+    func build(
+        _ activity: LiveActivity, title: String? = nil, body: String? = nil, sound: String? = nil,
+        pushType: APNsPushType = .liveactivity
+    ) throws -> APNsRequest {
         var spec = PushSpecification()
         spec.pushType = pushType
         spec.content.title = title
@@ -39,32 +41,46 @@ struct LiveActivityTests {
 
     // MARK: Payloads
 
-    @Test("start: event, timestamp, content state, attributes type and attributes, the alert; push type and topic suffix")
+    @Test(
+        "start: event, timestamp, content state, attributes type and attributes, the alert; push type and topic suffix")
     func startPayload() throws {
         let request = try build(Self.start, title: "Build", body: "started")
-        #expect(payload(request) == #"{"aps":{"alert":{"body":"started","title":"Build"},"attributes":{"project":"pushkit"},"# +
-            #""attributes-type":"BuildAttributes","content-state":{"progress":0,"step":"compile"},"event":"start","timestamp":1700000000}}"#)
+        #expect(
+            payload(request)
+                == #"{"aps":{"alert":{"body":"started","title":"Build"},"attributes":{"project":"pushkit"},"#
+                + #""attributes-type":"BuildAttributes","content-state":{"progress":0,"step":"compile"},"event":"start","timestamp":1700000000}}"#
+        )
         #expect(request.pushType == .liveactivity)
         #expect(request.topic == "com.example.app.push-type.liveactivity")
         #expect(request.priority == .immediate)
-        #expect(request.headers(providerToken: "t").contains { $0.name == "apns-push-type" && $0.value == "liveactivity" })
+        #expect(
+            request.headers(providerToken: "t").contains { $0.name == "apns-push-type" && $0.value == "liveactivity" })
     }
 
     @Test("update: content state and stale date; a sound goes inside alert, and no default sound is added")
     func updatePayload() throws {
-        let update = LiveActivity(event: .update, timestamp: 1_700_000_060, contentState: ["progress": 0.5], staleDate: 1_700_000_900)
-        #expect(payload(try build(update)) ==
-            #"{"aps":{"content-state":{"progress":0.5},"event":"update","stale-date":1700000900,"timestamp":1700000060}}"#)
-        #expect(payload(try build(update, body: "half way", sound: "chime.aiff")) ==
-            #"{"aps":{"alert":{"body":"half way","sound":"chime.aiff"},"content-state":{"progress":0.5},"event":"update","stale-date":1700000900,"timestamp":1700000060}}"#)
+        let update = LiveActivity(
+            event: .update, timestamp: 1_700_000_060, contentState: ["progress": 0.5], staleDate: 1_700_000_900)
+        #expect(
+            payload(try build(update))
+                == #"{"aps":{"content-state":{"progress":0.5},"event":"update","stale-date":1700000900,"timestamp":1700000060}}"#
+        )
+        #expect(
+            payload(try build(update, body: "half way", sound: "chime.aiff"))
+                == #"{"aps":{"alert":{"body":"half way","sound":"chime.aiff"},"content-state":{"progress":0.5},"event":"update","stale-date":1700000900,"timestamp":1700000060}}"#
+        )
     }
 
     @Test("end: final content state and dismissal date, or nothing but event and timestamp")
     func endPayload() throws {
-        let end = LiveActivity(event: .end, timestamp: 1_700_000_120, contentState: ["progress": 1], dismissalDate: 1_700_003_720)
-        #expect(payload(try build(end, title: "Build", body: "done")) ==
-            #"{"aps":{"alert":{"body":"done","title":"Build"},"content-state":{"progress":1},"dismissal-date":1700003720,"event":"end","timestamp":1700000120}}"#)
-        #expect(payload(try build(LiveActivity(event: .end, timestamp: 0))) == #"{"aps":{"event":"end","timestamp":0}}"#)
+        let end = LiveActivity(
+            event: .end, timestamp: 1_700_000_120, contentState: ["progress": 1], dismissalDate: 1_700_003_720)
+        #expect(
+            payload(try build(end, title: "Build", body: "done"))
+                == #"{"aps":{"alert":{"body":"done","title":"Build"},"content-state":{"progress":1},"dismissal-date":1700003720,"event":"end","timestamp":1700000120}}"#
+        )
+        #expect(
+            payload(try build(LiveActivity(event: .end, timestamp: 0))) == #"{"aps":{"event":"end","timestamp":0}}"#)
     }
 
     @Test("the timestamp defaults to the injected clock's second; a given one wins")
@@ -100,15 +116,21 @@ struct LiveActivityTests {
 
     @Test("an update needs a content state; update and end take no attributes; only end takes a dismissal date")
     func updateAndEndRefusals() {
-        #expect(refusal(LiveActivity(event: .update, timestamp: 1)).contains("--live-activity update needs --content-state"))
-        #expect(refusal(LiveActivity(event: .end, timestamp: 1, attributes: ["a": 1]))
-            .contains("--live-activity end takes no --attributes or --attributes-type"))
-        #expect(refusal(LiveActivity(event: .end, timestamp: 1, attributesType: "BuildAttributes"))
-            .contains("--live-activity end takes no --attributes or --attributes-type"))
-        #expect(refusal(LiveActivity(event: .update, timestamp: 1, contentState: [:], attributes: ["a": 1]))
-            .contains("--live-activity update takes no --attributes"))
-        #expect(refusal(LiveActivity(event: .update, timestamp: 1, contentState: [:], dismissalDate: 2))
-            .contains("--dismissal-date is only for --live-activity end"))
+        #expect(
+            refusal(LiveActivity(event: .update, timestamp: 1)).contains("--live-activity update needs --content-state")
+        )
+        #expect(
+            refusal(LiveActivity(event: .end, timestamp: 1, attributes: ["a": 1]))
+                .contains("--live-activity end takes no --attributes or --attributes-type"))
+        #expect(
+            refusal(LiveActivity(event: .end, timestamp: 1, attributesType: "BuildAttributes"))
+                .contains("--live-activity end takes no --attributes or --attributes-type"))
+        #expect(
+            refusal(LiveActivity(event: .update, timestamp: 1, contentState: [:], attributes: ["a": 1]))
+                .contains("--live-activity update takes no --attributes"))
+        #expect(
+            refusal(LiveActivity(event: .update, timestamp: 1, contentState: [:], dismissalDate: 2))
+                .contains("--dismissal-date is only for --live-activity end"))
         var start = Self.start
         start.dismissalDate = 2
         #expect(refusal(start).contains("--dismissal-date is only for --live-activity end"))
@@ -139,9 +161,12 @@ struct LiveActivityTests {
         }
         #expect(message(#"{"progress":"#, flag: .contentState).hasPrefix("--content-state is not valid JSON: line 1"))
         #expect(message("progress=1", flag: .attributes).hasPrefix("--attributes is not valid JSON"))
-        #expect(message("[1]", flag: .attributes) == #"--attributes must be a JSON object such as '{"progress":0.5}', not an array"#)
+        #expect(
+            message("[1]", flag: .attributes)
+                == #"--attributes must be a JSON object such as '{"progress":0.5}', not an array"#)
         #expect(message("3", flag: .contentState).hasSuffix("not a number"))
-        #expect(try LiveActivity.jsonObject(#" {"a": [1, {"b": null}]} "#, setting: .attributes) == ["a": [1, ["b": nil]]])
+        #expect(
+            try LiveActivity.jsonObject(#" {"a": [1, {"b": null}]} "#, setting: .attributes) == ["a": [1, ["b": nil]]])
     }
 
     @Test("a Live Activity needs push type liveactivity and cannot ride on a complete payload file")
@@ -151,7 +176,10 @@ struct LiveActivityTests {
         spec.pushType = .liveactivity
         spec.payloadFile = Data(#"{"aps":{}}"#)
         spec.content.liveActivity = Self.start
-        #expect(throws: PayloadError.invalid("\(setting: .payloadFile) is a complete payload; it cannot be combined with \(setting: .liveActivity)")) {
+        #expect(
+            throws: PayloadError.invalid(
+                "\(setting: .payloadFile) is a complete payload; it cannot be combined with \(setting: .liveActivity)")
+        ) {
             try spec.build(bundleID: "com.example.app")
         }
     }
@@ -175,9 +203,13 @@ struct LiveActivityTests {
 
         registry.recordDelivery(to: ["old", "new", "none"], at: may1) // every record is written anew
         let written = String(decoding: registry.stateFileBytes(), as: UTF8.self)
-        #expect(written.contains(#""new": {"token":"\#(token(2).hex)","push_to_start_token":"\#(token(0xa2).hex)","environment":null,"#))
+        #expect(
+            written.contains(
+                #""new": {"token":"\#(token(2).hex)","push_to_start_token":"\#(token(0xa2).hex)","environment":null,"#))
         #expect(written.contains(#""future":true}"#) && written.contains(#""custom":{"x":1}}"#))
-        #expect(!written.contains(#""old": {"token":"\#(token(1).hex)","push_to_start_token""#), "absent, not null, when there is none")
+        #expect(
+            !written.contains(#""old": {"token":"\#(token(1).hex)","push_to_start_token""#),
+            "absent, not null, when there is none")
         #expect(try RegisteredDevices(stateFile: Data(written.utf8)) == registry)
 
         let line = String(decoding: DeviceListing.jsonLines(registry.devices.filter { $0.id == "new" }), as: UTF8.self)
@@ -195,14 +227,17 @@ struct LiveActivityTests {
         }
     }
 
-    @Test("registering stores a push-to-start token, keeps it when none is given, and moves it away from another device")
+    @Test(
+        "registering stores a push-to-start token, keeps it when none is given, and moves it away from another device")
     func registers() throws {
         var registry = RegisteredDevices()
-        registry.register(try DeviceRegistration(deviceID: "phone", token: token(1), pushToStartToken: token(0xa1)), at: may1)
+        registry.register(
+            try DeviceRegistration(deviceID: "phone", token: token(1), pushToStartToken: token(0xa1)), at: may1)
         #expect(registry["phone"]?.pushToStartToken == token(0xa1))
         registry.register(try DeviceRegistration(deviceID: "phone", token: token(11), name: "Sven"), at: may1 + 1)
         #expect(registry["phone"]?.pushToStartToken == token(0xa1), "kept when the registration does not carry one")
-        registry.register(try DeviceRegistration(deviceID: "ipad", token: token(2), pushToStartToken: token(0xa1)), at: may1 + 2)
+        registry.register(
+            try DeviceRegistration(deviceID: "ipad", token: token(2), pushToStartToken: token(0xa1)), at: may1 + 2)
         #expect(registry["ipad"]?.pushToStartToken == token(0xa1))
         #expect(registry["phone"]?.pushToStartToken == nil, "a push-to-start token belongs to one device")
         #expect(registry["phone"]?.token == token(11), "the device itself stays")
@@ -211,17 +246,23 @@ struct LiveActivityTests {
     @Test("a request body may carry push_to_start_token")
     func requestBody() throws {
         let parsed = try DeviceRegistration.parseRequestBodies(
-            Data(#"{"device_token": "phone", "apns_token": "\#(token(1).hex)", "push_to_start_token": "\#(token(0xa1).hex.uppercased())"}"#),
+            Data(
+                #"{"device_token": "phone", "apns_token": "\#(token(1).hex)", "push_to_start_token": "\#(token(0xa1).hex.uppercased())"}"#
+            ),
             source: "body.json")
         #expect(parsed.first?.pushToStartToken == token(0xa1))
         do throws(RegistryError) {
-            _ = try DeviceRegistration.parseRequestBodies(Data(#"{"device_token": "phone", "apns_token": "\#(token(1).hex)", "push_to_start_token": 5}"#), source: "body.json")
+            _ = try DeviceRegistration.parseRequestBodies(
+                Data(#"{"device_token": "phone", "apns_token": "\#(token(1).hex)", "push_to_start_token": 5}"#),
+                source: "body.json")
             Issue.record("a number was accepted as a token")
         } catch {
             #expect(error.description.contains(#""push_to_start_token" must be a string"#))
         }
         do throws(RegistryError) {
-            _ = try DeviceRegistration.parseRequestBodies(Data(#"{"device_token": "phone", "apns_token": "\#(token(1).hex)", "push_to_start_token": "abc"}"#), source: "body.json")
+            _ = try DeviceRegistration.parseRequestBodies(
+                Data(#"{"device_token": "phone", "apns_token": "\#(token(1).hex)", "push_to_start_token": "abc"}"#),
+                source: "body.json")
             Issue.record("a short token was accepted")
         } catch {
             #expect(error.description.contains(#""push_to_start_token": device token has 3 hex digits"#))
@@ -231,14 +272,19 @@ struct LiveActivityTests {
     @Test("410 for a push-to-start token clears only that token, by Apple's timestamp rule; the device stays")
     func clearsPushToStartToken() throws {
         var registry = RegisteredDevices()
-        registry.register(try DeviceRegistration(deviceID: "phone", token: token(1), pushToStartToken: token(0xa1)), at: may1)
-        let registeredAfter = registry.clearPushToStartTokenIfUnregistered(deviceID: "phone", token: token(0xa1), unregisteredAt: may1 - 1)
-        let otherToken = registry.clearPushToStartTokenIfUnregistered(deviceID: "phone", token: token(0xa2), unregisteredAt: nil)
-        let deviceToken = registry.clearPushToStartTokenIfUnregistered(deviceID: "phone", token: token(1), unregisteredAt: nil)
+        registry.register(
+            try DeviceRegistration(deviceID: "phone", token: token(1), pushToStartToken: token(0xa1)), at: may1)
+        let registeredAfter = registry.clearPushToStartTokenIfUnregistered(
+            deviceID: "phone", token: token(0xa1), unregisteredAt: may1 - 1)
+        let otherToken = registry.clearPushToStartTokenIfUnregistered(
+            deviceID: "phone", token: token(0xa2), unregisteredAt: nil)
+        let deviceToken = registry.clearPushToStartTokenIfUnregistered(
+            deviceID: "phone", token: token(1), unregisteredAt: nil)
         #expect(!registeredAfter, "the app registered after the 410's timestamp")
         #expect(!otherToken && !deviceToken, "only the stored push-to-start token is cleared")
         #expect(registry["phone"]?.pushToStartToken == token(0xa1))
-        let cleared = registry.clearPushToStartTokenIfUnregistered(deviceID: "phone", token: token(0xa1), unregisteredAt: may1 + 1)
+        let cleared = registry.clearPushToStartTokenIfUnregistered(
+            deviceID: "phone", token: token(0xa1), unregisteredAt: may1 + 1)
         #expect(cleared)
         #expect(registry["phone"] == DeviceRecord(token: token(1), registeredAt: may1, lastSeenAt: may1))
     }
@@ -252,8 +298,10 @@ struct LiveActivityTests {
             try DeviceRegistration(deviceID: "fresh", token: token(2), pushToStartToken: token(0xa2)),
         ])
         func result(_ id: String, _ startToken: DeviceToken, _ outcome: DeliveryResult.Outcome) -> DeliveryResult {
-            var result = DeliveryResult(target: DeliveryTarget(deviceID: id, token: startToken, recordedEnvironment: nil, tokenKind: .pushToStart),
-                                        environment: .sandbox)
+            var result = DeliveryResult(
+                target: DeliveryTarget(
+                    deviceID: id, token: startToken, recordedEnvironment: nil, tokenKind: .pushToStart),
+                environment: .sandbox)
             result.outcome = outcome
             result.status = outcome == .delivered ? 200 : 410
             result.unregisteredAt = outcome == .delivered ? nil : may1 + 3600
@@ -263,14 +311,21 @@ struct LiveActivityTests {
         try RegistryBookkeeping.apply(&results, to: store)
         let devices = try store.load()
         #expect(results[0].pruned && !results[1].learnedEnvironment)
-        #expect(devices["gone"]?.token == token(1) && devices["gone"]?.pushToStartToken == nil, "the device and its device token stay")
+        #expect(
+            devices["gone"]?.token == token(1) && devices["gone"]?.pushToStartToken == nil,
+            "the device and its device token stay")
         #expect(devices["fresh"]?.environment == nil, "a push-to-start answer does not record the device's environment")
         #expect(devices["fresh"]?.lastDeliveredAt == may1 + 60 && devices["fresh"]?.pushToStartToken == token(0xa2))
 
-        var deviceResult = [DeliveryResult(target: DeliveryTarget(deviceID: "fresh", token: token(2), recordedEnvironment: nil), environment: .sandbox)]
+        var deviceResult = [
+            DeliveryResult(
+                target: DeliveryTarget(deviceID: "fresh", token: token(2), recordedEnvironment: nil),
+                environment: .sandbox)
+        ]
         deviceResult[0].outcome = .delivered
         try RegistryBookkeeping.apply(&deviceResult, to: store)
-        #expect(try store.load()["fresh"]?.environment == .sandbox, "device-token deliveries still learn the environment")
+        #expect(
+            try store.load()["fresh"]?.environment == .sandbox, "device-token deliveries still learn the environment")
     }
 
     @Test("the list table shows a masked PUSH-TO-START column only when some device has a token")
@@ -278,12 +333,15 @@ struct LiveActivityTests {
         var registry = RegisteredDevices()
         registry.register(registration("laptop", 3), at: may1)
         #expect(!DeviceListing.table(registry.devices, fullTokens: false).contains("PUSH-TO-START"))
-        registry.register(try DeviceRegistration(deviceID: "phone", token: token(1), pushToStartToken: token(0xa1)), at: may1)
+        registry.register(
+            try DeviceRegistration(deviceID: "phone", token: token(1), pushToStartToken: token(0xa1)), at: may1)
         let lines = DeviceListing.table(registry.devices, fullTokens: false).split(separator: "\n")
         #expect(lines[0].split(separator: " ").prefix(5) == ["DEVICE", "ID", "TOKEN", "PUSH-TO-START", "ENVIRONMENT"])
         #expect(lines[2].split(separator: " ").prefix(3) == ["phone", token(1).masked[...], token(0xa1).masked[...]])
         #expect(!lines[2].contains(token(0xa1).hex))
-        #expect(lines[1].split(separator: " ").prefix(3) == ["laptop", token(3).masked[...], "-"], "a device without one shows -")
+        #expect(
+            lines[1].split(separator: " ").prefix(3) == ["laptop", token(3).masked[...], "-"],
+            "a device without one shows -")
         #expect(DeviceListing.table(registry.devices, fullTokens: true).contains(token(0xa1).hex))
     }
 }

@@ -16,14 +16,15 @@ struct PayloadTests {
         content.interruptionLevel = .timeSensitive
         content.relevanceScore = 0.5
         content.customData = ["message_id": "m-1"]
-        #expect(content.payload == [
-            "aps": [
-                "alert": ["title": "Sven", "body": "Your briefing is ready"],
-                "badge": 1, "sound": "default", "thread-id": "briefings", "mutable-content": 1,
-                "interruption-level": "time-sensitive", "relevance-score": 0.5,
-            ],
-            "message_id": "m-1",
-        ])
+        #expect(
+            content.payload == [
+                "aps": [
+                    "alert": ["title": "Sven", "body": "Your briefing is ready"],
+                    "badge": 1, "sound": "default", "thread-id": "briefings", "mutable-content": 1,
+                    "interruption-level": "time-sensitive", "relevance-score": 0.5,
+                ],
+                "message_id": "m-1",
+            ])
         #expect(NotificationContent().payload == ["aps": [:]])
     }
 
@@ -36,11 +37,14 @@ struct PayloadTests {
         #expect(try JSONValue.parse(data) == content.payload)
     }
 
-    @Test("a body that is too long is cut on a character boundary, ends with …, and fills the limit", arguments: [4096, 5120, 200])
+    @Test(
+        "a body that is too long is cut on a character boundary, ends with …, and fills the limit",
+        arguments: [4096, 5120, 200])
     func shortensBody(limit: Int) throws {
         var content = NotificationContent()
         content.title = "Title"
-        content.body = String(repeating: "é👍🏽a", count: 3000) // multi-byte graphemes, including a 4+4-byte emoji sequence
+        // Multi-byte graphemes, including a 4+4-byte emoji sequence.
+        content.body = String(repeating: "é👍🏽a", count: 3000)
         let (data, shortened) = try PayloadFitter.fit(content, limit: limit)
         #expect(shortened)
         #expect(data.count <= limit)
@@ -57,7 +61,9 @@ struct PayloadTests {
     func refuses() {
         var content = NotificationContent()
         content.customData = ["blob": .string(String(repeating: "x", count: 5000))]
-        #expect(throws: PayloadError.tooLarge(size: 5020, limit: 4096, detail: "")) { try PayloadFitter.fit(content, limit: 4096) }
+        #expect(throws: PayloadError.tooLarge(size: 5020, limit: 4096, detail: "")) {
+            try PayloadFitter.fit(content, limit: 4096)
+        }
         content.body = "hello"
         #expect { try PayloadFitter.fit(content, limit: 4096) } throws: {
             "\($0)".contains("over the 4096-byte limit even with the body shortened")

@@ -18,10 +18,13 @@ private func configFile(_ json: String) throws -> ConfigurationFile {
 /// Berlin in winter: one hour ahead of UTC.
 private let berlinWinter = FixedOffsetTimeZone(name: "Europe/Berlin", offsetMinutes: 60)
 
-private func policy(_ json: String, quietPolicy: QuietPolicy? = nil, minimumInterval: Int? = nil,
-                    zone: any LocalTimeZone = berlinWinter) throws -> NotificationPolicy {
-    try NotificationPolicy(file: configFile(json), quietPolicy: quietPolicy, minimumInterval: minimumInterval,
-                           makeZone: { _ throws(ConfigurationError) in zone })
+private func policy(
+    _ json: String, quietPolicy: QuietPolicy? = nil, minimumInterval: Int? = nil,
+    zone: any LocalTimeZone = berlinWinter
+) throws -> NotificationPolicy {
+    try NotificationPolicy(
+        file: configFile(json), quietPolicy: quietPolicy, minimumInterval: minimumInterval,
+        makeZone: { _ throws(ConfigurationError) in zone })
 }
 
 private func alert(_ body: String = "Reply ready") -> PushSpecification {
@@ -74,20 +77,31 @@ struct QuietHoursTests {
         #expect(QuietHours(start: 20 * 60, end: 23 * 60, zone: newYork).contains(at(2)))
     }
 
-    @Test("each mistake in the config names the member at fault", arguments: [
-        (#"{"quiet_hours": "22-7"}"#, "quiet_hours in /etc/test-config.json must be an object"),
-        (#"{"quiet_hours": {"end": "07:00"}}"#, "quiet_hours.start in /etc/test-config.json must be a time"),
-        (#"{"quiet_hours": {"start": "22:00", "end": "7pm"}}"#, "quiet_hours.end in /etc/test-config.json must be HH:MM"),
-        (#"{"quiet_hours": {"start": "22:00", "end": "22:00"}}"#, "starts and ends at the same time"),
-        (#"{"quiet_hours": {"start": "22:00", "end": "07:00", "timezone": 1}}"#, "quiet_hours.timezone in /etc/test-config.json must be a string"),
-        (#"{"quiet_hours": {"start": "22:00", "end": "07:00", "tz": "UTC"}}"#, "unknown member \"tz\""),
-        (#"{"quiet_policy": "mute"}"#, "quiet_policy in /etc/test-config.json must be"),
-        (#"{"min_interval_seconds": -5}"#, "min_interval_seconds in /etc/test-config.json must be a whole number"),
-        (#"{"min_interval_seconds": 1.5}"#, "min_interval_seconds in /etc/test-config.json must be a whole number"),
-        (#"{"urgency_categories": {"urgent": "X"}}"#, "the urgencies are low, normal and high"),
-        (#"{"urgency_categories": {"high": ""}}"#, "urgency_categories.high in /etc/test-config.json must be a category name"),
-        (#"{"log_max_bytes": 10}"#, "log_max_bytes in /etc/test-config.json must be"),
-    ])
+    @Test(
+        "each mistake in the config names the member at fault",
+        arguments: [
+            (#"{"quiet_hours": "22-7"}"#, "quiet_hours in /etc/test-config.json must be an object"),
+            (#"{"quiet_hours": {"end": "07:00"}}"#, "quiet_hours.start in /etc/test-config.json must be a time"),
+            (
+                #"{"quiet_hours": {"start": "22:00", "end": "7pm"}}"#,
+                "quiet_hours.end in /etc/test-config.json must be HH:MM"
+            ),
+            (#"{"quiet_hours": {"start": "22:00", "end": "22:00"}}"#, "starts and ends at the same time"),
+            (
+                #"{"quiet_hours": {"start": "22:00", "end": "07:00", "timezone": 1}}"#,
+                "quiet_hours.timezone in /etc/test-config.json must be a string"
+            ),
+            (#"{"quiet_hours": {"start": "22:00", "end": "07:00", "tz": "UTC"}}"#, "unknown member \"tz\""),
+            (#"{"quiet_policy": "mute"}"#, "quiet_policy in /etc/test-config.json must be"),
+            (#"{"min_interval_seconds": -5}"#, "min_interval_seconds in /etc/test-config.json must be a whole number"),
+            (#"{"min_interval_seconds": 1.5}"#, "min_interval_seconds in /etc/test-config.json must be a whole number"),
+            (#"{"urgency_categories": {"urgent": "X"}}"#, "the urgencies are low, normal and high"),
+            (
+                #"{"urgency_categories": {"high": ""}}"#,
+                "urgency_categories.high in /etc/test-config.json must be a category name"
+            ),
+            (#"{"log_max_bytes": 10}"#, "log_max_bytes in /etc/test-config.json must be"),
+        ])
     func configErrors(json: String, message: String) throws {
         let error = #expect(throws: ConfigurationError.self) { try policy(json) }
         #expect(error?.description.contains(message) == true, "\(error?.description ?? "")")
@@ -109,7 +123,8 @@ struct QuietHoursTests {
         #expect(fromFile.quietPolicy == .skip)
         #expect(fromFile.minimumInterval == 60)
         #expect(fromFile.capsFrequency)
-        let overridden = try policy(#"{"quiet_policy": "skip", "min_interval_seconds": 60}"#, quietPolicy: .ignore, minimumInterval: 0)
+        let overridden = try policy(
+            #"{"quiet_policy": "skip", "min_interval_seconds": 60}"#, quietPolicy: .ignore, minimumInterval: 0)
         #expect(overridden.quietPolicy == .ignore)
         #expect(!overridden.capsFrequency)
         let error = #expect(throws: ConfigurationError.self) { try policy("{}", minimumInterval: -1) }
@@ -139,26 +154,36 @@ struct NotificationPolicyTests {
     @Test("skip holds the alert back and says why; ignore sends it unchanged")
     func skipAndIgnore() throws {
         var spec = alert()
-        #expect(try policy(quietConfig, quietPolicy: .skip).apply(to: &spec, urgency: nil, groups: [], topic: nil, at: at(23))
-            == .skip(reason: "quiet hours 22:00-07:00 Europe/Berlin"))
+        #expect(
+            try policy(quietConfig, quietPolicy: .skip).apply(
+                to: &spec, urgency: nil, groups: [], topic: nil, at: at(23))
+                == .skip(reason: "quiet hours 22:00-07:00 Europe/Berlin"))
         var ignored = alert()
-        #expect(try policy(quietConfig, quietPolicy: .ignore).apply(to: &ignored, urgency: nil, groups: [], topic: nil, at: at(23))
-            == .send(note: nil))
+        #expect(
+            try policy(quietConfig, quietPolicy: .ignore).apply(
+                to: &ignored, urgency: nil, groups: [], topic: nil, at: at(23))
+                == .send(note: nil))
         #expect(ignored.content.interruptionLevel == nil)
         #expect(ignored.sound == nil)
     }
 
-    @Test("time-sensitive and critical alerts are never held back, whatever the policy", arguments: [InterruptionLevel.timeSensitive, .critical])
+    @Test(
+        "time-sensitive and critical alerts are never held back, whatever the policy",
+        arguments: [InterruptionLevel.timeSensitive, .critical])
     func urgentAlertsPass(level: InterruptionLevel) throws {
         for quietPolicy in [QuietPolicy.passive, .skip] {
             var spec = alert()
             spec.content.interruptionLevel = level
-            #expect(try policy(quietConfig, quietPolicy: quietPolicy).apply(to: &spec, urgency: nil, groups: [], topic: nil, at: at(23)) == .send(note: nil))
+            #expect(
+                try policy(quietConfig, quietPolicy: quietPolicy).apply(
+                    to: &spec, urgency: nil, groups: [], topic: nil, at: at(23)) == .send(note: nil))
             #expect(spec.content.interruptionLevel == level)
             #expect(spec.sound == nil)
         }
         var highUrgency = alert()
-        #expect(try policy(quietConfig, quietPolicy: .skip).apply(to: &highUrgency, urgency: .high, groups: [], topic: nil, at: at(23)) == .send(note: nil))
+        #expect(
+            try policy(quietConfig, quietPolicy: .skip).apply(
+                to: &highUrgency, urgency: .high, groups: [], topic: nil, at: at(23)) == .send(note: nil))
         #expect(highUrgency.content.interruptionLevel == .timeSensitive)
     }
 
@@ -166,24 +191,35 @@ struct NotificationPolicyTests {
     func completePayloads() throws {
         var spec = PushSpecification()
         spec.payloadFile = Data(#"{"aps":{"alert":"hi","sound":"default"}}"#.utf8)
-        #expect(try policy(quietConfig).apply(to: &spec, urgency: nil, groups: [], topic: nil, at: at(23)) == .send(note: nil))
+        #expect(
+            try policy(quietConfig).apply(to: &spec, urgency: nil, groups: [], topic: nil, at: at(23))
+                == .send(note: nil))
         #expect(spec.sound == nil && spec.content.interruptionLevel == nil)
-        #expect(try policy(quietConfig, quietPolicy: .skip).apply(to: &spec, urgency: nil, groups: [], topic: nil, at: at(23))
-            == .skip(reason: "quiet hours 22:00-07:00 Europe/Berlin"))
+        #expect(
+            try policy(quietConfig, quietPolicy: .skip).apply(
+                to: &spec, urgency: nil, groups: [], topic: nil, at: at(23))
+                == .skip(reason: "quiet hours 22:00-07:00 Europe/Berlin"))
         spec.payloadFile = Data(#"{"aps":{"alert":"hi","interruption-level":"critical"}}"#.utf8)
-        #expect(try policy(quietConfig, quietPolicy: .skip).apply(to: &spec, urgency: nil, groups: [], topic: nil, at: at(23)) == .send(note: nil))
+        #expect(
+            try policy(quietConfig, quietPolicy: .skip).apply(
+                to: &spec, urgency: nil, groups: [], topic: nil, at: at(23)) == .send(note: nil))
     }
 
     @Test("background pushes are not alerts: quiet hours leave them alone")
     func backgroundUntouched() throws {
         var spec = PushSpecification()
         spec.pushType = .background
-        #expect(try policy(quietConfig, quietPolicy: .skip).apply(to: &spec, urgency: nil, groups: [], topic: nil, at: at(23)) == .send(note: nil))
+        #expect(
+            try policy(quietConfig, quietPolicy: .skip).apply(
+                to: &spec, urgency: nil, groups: [], topic: nil, at: at(23)) == .send(note: nil))
     }
 
-    @Test("urgency maps to the interruption level and, through the config's map, to a category", arguments: [
-        (Urgency.low, InterruptionLevel.passive, "FYI" as String?), (.normal, .active, nil), (.high, .timeSensitive, "URGENT"),
-    ])
+    @Test(
+        "urgency maps to the interruption level and, through the config's map, to a category",
+        arguments: [
+            (Urgency.low, InterruptionLevel.passive, "FYI" as String?), (.normal, .active, nil),
+            (.high, .timeSensitive, "URGENT"),
+        ])
     func urgency(urgency: Urgency, level: InterruptionLevel, category: String?) throws {
         let policy = try policy(#"{"urgency_categories": {"high": "URGENT", "low": "FYI"}}"#)
         var spec = alert()
@@ -212,7 +248,9 @@ struct NotificationPolicyTests {
         let fromThread = derived(threadID: "chat-42", groups: ["family"], topic: "com.example.app")
         #expect(fromThread == sha256("thread:chat-42"))
         #expect(fromThread?.count == 64)
-        #expect(derived(threadID: "chat-42", groups: [], topic: nil) == fromThread, "stable: the same thread gives the same id")
+        #expect(
+            derived(threadID: "chat-42", groups: [], topic: nil) == fromThread,
+            "stable: the same thread gives the same id")
         #expect(derived(threadID: "chat-43", groups: [], topic: nil) != fromThread)
         #expect(derived(threadID: nil, groups: ["b", "a"], topic: "t") == sha256("groups:a,b"))
         #expect(derived(threadID: nil, groups: [], topic: "com.example.app") == sha256("topic:com.example.app"))
@@ -225,10 +263,13 @@ struct NotificationPolicyTests {
     @Test("the frequency cap counts per collapse id, else per audience")
     func capKeys() {
         #expect(NotificationPolicy.capKey(collapseID: "c1", groups: ["g"], deviceIDs: [], tokens: []) == "collapse:c1")
-        #expect(NotificationPolicy.capKey(collapseID: nil, groups: ["b", "a"], deviceIDs: [], tokens: []) == "groups:a,b")
-        #expect(NotificationPolicy.capKey(collapseID: nil, groups: [], deviceIDs: ["ipad"], tokens: []) == "devices:ipad")
-        #expect(NotificationPolicy.capKey(collapseID: nil, groups: [], deviceIDs: [], tokens: ["AB", "cd"])
-            == NotificationPolicy.capKey(collapseID: nil, groups: [], deviceIDs: [], tokens: ["cd", "ab"]))
+        #expect(
+            NotificationPolicy.capKey(collapseID: nil, groups: ["b", "a"], deviceIDs: [], tokens: []) == "groups:a,b")
+        #expect(
+            NotificationPolicy.capKey(collapseID: nil, groups: [], deviceIDs: ["ipad"], tokens: []) == "devices:ipad")
+        #expect(
+            NotificationPolicy.capKey(collapseID: nil, groups: [], deviceIDs: [], tokens: ["AB", "cd"])
+                == NotificationPolicy.capKey(collapseID: nil, groups: [], deviceIDs: [], tokens: ["cd", "ab"]))
         #expect(NotificationPolicy.capKey(collapseID: nil, groups: [], deviceIDs: [], tokens: []) == "all")
     }
 }
@@ -290,7 +331,8 @@ struct PushLogTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("log-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let log = PushLog(stateDirectory: directory + "/state", limit: 4096)
-        let record = PushLog.errorRecord(String(repeating: "x", count: 900), exitStatus: 78, at: midnightUTC, messageID: "m1")
+        let record = PushLog.errorRecord(
+            String(repeating: "x", count: 900), exitStatus: 78, at: midnightUTC, messageID: "m1")
         let lineLength = record.serialized().count + 1
         for _ in 0..<4 { try log.append([record]) }
         #expect(try String(contentsOfFile: log.path, encoding: .utf8).split(separator: "\n").count == 4)
@@ -307,12 +349,16 @@ struct PushLogTests {
         #expect(parsed["time"] == "2026-11-23T00:00:00.000Z")
         let attributes = try FileManager.default.attributesOfItem(atPath: log.path)
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
-        #expect((try FileManager.default.attributesOfItem(atPath: directory + "/state")[.posixPermissions] as? Int) == 0o700)
+        #expect(
+            (try FileManager.default.attributesOfItem(atPath: directory + "/state")[.posixPermissions] as? Int) == 0o700
+        )
     }
 
     @Test("a delivery report becomes one record per device with masked tokens")
     func reportRecords() throws {
-        let target = DeliveryTarget(deviceID: "ipad", token: try DeviceToken(validating: String(repeating: "ab", count: 32)), recordedEnvironment: nil)
+        let target = DeliveryTarget(
+            deviceID: "ipad", token: try DeviceToken(validating: String(repeating: "ab", count: 32)),
+            recordedEnvironment: nil)
         let report = DeliveryReport.skipped([target], reason: "frequency cap") { _ in .sandbox }
         let records = PushLog.records(of: report, at: midnightUTC, messageID: nil)
         #expect(records.count == 1)
@@ -328,16 +374,22 @@ struct PushLogTests {
     @Test("a cleared push-to-start token is not reported as a device removed from the registry")
     func pushToStartPruneLine() throws {
         let token = try DeviceToken(validating: String(repeating: "ef", count: 32))
-        var started = DeliveryResult(target: DeliveryTarget(deviceID: "ipad", token: token, recordedEnvironment: .production, tokenKind: .pushToStart), environment: .production)
+        var started = DeliveryResult(
+            target: DeliveryTarget(
+                deviceID: "ipad", token: token, recordedEnvironment: .production, tokenKind: .pushToStart),
+            environment: .production)
         started.outcome = .unregistered
         started.status = 410
         started.reason = "Unregistered"
         started.pruned = true
         var device = started
-        device = DeliveryResult(target: DeliveryTarget(deviceID: "phone", token: token, recordedEnvironment: .production), environment: .production)
+        device = DeliveryResult(
+            target: DeliveryTarget(deviceID: "phone", token: token, recordedEnvironment: .production),
+            environment: .production)
         device.outcome = .unregistered
         device.pruned = true
-        let lines = DeliveryReport(results: [started, device], seconds: 0).lines(fullTokens: false).split(separator: "\n")
+        let lines = DeliveryReport(results: [started, device], seconds: 0).lines(fullTokens: false).split(
+            separator: "\n")
         #expect(lines[0].hasSuffix("(push-to-start token removed; device kept)"))
         #expect(lines[1].hasSuffix("(removed from registry)"))
     }

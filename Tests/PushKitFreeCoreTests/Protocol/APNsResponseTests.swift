@@ -5,7 +5,10 @@ import Testing
 @Suite("APNs response bodies")
 struct APNsResponseTests {
     func rejection(_ body: String, status: Int = 400) -> (reason: String, timestamp: Date?) {
-        guard case .rejected(let rejection, _, let timestamp) = APNsResponse(HTTP2Answer(status: status, headers: [:], body: Data(body.utf8))) else {
+        guard
+            case .rejected(let rejection, _, let timestamp) = APNsResponse(
+                HTTP2Answer(status: status, headers: [:], body: Data(body.utf8)))
+        else {
             Issue.record("a \(status) answer was read as accepted")
             return ("", nil)
         }
@@ -27,15 +30,20 @@ struct APNsResponseTests {
         #expect(rejection(#"{"reason":""}"#).reason == "Unknown400")
     }
 
-    @Test("control characters in a reason are escaped, so send-push still prints one line per device (found by fuzz-apns-error)")
+    @Test(
+        "control characters in a reason are escaped, so send-push still prints one line per device (found by fuzz-apns-error)"
+    )
     func escapesControlCharacters() {
         let reason = rejection(#"{"reason":"Un\ngistered\r\u0000\u007f"}"#).reason
         #expect(reason == #"Un\u{a}gistered\u{d}\u{0}\u{7f}"#)
-        var result = DeliveryResult(target: DeliveryTarget(deviceID: "phone", token: try! DeviceToken(validating: String(repeating: "ab", count: 32)),
-                                                           recordedEnvironment: .production), environment: .production)
+        var result = DeliveryResult(
+            target: DeliveryTarget(
+                deviceID: "phone", token: try! DeviceToken(validating: String(repeating: "ab", count: 32)),
+                recordedEnvironment: .production), environment: .production)
         result.outcome = .rejected
         result.status = 400
         result.reason = reason
-        #expect(DeliveryReport(results: [result], seconds: 1).lines(fullTokens: false).split(separator: "\n").count == 1)
+        #expect(
+            DeliveryReport(results: [result], seconds: 1).lines(fullTokens: false).split(separator: "\n").count == 1)
     }
 }

@@ -15,6 +15,8 @@ struct RegistrationBatchTests {
             }
         }
         let token = String(repeating: "ab", count: 32)
-        #expect((try? DeviceRegistration.parseRequestBodies(Data(#"[{"device_token": "\#(token)"}]"#.utf8), source: "standard input"))?.count == 1)
+        #expect(
+            (try? DeviceRegistration.parseRequestBodies(
+                Data(#"[{"device_token": "\#(token)"}]"#.utf8), source: "standard input"))?.count == 1)
     }
 }

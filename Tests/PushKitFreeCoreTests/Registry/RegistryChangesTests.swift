@@ -7,7 +7,8 @@ struct RegistryChangesTests {
     @Test("a new device gets registered_at and last_seen_at; an update keeps registered_at")
     func registersAndUpdates() throws {
         var registry = RegisteredDevices()
-        let first = registry.register(registration("ipad", 1, environment: .sandbox, name: "iPad", groups: ["beta"]), at: may1)
+        let first = registry.register(
+            registration("ipad", 1, environment: .sandbox, name: "iPad", groups: ["beta"]), at: may1)
         #expect(first.isNew && !first.tokenChanged && first.movedFrom.isEmpty)
         #expect(registry["ipad"]?.registeredAt == may1 && registry["ipad"]?.lastSeenAt == may1)
 
@@ -15,7 +16,9 @@ struct RegistryChangesTests {
         #expect(!second.isNew && !second.tokenChanged)
         let record = try #require(registry["ipad"])
         #expect(record.registeredAt == may1 && record.lastSeenAt == may1 + 60)
-        #expect(record.environment == .sandbox && record.name == "iPad" && record.groups == ["beta"], "fields not given are kept")
+        #expect(
+            record.environment == .sandbox && record.name == "iPad" && record.groups == ["beta"],
+            "fields not given are kept")
     }
 
     @Test("given fields replace, groups included")
@@ -23,7 +26,9 @@ struct RegistryChangesTests {
         var registry = RegisteredDevices()
         registry.register(registration("ipad", 1, name: "old", groups: ["a", "b"]), at: may1)
         registry.register(registration("ipad", 1, environment: .production, name: "new", groups: ["c"]), at: may1)
-        #expect(registry["ipad"]?.name == "new" && registry["ipad"]?.groups == ["c"] && registry["ipad"]?.environment == .production)
+        #expect(
+            registry["ipad"]?.name == "new" && registry["ipad"]?.groups == ["c"]
+                && registry["ipad"]?.environment == .production)
     }
 
     @Test("a rotated token replaces the old one and forgets the old token's environment")
@@ -43,7 +48,8 @@ struct RegistryChangesTests {
         registry.register(registration("other", 8), at: may1)
         let outcome = registry.register(registration("new-install", 7), at: may1 + 1)
         #expect(outcome.movedFrom == ["old-install"])
-        #expect(registry["old-install"] == nil && registry["new-install"]?.token == token(7) && registry["other"] != nil)
+        #expect(
+            registry["old-install"] == nil && registry["new-install"]?.token == token(7) && registry["other"] != nil)
     }
 
     @Test("remove takes a device id first, else a token in any case")
@@ -119,7 +125,9 @@ struct RegistryChangesTests {
         imported.register(registration("added", 14), at: may1)
 
         let summary = registry.merge(imported)
-        #expect(summary.added == ["added"] && summary.updated == ["replaced"] && summary.unchanged == ["same"] && summary.keptNewer == ["kept"])
+        #expect(
+            summary.added == ["added"] && summary.updated == ["replaced"] && summary.unchanged == ["same"]
+                && summary.keptNewer == ["kept"])
         #expect(registry["kept"]?.name == "here" && registry["replaced"]?.name == "there")
         #expect(registry["replaced"]?.registeredAt == may1, "the earliest registered_at is kept")
     }
@@ -141,7 +149,8 @@ struct RegistryChangesTests {
     func flatMapDoesNotClobber() throws {
         var registry = RegisteredDevices()
         registry.register(registration("phone", 1, name: "Sven"), at: may1)
-        let flat = try RegisteredDevices(stateFile: Data(#"{"phone": "\#(token(9).hex)", "tablet": "\#(token(10).hex)"}"#))
+        let flat = try RegisteredDevices(
+            stateFile: Data(#"{"phone": "\#(token(9).hex)", "tablet": "\#(token(10).hex)"}"#))
         let summary = registry.merge(flat)
         #expect(summary.keptNewer == ["phone"] && summary.added == ["tablet"])
         #expect(registry["phone"]?.token == token(1))

@@ -9,7 +9,10 @@ struct RegistryEmptyDeviceIDTests {
     @Test("a state file with an empty device id is refused at the id, as import refuses one (found by fuzz-state-file)")
     func refusedInStateFiles() {
         let cases = [
-            (#"{"version": 1, "devices": {"a": {"token": "\#(token)"},\#n  "": {"token": "\#(token)"}}}"#, "line 2, column 3: a device id must not be empty"),
+            (
+                #"{"version": 1, "devices": {"a": {"token": "\#(token)"},\#n  "": {"token": "\#(token)"}}}"#,
+                "line 2, column 3: a device id must not be empty"
+            ),
             (#"{"": "\#(token)"}"#, "line 1, column 6: a device id must not be empty"),
         ]
         for (text, detail) in cases {
@@ -20,7 +23,8 @@ struct RegistryEmptyDeviceIDTests {
             }
         }
         // What list --json prints of a registry imports again.
-        let registry = try? RegisteredDevices(stateFile: Data(#"{"version": 1, "devices": {" ": {"token": "\#(token)"}}}"#.utf8))
+        let registry = try? RegisteredDevices(
+            stateFile: Data(#"{"version": 1, "devices": {" ": {"token": "\#(token)"}}}"#.utf8))
         #expect(registry?.count == 1)
         #expect((try? RegisteredDevices(importing: Data(DeviceListing.jsonLines(registry?.devices ?? []))))?.count == 1)
     }

@@ -44,12 +44,16 @@ struct RegistryFileTests {
     @Test("a registry over a megabyte (read through a memory map) takes a registration and reads back whole")
     func largeRegistry() throws {
         let registry = registry()
-        let devices = RegisteredDevices(devices: (1...6_000).map { number in
-            RegisteredDevice(id: "device-\(number)", record: DeviceRecord(
-                token: token(number), name: "Phone \(number)", groups: number.isMultiple(of: 7) ? ["seven"] : [],
-                registeredAt: may1, lastSeenAt: may1
-            ))
-        })
+        let devices = RegisteredDevices(
+            devices: (1...6_000).map { number in
+                RegisteredDevice(
+                    id: "device-\(number)",
+                    record: DeviceRecord(
+                        token: token(number), name: "Phone \(number)",
+                        groups: number.isMultiple(of: 7) ? ["seven"] : [],
+                        registeredAt: may1, lastSeenAt: may1
+                    ))
+            })
         try Data(devices.stateFileBytes()).write(to: URL(fileURLWithPath: registry.path))
         #expect(try bytes(registry.path).count > 1 << 20, "large enough to be mapped")
 
@@ -81,8 +85,9 @@ struct RegistryFileTests {
         try registry.register([registration("watch", 3)])
         #expect(!FileManager.default.fileExists(atPath: registry.legacyBackupPath))
         let flat = try bytes(registry.path)
-        #expect(try JSONSerialization.jsonObject(with: flat) as? [String: String]
-            == ["phone": token(1).hex, "tablet": token(2).hex, "watch": token(3).hex])
+        #expect(
+            try JSONSerialization.jsonObject(with: flat) as? [String: String]
+                == ["phone": token(1).hex, "tablet": token(2).hex, "watch": token(3).hex])
         #expect(try registry.load()["watch"]?.registeredAt == clock.now(), "from the sidecar")
 
         #expect(try registry.convertToVersionOne() == 3)
@@ -93,17 +98,21 @@ struct RegistryFileTests {
         #expect(upgraded["tablet"]?.token == token(2) && upgraded["tablet"]?.registeredAt == nil)
     }
 
-    @Test("a corrupt file is never overwritten", arguments: [
-        "{\"version\": 1, \"devices\": {\"a\": {\"token\": ",
-        "{\"version\": 1, \"devices\": {\"a\": {\"token\": 12}}}",
-        "not json",
-    ])
+    @Test(
+        "a corrupt file is never overwritten",
+        arguments: [
+            "{\"version\": 1, \"devices\": {\"a\": {\"token\": ",
+            "{\"version\": 1, \"devices\": {\"a\": {\"token\": 12}}}",
+            "not json",
+        ])
     func leavesCorruptFile(text: String) throws {
         let registry = registry()
         try Data(text).write(to: URL(fileURLWithPath: registry.path))
         let error = #expect(throws: RegistryError.self) { try registry.register([registration("b", 2)]) }
         #expect(error?.exitStatus == .dataError)
-        #expect(error?.description.contains("state file \(registry.path) is corrupt: line 1, column") == true, "\(error?.description ?? "")")
+        #expect(
+            error?.description.contains("state file \(registry.path) is corrupt: line 1, column") == true,
+            "\(error?.description ?? "")")
         #expect(try bytes(registry.path) == Data(text))
         #expect(throws: RegistryError.self) { try registry.load() }
     }
@@ -142,7 +151,9 @@ struct RegistryFileTests {
     func reportsFileSystemErrors() throws {
         let plainFile = directory + "/not-a-directory"
         try Data("x").write(to: URL(fileURLWithPath: plainFile))
-        let error = #expect(throws: RegistryError.self) { try DeviceRegistry(path: plainFile + "/devices.json").register([registration("a", 1)]) }
+        let error = #expect(throws: RegistryError.self) {
+            try DeviceRegistry(path: plainFile + "/devices.json").register([registration("a", 1)])
+        }
         #expect(error?.exitStatus == .cannotCreate)
         #expect(error?.description.contains(plainFile) == true)
 
@@ -150,7 +161,9 @@ struct RegistryFileTests {
         try FileManager.default.createDirectory(atPath: directoryAsFile, withIntermediateDirectories: true)
         let readError = #expect(throws: RegistryError.self) { try DeviceRegistry(path: directoryAsFile).load() }
         #expect(readError?.exitStatus == .ioError)
-        #expect(readError?.description.contains("cannot read \(directoryAsFile)") == true, "\(readError?.description ?? "")")
+        #expect(
+            readError?.description.contains("cannot read \(directoryAsFile)") == true, "\(readError?.description ?? "")"
+        )
     }
 
     @Test("writers on many threads all land their change")

@@ -22,7 +22,9 @@ func token(_ number: Int) -> DeviceToken {
     try! DeviceToken(validating: String(format: "%064x", number))
 }
 
-func registration(_ id: String, _ number: Int, environment: APNsEnvironment? = nil, name: String? = nil, groups: [String]? = nil) -> DeviceRegistration {
+func registration(
+    _ id: String, _ number: Int, environment: APNsEnvironment? = nil, name: String? = nil, groups: [String]? = nil
+) -> DeviceRegistration {
     try! DeviceRegistration(deviceID: id, token: token(number), environment: environment, name: name, groups: groups)
 }
 

@@ -138,8 +138,9 @@ struct RegistryFlatMapTests {
         #expect(try legacyView() == ["ours": token(3).hex, "phone": token(1).hex, "theirs": token(2).hex])
     }
 
-    @Test("a registration written into the file between our last look and our rename is carried into the new file",
-          arguments: [false, true])
+    @Test(
+        "a registration written into the file between our last look and our rename is carried into the new file",
+        arguments: [false, true])
     func carriesLateRegistration(startsAsVersionOne: Bool) throws {
         if startsAsVersionOne {
             try registry.register([registration("phone", 1)])

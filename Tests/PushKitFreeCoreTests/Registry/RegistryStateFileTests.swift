@@ -16,11 +16,13 @@ struct RegistryStateFileTests {
         let registry = try RegisteredDevices(stateFile: Data(text))
         #expect(registry.storedFormat == .versioned)
         let record = try #require(registry["ipad"])
-        #expect(record == DeviceRecord(
-            token: token(0xa), environment: .sandbox, name: "Sven's iPad", model: "iPad13,1", osVersion: "17.4",
-            appVersion: "2.0", groups: ["beta", "staff"], registeredAt: may1,
-            lastSeenAt: may1 + 86_400.5, lastDeliveredAt: nil
-        ))
+        #expect(
+            record
+                == DeviceRecord(
+                    token: token(0xa), environment: .sandbox, name: "Sven's iPad", model: "iPad13,1", osVersion: "17.4",
+                    appVersion: "2.0", groups: ["beta", "staff"], registeredAt: may1,
+                    lastSeenAt: may1 + 86_400.5, lastDeliveredAt: nil
+                ))
     }
 
     @Test("a record may leave out everything but its token")
@@ -92,31 +94,55 @@ struct RegistryStateFileTests {
 
     @Test("the flat map of earlier servers is read, tokens normalized")
     func readsFlatMap() throws {
-        let registry = try RegisteredDevices(stateFile: Data(#"{"phone": "\#(tokenA.uppercased())", "version": "\#(token(0xb).hex)"}"#))
+        let registry = try RegisteredDevices(
+            stateFile: Data(#"{"phone": "\#(tokenA.uppercased())", "version": "\#(token(0xb).hex)"}"#))
         #expect(registry.storedFormat == .legacyFlatMap)
         #expect(registry["phone"] == DeviceRecord(token: token(0xa)))
         #expect(registry["version"]?.token == token(0xb), "a device may be called \"version\" in a flat map")
         #expect(try RegisteredDevices(stateFile: Data("{}")).storedFormat == .legacyFlatMap)
     }
 
-    @Test("wrong shapes are refused with line, column and the culprit", arguments: [
-        (#"[]"#, "line 1, column 1: expected an object with \"version\" and \"devices\", found an array"),
-        (#"{"version": 2, "devices": {}}"#, "line 1, column 13: version 2 is not supported"),
-        (#"{"version": 1, "devices": []}"#, "\"devices\" must be an object, not array"),
-        (#"{"devices": {}}"#, "\"devices\" without \"version\""),
-        (#"{"version": 1, "devices": {"a": {"token": 5}}}"#, "line 1, column 43: device \"a\": \"token\" must be a string, not a number"),
-        (#"{"version": 1, "devices": {"a": {"name": "x"}}}"#, "device \"a\" has no \"token\""),
-        (#"{"version": 1, "devices": {"a": "tok"}}"#, "device \"a\" must be an object, not a string"),
-        (#"{"version": 1, "devices": {"a": {"token": "abc"}}}"#, "device \"a\": device token has 3 hex digits"),
-        (#"{"version": 1, "devices": {"a": {"token": "TOKEN", "groups": "beta"}}}"#, "device \"a\": device token has \"T\" at position 1"),
-        (#"{"version": 1, "devices": {"a": {"token": "\#(String(repeating: "a", count: 64))", "groups": "beta"}}}"#, "\"groups\" must be an array of strings, not a string"),
-        (#"{"version": 1, "devices": {"a": {"token": "\#(String(repeating: "a", count: 64))", "groups": [1]}}}"#, "\"groups\" must be an array of strings, not a number"),
-        (#"{"version": 1, "devices": {"a": {"token": "\#(String(repeating: "a", count: 64))", "environment": "staging"}}}"#, "\"environment\" must be production, sandbox or null, not \"staging\""),
-        (#"{"version": 1, "devices": {"a": {"token": "\#(String(repeating: "a", count: 64))", "last_seen_at": "monday"}}}"#, "\"last_seen_at\" is not an ISO 8601 timestamp: \"monday\""),
-        (#"{"phone": 12}"#, "\"phone\" is number, but without \"version\" this must be a flat map"),
-        (#"{"phone": "not-a-token"}"#, "device \"phone\": device token has \"n\" at position 1"),
-        ("{\"version\": 1,\n \"devices\": {\"a\": {\"token\": \"aa\"", "line 2, column 29: device \"a\": device token has 2 hex digits"),
-    ])
+    @Test(
+        "wrong shapes are refused with line, column and the culprit",
+        arguments: [
+            (#"[]"#, "line 1, column 1: expected an object with \"version\" and \"devices\", found an array"),
+            (#"{"version": 2, "devices": {}}"#, "line 1, column 13: version 2 is not supported"),
+            (#"{"version": 1, "devices": []}"#, "\"devices\" must be an object, not array"),
+            (#"{"devices": {}}"#, "\"devices\" without \"version\""),
+            (
+                #"{"version": 1, "devices": {"a": {"token": 5}}}"#,
+                "line 1, column 43: device \"a\": \"token\" must be a string, not a number"
+            ),
+            (#"{"version": 1, "devices": {"a": {"name": "x"}}}"#, "device \"a\" has no \"token\""),
+            (#"{"version": 1, "devices": {"a": "tok"}}"#, "device \"a\" must be an object, not a string"),
+            (#"{"version": 1, "devices": {"a": {"token": "abc"}}}"#, "device \"a\": device token has 3 hex digits"),
+            (
+                #"{"version": 1, "devices": {"a": {"token": "TOKEN", "groups": "beta"}}}"#,
+                "device \"a\": device token has \"T\" at position 1"
+            ),
+            (
+                #"{"version": 1, "devices": {"a": {"token": "\#(String(repeating: "a", count: 64))", "groups": "beta"}}}"#,
+                "\"groups\" must be an array of strings, not a string"
+            ),
+            (
+                #"{"version": 1, "devices": {"a": {"token": "\#(String(repeating: "a", count: 64))", "groups": [1]}}}"#,
+                "\"groups\" must be an array of strings, not a number"
+            ),
+            (
+                #"{"version": 1, "devices": {"a": {"token": "\#(String(repeating: "a", count: 64))", "environment": "staging"}}}"#,
+                "\"environment\" must be production, sandbox or null, not \"staging\""
+            ),
+            (
+                #"{"version": 1, "devices": {"a": {"token": "\#(String(repeating: "a", count: 64))", "last_seen_at": "monday"}}}"#,
+                "\"last_seen_at\" is not an ISO 8601 timestamp: \"monday\""
+            ),
+            (#"{"phone": 12}"#, "\"phone\" is number, but without \"version\" this must be a flat map"),
+            (#"{"phone": "not-a-token"}"#, "device \"phone\": device token has \"n\" at position 1"),
+            (
+                "{\"version\": 1,\n \"devices\": {\"a\": {\"token\": \"aa\"",
+                "line 2, column 29: device \"a\": device token has 2 hex digits"
+            ),
+        ])
     func refusesWrongShapes(text: String, expected: String) {
         let error = #expect(throws: JSONSyntaxError.self) { try RegisteredDevices(stateFile: Data(text)) }
         #expect(error?.detail.contains(expected) == true, "\(error?.detail ?? "no error")")
@@ -125,10 +151,14 @@ struct RegistryStateFileTests {
     @Test("a truncated file is refused wherever it was cut")
     func refusesTruncation() throws {
         var registry = RegisteredDevices()
-        for number in 1...20 { registry.register(registration("device-\(number)", number, name: "Name \(number)"), at: may1) }
+        for number in 1...20 {
+            registry.register(registration("device-\(number)", number, name: "Name \(number)"), at: may1)
+        }
         let bytes = registry.stateFileBytes()
         for length in stride(from: 1, to: bytes.count - 2, by: 7) {
-            #expect(throws: JSONSyntaxError.self, "cut at \(length)") { try RegisteredDevices(stateFile: Data(bytes.prefix(length))) }
+            #expect(throws: JSONSyntaxError.self, "cut at \(length)") {
+                try RegisteredDevices(stateFile: Data(bytes.prefix(length)))
+            }
         }
     }
 
@@ -146,6 +176,9 @@ struct RegistryStateFileTests {
     @Test("import also reads both state file formats")
     func importsStateFiles() throws {
         #expect(try RegisteredDevices(importing: Data(#"{"x": "\#(tokenA)"}"#))["x"]?.token == token(0xa))
-        #expect(try RegisteredDevices(importing: Data(RegisteredDevices(records: ["y": DeviceRecord(token: token(1))]).stateFileBytes()))["y"] != nil)
+        #expect(
+            try RegisteredDevices(
+                importing: Data(RegisteredDevices(records: ["y": DeviceRecord(token: token(1))]).stateFileBytes()))["y"]
+                != nil)
     }
 }

@@ -28,23 +28,27 @@ struct RegistryTimestampTests {
         }
     }
 
-    @Test("reads with or without fraction, Z or offsets", arguments: [
-        ("2024-05-01T12:00:00Z", 1_714_564_800.0),
-        ("2024-05-01T12:00:00.250Z", 1_714_564_800.25),
-        ("2024-05-01T12:00:00.123456789Z", 1_714_564_800.123456789),
-        ("2024-05-01T14:00:00+02:00", 1_714_564_800.0),
-        ("2024-05-01T07:30:00-04:30", 1_714_564_800.0),
-        ("2024-05-01t12:00:00z", 1_714_564_800.0),
-    ])
+    @Test(
+        "reads with or without fraction, Z or offsets",
+        arguments: [
+            ("2024-05-01T12:00:00Z", 1_714_564_800.0),
+            ("2024-05-01T12:00:00.250Z", 1_714_564_800.25),
+            ("2024-05-01T12:00:00.123456789Z", 1_714_564_800.123456789),
+            ("2024-05-01T14:00:00+02:00", 1_714_564_800.0),
+            ("2024-05-01T07:30:00-04:30", 1_714_564_800.0),
+            ("2024-05-01t12:00:00z", 1_714_564_800.0),
+        ])
     func parsesVariants(text: String, seconds: Double) throws {
         let date = try #require(ISO8601Timestamp.parse(text))
         #expect(abs(date.timeIntervalSince1970 - seconds) < 1e-6)
     }
 
-    @Test("refuses what is not a timestamp", arguments: [
-        "", "yesterday", "2024-05-01", "2024-05-01T12:00:00", "2024-13-01T00:00:00Z", "2023-02-29T00:00:00Z",
-        "2024-05-01T24:00:00Z", "2024-05-01T12:00:00.Z", "2024-05-01T12:00:00Z ", "2024-05-01 12:00:00Z",
-    ])
+    @Test(
+        "refuses what is not a timestamp",
+        arguments: [
+            "", "yesterday", "2024-05-01", "2024-05-01T12:00:00", "2024-13-01T00:00:00Z", "2023-02-29T00:00:00Z",
+            "2024-05-01T24:00:00Z", "2024-05-01T12:00:00.Z", "2024-05-01T12:00:00Z ", "2024-05-01 12:00:00Z",
+        ])
     func refusesGarbage(text: String) {
         #expect(ISO8601Timestamp.parse(text) == nil)
     }

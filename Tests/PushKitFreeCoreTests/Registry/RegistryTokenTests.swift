@@ -17,24 +17,30 @@ struct RegistryTokenTests {
         #expect(try DeviceToken(validating: String(repeating: "ab", count: bytes)).byteCount == bytes)
     }
 
-    @Test("other lengths are refused with the length in the message", arguments: [
-        (0, "device token is empty"), (31, "has 31 hex digits"), (30, "has 30 hex digits"),
-        (513, "has 513 hex digits"), (514, "has 514 hex digits"),
-    ])
+    @Test(
+        "other lengths are refused with the length in the message",
+        arguments: [
+            (0, "device token is empty"), (31, "has 31 hex digits"), (30, "has 30 hex digits"),
+            (513, "has 513 hex digits"), (514, "has 514 hex digits"),
+        ])
     func refusesLengths(digits: Int, message: String) {
-        let error = #expect(throws: DeviceTokenError.self) { try DeviceToken(validating: String(repeating: "a", count: digits)) }
+        let error = #expect(throws: DeviceTokenError.self) {
+            try DeviceToken(validating: String(repeating: "a", count: digits))
+        }
         #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")
         #expect(error?.message.contains("32 to 512") == true)
         #expect(error?.exitStatus == .dataError)
     }
 
-    @Test("the first character that is not hex is named with its position", arguments: [
-        ("abcg" + String(repeating: "0", count: 60), "\"g\" at position 4"),
-        ("0123 4567" + String(repeating: "0", count: 55), "a space at position 5"),
-        ("<" + String(repeating: "0", count: 64) + ">", "\"<\" at position 1"),
-        (String(repeating: "0", count: 64) + "\n", "a line break at position 65"),
-        ("00é" + String(repeating: "0", count: 61), "\"é\" at position 3"),
-    ])
+    @Test(
+        "the first character that is not hex is named with its position",
+        arguments: [
+            ("abcg" + String(repeating: "0", count: 60), "\"g\" at position 4"),
+            ("0123 4567" + String(repeating: "0", count: 55), "a space at position 5"),
+            ("<" + String(repeating: "0", count: 64) + ">", "\"<\" at position 1"),
+            (String(repeating: "0", count: 64) + "\n", "a line break at position 65"),
+            ("00é" + String(repeating: "0", count: 61), "\"é\" at position 3"),
+        ])
     func namesBadCharacter(text: String, message: String) {
         let error = #expect(throws: DeviceTokenError.self) { try DeviceToken(validating: text) }
         #expect(error?.message.contains(message) == true, "\(error?.message ?? "")")

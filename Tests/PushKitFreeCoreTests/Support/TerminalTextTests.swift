@@ -6,8 +6,9 @@ import Testing
 struct TerminalTextTests {
     @Test("controls, escape sequences, BEL, DEL, C1 controls and bidirectional overrides show as escapes")
     func escapes() {
-        #expect(TerminalText.escaped("a\u{1B}[31mb\u{07}c\u{7F}d\u{9B}e\u{202E}f\u{2066}g") ==
-                "a\\u{1B}[31mb\\u{7}c\\u{7F}d\\u{9B}e\\u{202E}f\\u{2066}g")
+        #expect(
+            TerminalText.escaped("a\u{1B}[31mb\u{07}c\u{7F}d\u{9B}e\u{202E}f\u{2066}g")
+                == "a\\u{1B}[31mb\\u{7}c\\u{7F}d\\u{9B}e\\u{202E}f\\u{2066}g")
         #expect(TerminalText.escaped("line\nnext\ttab\rback") == "line\\nnext\\ttab\\rback")
         #expect(TerminalText.escapedKeepingLines("ok\n\tindented \u{1B}[2J\r\n") == "ok\n\tindented \\u{1B}[2J\\r\n")
     }
@@ -23,7 +24,9 @@ struct TerminalTextTests {
     func fieldLimit() {
         let long = String(repeating: "x", count: 3000)
         #expect(TerminalText.field(long) == String(repeating: "x", count: TerminalText.displayLimit - 1) + "…")
-        #expect(TerminalText.field(String(repeating: "y", count: TerminalText.displayLimit)).count == TerminalText.displayLimit)
+        #expect(
+            TerminalText.field(String(repeating: "y", count: TerminalText.displayLimit)).count
+                == TerminalText.displayLimit)
         #expect(TerminalText.field("\u{1B}abc", limit: 5) == "\\u{1…")
     }
 
@@ -39,8 +42,9 @@ struct TerminalTextTests {
     @Test("send-push's report escapes a hostile APNs reason and device id")
     func reportLines() throws {
         let token = try DeviceToken(validating: String(repeating: "ab", count: 32))
-        var result = DeliveryResult(target: DeliveryTarget(deviceID: "dev\u{202E}ice", token: token, recordedEnvironment: nil),
-                                    environment: .production)
+        var result = DeliveryResult(
+            target: DeliveryTarget(deviceID: "dev\u{202E}ice", token: token, recordedEnvironment: nil),
+            environment: .production)
         result.outcome = .rejected
         result.status = 400
         result.reason = "Bad\u{1B}]0;owned\u{07}Reason"
