@@ -223,9 +223,7 @@ public struct PushSender: Sendable {
                 warn("the registry was not updated: \(error)")
             }
         }
-        let elapsed = ContinuousClock.now - started
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return DeliveryReport(results: results, seconds: seconds)
+        return DeliveryReport(results: results, seconds: started.secondsElapsed)
     }
 
     /// Says which proxy the requests that got no answer went through, with credentials masked (also

@@ -18,11 +18,3 @@ struct AccessLogMiddleware: RouterMiddleware {
         return response
     }
 }
-
-extension ContinuousClock.Instant {
-    /// Seconds from this instant to now.
-    var secondsElapsed: Double {
-        let elapsed = duration(to: .now)
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-    }
-}

@@ -1,4 +1,5 @@
 import Synchronization
+import PushKitFreeCore
 
 /// A per-client limit of so many requests a minute: a token bucket per client that holds at most
 /// `perMinute` requests and refills at that rate, so a client may burst up to the limit and then
@@ -25,8 +26,7 @@ public final class RateLimiter: Sendable {
 
     /// Seconds since an arbitrary point, from `ContinuousClock`.
     public static func monotonicSeconds() -> Double {
-        let elapsed = ContinuousClock.Instant.now - start
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        start.secondsElapsed
     }
     private static let start = ContinuousClock.Instant.now
 
