@@ -1,11 +1,13 @@
 import Hummingbird
+import HummingbirdWebSocket
 import NIOCore
 import PushKitFreeCore
 import Synchronization
 
 /// Hummingbird's per-request context, plus what the endpoint's middleware and routes pass along:
 /// the client's address, the request id, and whether the secret was waived for the client's network.
-struct EndpointRequestContext: RequestContext {
+/// It carries hummingbird-websocket's handler too, for the gateway's WebSocket route.
+struct EndpointRequestContext: RequestContext, WebSocketRequestContext {
     var coreContext: CoreRequestContextStorage
     /// The peer's IP address, "unknown" when the channel has none (the rate limit's key, the access log's).
     let client: String
@@ -16,6 +18,8 @@ struct EndpointRequestContext: RequestContext {
     var openNetwork = false
     /// What the routes found out that the access log shows after the answer.
     let notes = RequestNotes()
+    /// Where `GatewayRoutes.socketRouter` leaves the WebSocket handler of an upgrade.
+    let webSocket = WebSocketHandlerReference<EndpointRequestContext>()
 
     init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)

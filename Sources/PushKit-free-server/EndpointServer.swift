@@ -10,6 +10,7 @@ import Hummingbird
 import HummingbirdCore
 import HTTPTypes
 import HummingbirdTLS
+import HummingbirdWebSocket
 import Logging
 import NIOCore
 import NIOSSL
@@ -50,7 +51,7 @@ public enum EndpointServer {
         let scheme = settings.tls == nil ? "http" : "https"
         let app = Application(
             router: EndpointRouter.make(service),
-            server: try serverBuilder(settings),
+            server: try serverBuilder(settings, socketRouter: GatewayRoutes.socketRouter(service)),
             configuration: ApplicationConfiguration(
                 address: .hostname(settings.listen.host, port: settings.listen.port),
                 serverName: nil, reuseAddress: true),
@@ -67,8 +68,15 @@ public enum EndpointServer {
         StandardStreams.writeError("\(tool): stopped\n")
     }
 
-    private static func serverBuilder(_ settings: EndpointSettings) throws -> HTTPServerBuilder {
-        let http1 = HTTPServerBuilder.http1(configuration: .init(idleTimeout: .seconds(60)))
+    /// HTTP/1.1 with the WebSocket upgrade of `/gateway/ws`, over TLS when the settings say.
+    private static func serverBuilder(
+        _ settings: EndpointSettings, socketRouter: Router<EndpointRequestContext>
+    ) throws -> HTTPServerBuilder {
+        let http1 = HTTPServerBuilder.http1WebSocketUpgrade(
+            webSocketRouter: socketRouter,
+            configuration: .init(
+                http1: .init(idleTimeout: .seconds(60)),
+                ws: .init(maxFrameSize: GatewayMessage.sizeLimit)))
         guard let tls = settings.tls else { return http1 }
         do {
             let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map {

@@ -15,6 +15,9 @@ final class EndpointService: Sendable {
     let delivery: EndpointDelivery
     let metrics: EndpointMetrics
     let health: EndpointHealth
+    /// The per-client allowance of registry changes: `RateLimitMiddleware` spends it per request on
+    /// the registration routes, the gateway per message that changes the registry.
+    let limiter: RateLimiter
 
     init(settings: EndpointSettings, delivery: EndpointDelivery, metrics: EndpointMetrics) {
         self.settings = settings
@@ -22,6 +25,7 @@ final class EndpointService: Sendable {
         writes = RegistryWriteQueue(registry: registry) { size in metrics.registryBatch(size: size) }
         self.delivery = delivery
         self.metrics = metrics
+        limiter = RateLimiter(perMinute: settings.rateLimit)
         health = EndpointHealth(registry: registry, delivery: delivery) { line in
             StandardStreams.writeError("\(EndpointServer.tool): \(line)\n")
         }

@@ -26,6 +26,8 @@ final class RegistryWriteQueue: Sendable {
     enum ChangeResult: Sendable {
         case registered(RegisteredDevices.RegistrationOutcome)
         case removed([RegisteredDevice])
+        /// The device changed in place (a gateway's `briefing_config`); `nil` when there was none.
+        case updated(RegisteredDevice?)
     }
 
     private struct Pending {

@@ -10,13 +10,19 @@ import PushKitFreeCore
 ///
 /// Device tokens are masked, in the path as in the `token=` field; secrets, request bodies and
 /// provider tokens are never written.
+///
+/// A message over the gateway's WebSocket gets a line of its own, with the method `WS`, the status
+/// an HTTP request of it would have had (200, or its error's), and its type:
+/// `... 127.0.0.1 WS /gateway/ws 200 1.1ms token=0a1b2c3d...ef01 message=device_token`.
 enum AccessLog {
     static func line(
-        client: String, method: String, path: String, status: Int, seconds: Double, token: DeviceToken?
+        client: String, method: String, path: String, status: Int, seconds: Double, token: DeviceToken?,
+        message: String? = nil
     ) -> String {
         var line =
             "\(ISO8601Timestamp.format(Date())) \(client) \(method) \(maskedPath(path)) \(status) \(milliseconds(seconds))ms"
         if let token { line += " token=\(token.masked)" }
+        if let message { line += " message=\(message)" }
         return line + "\n"
     }
 

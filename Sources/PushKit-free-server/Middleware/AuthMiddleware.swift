@@ -18,22 +18,29 @@ struct AuthMiddleware: RouterMiddleware {
         _ request: Request, context: Context,
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
-        guard let secret else { return try await next(request, context) }
+        var context = context
+        context.openNetwork = try admit(request, client: context.client, route: context.route(of: request))
+        return try await next(request, context)
+    }
+
+    /// Whether `request` may pass: throws the 401 when it may not.
+    ///
+    /// The WebSocket route (`/gateway/ws`) calls this itself once upgraded, so that a refusal can be
+    /// answered as a message on the socket (an upgrade refused before it is answered only with a bare 400).
+    /// - Returns: `true` when it was let in without the secret, from an `--open-registration` network.
+    func admit(_ request: Request, client: String, route: EndpointRoute?) throws(EndpointError) -> Bool {
+        guard let secret else { return false }
         let presented = SharedSecret.presented(
             authorization: request.headers[.authorization],
             openClawAuth: request.headers[Self.openClawAuth])
         guard let presented else {
-            if context.route(of: request)?.acceptsOpenRegistration == true,
-                openRegistration.contains(where: { $0.contains(context.client) })
-            {
-                var context = context
-                context.openNetwork = true
-                return try await next(request, context)
+            if route?.acceptsOpenRegistration == true, openRegistration.contains(where: { $0.contains(client) }) {
+                return true
             }
             throw EndpointError.unauthorized(
                 "missing credentials: send Authorization: Bearer <secret> or X-OpenClaw-Auth: <secret>")
         }
         guard secret.matches(presented) else { throw EndpointError.unauthorized("wrong secret") }
-        return try await next(request, context)
+        return false
     }
 }

@@ -11,16 +11,16 @@ extension Request {
     /// The largest request body accepted; registration and notification bodies are far smaller.
     static let bodyLimit = 4096
 
-    /// The body's bytes: at most `bodyLimit` (413).
-    func bodyBytes() async throws(EndpointError) -> Data {
-        if let length = headers[.contentLength].flatMap(Int.init), length > Self.bodyLimit {
-            throw .tooLarge(limit: Self.bodyLimit)
+    /// The body's bytes: at most `limit` (413), `bodyLimit` unless a route says otherwise.
+    func bodyBytes(limit: Int = bodyLimit) async throws(EndpointError) -> Data {
+        if let length = headers[.contentLength].flatMap(Int.init), length > limit {
+            throw .tooLarge(limit: limit)
         }
         let buffer: ByteBuffer
         do {
-            buffer = try await body.collect(upTo: Self.bodyLimit)
+            buffer = try await body.collect(upTo: limit)
         } catch is NIOTooManyBytesError {
-            throw .tooLarge(limit: Self.bodyLimit)
+            throw .tooLarge(limit: limit)
         } catch {
             throw .badRequest("the request body could not be read: \(error)")
         }

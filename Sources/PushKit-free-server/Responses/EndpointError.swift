@@ -60,6 +60,8 @@ public struct EndpointError: HTTPResponseError, Sendable, Equatable, CustomStrin
     }
     /// 413: the notification the body describes is over APNs' payload limit.
     public static func tooLarge(_ message: String) -> EndpointError { EndpointError(status: 413, message) }
+    /// 409: the request needs something done first (a gateway `briefing_config` before `device_token`).
+    public static func conflict(_ message: String) -> EndpointError { EndpointError(status: 409, message) }
     /// 422: a well-formed body whose APNs token is not one.
     public static func invalidToken(_ message: String) -> EndpointError { EndpointError(status: 422, message) }
     /// 429: over the rate limit; try again after `retryAfter` seconds.
@@ -92,8 +94,10 @@ public struct EndpointError: HTTPResponseError, Sendable, Equatable, CustomStrin
     /// The response body: `{"error": "<message>"}`.
     /// - Parameters:
     ///   - openClaw: on OpenClaw's routes, `detail` (FastAPI's key) is added beside `error`.
+    ///   - gateway: on the Ember gateway's routes, the protocol's error message: `"type": "error"` and
+    ///     `message` are added beside `error` (the same text).
     ///   - requestID: named in the message and as `request_id` when there is a `logDetail` to look up.
-    public func body(openClaw: Bool = false, requestID: String? = nil) -> JSONValue {
+    public func body(openClaw: Bool = false, gateway: Bool = false, requestID: String? = nil) -> JSONValue {
         var text = message
         var object: [String: JSONValue] = [:]
         if let requestID, logDetail != nil {
@@ -102,19 +106,25 @@ public struct EndpointError: HTTPResponseError, Sendable, Equatable, CustomStrin
         }
         object["error"] = .string(text)
         if openClaw { object["detail"] = .string(openClawDetail ?? text) }
+        if gateway {
+            object["type"] = "error"
+            object["message"] = .string(text)
+        }
         return .object(object)
     }
 
-    /// The JSON answer: `body(openClaw:requestID:)` with the status and headers.
-    public func response(openClaw: Bool, requestID: String?) -> Response {
-        .json(body(openClaw: openClaw, requestID: requestID), status: status, headers: headers)
+    /// The JSON answer: `body(openClaw:gateway:requestID:)` with the status and headers.
+    public func response(openClaw: Bool, gateway: Bool = false, requestID: String?) -> Response {
+        .json(body(openClaw: openClaw, gateway: gateway, requestID: requestID), status: status, headers: headers)
     }
 
-    /// The answer to `request`: OpenClaw's shape on its routes (`/api/v1/...`), the request id from
-    /// the endpoint's context.
+    /// The answer to `request`: OpenClaw's shape on its routes (`/api/v1/...`), the gateway's on its
+    /// own (`/gateway/...`), the request id from the endpoint's context.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         let endpoint = context as? EndpointRequestContext
         let path = endpoint?.routePath ?? request.uri.path
-        return response(openClaw: EndpointRoute.isOpenClaw(path: path), requestID: endpoint?.requestID)
+        return response(
+            openClaw: EndpointRoute.isOpenClaw(path: path), gateway: EndpointRoute.isGateway(path: path),
+            requestID: endpoint?.requestID)
     }
 }

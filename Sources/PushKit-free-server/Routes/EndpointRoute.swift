@@ -19,11 +19,13 @@ public enum EndpointRoute: String, Sendable, CaseIterable {
     case sendToDevice
     case notifyHook
     case triggerReplyFinished
+    case gatewaySocket
+    case gatewayMessage
 
     /// The HTTP method.
     public var method: String {
         switch self {
-        case .health, .liveness, .metrics, .listDevices: "GET"
+        case .health, .liveness, .metrics, .listDevices, .gatewaySocket: "GET"
         case .unregisterDevice: "DELETE"
         default: "POST"
         }
@@ -45,10 +47,15 @@ public enum EndpointRoute: String, Sendable, CaseIterable {
         case .sendToDevice: "/api/v1/notifications/send/{token}"
         case .notifyHook: "/hooks/ios-notify"
         case .triggerReplyFinished: "/triggerReplyFinished"
+        case .gatewaySocket: "/gateway/ws"
+        case .gatewayMessage: "/gateway/messages"
         }
     }
 
     /// Whether the route changes the registry on an app's behalf (the rate limit applies to these).
+    ///
+    /// The gateway's routes are not among them: they spend the allowance per message that changes
+    /// the registry (`device_token`, `briefing_config`), not per request or connection.
     public var registers: Bool {
         switch self {
         case .registerAPNs, .registerDevice, .unregisterDevice, .deviceHook, .registerSubscription: true
@@ -58,10 +65,11 @@ public enum EndpointRoute: String, Sendable, CaseIterable {
 
     /// Whether `--open-registration` may let a request in without the secret: the routes that
     /// register a device (`/hooks/ios-device` only for its `register` action), never those that
-    /// list, remove or send.
+    /// list, remove or send. The gateway's routes are registration channels: no message they serve
+    /// lists, removes or sends.
     public var acceptsOpenRegistration: Bool {
         switch self {
-        case .registerAPNs, .registerDevice, .deviceHook, .registerSubscription: true
+        case .registerAPNs, .registerDevice, .deviceHook, .registerSubscription, .gatewaySocket, .gatewayMessage: true
         default: false
         }
     }
@@ -72,6 +80,10 @@ public enum EndpointRoute: String, Sendable, CaseIterable {
 
     /// Whether `path` (a request's, or a route's) is under OpenClaw's `/api/v1/`.
     public static func isOpenClaw(path: String) -> Bool { path.hasPrefix("/api/v1/") }
+
+    /// Whether `path` is one of the Ember gateway's (`/gateway/...`), whose errors are the protocol's
+    /// `{"type": "error", "message": ...}` message.
+    public static func isGateway(path: String) -> Bool { path.hasPrefix("/gateway/") }
 
     /// The route with this path (as the catalogue writes it) and method; `HEAD` finds the `GET` route.
     public init?(path: String, method: String) {

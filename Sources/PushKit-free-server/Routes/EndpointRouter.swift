@@ -23,12 +23,13 @@ enum EndpointRouter {
 
         let guarded = router.group()
             .add(middleware: AuthMiddleware(secret: settings.secret, openRegistration: settings.openRegistration))
-            .add(middleware: RateLimitMiddleware(limiter: RateLimiter(perMinute: settings.rateLimit)))
+            .add(middleware: RateLimitMiddleware(limiter: service.limiter))
         health.addMetrics(to: guarded)
         NativeRoutes(service: service).add(to: guarded)
         OpenClawRoutes(service: service).add(to: guarded.group("api/v1"))
         GatewayHookRoutes(service: service).add(to: guarded.group("hooks"))
         ProxyChatRoutes(service: service).add(to: guarded)
+        GatewayRoutes(service: service).add(to: guarded.group("gateway"))
         return router
     }
 }

@@ -1,0 +1,144 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PushKitFreeCore
+
+/// One conversation in the Ember gateway's protocol: a WebSocket connection (`/gateway/ws`), or one
+/// message posted over HTTP (`/gateway/messages`), which has no connection to remember anything.
+///
+/// On a connection, the first `device_token` makes the connection's device: its id is the one a
+/// `device_id` member names (in that message or in `register` before it), else the one the core
+/// derives from the token (`DeviceRegistration.derivedDeviceID(for:)`). A later `device_token` on
+/// the same connection is the token rotating: it updates that device. `briefing_config` is stored
+/// on the connection's device, so it must follow a `device_token`. Over HTTP each message names its
+/// device itself.
+///
+/// Messages that change the registry spend the client's allowance (`EndpointService.limiter`) and
+/// are answered once the change is on disk (`RegistryWriteQueue`).
+struct GatewaySession: Sendable {
+    /// How the messages arrive.
+    enum Transport: Sendable {
+        /// A WebSocket connection: state is kept between messages.
+        case socket
+        /// One HTTP request per message: nothing is kept.
+        case http
+    }
+
+    let service: EndpointService
+    let transport: Transport
+    /// The peer's address (the rate limit's key).
+    let client: String
+    /// The device this connection registered (its first `device_token`); always `nil` over HTTP.
+    private(set) var deviceID: String?
+    /// The device token the last message registered or named (for the access log).
+    private(set) var token: DeviceToken?
+    /// The device id `register` named, used by the first `device_token` that names none.
+    private var announcedDeviceID: String?
+
+    init(service: EndpointService, transport: Transport, client: String) {
+        self.service = service
+        self.transport = transport
+        self.client = client
+    }
+
+    /// The route the messages came by, for the metrics.
+    var route: EndpointRoute { transport == .socket ? .gatewaySocket : .gatewayMessage }
+
+    /// Answers one message.
+    /// - Returns: the reply message (`registered`, `device_token_confirmed`, `ack`, `pong`).
+    /// - Throws: `EndpointError`: its status is the HTTP route's answer, its message the `error`
+    ///   message's text; nothing was changed.
+    mutating func answer(_ message: GatewayMessage) async throws(EndpointError) -> JSONValue {
+        if message.changesRegistry, let retryAfter = service.limiter.admit(client) {
+            throw .rateLimited(retryAfter: retryAfter, limit: service.limiter.perMinute)
+        }
+        switch message {
+        case .ping:
+            return GatewayReply.pong
+        case .register(let named):
+            if let named, let deviceID, named != deviceID {
+                throw .conflict(
+                    "this connection's device is \"\(deviceID)\"; another device needs a connection of its own")
+            }
+            if transport == .socket, let named { announcedDeviceID = named }
+            return GatewayReply.registered
+        case .deviceToken(let message):
+            return try await register(message)
+        case .briefingConfig(let members):
+            return try await configureBriefing(members)
+        }
+    }
+
+    private mutating func register(_ message: GatewayDeviceToken) async throws(EndpointError) -> JSONValue {
+        let id: String
+        if let deviceID {
+            if let named = message.deviceID, named != deviceID {
+                throw .conflict(
+                    "this connection's device is \"\(deviceID)\"; a device_token for device \"\(named)\" "
+                        + "needs a connection of its own")
+            }
+            id = deviceID
+        } else if let named = message.deviceID ?? announcedDeviceID {
+            id = named
+        } else {
+            do throws(DeviceTokenError) {
+                id = DeviceRegistration.derivedDeviceID(for: try DeviceToken(validating: message.token))
+            } catch {
+                throw .invalidToken("\"token\": \(error.message)")
+            }
+        }
+        let registration = try EndpointService.registration(message.registrationBody(deviceID: id))
+        let outcome = try await service.register(registration, route: route)
+        if transport == .socket { deviceID = id }
+        token = registration.token
+        return GatewayReply.deviceTokenConfirmed(deviceID: outcome.device.id)
+    }
+
+    private mutating func configureBriefing(_ members: [String: JSONValue]) async throws(EndpointError) -> JSONValue {
+        let fields = RequestBodyFields(members)
+        let named: String?
+        do throws(RegistrationBodyError) {
+            named = try fields.string("device_id") ?? fields.string("token", "device_token")
+        } catch {
+            throw EndpointError(error)
+        }
+        let target: String
+        switch transport {
+        case .socket:
+            guard let deviceID else {
+                throw .conflict(
+                    "send device_token first: briefing_config is stored on this connection's device, "
+                        + "and it has registered none yet")
+            }
+            if let named, named != deviceID, (try? DeviceToken(validating: named)) != token {
+                throw .conflict(
+                    "this connection's device is \"\(deviceID)\"; a briefing_config for another device "
+                        + "needs a connection of its own")
+            }
+            target = deviceID
+        case .http:
+            guard let named else {
+                throw .badRequest(
+                    "a briefing_config sent over HTTP names its device: \"device_id\", or \"token\" "
+                        + "(the device's APNs token, hex)")
+            }
+            target = named
+        }
+        let change = try Self.briefingChange(members)
+        let result = try await service.write { devices, _ in
+            guard let device = EndpointService.device(target, in: devices) else { return .updated(nil) }
+            var record = device.record
+            change(&record)
+            devices[device.id] = record
+            return .updated(RegisteredDevice(id: device.id, record: record))
+        }
+        guard case .updated(let device?) = result else {
+            throw .deviceNotFound(
+                "no device with token or id \"\(AccessLog.maskedPath(target))\": send its device_token first")
+        }
+        token = device.record.token
+        return GatewayReply.ack
+    }
+}

@@ -1,0 +1,136 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PushKitFreeCore
+
+/// One message of the Ember gateway's protocol that `register-apns serve` serves: a JSON object
+/// whose `type` is `register`, `device_token`, `briefing_config` or `ping`.
+///
+/// The app's connection carries other features too (inbox, memory); a message of another type is
+/// refused with an error naming its type, and nothing else happens.
+public enum GatewayMessage: Sendable, Equatable {
+    /// `{"type": "register", "client", "version", "capabilities"}`: the app says hello. A
+    /// `device_id` member names the app's own id for its device.
+    case register(deviceID: String?)
+    /// `{"type": "device_token", "token": "<hex>", "platform": "ios"}`, with the optional members
+    /// of a registration body (`device_id`, `environment`, `device_name`, `timezone`, ...).
+    case deviceToken(GatewayDeviceToken)
+    /// `{"type": "briefing_config", "enabled", "time", "timezone", "sources"}`: every member, as sent.
+    case briefingConfig([String: JSONValue])
+    /// `{"type": "ping"}`.
+    case ping
+
+    /// The types served, in the order the protocol uses them.
+    public static let servedTypes = ["register", "device_token", "briefing_config", "ping"]
+
+    /// The largest message read, over the socket or as an HTTP body: far above what the served
+    /// messages need, so that the app's other messages get their error instead of a closed socket.
+    public static let sizeLimit = 65_536
+
+    /// Reads one message.
+    /// - Throws: `EndpointError` 400 for text that is not a JSON object with a served `type`.
+    public init(_ data: Data) throws(EndpointError) {
+        let json: JSONValue
+        do throws(JSONSyntaxError) {
+            json = try JSONValue.parse(data)
+        } catch {
+            throw .badRequest("the message is not JSON: \(error.detail)")
+        }
+        try self.init(json)
+    }
+
+    /// Reads one message (see `init(_: Data)`).
+    public init(_ json: JSONValue) throws(EndpointError) {
+        guard let object = json.objectValue else {
+            throw .badRequest("a message is a JSON object with a \"type\", not \(json.typeName)")
+        }
+        let fields = RequestBodyFields(object)
+        do throws(RegistrationBodyError) {
+            guard let type = try fields.string("type") else {
+                throw .invalidBody("the message has no \"type\"")
+            }
+            switch type {
+            case "register":
+                self = .register(deviceID: try Self.deviceID(fields))
+            case "device_token":
+                self = .deviceToken(try GatewayDeviceToken(fields))
+            case "briefing_config":
+                self = .briefingConfig(object)
+            case "ping":
+                self = .ping
+            default:
+                throw .invalidBody(
+                    "\"\(type)\" messages are not served here: this endpoint serves only "
+                        + Self.servedTypes.joined(separator: ", ") + " (the push part of the gateway's protocol)")
+            }
+        } catch {
+            throw EndpointError(error)
+        }
+    }
+
+    /// The message's `type`.
+    public var type: String {
+        switch self {
+        case .register: "register"
+        case .deviceToken: "device_token"
+        case .briefingConfig: "briefing_config"
+        case .ping: "ping"
+        }
+    }
+
+    /// Whether answering the message changes the registry (it then spends the client's allowance).
+    public var changesRegistry: Bool {
+        switch self {
+        case .deviceToken, .briefingConfig: true
+        case .register, .ping: false
+        }
+    }
+
+    /// The `device_id` member, checked as a device id.
+    static func deviceID(_ fields: RequestBodyFields) throws(RegistrationBodyError) -> String? {
+        guard let id = try fields.string("device_id") else { return nil }
+        do throws(RegistryError) {
+            try DeviceRegistration.validateDeviceID(id)
+        } catch {
+            throw .invalidBody("\"device_id\": \(error.description)")
+        }
+        return id
+    }
+}
+
+/// A `device_token` message: the APNs token, the app's device id when it names one, and the
+/// members it carries besides.
+public struct GatewayDeviceToken: Sendable, Equatable {
+    /// The APNs token (hex), as sent; checked when the registration is built from it.
+    public var token: String
+    /// The `device_id` member.
+    public var deviceID: String?
+    /// Every member, as sent (`environment`, `device_name`, `timezone`, ... are read from these).
+    public var members: [String: JSONValue]
+
+    /// - Throws: `RegistrationBodyError` for a missing `token`, or a `platform` other than `ios`.
+    init(_ fields: RequestBodyFields) throws(RegistrationBodyError) {
+        guard let token = try fields.string("token", "device_token") else {
+            throw .invalidBody("\"token\" is missing: the device's APNs token (hex)")
+        }
+        if let platform = try fields.string("platform"), platform != "ios" {
+            throw .invalidBody(
+                "\"platform\" must be \"ios\", not \"\(platform)\": this endpoint registers APNs tokens of Apple devices")
+        }
+        self.token = token
+        deviceID = try GatewayMessage.deviceID(fields)
+        members = fields.object
+    }
+
+    /// The registration body the core reads (`DeviceRegistration.registration(fromBody:)`): the
+    /// members sent, with `device_token` the device id and `apns_token` the token.
+    public func registrationBody(deviceID: String) -> JSONValue {
+        var body = members
+        for member in ["type", "token", "platform", "device_id"] { body[member] = nil }
+        body["device_token"] = .string(deviceID)
+        body["apns_token"] = .string(token)
+        return .object(body)
+    }
+}
