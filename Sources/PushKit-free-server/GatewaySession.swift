@@ -126,13 +126,12 @@ struct GatewaySession: Sendable {
             }
             target = named
         }
-        let change = try Self.briefingChange(members)
+        let settings = try Self.briefingSettings(members)
         let result = try await service.write { devices, _ in
-            guard let device = EndpointService.device(target, in: devices) else { return .updated(nil) }
-            var record = device.record
-            change(&record)
-            devices[device.id] = record
-            return .updated(RegisteredDevice(id: device.id, record: record))
+            guard let device = EndpointService.device(target, in: devices),
+                devices.setBriefing(settings, deviceID: device.id)
+            else { return .updated(nil) }
+            return .updated(devices[device.id].map { RegisteredDevice(id: device.id, record: $0) })
         }
         guard case .updated(let device?) = result else {
             throw .deviceNotFound(

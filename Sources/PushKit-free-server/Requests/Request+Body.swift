@@ -37,7 +37,7 @@ extension Request {
     }
 
     /// A registration's body; for `/register-apns` without a body, `device_token` and `apns_token`
-    /// from the query string (as the FastAPI handler it replaces reads them).
+    /// from the query string (as the FastAPI handler it replaces reads them), and `timezone` when given.
     func registrationBody(acceptingQuery: Bool) async throws(EndpointError) -> JSONValue {
         guard acceptingQuery else { return try await jsonBody() }
         let query = uri.queryParameters
@@ -61,10 +61,17 @@ extension Request {
                     throw .invalidToken("query parameter apns_token: \(error.message)")
                 }
             }
+            if let zone = query[Substring("timezone")] {
+                do throws(BriefingSettingsError) {
+                    _ = try BriefingSettings.validatedTimeZone(.string(String(zone)))
+                } catch {
+                    throw .invalidToken("query parameter timezone: \(error.message)")
+                }
+            }
             return try Self.parseJSON(data)
         }
         var object: [String: JSONValue] = [:]
-        for field in fields {
+        for field in fields + ["timezone"] {
             if let value = query[Substring(field)] { object[field] = .string(String(value)) }
         }
         return .object(object)

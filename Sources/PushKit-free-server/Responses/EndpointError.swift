@@ -62,7 +62,7 @@ public struct EndpointError: HTTPResponseError, Sendable, Equatable, CustomStrin
     public static func tooLarge(_ message: String) -> EndpointError { EndpointError(status: 413, message) }
     /// 409: the request needs something done first (a gateway `briefing_config` before `device_token`).
     public static func conflict(_ message: String) -> EndpointError { EndpointError(status: 409, message) }
-    /// 422: a well-formed body whose APNs token is not one.
+    /// 422: a well-formed body whose APNs token is not one (or whose time zone does not exist).
     public static func invalidToken(_ message: String) -> EndpointError { EndpointError(status: 422, message) }
     /// 429: over the rate limit; try again after `retryAfter` seconds.
     public static func rateLimited(retryAfter: Int, limit: Int) -> EndpointError {
