@@ -213,8 +213,11 @@ struct EndpointTests {
     @Test("only registration routes may be opened to a network; OpenClaw's are the /api/v1 ones")
     func routeKinds() {
         let open = EndpointRoute.allCases.filter(\.acceptsOpenRegistration)
-        #expect(Set(open) == [.registerAPNs, .registerDevice, .deviceHook, .registerSubscription])
-        #expect(open.allSatisfy { !$0.sends && $0.method == "POST" })
+        #expect(
+            Set(open) == [
+                .registerAPNs, .registerDevice, .deviceHook, .registerSubscription, .gatewaySocket, .gatewayMessage,
+            ])
+        #expect(open.allSatisfy { !$0.sends && ($0.method == "POST" || $0 == .gatewaySocket) })
         #expect(
             Set(EndpointRoute.allCases.filter(\.isOpenClaw)) == [
                 .registerDevice, .unregisterDevice, .listDevices, .sendToAll, .sendToDevice,

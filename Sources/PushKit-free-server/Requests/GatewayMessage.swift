@@ -53,6 +53,12 @@ public enum GatewayMessage: Sendable, Equatable {
             }
             switch type {
             case "register":
+                // What the app says of itself is not kept, but it must be what the protocol says.
+                _ = try fields.string("client")
+                _ = try fields.string("version")
+                if let capabilities = object["capabilities"], capabilities != .null, capabilities.arrayValue == nil {
+                    throw .invalidBody("\"capabilities\" must be an array, not \(capabilities.typeName)")
+                }
                 self = .register(deviceID: try Self.deviceID(fields))
             case "device_token":
                 self = .deviceToken(try GatewayDeviceToken(fields))

@@ -1,0 +1,166 @@
+import Foundation
+import PushKitFreeCore
+@testable import PushKitFreeServer
+import Testing
+
+/// The Ember gateway's messages: what is read from a message, and what a session does with it
+/// (registered in a real state file, through the write queue), over a connection and over HTTP.
+@Suite("register-apns serve: the Ember gateway's messages")
+struct GatewayTests {
+    typealias Endpoint = EndpointRouterTests.Endpoint
+
+    static let token = String(repeating: "ab", count: 32)
+    static let rotated = String(repeating: "cd", count: 32)
+
+    static func message(_ text: String) throws(EndpointError) -> GatewayMessage {
+        try GatewayMessage(Data(text.utf8))
+    }
+
+    static func refusal(_ text: String) -> EndpointError? {
+        do {
+            _ = try message(text)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test("the served types are read; any other type, or no type, is a 400 naming it")
+    func parsing() throws {
+        #expect(try Self.message(#"{"type": "ping"}"#) == .ping)
+        #expect(try Self.message(#"{"type": "register", "client": "ember", "capabilities": []}"#) == .register(deviceID: nil))
+        #expect(try Self.message(#"{"type": "register", "device_id": "phone"}"#) == .register(deviceID: "phone"))
+        guard case .deviceToken(let device) = try Self.message(#"{"type": "device_token", "token": "ab", "platform": "ios"}"#)
+        else { Issue.record("not a device_token"); return }
+        #expect(device.token == "ab" && device.deviceID == nil)
+        guard case .briefingConfig(let members) = try Self.message(#"{"type": "briefing_config", "time": "07:00"}"#)
+        else { Issue.record("not a briefing_config"); return }
+        #expect(members["time"] == "07:00")
+
+        for (text, expected) in [
+            (#"{"type": "inbox_list"}"#, #""inbox_list" messages are not served here"#),
+            (#"{"type": "memory_save"}"#, "register, device_token, briefing_config, ping"),
+            (#"{"kind": "ping"}"#, #"no "type""#),
+            (#"{"type": 7}"#, #""type" must be a string"#),
+            (#"[{"type": "ping"}]"#, "not array"),
+            ("ping", "not JSON"),
+            (#"{"type": "device_token", "platform": "ios"}"#, #""token" is missing"#),
+            (#"{"type": "device_token", "token": "ab", "platform": "android"}"#, #""platform" must be "ios""#),
+            (#"{"type": "register", "device_id": "a\u0001b"}"#, "control character"),
+        ] {
+            let error = Self.refusal(text)
+            #expect(error?.status.code == 400, "\(text)")
+            #expect(error?.message.contains(expected) == true, "\(text): \(error?.message ?? "accepted")")
+        }
+    }
+
+    @Test("a device_token becomes the core's registration body: device id and APNs token, the rest as sent")
+    func registrationBody() throws {
+        guard
+            case .deviceToken(let device) = try Self.message(
+                #"{"type": "device_token", "token": "\#(Self.token)", "platform": "ios", "timezone": "Europe/Berlin", "environment": "sandbox"}"#)
+        else { Issue.record("not a device_token"); return }
+        let registration = try EndpointService.registration(device.registrationBody(deviceID: "phone"))
+        #expect(registration.deviceID == "phone" && registration.token.hex == Self.token)
+        #expect(registration.timeZone == "Europe/Berlin" && registration.environment == .sandbox)
+    }
+
+    @Test("one device per connection: rotation updates it, briefing_config needs it first, another device is refused")
+    func socketSession() async throws {
+        let endpoint = try Endpoint()
+        var session = GatewaySession(service: endpoint.service, transport: .socket, client: "127.0.0.1")
+        let briefing = #"{"type": "briefing_config", "time": "07:30", "timezone": "Europe/Berlin", "sources": ["news"]}"#
+        do {
+            _ = try await session.answer(try Self.message(briefing))
+            Issue.record("briefing_config before device_token was taken")
+        } catch {
+            #expect(error.status.code == 409 && error.message.contains("send device_token first"), "\(error)")
+        }
+        #expect(try await session.answer(.register(deviceID: nil)) == GatewayReply.registered)
+        let derived = DeviceRegistration.derivedDeviceID(for: try DeviceToken(validating: Self.token))
+        let first = try await session.answer(
+            try Self.message(#"{"type": "device_token", "token": "\#(Self.token)", "platform": "ios"}"#))
+        #expect(first == GatewayReply.deviceTokenConfirmed(deviceID: derived))
+        #expect(try await session.answer(try Self.message(briefing)) == GatewayReply.ack)
+        let second = try await session.answer(try Self.message(#"{"type": "device_token", "token": "\#(Self.rotated)"}"#))
+        #expect(second == GatewayReply.deviceTokenConfirmed(deviceID: derived))
+        await #expect(throws: EndpointError.self) {
+            _ = try await session.answer(
+                try Self.message(#"{"type": "device_token", "token": "\#(Self.token)", "device_id": "other"}"#))
+        }
+        #expect(try await session.answer(.ping) == GatewayReply.pong)
+
+        let devices = try endpoint.service.readRegistry()
+        #expect(devices.devices.map(\.id) == [derived])
+        let record = try #require(devices[derived])
+        #expect(record.token.hex == Self.rotated)
+        #expect(record.briefing == BriefingSettings(minuteOfDay: 450, timeZone: "Europe/Berlin", sources: ["news"]))
+        await endpoint.shutdown()
+    }
+
+    @Test("a re-sent briefing_config keeps the day the briefing was last sent; a message's last_sent_on is ignored")
+    func briefingKeepsLastSent() async throws {
+        let endpoint = try Endpoint()
+        var session = GatewaySession(service: endpoint.service, transport: .http, client: "127.0.0.1")
+        let derived = DeviceRegistration.derivedDeviceID(for: try DeviceToken(validating: Self.token))
+        _ = try await session.answer(try Self.message(#"{"type": "device_token", "token": "\#(Self.token)"}"#))
+        #expect(session.deviceID == nil, "nothing is kept over HTTP")
+        _ = try await session.answer(
+            try Self.message(#"{"type": "briefing_config", "token": "\#(Self.token)", "time": "07:00", "timezone": "UTC"}"#))
+        let sent = try #require(LocalDate("2026-11-24"))
+        try endpoint.service.registry.recordBriefingSent([derived: sent])
+        _ = try await session.answer(
+            try Self.message(
+                #"{"type": "briefing_config", "device_id": "\#(derived)", "time": "08:00", "timezone": "UTC", "last_sent_on": "2020-01-01"}"#
+            ))
+        let briefing = try #require(try endpoint.service.readRegistry()[derived]?.briefing)
+        #expect(briefing.minuteOfDay == 480 && briefing.lastSentOn == sent)
+        await endpoint.shutdown()
+    }
+
+    @Test("briefing settings: an unknown zone is 422 naming it, other problems 400")
+    func briefingStatus() {
+        func status(_ members: [String: JSONValue]) -> (Int?, String) {
+            do {
+                _ = try GatewaySession.briefingSettings(members)
+                return (nil, "")
+            } catch {
+                return (error.status.code, error.message)
+            }
+        }
+        #expect(status(["time": "07:00", "timezone": "Mars/Base"]).0 == 422)
+        #expect(status(["time": "07:00", "timezone": "Mars/Base"]).1.contains("Mars/Base"))
+        #expect(status(["time": "25:00", "timezone": "UTC"]).0 == 400)
+        #expect(status(["timezone": "UTC"]).0 == 400)
+        #expect(status(["time": "07:00", "timezone": 3]).0 == 400)
+        #expect(status(["time": "07:00", "timezone": "UTC"]).0 == nil)
+    }
+
+    @Test("over HTTP: replies with 200, errors as the protocol's error message with their status; 426 without the upgrade")
+    func httpRoute() async throws {
+        let endpoint = try Endpoint()
+        let pong = try await endpoint.request(.post, "/gateway/messages", body: #"{"type": "ping"}"#)
+        #expect(pong.status == 200 && pong.body == "{\"type\":\"pong\"}\n")
+        let inbox = try await endpoint.request(.post, "/gateway/messages", body: #"{"type": "inbox_list"}"#)
+        #expect(inbox.status == 400)
+        let json = try JSONValue.parse(Data(inbox.body.utf8))
+        #expect(json["type"] == "error" && json["message"] == json["error"])
+        #expect(json["message"]?.stringValue?.contains("inbox_list") == true)
+        let unknown = try await endpoint.request(
+            .post, "/gateway/messages", body: #"{"type": "briefing_config", "device_id": "x", "time": "07:00", "timezone": "UTC"}"#)
+        #expect(unknown.status == 404 && unknown.body.contains("send its device_token first"))
+        let plain = try await endpoint.request(.get, "/gateway/ws")
+        #expect(plain.status == 426 && plain.headers[.upgrade] == "websocket")
+        #expect(plain.body.contains("\"type\":\"error\""))
+        await endpoint.shutdown()
+    }
+
+    @Test("the socket's refusal: the error message without `error`, the close reason cut to 123 bytes")
+    func socketRefusal() {
+        let reply = GatewaySocket.reply(.unauthorized("wrong secret"), requestID: "r1")
+        #expect(reply == ["type": "error", "message": "wrong secret"])
+        let long = String(repeating: "é", count: 100)
+        let reason = GatewaySocket.closeReason(long)
+        #expect(reason.utf8.count <= 123 && long.hasPrefix(reason) && reason.count == 61)
+    }
+}
