@@ -69,6 +69,13 @@ curl -fsS -H "$AUTH" -H "$JSON" --data-binary @- "$BASE/registerSubscription" <<
 {"cwd": "/home/ada/projects/sven", "installation_id": "ada-iphone", "apns_token": "$PHONE_TOKEN", "agent_display_name": "Sven"}
 EOF
 
+# The Ember gateway's messages, one per request (the same ones the WebSocket GET /gateway/ws
+# takes, there without naming the device): the device's daily briefing, at 07:00 in its own zone.
+# -> {"type":"ack"}
+curl -fsS -H "$AUTH" -H "$JSON" --data-binary @- "$BASE/gateway/messages" <<EOF
+{"type": "briefing_config", "device_id": "ada-iphone", "enabled": true, "time": "07:00", "timezone": "Europe/London", "sources": ["calendar", "weather"]}
+EOF
+
 # Who is registered (tokens masked). -> {"count":3,"devices":[...]}
 curl -fsS -H "$AUTH" "$BASE/api/v1/devices"
 

@@ -98,9 +98,10 @@ struct GatewaySession: Sendable {
 
     private mutating func configureBriefing(_ members: [String: JSONValue]) async throws(EndpointError) -> JSONValue {
         let fields = RequestBodyFields(members)
-        let named: String?
+        var named: String?
         do throws(RegistrationBodyError) {
-            named = try fields.string("device_id") ?? fields.string("token", "device_token")
+            named = try fields.string("device_id")
+            if named == nil { named = try fields.string("token", "device_token") }
         } catch {
             throw EndpointError(error)
         }

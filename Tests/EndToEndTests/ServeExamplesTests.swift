@@ -78,6 +78,7 @@ struct ServeExamplesTests {
                 "POST /hooks/ios-device 200",
                 "POST /hooks/ios-device 200",
                 "POST /registerSubscription 200",
+                "POST /gateway/messages 200",
                 "GET /api/v1/devices 200",
                 "POST /api/v1/notifications/send 200",
                 "POST /api/v1/notifications/send/\(maskedToken(Self.phoneToken)) 200",
@@ -108,6 +109,7 @@ struct ServeExamplesTests {
         #expect(Set(devices.keys) == ["ada-iphone", "ada-ipad"], "\(devices)")
         #expect(devices["ada-iphone"]?["token"] as? String == Self.phoneToken)
         #expect(devices["ada-iphone"]?["groups"] as? [String] == [agent])
+        #expect((devices["ada-iphone"]?["briefing"] as? [String: Any])?["timezone"] as? String == "Europe/London")
         #expect(devices["ada-ipad"]?["token"] as? String == Self.ipadToken)
         #expect(devices["ada-ipad"]?["environment"] as? String == "sandbox")
         #expect(devices["ada-ipad"]?["groups"] as? [String] == ["family"])

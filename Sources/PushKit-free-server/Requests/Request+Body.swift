@@ -12,7 +12,7 @@ extension Request {
     static let bodyLimit = 4096
 
     /// The body's bytes: at most `limit` (413), `bodyLimit` unless a route says otherwise.
-    func bodyBytes(limit: Int = bodyLimit) async throws(EndpointError) -> Data {
+    func bodyBytes(limit: Int = Request.bodyLimit) async throws(EndpointError) -> Data {
         if let length = headers[.contentLength].flatMap(Int.init), length > limit {
             throw .tooLarge(limit: limit)
         }

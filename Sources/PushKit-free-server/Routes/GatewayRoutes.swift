@@ -126,14 +126,18 @@ struct GatewaySocket: Sendable {
         return reason
     }
 
-    private func log(_ context: Context, status: Int, since start: ContinuousClock.Instant, token: DeviceToken?, message: String?) {
+    /// The access-log line of the upgrade (`message` nil: `GET`, with its metrics) or of one message (`WS`).
+    private func log(
+        _ context: Context, status: Int, since start: ContinuousClock.Instant, token: DeviceToken?, message: String?
+    ) {
         let seconds = start.secondsElapsed
+        let path = EndpointRoute.gatewaySocket.path
         if message == nil {
-            service.metrics.request(route: EndpointRoute.gatewaySocket.path, method: "GET", status: status, seconds: seconds)
+            service.metrics.request(route: path, method: "GET", status: status, seconds: seconds)
         }
         StandardStreams.writeError(
             AccessLog.line(
-                client: context.client, method: message == nil ? "GET" : "WS", path: EndpointRoute.gatewaySocket.path,
-                status: status, seconds: seconds, token: token, message: message))
+                client: context.client, method: message == nil ? "GET" : "WS", path: path, status: status,
+                seconds: seconds, token: token, message: message))
     }
 }
