@@ -10,10 +10,12 @@ struct GatewayWebSocketEndToEndTests {
     static let script = RepositoryFiles.path("Tests/Tools/gateway_ws_client.py")
     static let secret = "gateway-secret-for-tests"
     static let auth = ["Authorization": "Bearer \(secret)"]
-    static let briefing: [String: Any] = [
-        "type": "briefing_config", "enabled": true, "time": "07:00", "timezone": "America/New_York",
-        "sources": ["weather", "calendar"],
-    ]
+    static var briefing: [String: Any] {
+        [
+            "type": "briefing_config", "enabled": true, "time": "07:00", "timezone": "America/New_York",
+            "sources": ["weather", "calendar"],
+        ]
+    }
 
     let setup: ProviderSetup
     let stateFile: String
@@ -190,6 +192,25 @@ struct GatewayWebSocketEndToEndTests {
         #expect(lines.map { Self.type($0) } == ["device_token_confirmed", "ack"])
     }
 
+    @Test("SIGTERM with a socket open: the socket is closed normally and the server exits 0")
+    func shutdownClosesSockets() throws {
+        let server = try serve()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", Self.script, "ws://127.0.0.1:\(server.port)/gateway/ws", "--header",
+            "Authorization: Bearer \(Self.secret)",
+        ]
+        let plan = try JSONSerialization.data(withJSONObject: ["steps": [["send": ["type": "ping"]], ["closed": true]]])
+        let client = try RunningTool(process, stdin: plan)
+        _ = try server.process.waitForLine("WS /gateway/ws 200 .* message=ping", in: server.stderrPath, timeout: 30)
+        #expect(server.terminate() == 0, "\(server.stderr)")
+        let result = try client.wait()
+        let lines = jsonLines(result.stdout)
+        #expect(Self.type(lines.first) == "pong", "\(result.stdout)\(result.stderr)")
+        #expect(lines.last?["code"] as? Int == 1000, "\(result.stdout)\(result.stderr)")
+    }
+
     @Test("messages that change the registry spend the rate limit; the connection stays open")
     func rateLimit() throws {
         let server = try serve(["--rate-limit", "2"])
@@ -206,7 +227,7 @@ struct GatewayWebSocketEndToEndTests {
     @Test("the same messages posted one at a time to /gateway/messages")
     func httpMessages() throws {
         let server = try serve()
-        func post(_ message: [String: Any], headers: [String: String] = auth) throws -> HTTPExchange {
+        func post(_ message: [String: Any], headers: [String: String] = GatewayWebSocketEndToEndTests.auth) throws -> HTTPExchange {
             let body = try JSONSerialization.data(withJSONObject: message)
             return try server.request("POST", "/gateway/messages", body: body, headers: headers)
         }
