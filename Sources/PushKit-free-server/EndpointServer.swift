@@ -72,11 +72,14 @@ public enum EndpointServer {
     private static func serverBuilder(
         _ settings: EndpointSettings, socketRouter: Router<EndpointRequestContext>
     ) throws -> HTTPServerBuilder {
-        let http1 = HTTPServerBuilder.http1WebSocketUpgrade(
-            webSocketRouter: socketRouter,
-            configuration: .init(
-                http1: .init(idleTimeout: .seconds(60)),
-                ws: .init(maxFrameSize: GatewayMessage.sizeLimit)))
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
+            http1: .init(idleTimeout: .seconds(60)), ws: .init(maxFrameSize: GatewayMessage.sizeLimit))
+        let socketResponder = socketRouter.buildResponder()
+        let http1 = HTTPServerBuilder { responder in
+            GatewayUpgradeChannel(
+                base: HTTP1WebSocketUpgradeChannel(
+                    responder: responder, webSocketResponder: socketResponder, configuration: configuration))
+        }
         guard let tls = settings.tls else { return http1 }
         do {
             let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map {

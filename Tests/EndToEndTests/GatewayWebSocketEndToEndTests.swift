@@ -211,6 +211,26 @@ struct GatewayWebSocketEndToEndTests {
         #expect(lines.last?["code"] as? Int == 1000, "\(result.stdout)\(result.stderr)")
     }
 
+    @Test("an Upgrade asked of any other route, or not for a WebSocket, is ignored: the route answers as before")
+    func otherUpgradesIgnored() throws {
+        let server = try serve()
+        let h2c = try BuiltTool.runSystem(
+            "curl", ["-sS", "--http2", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(Self.secret)",
+                server.baseURL + "/api/v1/devices"])
+        #expect(h2c.stdout == "200", "curl --http2 asks to upgrade to h2c: \(h2c.stdout)\(h2c.stderr)")
+        let upgrade = [
+            "Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
+            "Sec-WebSocket-Key": "dGhlIHNhbXBsZSBub25jZQ==",
+        ]
+        let registered = try server.request(
+            "POST", "/register-apns", json: #"{"device_token": "p1", "apns_token": "\#(hexToken(31))"}"#,
+            headers: Self.auth.merging(upgrade) { $1 })
+        #expect(registered.status == 200, "\(registered.body)")
+        let listed = try server.request("GET", "/api/v1/devices", headers: Self.auth.merging(upgrade) { $1 })
+        #expect(listed.status == 200 && listed.json?["count"] as? Int == 1, "\(listed.body)")
+        #expect(!server.stderr.contains("error"), "\(server.stderr)")
+    }
+
     @Test("messages that change the registry spend the rate limit; the connection stays open")
     func rateLimit() throws {
         let server = try serve(["--rate-limit", "2"])

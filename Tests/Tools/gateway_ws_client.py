@@ -16,6 +16,7 @@ A handshake the server refuses prints {"on", "status"}; a connection the server 
 reply is awaited prints {"on", "code", "reason"}.
 """
 
+import contextlib
 import json
 import sys
 
@@ -38,13 +39,20 @@ def main():
         headers[name.strip()] = text.strip()
 
     plan = json.load(sys.stdin)
+    with contextlib.ExitStack() as stack:
+        run(plan, url, headers, stack)
+
+
+def run(plan, url, headers, stack):
+    """Runs the plan's steps; `stack` closes every connection opened at the end."""
     connections = {}
     for step in plan["steps"]:
         name = step.get("on", "a")
         line = {"on": name}
         try:
             if name not in connections:
-                connections[name] = connect(url, additional_headers=headers, open_timeout=TIMEOUT)
+                connections[name] = stack.enter_context(
+                    connect(url, additional_headers=headers, open_timeout=TIMEOUT))
             socket = connections[name]
             if "send" in step:
                 socket.send(json.dumps(step["send"]))
@@ -69,8 +77,6 @@ def main():
             line["code"] = closed.rcvd.code if closed.rcvd else None
             line["reason"] = closed.rcvd.reason if closed.rcvd else None
         print(json.dumps(line), flush=True)
-    for socket in connections.values():
-        socket.close()
 
 
 if __name__ == "__main__":
