@@ -169,7 +169,7 @@ struct ServeExamplesTests {
             env: scriptEnvironment.merging(["SECRET_FILE": setup.directory.file("no-such-secret")]) { $1 })
         #expect(missing.status != 0)
         #expect(missing.stderr.contains("no-such-secret"), "\(missing.stderr)")
-        #expect(Self.accessLog(server.stderr).count == 16, "no request without a secret")
+        #expect(Self.accessLog(server.stderr).count == 17, "no request without a secret")
         #expect(emulator.records().count == 8)
     }
 

@@ -42,8 +42,13 @@ extension Request {
         guard acceptingQuery else { return try await jsonBody() }
         let query = uri.queryParameters
         let fields = ["device_token", "apns_token"]
-        guard fields.contains(where: { query[Substring($0)] != nil }) else { return try await jsonBody() }
+        guard (fields + ["timezone"]).contains(where: { query[Substring($0)] != nil }) else {
+            return try await jsonBody()
+        }
         let data = try await bodyBytes()
+        if data.allSatisfy(Self.isWhitespace), !fields.contains(where: { query[Substring($0)] != nil }) {
+            throw .badRequest("the request body is empty; expected a JSON object")
+        }
         if !data.allSatisfy(Self.isWhitespace) {
             // The body is the registration; the query's fields must still be what the document
             // says they are (a device id, an APNs token), not garbage passed over in silence.
