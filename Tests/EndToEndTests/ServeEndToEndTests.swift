@@ -743,13 +743,22 @@ struct ServeEndToEndTests {
         try call("GET", "/nowhere")
         try call("POST", "/register-apns", #"{"device_token": "y", "apns_token": "\#(Self.token(44))"}"#)
         #expect(exchanges.last?.status == 429)
+        // The Ember gateway's HTTP messages (the registration allowance is spent: device_token is 429).
+        try call("POST", "/gateway/messages", #"{"type": "register", "client": "ember-ios", "version": "1.4"}"#)
+        try call("POST", "/gateway/messages", #"{"type": "ping"}"#)
+        try call("POST", "/gateway/messages", #"{"type": "inbox_list"}"#)
+        try call("POST", "/gateway/messages", #"{"type": "device_token", "token": "\#(Self.token(47))"}"#)
+        #expect(exchanges.last?.status == 429)
+        try call("GET", "/gateway/ws")
+        try call("HEAD", "/gateway/ws")
+        try call("GET", "/gateway/ws", headers: [:])
         // A corrupt state file: 500 and an unhealthy /health.
         try Data("{".utf8).write(to: URL(fileURLWithPath: stateFile))
         try call("GET", "/api/v1/devices")
         try call("HEAD", "/api/v1/devices")
         try call("GET", "/health", headers: [:])
         try call("HEAD", "/health", headers: [:])
-        #expect(Set(exchanges.map(\.status)) == [200, 400, 401, 404, 405, 413, 422, 429, 500, 503])
+        #expect(Set(exchanges.map(\.status)) == [200, 400, 401, 404, 405, 413, 422, 426, 429, 500, 503])
 
         let file = setup.directory.file("exchanges.jsonl")
         let lines = try exchanges.map {
