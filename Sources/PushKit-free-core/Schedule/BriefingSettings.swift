@@ -20,7 +20,8 @@ public struct BriefingSettings: Sendable, Equatable {
     public var timeZone: String
     /// What the app asked the briefing to contain (`weather`, `calendar`, ...), passed on as given.
     public var sources: [String]
-    /// The device-local day the briefing was last sent; `nil` before the first.
+    /// The last device-local day whose briefing is done: sent, or already past when the device
+    /// first set its briefing; `nil` before either.
     public var lastSentOn: LocalDate?
 
     public init(
