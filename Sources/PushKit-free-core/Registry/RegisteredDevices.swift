@@ -290,6 +290,7 @@ extension RegisteredDevices: Equatable {
 
     /// Records that each device was sent its briefing on its local day; devices gone or without
     /// briefing settings are skipped. Returns how many were recorded.
+    @discardableResult
     public mutating func recordBriefingSent(_ days: [String: LocalDate]) -> Int {
         var changed = 0
         for (id, day) in days {
