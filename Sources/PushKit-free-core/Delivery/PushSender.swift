@@ -216,6 +216,7 @@ public struct PushSender: Sendable {
             results = try delivery.deliver(request, to: targets)
         } // A client made for this send, and its libcurl handles, are freed here, before the registry is read again.
         nameProxies(in: &results)
+        DeliveryAdvice.annotate(&results, keyID: credentials.keyID, topic: configuration.topic?.value)
         if targets.contains(where: { $0.deviceID != nil }) {
             do {
                 try RegistryBookkeeping.apply(&results, to: DeviceRegistry(path: configuration.stateFile.value))
