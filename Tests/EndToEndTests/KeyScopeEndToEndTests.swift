@@ -70,6 +70,15 @@ struct KeyScopeEndToEndTests: ClientToolSuite {
         let providerToken = try cachedProviderToken(env)
         #expect(!result.stdout.contains(providerToken) && !result.stderr.contains(providerToken))
 
+        // apns-jwt check says it too, from what the send noted, until the key works there.
+        let check = try BuiltTool.run("apns-jwt", ["check"], environment: env)
+        #expect(check.status == 78, "\(check.stdout)")
+        #expect(
+            check.stdout.contains(
+                "APNs answered BadEnvironmentKeyIdInToken in production"),
+            "\(check.stdout)")
+        #expect(check.stdout.contains("the key is limited to sandbox; use a key for production"))
+
         // The advice works: the sandbox, where the key is valid.
         let sandbox = try RunningEmulator(
             ["--quiet", "--environment", "sandbox", "--key-environment", "sandbox"], environment: setup.environment)
@@ -78,6 +87,8 @@ struct KeyScopeEndToEndTests: ClientToolSuite {
             environment: clientEnvironment(production, sandbox: sandbox))
         fixed.expectSuccess()
         #expect(sandbox.waitForRecords(2).filter { $0["status"] as? Int == 200 }.count == 2)
+        let sandboxCheck = try BuiltTool.run("apns-jwt", ["check", "--environment", "sandbox"], environment: env)
+        #expect(sandboxCheck.stdout.contains("devices registered for production need another key"), "\(sandboxCheck.stdout)")
     }
 
     @Test("UnrelatedKeyIdInToken: a new connection, the request resent once on it and delivered")

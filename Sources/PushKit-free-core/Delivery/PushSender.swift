@@ -224,6 +224,12 @@ public struct PushSender: Sendable {
                 warn("the registry was not updated: \(error)")
             }
         }
+        do {
+            try KeyScopeNotes(stateDirectory: configuration.stateDirectory.value).record(
+                results, keyID: credentials.keyID, topic: configuration.topic?.value, at: Date())
+        } catch {
+            warn("what APNs said about the scope of key \(credentials.keyID) was not noted: \(error)")
+        }
         return DeliveryReport(results: results, seconds: started.secondsElapsed)
     }
 
