@@ -106,7 +106,9 @@ struct KeyScopeValidationTests {
 
     @Test("a scope flag's value names the configured key or KID=VALUE")
     func splitting() {
-        #expect(KeyScope.split("sandbox") == (nil, "sandbox"))
-        #expect(KeyScope.split("ABCDE12345=a.b,c.d") == ("ABCDE12345", "a.b,c.d"))
+        let configured = KeyScope.split("sandbox")
+        #expect(configured.keyID == nil && configured.value == "sandbox")
+        let named = KeyScope.split("ABCDE12345=a.b,c.d")
+        #expect(named.keyID == "ABCDE12345" && named.value == "a.b,c.d")
     }
 }

@@ -203,8 +203,8 @@ public struct ConfigurationDoctor: Sendable {
         guard let keyID = configuration.keyID?.value else { return [] }
         let environment = configuration.environment.value
         let topic = configuration.topic?.value
-        return KeyScopeNotes(stateDirectory: configuration.stateDirectory.value).refusals(of: keyID).compactMap {
-            refusal in
+        let refusals = KeyScopeNotes(stateDirectory: configuration.stateDirectory.value).refusals(of: keyID)
+        return refusals.compactMap { (refusal) -> DoctorFinding? in
             switch refusal.scope {
             case .environment(let refused):
                 let said = "APNs answered BadEnvironmentKeyIdInToken in \(refused.rawValue) (\(refusal.at)): "

@@ -213,7 +213,9 @@ struct PushSenderTests {
 
     @Test("ExpiredToken: pruned like Unregistered (the timestamp rule applies), reported as expired")
     func expiredDeviceToken() throws {
-        let expired = Self.answer(410, #"{"reason":"ExpiredToken","timestamp":1000}"#)
+        // Expired an hour from now: after the device's registration, so the timestamp rule prunes it.
+        let later = Int(Date().timeIntervalSince1970 * 1000) + 3_600_000
+        let expired = Self.answer(410, #"{"reason":"ExpiredToken","timestamp":\#(later)}"#)
         let (report, transport, configuration) = try sendAnswering([2: expired])
         #expect(transport.sent.count == 2)
         let ipad = try #require(report.results.first { $0.target.deviceID == "ipad" })
