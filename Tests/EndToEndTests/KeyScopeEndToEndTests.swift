@@ -196,6 +196,23 @@ struct KeyScopeEndToEndTests: ClientToolSuite {
                 == "key ABCDE12345 is scoped to com.example.other, com.example.third (--key-topics), not to com.example.app")
     }
 
+    @Test("register-apns serve: the same pipeline; each device's reason in the answer, the advice in the server's log")
+    func serverSendRoute() throws {
+        let emulator = try RunningEmulator(["--quiet", "--key-environment", "sandbox"], environment: setup.environment)
+        let server = try RunningServe(["--no-auth"], environment: emulator.asAPNs(for: clientEnvironment(nil)))
+        try server.request(
+            "POST", "/register-apns", json: #"{"device_token": "phone", "apns_token": "\#(hexToken(1))"}"#)
+        let sent = try server.request("POST", "/api/v1/notifications/send", json: #"{"title": "t"}"#)
+        #expect(sent.status == 200, "\(sent.body)")
+        #expect(sent.json?["sent"] as? Int == 0)
+        let results = try #require(sent.json?["results"] as? [[String: Any]])
+        #expect(results.first?["success"] as? Bool == false)
+        #expect(results.first?["reason"] as? String == "BadEnvironmentKeyIdInToken")
+        #expect(emulator.waitForRecords(1).count == 1, "not retried")
+        #expect(Set(try registeredDevices().keys) == ["phone"], "not pruned")
+        #expect(server.stderr.contains("key ABCDE12345 is limited to sandbox, not production"), "\(server.stderr)")
+    }
+
     @Test("the emulator refuses scope flags for keys it does not trust (exit 64), naming the flag")
     func unknownKeyInScopeFlag() throws {
         let result = try BuiltTool.run(
