@@ -13,7 +13,7 @@ struct KeyScopeNotesTests {
     {
         var result = DeliveryResult(
             target: DeliveryTarget(
-                deviceID: "d", token: try! DeviceToken(validating: "abcd"), recordedEnvironment: nil),
+                deviceID: "d", token: try! DeviceToken(validating: String(repeating: "ab", count: 32)), recordedEnvironment: nil),
             environment: environment)
         result.status = status
         result.reason = reason
