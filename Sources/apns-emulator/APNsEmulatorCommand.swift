@@ -96,14 +96,16 @@ struct APNsEmulatorCommand: ParsableCommand {
     @Option(
         name: .customLong("key-environment"),
         help: ArgumentHelp(
-            "Limit a key to sandbox or production: the configured key, or KID=ENV; in the other environment it is answered 403 BadEnvironmentKeyIdInToken (repeatable).",
+            "Limit a key to sandbox or production: the configured key, or KID=ENV; in the other environment "
+                + "it is answered 403 BadEnvironmentKeyIdInToken (repeatable).",
             valueName: "[kid=]env"))
     var keyEnvironment: [String] = []
 
     @Option(
         name: .customLong("key-topics"),
         help: ArgumentHelp(
-            "Make a key topic-specific: the bundle ids it may push to, comma-separated, for the configured key or KID=IDS; other topics are answered 400 TopicDisallowed (repeatable).",
+            "Make a key topic-specific: the bundle ids it may push to, comma-separated, for the configured key "
+                + "or KID=IDS; other topics are answered 400 TopicDisallowed (repeatable).",
             valueName: "[kid=]ids"))
     var keyTopics: [String] = []
 
@@ -202,7 +204,8 @@ struct APNsEmulatorCommand: ParsableCommand {
         for entry in trustKey {
             let (keyID, path) = KeyScope.split(entry)
             guard let keyID, !keyID.isEmpty, !path.isEmpty else {
-                throw ValidationError("--trust-key must be KID=FILE, e.g. ABCDE12345=AuthKey_ABCDE12345.p8, not \"\(entry)\"")
+                throw ValidationError(
+                    "--trust-key must be KID=FILE, e.g. ABCDE12345=AuthKey_ABCDE12345.p8, not \"\(entry)\"")
             }
         }
         for entry in keyEnvironment where APNsEnvironment(userText: KeyScope.split(entry).value) == nil {

@@ -38,7 +38,8 @@ struct KeyScopeEndToEndTests: ClientToolSuite {
 
     @Test("a key limited to sandbox: 403 BadEnvironmentKeyIdInToken, sent once, no switch, nothing pruned, explained")
     func keyLimitedToSandbox() throws {
-        let production = try RunningEmulator(["--quiet", "--key-environment", "sandbox"], environment: setup.environment)
+        let production = try RunningEmulator(
+            ["--quiet", "--key-environment", "sandbox"], environment: setup.environment)
         let env = clientEnvironment(production)
         try register("phone", hexToken(1), env: env)
         try register("ipad", hexToken(2), env: env)
@@ -54,7 +55,8 @@ struct KeyScopeEndToEndTests: ClientToolSuite {
             #expect(line["attempts"] as? Int == 1)
             #expect(line["pruned"] as? Bool == false)
             #expect(line["environment"] as? String == "production")
-            #expect((line["advice"] as? String)?.hasPrefix("key ABCDE12345 is limited to sandbox, not production") == true)
+            #expect(
+                (line["advice"] as? String)?.hasPrefix("key ABCDE12345 is limited to sandbox, not production") == true)
         }
         let records = production.waitForRecords(2)
         #expect(records.count == 2, "no retry and no attempt in the sandbox (the same emulator plays both)")
@@ -88,7 +90,9 @@ struct KeyScopeEndToEndTests: ClientToolSuite {
         fixed.expectSuccess()
         #expect(sandbox.waitForRecords(2).filter { $0["status"] as? Int == 200 }.count == 2)
         let sandboxCheck = try BuiltTool.run("apns-jwt", ["check", "--environment", "sandbox"], environment: env)
-        #expect(sandboxCheck.stdout.contains("devices registered for production need another key"), "\(sandboxCheck.stdout)")
+        #expect(
+            sandboxCheck.stdout.contains("devices registered for production need another key"), "\(sandboxCheck.stdout)"
+        )
     }
 
     @Test("UnrelatedKeyIdInToken: a new connection, the request resent once on it and delivered")
@@ -101,7 +105,8 @@ struct KeyScopeEndToEndTests: ClientToolSuite {
 
         let result = try BuiltTool.run("send-push", ["--body", "hi", "--json"], environment: env)
         result.expectSuccess()
-        let byDevice = Dictionary(uniqueKeysWithValues: jsonLines(result.stdout).map { ($0["device"] as? String ?? "", $0) })
+        let byDevice = Dictionary(
+            uniqueKeysWithValues: jsonLines(result.stdout).map { ($0["device"] as? String ?? "", $0) })
         #expect(byDevice["phone"]?["outcome"] as? String == "delivered")
         #expect(byDevice["phone"]?["attempts"] as? Int == 2)
         #expect(byDevice["ipad"]?["attempts"] as? Int == 1)
@@ -143,10 +148,12 @@ struct KeyScopeEndToEndTests: ClientToolSuite {
             "curl",
             [
                 "-sS", "--http2", "--cacert", emulator.caPath, "-o", "/dev/null", "-w", "%{http_code}\\n",
-                "-H", "authorization: bearer \(first)", "-H", "apns-topic: com.example.app", "--data-binary", "@" + body,
+                "-H", "authorization: bearer \(first)", "-H", "apns-topic: com.example.app", "--data-binary",
+                "@" + body,
                 url, "--next",
                 "--http2", "--cacert", emulator.caPath, "-o", "/dev/null", "-w", "%{http_code}\\n",
-                "-H", "authorization: bearer \(other)", "-H", "apns-topic: com.example.app", "--data-binary", "@" + body,
+                "-H", "authorization: bearer \(other)", "-H", "apns-topic: com.example.app", "--data-binary",
+                "@" + body,
                 url,
             ])
         #expect(result.stdout.split(separator: "\n") == ["200", "403"], "\(result.stdout) \(result.stderr)")
@@ -173,7 +180,8 @@ struct KeyScopeEndToEndTests: ClientToolSuite {
         result.expectSuccess()
         #expect(result.stdout.contains("410 ExpiredToken (removed from registry)"), "\(result.stdout)")
         #expect(
-            result.stderr.contains("send-push: the device token has expired: the app must register its new one (2 devices)"),
+            result.stderr.contains(
+                "send-push: the device token has expired: the app must register its new one (2 devices)"),
             "\(result.stderr)")
         #expect(result.stderr.contains("1 pruned"))
         #expect(Set(try registeredDevices().keys) == ["renewed"])
@@ -193,7 +201,9 @@ struct KeyScopeEndToEndTests: ClientToolSuite {
         #expect(emulator.waitForRecords(1).count == 1)
         #expect(
             emulator.records().first?["detail"] as? String
-                == "key ABCDE12345 is scoped to com.example.other, com.example.third (--key-topics), not to com.example.app")
+                == "key ABCDE12345 is scoped to com.example.other, com.example.third (--key-topics), "
+                + "not to com.example.app"
+        )
     }
 
     @Test("register-apns serve: the same pipeline; each device's reason in the answer, the advice in the server's log")
@@ -219,7 +229,8 @@ struct KeyScopeEndToEndTests: ClientToolSuite {
             "apns-emulator", ["--port", "0", "--key-environment", "ZZZZZ00000=sandbox"], environment: setup.environment)
         #expect(result.status == 64)
         #expect(result.stderr.contains("--key-environment names key id ZZZZZ00000"), "\(result.stderr)")
-        let bad = try BuiltTool.run("apns-emulator", ["--port", "0", "--key-environment", "staging"], environment: setup.environment)
+        let bad = try BuiltTool.run(
+            "apns-emulator", ["--port", "0", "--key-environment", "staging"], environment: setup.environment)
         #expect(bad.status == 64)
         #expect(bad.stderr.contains("--key-environment must be sandbox or production"))
     }

@@ -44,7 +44,8 @@ struct KeyScopeValidationTests {
         let unrelated = RequestFixture(token: Self.otherKeysToken).assess(with: connection)
         #expect(unrelated.rejection == APNsRejection(status: 403, reason: .unrelatedKeyIDInToken))
         #expect(unrelated.providerTokenProblem?.contains("bound to key \(RequestFixture.keyID)") == true)
-        #expect(RequestFixture(token: Self.otherKeysToken).assess(with: Self.validator()).isAccepted, "a new connection")
+        #expect(
+            RequestFixture(token: Self.otherKeysToken).assess(with: Self.validator()).isAccepted, "a new connection")
         let newTokenSameKey = RequestFixture(token: RequestFixture.token(age: 30))
         #expect(newTokenSameKey.assess(with: connection).isAccepted, "the same key's next token is related")
     }
@@ -78,7 +79,9 @@ struct KeyScopeValidationTests {
         other.set("apns-topic", "com.example.other")
         let refused = other.assess(with: Self.validator(scopes: scopes))
         #expect(refused.rejection == APNsRejection(status: 400, reason: .topicDisallowed))
-        #expect(refused.providerTokenProblem == "key ABCDE12345 is scoped to com.example.app (--key-topics), not to com.example.other")
+        #expect(
+            refused.providerTokenProblem
+                == "key ABCDE12345 is scoped to com.example.app (--key-topics), not to com.example.other")
         #expect(other.assess(with: Self.validator()).isAccepted, "a team-scoped key pushes to any topic")
     }
 

@@ -132,8 +132,10 @@ public final class PushDelivery {
                         retriesUsed: &transientRetries[index],
                         switched: &switchedEnvironment[index], tokenReplaced: tokenReplaced,
                         sentWithCurrentToken: sentWith[index] == providerToken,
-                        connection: (replaced: connectionsReplaced > 0,
-                                     current: sentOnConnection[index] == connectionsReplaced))
+                        connection: (
+                            replaced: connectionsReplaced > 0,
+                            current: sentOnConnection[index] == connectionsReplaced
+                        ))
                 }
                 switch next {
                 case .done: break

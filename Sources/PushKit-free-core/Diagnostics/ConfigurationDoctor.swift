@@ -207,7 +207,8 @@ public struct ConfigurationDoctor: Sendable {
         return refusals.compactMap { (refusal) -> DoctorFinding? in
             switch refusal.scope {
             case .environment(let refused):
-                let said = "APNs answered BadEnvironmentKeyIdInToken in \(refused.rawValue) (\(refusal.at)): "
+                let said =
+                    "APNs answered BadEnvironmentKeyIdInToken in \(refused.rawValue) (\(refusal.at)): "
                     + "the key is limited to \(refused.other.rawValue)"
                 if refused == environment {
                     return DoctorFinding(

@@ -283,7 +283,8 @@ public final class APNsRequestValidator {
         }
         if let boundKeyID, boundKeyID != keyID {
             problem =
-                "this connection is bound to key \(boundKeyID), the first accepted on it; key \(keyID) needs a new connection"
+                "this connection is bound to key \(boundKeyID), the first accepted on it; "
+                + "key \(keyID) needs a new connection"
             return .unrelatedKeyIDInToken
         }
         if let tokenUpdates, !inspected.admitted || connectionToken?.token != inspected.token {

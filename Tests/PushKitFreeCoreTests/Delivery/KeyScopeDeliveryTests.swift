@@ -18,7 +18,8 @@ struct KeyScopeDeliveryTests {
             request, to: tokens.map { DeliveryTarget(deviceID: nil, token: $0, recordedEnvironment: recorded) })
     }
 
-    func script(_ answers: [Result<HTTP2Answer, TransportFailure>]) -> [String: [Result<HTTP2Answer, TransportFailure>]] {
+    func script(_ answers: [Result<HTTP2Answer, TransportFailure>]) -> [String: [Result<HTTP2Answer, TransportFailure>]]
+    {
         Dictionary(uniqueKeysWithValues: tokens.map { ($0.hex, answers) })
     }
 
@@ -28,7 +29,8 @@ struct KeyScopeDeliveryTests {
             script([PushDeliveryTests.answer(403, "UnrelatedKeyIdInToken"), PushDeliveryTests.answer(200)]))
         let results = try deliver(transport)
         #expect(results.allSatisfy { $0.outcome == .delivered && $0.attempts == 2 })
-        #expect(transport.connectionOfSend == [0, 0, 0, 1, 1, 1], "three sends, then three resends on one new connection")
+        #expect(
+            transport.connectionOfSend == [0, 0, 0, 1, 1, 1], "three sends, then three resends on one new connection")
     }
 
     @Test("UnrelatedKeyIdInToken again on the new connection: reported, not retried a second time")
@@ -58,8 +60,10 @@ struct KeyScopeDeliveryTests {
         #expect(results.allSatisfy { $0.unregisteredAt == Date(timeIntervalSince1970: 1_700_000_000) })
     }
 
-    func result(_ status: Int, _ reason: String, recorded: APNsEnvironment? = nil,
-                kind: DeliveryTarget.TokenKind = .device) -> DeliveryResult {
+    func result(
+        _ status: Int, _ reason: String, recorded: APNsEnvironment? = nil,
+        kind: DeliveryTarget.TokenKind = .device
+    ) -> DeliveryResult {
         var result = DeliveryResult(
             target: DeliveryTarget(deviceID: "d", token: tokens[0], recordedEnvironment: recorded, tokenKind: kind),
             environment: recorded ?? .sandbox)

@@ -198,9 +198,10 @@ struct PushSenderTests {
         #expect(transport.sent.allSatisfy { $0.url.hasPrefix("https://api.push.apple.com/") })
         #expect(report.results.allSatisfy { $0.outcome == .rejected && $0.attempts == 1 && !$0.pruned })
         #expect(report.exitStatus == .partialFailure)
-        #expect(try DeviceRegistry(path: configuration.stateFile.value).load().devices.map(\.id).sorted() == [
-            "ipad", "phone",
-        ])
+        #expect(
+            try DeviceRegistry(path: configuration.stateFile.value).load().devices.map(\.id).sorted() == [
+                "ipad", "phone",
+            ])
         #expect(
             report.advice == [
                 "key KEY0000001 is limited to sandbox, not production: sign with a key for production "
@@ -244,4 +245,3 @@ struct PushSenderTests {
         #expect(!report.jsonLines(fullTokens: false).contains("advice"))
     }
 }
-

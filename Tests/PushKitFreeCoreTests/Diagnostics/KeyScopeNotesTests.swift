@@ -8,12 +8,15 @@ struct KeyScopeNotesTests {
     let directory = FileManager.default.temporaryDirectory.appendingPathComponent("scope-\(UUID().uuidString)").path
     let date = Date(timeIntervalSince1970: 1_795_000_000)
 
-    func result(_ status: Int, _ reason: String?, outcome: DeliveryResult.Outcome, _ environment: APNsEnvironment)
+    func result(
+        _ status: Int, _ reason: String?, outcome: DeliveryResult.Outcome, _ environment: APNsEnvironment
+    )
         -> DeliveryResult
     {
         var result = DeliveryResult(
             target: DeliveryTarget(
-                deviceID: "d", token: try! DeviceToken(validating: String(repeating: "ab", count: 32)), recordedEnvironment: nil),
+                deviceID: "d", token: try! DeviceToken(validating: String(repeating: "ab", count: 32)),
+                recordedEnvironment: nil),
             environment: environment)
         result.status = status
         result.reason = reason
@@ -41,7 +44,8 @@ struct KeyScopeNotesTests {
                 || notes.refusals(of: "K").map(\.scope) == [.topic("com.example.app"), .environment(.production)])
         #expect(notes.refusals(of: "other").isEmpty)
         #expect(PosixFile.permissions(of: notes.path) == 0o600)
-        try notes.record([result(200, nil, outcome: .delivered, .production)], keyID: "K", topic: "com.example.app", at: date)
+        try notes.record(
+            [result(200, nil, outcome: .delivered, .production)], keyID: "K", topic: "com.example.app", at: date)
         #expect(notes.refusals(of: "K").isEmpty)
     }
 
