@@ -189,6 +189,41 @@ struct KeyScopeEndToEndTests: ClientToolSuite {
         #expect(records.allSatisfy { $0["status"] as? Int == 410 && $0["timestamp"] as? Int != nil })
     }
 
+    @Test("ExpiredToken for a push-to-start token clears only that token; the device and its device token stay")
+    func expiredPushToStartToken() throws {
+        var env = clientEnvironment(nil)
+        let startToken = hexToken(1, filler: "5e")
+        try register(["phone", hexToken(1), "--push-to-start-token", startToken], env: env)
+        let emulator = try RunningEmulator(["--quiet", "--expired", startToken], environment: setup.environment)
+        env = clientEnvironment(emulator)
+        let result = try BuiltTool.run(
+            "send-push",
+            [
+                "--live-activity", "start", "--attributes-type", "BuildAttributes", "--attributes",
+                #"{"project":"pushkit"}"#, "--content-state", #"{"progress":0}"#, "--json",
+            ], environment: env)
+        result.expectSuccess()
+        let line = try #require(jsonLines(result.stdout).first)
+        #expect(line["reason"] as? String == "ExpiredToken" && line["pruned"] as? Bool == true)
+        #expect(line["advice"] as? String == "the push-to-start token has expired: the app must send its new one")
+        let phone = try #require(try registeredDevices()["phone"])
+        #expect(phone["token"] as? String == hexToken(1))
+        #expect(phone["push_to_start_token"] == nil)
+    }
+
+    @Test("a 410 injected with --script-file carries a timestamp, as every 410 from APNs does")
+    func scriptedGoneCarriesATimestamp() throws {
+        let script = try setup.directory.write("script", "\(hexToken(1)) 410:ExpiredToken\n")
+        let emulator = try RunningEmulator(["--quiet", "--script-file", script], environment: setup.environment)
+        let answer = try Curl.request(
+            emulator.baseURL + "/3/device/" + hexToken(1),
+            headers: [("authorization", "bearer \(try setup.token())"), ("apns-topic", "com.example.app")],
+            body: #"{"aps":{"alert":"hi"}}"#, cacert: emulator.caPath)
+        #expect(answer.status == 410 && answer.reason == "ExpiredToken")
+        let timestamp = try #require(answer.json?["timestamp"] as? Int)
+        #expect(abs(Double(timestamp) / 1000 - Date().timeIntervalSince1970) < 60)
+    }
+
     @Test("a topic-specific key for another app: 400 TopicDisallowed, not retried, the topic named")
     func topicOutsideTheKeysScope() throws {
         let emulator = try RunningEmulator(
