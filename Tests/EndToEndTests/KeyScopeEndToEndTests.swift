@@ -224,6 +224,27 @@ struct KeyScopeEndToEndTests: ClientToolSuite {
         #expect(abs(Double(timestamp) / 1000 - Date().timeIntervalSince1970) < 60)
     }
 
+    @Test("--detach: push.log carries the advice with each device's record")
+    func backgroundLogCarriesAdvice() throws {
+        let emulator = try RunningEmulator(["--quiet", "--key-environment", "sandbox"], environment: setup.environment)
+        var env = clientEnvironment(emulator)
+        let stateDirectory = setup.directory.file("state")
+        env["PUSHKIT_STATE_DIR"] = stateDirectory
+        try register("phone", hexToken(1), env: env)
+        try BuiltTool.run("send-push", ["--body", "hi", "--detach"], environment: env).expectSuccess()
+        // The background process writes its records when it is done: poll for them.
+        let deadline = Date().addingTimeInterval(20)
+        var records: [[String: Any]] = []
+        while Date() < deadline {
+            records = jsonLines((try? String(contentsOfFile: stateDirectory + "/push.log", encoding: .utf8)) ?? "")
+            if records.contains(where: { $0["device"] as? String == "phone" }) { break }
+            usleep(20_000)
+        }
+        let record = try #require(records.first { $0["device"] as? String == "phone" }, "\(records)")
+        #expect(record["reason"] as? String == "BadEnvironmentKeyIdInToken")
+        #expect((record["advice"] as? String)?.hasPrefix("key ABCDE12345 is limited to sandbox") == true)
+    }
+
     @Test("a topic-specific key for another app: 400 TopicDisallowed, not retried, the topic named")
     func topicOutsideTheKeysScope() throws {
         let emulator = try RunningEmulator(
