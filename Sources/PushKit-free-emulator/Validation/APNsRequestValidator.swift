@@ -210,7 +210,8 @@ public final class APNsRequestValidator {
         if let apnsID = result.apnsID, !APNsRequest.isCanonicalUUID(apnsID) { return APNsRejection(.badMessageID) }
         guard let topic = result.topic, !topic.isEmpty else { return APNsRejection(.missingTopic) }
         guard let pushType = result.pushType else { return APNsRejection(.invalidPushType) }
-        if let keyID = result.providerToken?.keyID, let scope = trust.keyScopes[keyID],
+        // Empty scopes (the common case) cost nothing on the hot path.
+        if !trust.keyScopes.isEmpty, let keyID = result.providerToken?.keyID, let scope = trust.keyScopes[keyID],
             !scope.allows(topic: topic, pushType: pushType)
         {
             result.providerTokenProblem =
@@ -277,7 +278,7 @@ public final class APNsRequestValidator {
             return .invalidProviderToken
         }
         let keyID = check.keyID ?? trust.keyID
-        if let only = trust.keyScopes[keyID]?.environment, only != environment {
+        if !trust.keyScopes.isEmpty, let only = trust.keyScopes[keyID]?.environment, only != environment {
             problem = "key \(keyID) is limited to \(only.rawValue) (--key-environment); this is \(environment.rawValue)"
             return .badEnvironmentKeyIDInToken
         }
