@@ -346,6 +346,7 @@ struct SendPush: ParsableCommand {
 
     private func print(_ report: DeliveryReport) {
         StandardStreams.writeOutput(json ? report.jsonLines(fullTokens: full) : report.lines(fullTokens: full))
+        for advice in report.advice { StandardStreams.writeError("\(Self.tool): \(advice)\n") }
         StandardStreams.writeError("\(Self.tool): \(report.summary)\n")
     }
 

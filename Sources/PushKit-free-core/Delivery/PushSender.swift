@@ -261,12 +261,19 @@ public struct PushSender: Sendable {
             results = collected.map { $0! }
         } // A client made for this send, and its libcurl handles, are freed here, before the registry is read again.
         nameProxies(in: &results)
+        DeliveryAdvice.annotate(&results, keyID: credentials.keyID, topic: configuration.topic?.value)
         if targets.contains(where: { $0.deviceID != nil }) {
             do {
                 try RegistryBookkeeping.apply(&results, to: DeviceRegistry(path: configuration.stateFile.value))
             } catch {
                 warn("the registry was not updated: \(error)")
             }
+        }
+        do {
+            try KeyScopeNotes(stateDirectory: configuration.stateDirectory.value).record(
+                results, keyID: credentials.keyID, topic: configuration.topic?.value, at: Date())
+        } catch {
+            warn("what APNs said about the scope of key \(credentials.keyID) was not noted: \(error)")
         }
         return DeliveryReport(results: results, seconds: started.secondsElapsed)
     }
