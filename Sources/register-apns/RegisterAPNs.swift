@@ -243,11 +243,13 @@ extension RegisterAPNs {
 
         @Option(help: ArgumentHelp("Local time of day, HH:MM.", valueName: "time")) var time: String?
         @Option(
-            name: .customLong("timezone"), help: ArgumentHelp("IANA time zone, e.g. America/New_York.", valueName: "zone"))
+            name: .customLong("timezone"),
+            help: ArgumentHelp("IANA time zone, e.g. America/New_York.", valueName: "zone"))
         var timeZone: String?
         @Option(
             name: .customLong("source"),
-            help: ArgumentHelp("What the briefing should contain; repeat for several. Replaces the list.", valueName: "name"))
+            help: ArgumentHelp(
+                "What the briefing should contain; repeat for several. Replaces the list.", valueName: "name"))
         var sources: [String] = []
         @Flag(help: "Turn the device's briefing off (its time and zone are kept).") var off = false
 
@@ -286,7 +288,8 @@ extension RegisterAPNs {
             do throws(BriefingSettingsError) {
                 return try BriefingSettings(members: members)
             } catch {
-                let message = error.message.replacing("\"time\"", with: "--time").replacing("\"timezone\"", with: "--timezone")
+                let message = error.message.replacing("\"time\"", with: "--time").replacing(
+                    "\"timezone\"", with: "--timezone")
                 throw RegistryError.invalidInput(message)
             }
         }

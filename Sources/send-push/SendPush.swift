@@ -186,7 +186,8 @@ struct SendPush: ParsableCommand {
         }
         if due != nil && (!token.isEmpty || liveActivity.event != nil || hook) {
             throw ValidationError(
-                "--due selects registered devices by their schedule; it cannot be combined with --token, --live-activity or --hook")
+                "--due selects registered devices by their schedule; it cannot be combined with --token, --live-activity or --hook"
+            )
         }
         if !token.isEmpty && (!device.isEmpty || !group.isEmpty) {
             throw ValidationError("--token bypasses the registry; it cannot be combined with --device or --group")

@@ -248,7 +248,8 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         model.answer(content: Self.briefingText)
         env["LLM_BASE_URL"] = model.baseURL
         try registerWithBriefing("tokyo", token: hexToken(1, filler: "ef"), time: "07:00", zone: "Asia/Tokyo", env: env)
-        try registerWithBriefing("berlin", token: hexToken(2, filler: "ef"), time: "23:30", zone: "Europe/Berlin", env: env)
+        try registerWithBriefing(
+            "berlin", token: hexToken(2, filler: "ef"), time: "23:30", zone: "Europe/Berlin", env: env)
         let script = Self.examples + "/briefing.py"
 
         // 21:00 UTC: 06:00 in Tokyo, 22:00 in Berlin: nobody is due.

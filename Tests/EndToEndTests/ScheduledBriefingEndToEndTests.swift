@@ -25,7 +25,8 @@ struct ScheduledBriefingEndToEndTests: ClientToolSuite {
 
     /// One device of a version 1 state file, as the gateway leaves it.
     private func device(
-        _ id: String, _ token: String, zone: String?, briefing: (time: String, zone: String, enabled: Bool, lastSent: String)?
+        _ id: String, _ token: String, zone: String?,
+        briefing: (time: String, zone: String, enabled: Bool, lastSent: String)?
     ) -> String {
         var members = [#""token":"\#(token)""#, #""environment":"production""#]
         if let zone { members.append(#""timezone":"\#(zone)""#) }
@@ -50,7 +51,8 @@ struct ScheduledBriefingEndToEndTests: ClientToolSuite {
         _ = try setup.directory.write(
             "devices.json",
             stateFile([
-                device("berlin", berlin, zone: "Europe/Berlin", briefing: ("07:00", "Europe/Berlin", true, "2030-03-09")),
+                device(
+                    "berlin", berlin, zone: "Europe/Berlin", briefing: ("07:00", "Europe/Berlin", true, "2030-03-09")),
                 // 2030-03-10 is the day New York springs forward: 07:00 EDT is 11:00 UTC, not 12:00.
                 device(
                     "new-york", newYork, zone: nil, briefing: ("07:00", "America/New_York", true, "2030-03-09")),
@@ -67,7 +69,8 @@ struct ScheduledBriefingEndToEndTests: ClientToolSuite {
             if hour == 6 && minute < 20 { continue }
             let now = instant(10, hour, minute)
             let run = try BuiltTool.run(
-                "send-push", ["--due", "briefing", "--now", now, "--title", "Morning briefing", "--body", "Sunny", "--json"],
+                "send-push",
+                ["--due", "briefing", "--now", now, "--title", "Morning briefing", "--body", "Sunny", "--json"],
                 environment: env)
             #expect(run.status == 0, "\(now): \(run.stderr)")
             for line in jsonLines(run.stdout) where line["outcome"] as? String == "delivered" {
@@ -82,7 +85,9 @@ struct ScheduledBriefingEndToEndTests: ClientToolSuite {
                 "berlin": [instant(10, 6, 20)], "new-york": [instant(10, 11)], "tokyo": [instant(10, 22, 10)],
             ])
         let byToken = emulator.records().filter { $0["status"] as? Int == 200 }
-            .reduce(into: [String: Int]()) { counts, record in counts[record["device_token"] as? String ?? "", default: 0] += 1 }
+            .reduce(into: [String: Int]()) { counts, record in
+                counts[record["device_token"] as? String ?? "", default: 0] += 1
+            }
         #expect(byToken == [berlin: 1, newYork: 1, tokyo: 1], "APNs saw each briefing once")
 
         let listed = try BuiltTool.run("register-apns", ["list", "--json"], environment: env)
@@ -100,7 +105,8 @@ struct ScheduledBriefingEndToEndTests: ClientToolSuite {
             "send-push", ["--due", "briefing", "--now", instant(10, 22, 10), "--body", "Sunny"], environment: env)
         #expect(again.status == 0 && again.stdout.isEmpty)
         let whatIf = try BuiltTool.run(
-            "send-push", ["--due", "briefing", "--now", instant(11, 6, 30), "--body", "Sunny", "--dry-run"], environment: env)
+            "send-push", ["--due", "briefing", "--now", instant(11, 6, 30), "--body", "Sunny", "--dry-run"],
+            environment: env)
         whatIf.expectSuccess()
         #expect(whatIf.stdout.contains("berlin") && !whatIf.stdout.contains("new-york"), "\(whatIf.stdout)")
         #expect(emulator.records().count == 3)
@@ -111,11 +117,13 @@ struct ScheduledBriefingEndToEndTests: ClientToolSuite {
         let env = clientEnvironment(nil)
         for extra in [["--token", hexToken(9)], ["--live-activity", "end"], ["--hook"]] {
             let run = try BuiltTool.run("send-push", ["--due", "briefing", "--body", "x"] + extra, environment: env)
-            #expect(run.status == 64 && run.stderr.contains("--due selects registered devices"), "\(extra): \(run.stderr)")
+            #expect(
+                run.status == 64 && run.stderr.contains("--due selects registered devices"), "\(extra): \(run.stderr)")
         }
         let unknown = try BuiltTool.run("send-push", ["--due", "lunch", "--body", "x"], environment: env)
         #expect(unknown.status == 64 && unknown.stderr.contains("briefing"), "\(unknown.stderr)")
-        let badTime = try BuiltTool.run("send-push", ["--due", "briefing", "--now", "tomorrow", "--body", "x"], environment: env)
+        let badTime = try BuiltTool.run(
+            "send-push", ["--due", "briefing", "--now", "tomorrow", "--body", "x"], environment: env)
         #expect(badTime.status == 64 && badTime.stderr.contains("--now"), "\(badTime.stderr)")
         #expect(!FileManager.default.fileExists(atPath: devicesFile))
     }
@@ -136,7 +144,10 @@ struct ScheduledBriefingEndToEndTests: ClientToolSuite {
         passive.expectSuccess()
         let payloads = Dictionary(
             uniqueKeysWithValues: emulator.waitForRecords(3).map {
-                ($0["device_token"] as? String ?? "", ($0["payload"] as? [String: Any])?["aps"] as? [String: Any] ?? [:])
+                (
+                    $0["device_token"] as? String ?? "",
+                    ($0["payload"] as? [String: Any])?["aps"] as? [String: Any] ?? [:]
+                )
             })
         #expect(payloads[hexToken(11)]?["interruption-level"] as? String == "passive")
         #expect(payloads[hexToken(11)]?["sound"] == nil)
@@ -148,8 +159,11 @@ struct ScheduledBriefingEndToEndTests: ClientToolSuite {
             "send-push", ["--body", "Done", "--now", now, "--quiet-policy", "skip", "--json"], environment: env)
         skip.expectSuccess()
         let outcomes = Dictionary(
-            uniqueKeysWithValues: jsonLines(skip.stdout).map { ($0["device"] as? String ?? "", $0["outcome"] as? String ?? "") })
-        #expect(outcomes == ["tokyo": "skipped", "new-york": "delivered", "unknown-zone": "delivered"], "\(skip.stdout)")
+            uniqueKeysWithValues: jsonLines(skip.stdout).map {
+                ($0["device"] as? String ?? "", $0["outcome"] as? String ?? "")
+            })
+        #expect(
+            outcomes == ["tokyo": "skipped", "new-york": "delivered", "unknown-zone": "delivered"], "\(skip.stdout)")
         #expect(emulator.waitForRecords(5).count == 5, "the skipped device was not sent to")
 
         // Without device_timezone the configured zone (UTC, 14:00) decides for everyone.
@@ -158,7 +172,8 @@ struct ScheduledBriefingEndToEndTests: ClientToolSuite {
         let configured = try BuiltTool.run(
             "send-push", ["--body", "Done", "--now", now, "--quiet-policy", "skip", "--json"], environment: env)
         configured.expectSuccess()
-        #expect(jsonLines(configured.stdout).allSatisfy { $0["outcome"] as? String == "delivered" }, "\(configured.stdout)")
+        #expect(
+            jsonLines(configured.stdout).allSatisfy { $0["outcome"] as? String == "delivered" }, "\(configured.stdout)")
     }
 
     @Test("register-apns briefing sets, shows and turns off a device's briefing; bad input changes nothing")
@@ -166,7 +181,8 @@ struct ScheduledBriefingEndToEndTests: ClientToolSuite {
         let env = clientEnvironment(nil)
         try register("phone", hexToken(21), ["--timezone", "Europe/Berlin"], env: env)
         let set = try BuiltTool.run(
-            "register-apns", ["briefing", "phone", "--time", "07:30", "--timezone", "America/New_York", "--source", "weather"],
+            "register-apns",
+            ["briefing", "phone", "--time", "07:30", "--timezone", "America/New_York", "--source", "weather"],
             environment: env)
         set.expectSuccess()
         #expect(set.stdout.contains("briefing at 07:30 America/New_York, sources weather"), "\(set.stdout)")

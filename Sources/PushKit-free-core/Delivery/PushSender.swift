@@ -245,9 +245,10 @@ public struct PushSender: Sendable {
             let passes = self.passes(of: prepared, for: targets)
             var collected = [DeliveryResult?](repeating: nil, count: targets.count)
             for index in passes.skipped {
-                collected[index] = DeliveryReport.skipped([targets[index]], reason: passes.skipReason) {
-                    $0.recordedEnvironment ?? configuration.environment.value
-                }.results[0]
+                collected[index] =
+                    DeliveryReport.skipped([targets[index]], reason: passes.skipReason) {
+                        $0.recordedEnvironment ?? configuration.environment.value
+                    }.results[0]
             }
             for pass in passes.sends where !pass.indices.isEmpty {
                 var policy = deliveryPolicy

@@ -130,7 +130,8 @@ public struct NotificationPolicy: Sendable {
     public func apply(
         to spec: inout PushSpecification, urgency: Urgency?, groups: [String], topic: String?, at now: Date
     ) -> Decision {
-        apply(to: &spec, urgency: urgency, groups: groups, topic: topic, inQuietHours: quietHours?.contains(now) ?? false)
+        apply(
+            to: &spec, urgency: urgency, groups: groups, topic: topic, inQuietHours: quietHours?.contains(now) ?? false)
     }
 
     /// `apply(to:urgency:groups:topic:at:)` for a send that is, or is not, inside quiet hours: with

@@ -124,11 +124,13 @@ struct QuietHoursTests {
     @Test("device_timezone keeps the window in each device's zone; the configured zone is the fallback")
     func deviceZone() throws {
         let hours = try #require(
-            try policy(#"{"quiet_hours": {"start": "22:00", "end": "07:00", "timezone": "UTC", "device_timezone": true}}"#)
-                .quietHours)
+            try policy(
+                #"{"quiet_hours": {"start": "22:00", "end": "07:00", "timezone": "UTC", "device_timezone": true}}"#
+            )
+            .quietHours)
         #expect(hours.inDeviceZone)
         #expect(hours.description.hasPrefix("22:00-07:00 in the device's zone (else "))
-        let noon = Date(timeIntervalSince1970: 12 * 3600)  // 12:00 UTC, 21:00 in Tokyo, 22:00 one hour east of it
+        let noon = Date(timeIntervalSince1970: 12 * 3600) // 12:00 UTC, 21:00 in Tokyo, 22:00 one hour east of it
         #expect(!hours.contains(noon))
         #expect(!hours.contains(noon, in: FixedOffsetTimeZone(offsetMinutes: 9 * 60)))
         #expect(hours.contains(noon, in: FixedOffsetTimeZone(offsetMinutes: 10 * 60)))

@@ -4,7 +4,8 @@ import Testing
 
 /// A UTC instant.
 private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int = 0) -> Date {
-    let seconds = ProlepticGregorianCalendar.day(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60
+    let seconds =
+        ProlepticGregorianCalendar.day(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60
     return Date(timeIntervalSince1970: TimeInterval(seconds))
 }
 
@@ -29,7 +30,7 @@ struct LocalDateTests {
 
     @Test("a zone's local date changes at its own midnight")
     func localDateInZones() throws {
-        let instant = utc(2026, 11, 24, 3, 30)  // 22:30 the day before in New York, 12:30 in Tokyo
+        let instant = utc(2026, 11, 24, 3, 30) // 22:30 the day before in New York, 12:30 in Tokyo
         #expect(try zone("America/New_York").localDate(at: instant).description == "2026-11-23")
         #expect(try zone("Asia/Tokyo").localDate(at: instant).description == "2026-11-24")
         #expect(FixedOffsetTimeZone(offsetMinutes: -240).localDate(at: instant).description == "2026-11-23")
@@ -45,7 +46,9 @@ struct BriefingSettingsTests {
             "sources": ["weather", "calendar"],
         ]
         let settings = try BriefingSettings(members: message)
-        #expect(settings == BriefingSettings(minuteOfDay: 420, timeZone: "America/New_York", sources: ["weather", "calendar"]))
+        #expect(
+            settings
+                == BriefingSettings(minuteOfDay: 420, timeZone: "America/New_York", sources: ["weather", "calendar"]))
         #expect(settings.time == "07:00")
 
         let refusals: [([String: JSONValue], String)] = [
@@ -70,7 +73,9 @@ struct BriefingSettingsTests {
     func dueOncePerLocalDay() throws {
         let zones = ["America/New_York", "Europe/Berlin", "Asia/Tokyo"]
         // Set up the day before, in every zone.
-        var settings = zones.map { BriefingSettings(minuteOfDay: 420, timeZone: $0, lastSentOn: LocalDate("2026-11-22")) }
+        var settings = zones.map {
+            BriefingSettings(minuteOfDay: 420, timeZone: $0, lastSentOn: LocalDate("2026-11-22"))
+        }
         var sentAt: [[Date]] = Array(repeating: [], count: zones.count)
         // Every minute for two UTC days, as cron would run it.
         var instant = utc(2026, 11, 23, 0)
@@ -94,11 +99,11 @@ struct BriefingSettingsTests {
     func lateRun() throws {
         let newYork = try zone("America/New_York")
         var settings = BriefingSettings(minuteOfDay: 420, timeZone: "America/New_York")
-        #expect(!settings.isDue(at: utc(2026, 11, 24, 11, 59), in: newYork))  // 06:59
-        #expect(settings.isDue(at: utc(2026, 11, 24, 16, 0), in: newYork))  // 11:00, four hours late
+        #expect(!settings.isDue(at: utc(2026, 11, 24, 11, 59), in: newYork)) // 06:59
+        #expect(settings.isDue(at: utc(2026, 11, 24, 16, 0), in: newYork)) // 11:00, four hours late
         settings.lastSentOn = newYork.localDate(at: utc(2026, 11, 24, 16, 0))
-        #expect(!settings.isDue(at: utc(2026, 11, 25, 4, 59), in: newYork))  // 23:59 the same day
-        #expect(!settings.isDue(at: utc(2026, 11, 25, 5, 0), in: newYork))  // 00:00 the next day
+        #expect(!settings.isDue(at: utc(2026, 11, 25, 4, 59), in: newYork)) // 23:59 the same day
+        #expect(!settings.isDue(at: utc(2026, 11, 25, 5, 0), in: newYork)) // 00:00 the next day
         #expect(settings.isDue(at: utc(2026, 11, 25, 12, 0), in: newYork))
         settings.enabled = false
         #expect(!settings.isDue(at: utc(2026, 11, 25, 12, 0), in: newYork))
@@ -151,15 +156,21 @@ struct RegistryBriefingTests {
         let day = try #require(LocalDate("2026-11-24"))
         #expect(try registry.recordBriefingSent(["phone": day, "tablet": day, "gone": day]) == 1)
         // The app moves its briefing to 08:00: the day it was last sent stays, so no second one today.
-        try registry.setBriefing(BriefingSettings(minuteOfDay: 480, timeZone: "Asia/Tokyo", sources: ["news"]), deviceID: "phone")
+        try registry.setBriefing(
+            BriefingSettings(minuteOfDay: 480, timeZone: "Asia/Tokyo", sources: ["news"]), deviceID: "phone")
 
         let devices = try registry.load()
         let record = try #require(devices["phone"])
         #expect(record.timeZone == "Asia/Tokyo")
-        #expect(record.briefing == BriefingSettings(minuteOfDay: 480, timeZone: "Asia/Tokyo", sources: ["news"], lastSentOn: day))
+        #expect(
+            record.briefing
+                == BriefingSettings(minuteOfDay: 480, timeZone: "Asia/Tokyo", sources: ["news"], lastSentOn: day))
         #expect(devices["tablet"]?.briefing == nil && devices["tablet"]?.timeZone == nil)
         let text = try String(contentsOf: directory.appendingPathComponent("devices.json"), encoding: .utf8)
-        #expect(text.contains(#""timezone":"Asia/Tokyo","briefing":{"enabled":true,"last_sent_on":"2026-11-24","sources":["news"],"time":"08:00","timezone":"Asia/Tokyo"}"#))
+        #expect(
+            text.contains(
+                #""timezone":"Asia/Tokyo","briefing":{"enabled":true,"last_sent_on":"2026-11-24","sources":["news"],"time":"08:00","timezone":"Asia/Tokyo"}"#
+            ))
         // A registration without a time zone keeps the one known.
         try registry.register([registration("phone", 1)])
         #expect(try registry.load()["phone"]?.timeZone == "Asia/Tokyo")
@@ -172,7 +183,8 @@ struct RegistryBriefingTests {
         let berlin = "Europe/Berlin"
         // 2026-11-24 10:00 UTC is 11:00 in Berlin: a 07:00 briefing starts tomorrow.
         let late = Date(timeIntervalSince1970: TimeInterval(LocalDate("2026-11-24")!.dayNumber * 86_400 + 36_000))
-        let phoneFound = devices.setBriefing(BriefingSettings(minuteOfDay: 420, timeZone: berlin), deviceID: "phone", at: late)
+        let phoneFound = devices.setBriefing(
+            BriefingSettings(minuteOfDay: 420, timeZone: berlin), deviceID: "phone", at: late)
         #expect(phoneFound)
         #expect(devices["phone"]?.briefing?.lastSentOn == LocalDate("2026-11-24"))
         // A 12:00 briefing set at 11:00 is still due today.
@@ -189,9 +201,11 @@ struct RegistryBriefingTests {
         let good = try DeviceRegistration.registration(
             fromBody: ["device_token": "phone", "apns_token": .string(hex), "timezone": "Europe/Berlin"])
         #expect(good.timeZone == "Europe/Berlin")
-        #expect(throws: RegistrationBodyError.invalidValue(
-            "\"timezone\" \"Atlantis/Capital\" is not an IANA time zone (like \"Europe/Berlin\")"
-        )) {
+        #expect(
+            throws: RegistrationBodyError.invalidValue(
+                "\"timezone\" \"Atlantis/Capital\" is not an IANA time zone (like \"Europe/Berlin\")"
+            )
+        ) {
             try DeviceRegistration.registration(
                 fromBody: ["device_token": "phone", "apns_token": .string(hex), "timezone": "Atlantis/Capital"])
         }
