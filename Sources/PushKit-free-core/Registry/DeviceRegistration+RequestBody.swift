@@ -151,12 +151,9 @@ extension DeviceRegistration {
         let appVersion = try fields.text("app_version", limit: textLimit) ?? defaults.appVersion
         let groups = try fields.strings("groups") ?? defaults.groups
         var timeZone: String?
-        if let value = fields.object["timezone"], value != .null {
-            guard value.stringValue != nil else {
-                throw .invalidBody("\"timezone\" must be a string, not \(value.typeName)")
-            }
+        if let text = try fields.string("timezone") {
             do throws(BriefingSettingsError) {
-                timeZone = try BriefingSettings.validatedTimeZone(value)
+                timeZone = try BriefingSettings.validatedTimeZone(.string(text))
             } catch {
                 throw .invalidValue(error.message)
             }

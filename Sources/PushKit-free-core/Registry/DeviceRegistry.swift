@@ -392,7 +392,8 @@ public struct DeviceRegistry: Sendable {
     /// - Returns: `false` when no device has that id; nothing is written then.
     @discardableResult
     public func setBriefing(_ settings: BriefingSettings, deviceID: String) throws -> Bool {
-        try update { devices in devices.setBriefing(settings, deviceID: deviceID) }
+        let now = clock.now()
+        return try update { devices in devices.setBriefing(settings, deviceID: deviceID, at: now) }
     }
 
     /// Records the local day each device was sent its briefing, in one locked write.

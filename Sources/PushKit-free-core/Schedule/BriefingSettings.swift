@@ -20,7 +20,8 @@ public struct BriefingSettings: Sendable, Equatable {
     public var timeZone: String
     /// What the app asked the briefing to contain (`weather`, `calendar`, ...), passed on as given.
     public var sources: [String]
-    /// The device-local day the briefing was last sent; `nil` before the first.
+    /// The last device-local day whose briefing is done: sent, or already past when the device
+    /// first set its briefing; `nil` before either.
     public var lastSentOn: LocalDate?
 
     public init(
@@ -80,14 +81,16 @@ extension BriefingSettings {
         switch members["enabled"] {
         case nil, .null?: enabled = true
         case .bool(let value)?: enabled = value
-        case let other?: throw BriefingSettingsError("\"enabled\" must be true or false, not \(other.serializedString())")
+        case let other?:
+            throw BriefingSettingsError("\"enabled\" must be true or false, not \(other.serializedString())")
         }
         guard let timeValue = members["time"], timeValue != .null else {
             throw BriefingSettingsError("\"time\" is missing: give the local time of day, like \"07:00\"")
         }
         guard let text = timeValue.stringValue, let minute = QuietHours.minuteOfDay(text) else {
             throw BriefingSettingsError(
-                "\"time\" must be a local time of day HH:MM between 00:00 and 23:59, not \(timeValue.serializedString())")
+                "\"time\" must be a local time of day HH:MM between 00:00 and 23:59, not \(timeValue.serializedString())"
+            )
         }
         minuteOfDay = minute
         guard let zoneValue = members["timezone"], zoneValue != .null else {
@@ -99,17 +102,20 @@ extension BriefingSettings {
         case .array(let elements)?:
             sources = try elements.map { element throws(BriefingSettingsError) in
                 guard let source = element.stringValue else {
-                    throw BriefingSettingsError("\"sources\" must be an array of strings, not \(element.serializedString()) in it")
+                    throw BriefingSettingsError(
+                        "\"sources\" must be an array of strings, not \(element.serializedString()) in it")
                 }
                 return source
             }
-        case let other?: throw BriefingSettingsError("\"sources\" must be an array of strings, not \(other.serializedString())")
+        case let other?:
+            throw BriefingSettingsError("\"sources\" must be an array of strings, not \(other.serializedString())")
         }
         switch members["last_sent_on"] {
         case nil, .null?: lastSentOn = nil
         case let value?:
             guard let date = value.stringValue.flatMap(LocalDate.init) else {
-                throw BriefingSettingsError("\"last_sent_on\" must be a date YYYY-MM-DD, not \(value.serializedString())")
+                throw BriefingSettingsError(
+                    "\"last_sent_on\" must be a date YYYY-MM-DD, not \(value.serializedString())")
             }
             lastSentOn = date
         }
@@ -122,11 +128,13 @@ extension BriefingSettings {
     ) throws(BriefingSettingsError) -> String {
         guard let name = value.stringValue, !name.isEmpty else {
             throw BriefingSettingsError(
-                "\"timezone\" must be an IANA time zone name like \"America/New_York\", not \(value.serializedString())")
+                "\"timezone\" must be an IANA time zone name like \"America/New_York\", not \(value.serializedString())"
+            )
         }
         guard zoneExists(name) else {
             throw BriefingSettingsError(
-                "\"timezone\" \(JSONValue.string(name).serializedString()) is not an IANA time zone (like \"Europe/Berlin\")")
+                "\"timezone\" \(JSONValue.string(name).serializedString()) is not an IANA time zone (like \"Europe/Berlin\")"
+            )
         }
         return name
     }

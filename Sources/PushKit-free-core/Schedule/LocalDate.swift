@@ -10,7 +10,8 @@ public struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertible
 
     /// The date `year`-`month`-`day`; `nil` when there is no such day.
     public init?(year: Int, month: Int, day: Int) {
-        guard (1...12).contains(month), (1...ProlepticGregorianCalendar.numberOfDays(inMonth: month, of: year)).contains(day)
+        guard (1...12).contains(month),
+            (1...ProlepticGregorianCalendar.numberOfDays(inMonth: month, of: year)).contains(day)
         else { return nil }
         dayNumber = ProlepticGregorianCalendar.day(year: year, month: month, day: day)
     }
