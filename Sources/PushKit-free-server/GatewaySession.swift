@@ -128,9 +128,9 @@ struct GatewaySession: Sendable {
             target = named
         }
         let settings = try Self.briefingSettings(members)
-        let result = try await service.write { devices, _ in
+        let result = try await service.write { devices, now in
             guard let device = EndpointService.device(target, in: devices),
-                devices.setBriefing(settings, deviceID: device.id)
+                devices.setBriefing(settings, deviceID: device.id, at: now)
             else { return .updated(nil) }
             return .updated(devices[device.id].map { RegisteredDevice(id: device.id, record: $0) })
         }

@@ -94,7 +94,9 @@ struct GatewayTests {
         #expect(devices.devices.map(\.id) == [derived])
         let record = try #require(devices[derived])
         #expect(record.token.hex == Self.rotated)
-        #expect(record.briefing == BriefingSettings(minuteOfDay: 450, timeZone: "Europe/Berlin", sources: ["news"]))
+        let stored = try #require(record.briefing)
+        #expect(stored.enabled && stored.minuteOfDay == 450 && stored.timeZone == "Europe/Berlin")
+        #expect(stored.sources == ["news"])
         await endpoint.shutdown()
     }
 
