@@ -83,10 +83,11 @@ struct GatewayWebSocketEndToEndTests {
                 ["send": ["type": "briefing_config", "time": "7 o'clock", "timezone": "Europe/Berlin"]],
             ])
         let derived = "apns-" + String(try sha256Hex(first).prefix(16))
-        #expect(lines.map { Self.type($0) } == [
-            "registered", "device_token_confirmed", "ack", "pong", "error", "pong", "device_token_confirmed",
-            "error", "error", "error",
-        ])
+        #expect(
+            lines.map { Self.type($0) } == [
+                "registered", "device_token_confirmed", "ack", "pong", "error", "pong", "device_token_confirmed",
+                "error", "error", "error",
+            ])
         #expect(Self.reply(lines[1])["device_id"] as? String == derived)
         #expect(Self.message(lines[4]).contains("\"inbox_list\""), "\(lines[4])")
         #expect(Self.message(lines[4]).contains("register, device_token, briefing_config, ping"))
@@ -113,7 +114,9 @@ struct GatewayWebSocketEndToEndTests {
         #expect(!log.contains(first) && !log.contains(rotated))
     }
 
-    @Test("briefing_config before device_token is refused; register's device_id names the device; a re-sent config keeps the day it was sent")
+    @Test(
+        "briefing_config before device_token is refused; register's device_id names the device; a re-sent config keeps the day it was sent"
+    )
     func orderAndDeviceID() throws {
         let server = try serve()
         let lines = try converse(
@@ -154,10 +157,11 @@ struct GatewayWebSocketEndToEndTests {
                 ["on": "a", "send": ["type": "ping"]],
                 ["on": "a", "send": ["type": "device_token", "token": hexToken(9), "platform": "ios"]],
             ])
-        #expect(lines.map { Self.type($0) ?? "closed \($0["code"] ?? "")" } == [
-            "registered", "error", "error", "error", "error", "error", "pong", "pong", "closed 1009", "pong",
-            "device_token_confirmed",
-        ])
+        #expect(
+            lines.map { Self.type($0) ?? "closed \($0["code"] ?? "")" } == [
+                "registered", "error", "error", "error", "error", "error", "pong", "pong", "closed 1009", "pong",
+                "device_token_confirmed",
+            ])
         #expect(Self.message(lines[1]).contains("not JSON"))
         #expect(Self.message(lines[2]).contains("binary"))
         #expect(Self.message(lines[3]).contains("\"memory_save\" messages are not served here"))
@@ -184,7 +188,9 @@ struct GatewayWebSocketEndToEndTests {
         // Without the upgrade, the route says what it is; without the secret, 401 as everywhere.
         let plain = try server.request("GET", "/gateway/ws", headers: Self.auth)
         #expect(plain.status == 426 && plain.headers["upgrade"] == "websocket", "\(plain.body)")
-        #expect(plain.json?["type"] as? String == "error" && (plain.json?["message"] as? String)?.contains("WebSocket") == true)
+        #expect(
+            plain.json?["type"] as? String == "error"
+                && (plain.json?["message"] as? String)?.contains("WebSocket") == true)
         #expect(try server.request("GET", "/gateway/ws").status == 401)
 
         let open = try serve(["--open-registration", "127.0.0.0/8"])
@@ -215,8 +221,11 @@ struct GatewayWebSocketEndToEndTests {
     func otherUpgradesIgnored() throws {
         let server = try serve()
         let h2c = try BuiltTool.runSystem(
-            "curl", ["-sS", "--http2", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(Self.secret)",
-                server.baseURL + "/api/v1/devices"])
+            "curl",
+            [
+                "-sS", "--http2", "-o", "/dev/null", "-w", "%{http_code}", "-H", "Authorization: Bearer \(Self.secret)",
+                server.baseURL + "/api/v1/devices",
+            ])
         #expect(h2c.stdout == "200", "curl --http2 asks to upgrade to h2c: \(h2c.stdout)\(h2c.stderr)")
         let upgrade = [
             "Upgrade": "websocket", "Connection": "Upgrade", "Sec-WebSocket-Version": "13",
@@ -247,7 +256,9 @@ struct GatewayWebSocketEndToEndTests {
     @Test("the same messages posted one at a time to /gateway/messages")
     func httpMessages() throws {
         let server = try serve()
-        func post(_ message: [String: Any], headers: [String: String] = GatewayWebSocketEndToEndTests.auth) throws -> HTTPExchange {
+        func post(
+            _ message: [String: Any], headers: [String: String] = GatewayWebSocketEndToEndTests.auth
+        ) throws -> HTTPExchange {
             let body = try JSONSerialization.data(withJSONObject: message)
             return try server.request("POST", "/gateway/messages", body: body, headers: headers)
         }
@@ -276,7 +287,10 @@ struct GatewayWebSocketEndToEndTests {
         for (message, status, text) in [
             (Self.briefing, 400, "names its device"),
             (Self.briefing.merging(["device_id": "nobody"]) { $1 }, 404, "no device"),
-            (Self.briefing.merging(["device_id": derived, "timezone": "Nowhere/Atlantis"]) { $1 }, 422, "Nowhere/Atlantis"),
+            (
+                Self.briefing.merging(["device_id": derived, "timezone": "Nowhere/Atlantis"]) { $1 }, 422,
+                "Nowhere/Atlantis"
+            ),
             (["type": "inbox_list"], 400, "\"inbox_list\" messages are not served here"),
             (["type": "device_token", "token": "xyz", "platform": "ios"], 422, "token"),
             (["type": "device_token", "token": hexToken(13), "platform": "android"], 400, "platform"),
@@ -295,11 +309,13 @@ struct GatewayWebSocketEndToEndTests {
     func registrationTimeZones() throws {
         let server = try serve()
         let native = try server.request(
-            "POST", "/register-apns", json: #"{"device_token": "p1", "apns_token": "\#(hexToken(21))", "timezone": "Europe/Berlin"}"#,
+            "POST", "/register-apns",
+            json: #"{"device_token": "p1", "apns_token": "\#(hexToken(21))", "timezone": "Europe/Berlin"}"#,
             headers: Self.auth)
         #expect(native.status == 200)
         let openClaw = try server.request(
-            "POST", "/api/v1/devices/register", json: #"{"device_token": "\#(hexToken(22))", "timezone": "Asia/Kolkata"}"#,
+            "POST", "/api/v1/devices/register",
+            json: #"{"device_token": "\#(hexToken(22))", "timezone": "Asia/Kolkata"}"#,
             headers: Self.auth)
         #expect(openClaw.status == 200)
         let query = try server.request(
@@ -308,7 +324,8 @@ struct GatewayWebSocketEndToEndTests {
         #expect(query.status == 200, "\(query.body)")
         let subscription = try server.request(
             "POST", "/registerSubscription",
-            json: #"{"cwd": "/w", "installation_id": "p4", "apns_token": "\#(hexToken(24))", "timezone": "Australia/Sydney"}"#,
+            json:
+                #"{"cwd": "/w", "installation_id": "p4", "apns_token": "\#(hexToken(24))", "timezone": "Australia/Sydney"}"#,
             headers: Self.auth)
         #expect(subscription.status == 200, "\(subscription.body)")
         let hook = try server.request(
@@ -323,14 +340,18 @@ struct GatewayWebSocketEndToEndTests {
 
         let before = try Data(contentsOf: URL(fileURLWithPath: stateFile))
         for (path, body) in [
-            ("/register-apns", #"{"device_token": "p6", "apns_token": "\#(hexToken(26))", "timezone": "Europe/Atlantis"}"#),
+            (
+                "/register-apns",
+                #"{"device_token": "p6", "apns_token": "\#(hexToken(26))", "timezone": "Europe/Atlantis"}"#
+            ),
             ("/api/v1/devices/register", #"{"device_token": "\#(hexToken(26))", "timezone": "Europe/Atlantis"}"#),
             ("/register-apns?device_token=p6&apns_token=\(hexToken(26))&timezone=Europe/Atlantis", nil),
             // Beside a body the query is not read, but what it holds must still be valid.
             ("/register-apns?timezone=Europe/Atlantis", #"{"device_token": "p6", "apns_token": "\#(hexToken(26))"}"#),
         ] as [(String, String?)] {
             let answer = try server.request("POST", path, json: body, headers: Self.auth)
-            #expect(answer.status == 422 && answer.error?.contains("Europe/Atlantis") == true, "\(path): \(answer.body)")
+            #expect(
+                answer.status == 422 && answer.error?.contains("Europe/Atlantis") == true, "\(path): \(answer.body)")
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: stateFile)) == before)
     }

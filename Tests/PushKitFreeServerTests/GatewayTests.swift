@@ -28,13 +28,23 @@ struct GatewayTests {
     @Test("the served types are read; any other type, or no type, is a 400 naming it")
     func parsing() throws {
         #expect(try Self.message(#"{"type": "ping"}"#) == .ping)
-        #expect(try Self.message(#"{"type": "register", "client": "ember", "capabilities": []}"#) == .register(deviceID: nil))
+        #expect(
+            try Self.message(#"{"type": "register", "client": "ember", "capabilities": []}"#)
+                == .register(deviceID: nil))
         #expect(try Self.message(#"{"type": "register", "device_id": "phone"}"#) == .register(deviceID: "phone"))
-        guard case .deviceToken(let device) = try Self.message(#"{"type": "device_token", "token": "ab", "platform": "ios"}"#)
-        else { Issue.record("not a device_token"); return }
+        guard
+            case .deviceToken(let device) = try Self.message(
+                #"{"type": "device_token", "token": "ab", "platform": "ios"}"#)
+        else {
+            Issue.record("not a device_token")
+            return
+        }
         #expect(device.token == "ab" && device.deviceID == nil)
         guard case .briefingConfig(let members) = try Self.message(#"{"type": "briefing_config", "time": "07:00"}"#)
-        else { Issue.record("not a briefing_config"); return }
+        else {
+            Issue.record("not a briefing_config")
+            return
+        }
         #expect(members["time"] == "07:00")
 
         for (text, expected) in [
@@ -58,8 +68,12 @@ struct GatewayTests {
     func registrationBody() throws {
         guard
             case .deviceToken(let device) = try Self.message(
-                #"{"type": "device_token", "token": "\#(Self.token)", "platform": "ios", "timezone": "Europe/Berlin", "environment": "sandbox"}"#)
-        else { Issue.record("not a device_token"); return }
+                #"{"type": "device_token", "token": "\#(Self.token)", "platform": "ios", "timezone": "Europe/Berlin", "environment": "sandbox"}"#
+            )
+        else {
+            Issue.record("not a device_token")
+            return
+        }
         let registration = try EndpointService.registration(device.registrationBody(deviceID: "phone"))
         #expect(registration.deviceID == "phone" && registration.token.hex == Self.token)
         #expect(registration.timeZone == "Europe/Berlin" && registration.environment == .sandbox)
@@ -69,7 +83,8 @@ struct GatewayTests {
     func socketSession() async throws {
         let endpoint = try Endpoint()
         var session = GatewaySession(service: endpoint.service, transport: .socket, client: "127.0.0.1")
-        let briefing = #"{"type": "briefing_config", "time": "07:30", "timezone": "Europe/Berlin", "sources": ["news"]}"#
+        let briefing =
+            #"{"type": "briefing_config", "time": "07:30", "timezone": "Europe/Berlin", "sources": ["news"]}"#
         do {
             _ = try await session.answer(try Self.message(briefing))
             Issue.record("briefing_config before device_token was taken")
@@ -82,7 +97,8 @@ struct GatewayTests {
             try Self.message(#"{"type": "device_token", "token": "\#(Self.token)", "platform": "ios"}"#))
         #expect(first == GatewayReply.deviceTokenConfirmed(deviceID: derived))
         #expect(try await session.answer(try Self.message(briefing)) == GatewayReply.ack)
-        let second = try await session.answer(try Self.message(#"{"type": "device_token", "token": "\#(Self.rotated)"}"#))
+        let second = try await session.answer(
+            try Self.message(#"{"type": "device_token", "token": "\#(Self.rotated)"}"#))
         #expect(second == GatewayReply.deviceTokenConfirmed(deviceID: derived))
         await #expect(throws: EndpointError.self) {
             _ = try await session.answer(
@@ -108,7 +124,8 @@ struct GatewayTests {
         _ = try await session.answer(try Self.message(#"{"type": "device_token", "token": "\#(Self.token)"}"#))
         #expect(session.deviceID == nil, "nothing is kept over HTTP")
         _ = try await session.answer(
-            try Self.message(#"{"type": "briefing_config", "token": "\#(Self.token)", "time": "07:00", "timezone": "UTC"}"#))
+            try Self.message(
+                #"{"type": "briefing_config", "token": "\#(Self.token)", "time": "07:00", "timezone": "UTC"}"#))
         let sent = try #require(LocalDate("2026-11-24"))
         try endpoint.service.registry.recordBriefingSent([derived: sent])
         _ = try await session.answer(
@@ -138,7 +155,9 @@ struct GatewayTests {
         #expect(status(["time": "07:00", "timezone": "UTC"]).0 == nil)
     }
 
-    @Test("over HTTP: replies with 200, errors as the protocol's error message with their status; 426 without the upgrade")
+    @Test(
+        "over HTTP: replies with 200, errors as the protocol's error message with their status; 426 without the upgrade"
+    )
     func httpRoute() async throws {
         let endpoint = try Endpoint()
         let pong = try await endpoint.request(.post, "/gateway/messages", body: #"{"type": "ping"}"#)
@@ -149,7 +168,8 @@ struct GatewayTests {
         #expect(json["type"] == "error" && json["message"] == json["error"])
         #expect(json["message"]?.stringValue?.contains("inbox_list") == true)
         let unknown = try await endpoint.request(
-            .post, "/gateway/messages", body: #"{"type": "briefing_config", "device_id": "x", "time": "07:00", "timezone": "UTC"}"#)
+            .post, "/gateway/messages",
+            body: #"{"type": "briefing_config", "device_id": "x", "time": "07:00", "timezone": "UTC"}"#)
         #expect(unknown.status == 404 && unknown.body.contains("send its device_token first"))
         let plain = try await endpoint.request(.get, "/gateway/ws")
         #expect(plain.status == 426 && plain.headers[.upgrade] == "websocket")

@@ -123,7 +123,8 @@ public struct GatewayDeviceToken: Sendable, Equatable {
         }
         if let platform = try fields.string("platform"), platform != "ios" {
             throw .invalidBody(
-                "\"platform\" must be \"ios\", not \"\(platform)\": this endpoint registers APNs tokens of Apple devices")
+                "\"platform\" must be \"ios\", not \"\(platform)\": this endpoint registers APNs tokens of Apple devices"
+            )
         }
         self.token = token
         deviceID = try GatewayMessage.deviceID(fields)

@@ -28,7 +28,8 @@ struct GatewayRoutes: Sendable {
 
     @Sendable func socketWithoutUpgrade(_ request: Request, context: Context) async throws -> Response {
         throw EndpointError(
-            status: 426, "/gateway/ws is a WebSocket: connect with Upgrade: websocket (or POST each message "
+            status: 426,
+            "/gateway/ws is a WebSocket: connect with Upgrade: websocket (or POST each message "
                 + "to /gateway/messages)", headers: ["Upgrade": "websocket"])
     }
 
