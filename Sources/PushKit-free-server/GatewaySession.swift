@@ -127,7 +127,7 @@ struct GatewaySession: Sendable {
             }
             target = named
         }
-        let settings = try Self.briefingSettings(members)
+        let settings = try GatewayMessage.briefingSettings(members)
         let result = try await service.write { devices, now in
             guard let device = EndpointService.device(target, in: devices),
                 devices.setBriefing(settings, deviceID: device.id, at: now)

@@ -9,8 +9,8 @@ import PushKitFreeServer
 extension FuzzTarget {
     /// `register-apns serve`: the input as a request path for every method, and as the JSON body
     /// of every route that reads one (registration, the iOS device hook, registerSubscription,
-    /// notification send and ios-notify, triggerReplyFinished), read by the same core calls the
-    /// routes make. Every refusal is a 4xx with a message; what is registered reads back.
+    /// notification send and ios-notify, triggerReplyFinished, the Ember gateway's messages), read by
+    /// the same calls the routes make. Every refusal is a 4xx with a message; what is registered reads back.
     static func checkEndpoint(_ input: [UInt8]) throws(FuzzViolation) {
         let path = String(decoding: input, as: UTF8.self)
         for method in ["GET", "POST", "DELETE", "PUT"] {
@@ -85,6 +85,49 @@ extension FuzzTarget {
                 try requireBuilds(
                     reply.specification(displayName: displayName, serverKey: "fuzz"), "triggerReplyFinished")
             }
+        }
+
+        // /gateway/messages, and each message of /gateway/ws.
+        try checkGatewayMessage(input)
+    }
+
+    /// The Ember gateway's messages: every refusal is a 4xx with a message; a `device_token` builds
+    /// the registration the core reads, or is refused as a registration body is.
+    static func checkGatewayMessage(_ input: [UInt8]) throws(FuzzViolation) {
+        let message: GatewayMessage
+        do throws(EndpointError) {
+            message = try GatewayMessage(Data(input))
+        } catch {
+            try requireClientError(error, from: "the gateway's messages")
+            return
+        }
+        switch message {
+        case .deviceToken(let device):
+            let registration: DeviceRegistration
+            do throws(RegistrationBodyError) {
+                registration = try DeviceRegistration.registration(
+                    fromBody: device.registrationBody(deviceID: device.deviceID ?? "gateway-device"),
+                    textLimit: DeviceRegistration.endpointTextLimit)
+            } catch {
+                try requireClientError(EndpointError(error), from: "a gateway device_token")
+                return
+            }
+            try FuzzViolation.require(
+                registration.token == (try? DeviceToken(validating: device.token)),
+                "a device_token registered another token than its own")
+        case .briefingConfig(let members):
+            let settings: BriefingSettings
+            do throws(EndpointError) {
+                settings = try GatewayMessage.briefingSettings(members)
+            } catch {
+                try requireClientError(error, from: "a gateway briefing_config")
+                return
+            }
+            try FuzzViolation.require(
+                (0..<1440).contains(settings.minuteOfDay) && settings.lastSentOn == nil,
+                "a briefing_config was read as \(settings)")
+        case .register, .ping:
+            break
         }
     }
 

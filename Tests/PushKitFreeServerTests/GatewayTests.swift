@@ -141,7 +141,7 @@ struct GatewayTests {
     func briefingStatus() {
         func status(_ members: [String: JSONValue]) -> (Int?, String) {
             do {
-                _ = try GatewaySession.briefingSettings(members)
+                _ = try GatewayMessage.briefingSettings(members)
                 return (nil, "")
             } catch {
                 return (error.status.code, error.message)
