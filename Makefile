@@ -39,7 +39,8 @@ deps:
 	@# and cryptography, which makes the TLS failure tests' certificates (Tests/Tools/make_test_certificates.py).
 	@python3 -c 'import kalyke, cryptography' 2>/dev/null || python3 -m pip install --quiet kalyke-apns cryptography
 	@# A WebSocket client nobody here wrote, for the Ember gateway's route (Tests/Tools/gateway_ws_client.py).
-	@python3 -c 'import websockets.sync.client' 2>/dev/null || python3 -m pip install --quiet "websockets>=14"
+	@python3 -c 'import websockets.sync.client; from websockets.exceptions import InvalidStatus' 2>/dev/null \
+		|| python3 -m pip install --quiet "websockets>=14"
 	@# schemathesis checks register-apns serve against docs/openapi.yaml (Tests/Tools/api_contract.py);
 	@# pinned, so a new release's checks cannot fail an unchanged tree.
 	@python3 -c 'import importlib.metadata as m, sys; sys.exit(m.version("schemathesis") != "$(SCHEMATHESIS_VERSION)")' 2>/dev/null \
