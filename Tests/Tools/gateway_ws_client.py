@@ -2,7 +2,9 @@
 """A WebSocket client nobody here wrote (websockets, from PyPI) speaking the Ember gateway's messages
 to `register-apns serve`'s /gateway/ws, for Tests/EndToEndTests/GatewayWebSocketEndToEndTests.swift.
 
-usage: gateway_ws_client.py URL [--header 'Name: value']... < plan.json
+usage: gateway_ws_client.py URL [--header 'Name: value']... [--cafile PEM] < plan.json
+
+A wss:// URL is verified against --cafile (the server's self-signed certificate in the tests).
 
 The plan is {"steps": [...]}; each step acts on a named connection ("on", default "a"), opened by
 its first step, and prints one JSON line:
@@ -18,6 +20,7 @@ reply is awaited prints {"on", "code", "reason"}.
 
 import contextlib
 import json
+import ssl
 import sys
 
 from websockets.exceptions import ConnectionClosed, InvalidStatus
@@ -29,21 +32,25 @@ TIMEOUT = 15
 def main():
     url = sys.argv[1]
     headers = {}
+    tls = None
     arguments = sys.argv[2:]
     while arguments:
         flag, value = arguments[0], arguments[1]
         arguments = arguments[2:]
-        if flag != "--header":
+        if flag == "--header":
+            name, _, text = value.partition(":")
+            headers[name.strip()] = text.strip()
+        elif flag == "--cafile":
+            tls = ssl.create_default_context(cafile=value)
+        else:
             sys.exit(f"unknown option {flag}")
-        name, _, text = value.partition(":")
-        headers[name.strip()] = text.strip()
 
     plan = json.load(sys.stdin)
     with contextlib.ExitStack() as stack:
-        run(plan, url, headers, stack)
+        run(plan, url, headers, tls, stack)
 
 
-def run(plan, url, headers, stack):
+def run(plan, url, headers, tls, stack):
     """Runs the plan's steps; `stack` closes every connection opened at the end."""
     connections = {}
     for step in plan["steps"]:
@@ -52,7 +59,7 @@ def run(plan, url, headers, stack):
         try:
             if name not in connections:
                 connections[name] = stack.enter_context(
-                    connect(url, additional_headers=headers, open_timeout=TIMEOUT))
+                    connect(url, additional_headers=headers, open_timeout=TIMEOUT, ssl=tls))
             socket = connections[name]
             if "send" in step:
                 socket.send(json.dumps(step["send"]))
