@@ -112,6 +112,11 @@ struct GatewayWebSocketEndToEndTests {
         #expect(log.contains("token=\(maskedToken(rotated))"))
         #expect(log.contains("GET /gateway/ws 101 "))
         #expect(!log.contains(first) && !log.contains(rotated))
+
+        // The metrics count the upgrade as a request and each device_token as a registration.
+        let metrics = try server.request("GET", "/metrics", headers: Self.auth).body
+        #expect(metrics.contains(#"pushkit_registrations_total{route="/gateway/ws"} 2"#), "\(metrics)")
+        #expect(metrics.contains(#"pushkit_http_requests_total{route="/gateway/ws",method="GET",status="101"} 1"#))
     }
 
     @Test(
