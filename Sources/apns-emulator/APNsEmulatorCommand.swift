@@ -259,7 +259,8 @@ struct APNsEmulatorCommand: ParsableCommand {
             let boundPort = try emulator.start()
             emulator.stopOnSignals()
             if let managementPort = emulator.managementPort {
-                StandardStreams.writeOutput("channel management on https://\(displayHost):\(managementPort) (ca: \(tls.caPath))\n")
+                StandardStreams.writeOutput(
+                    "channel management on https://\(displayHost):\(managementPort) (ca: \(tls.caPath))\n")
             }
             StandardStreams.writeOutput("listening on https://\(displayHost):\(boundPort) (ca: \(tls.caPath))\n")
             emulator.openOutputs()

@@ -61,7 +61,9 @@ struct LiveActivityOptions: ParsableArguments {
 
     @Flag(
         name: .customLong("input-push-token"),
-        help: "Start only: ask APNs to issue the new activity's update token (iOS 18; the app gets it in pushTokenUpdates).")
+        help:
+            "Start only: ask APNs to issue the new activity's update token (iOS 18; the app gets it in pushTokenUpdates)."
+    )
     var inputPushToken = false
 
     @Option(
@@ -105,7 +107,9 @@ struct LiveActivityOptions: ParsableArguments {
             if channel.isEmpty { throw ValidationError("--channel needs a channel name or id") }
         }
         if event != .start {
-            for (flag, given) in [("--input-push-token", inputPushToken), ("--input-push-channel", inputPushChannel != nil)]
+            for (flag, given) in [
+                ("--input-push-token", inputPushToken), ("--input-push-channel", inputPushChannel != nil),
+            ]
             where given {
                 throw ValidationError(
                     "\(flag) is only for --live-activity start: it says how the new activity gets its updates")

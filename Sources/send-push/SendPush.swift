@@ -341,7 +341,8 @@ struct SendPush: ParsableCommand {
         let policy = try NotificationPolicy(
             file: configuration.file, quietPolicy: quietPolicy, minimumInterval: minInterval,
             makeZone: { name throws(ConfigurationError) in try SystemTimeZone(identifier: name) })
-        let sender = BroadcastSender(configuration: configuration, deliveryPolicy: deliveryPolicy, transports: transports)
+        let sender = BroadcastSender(
+            configuration: configuration, deliveryPolicy: deliveryPolicy, transports: transports)
         let prepared = try PushSender(
             configuration: configuration, notificationPolicy: policy, deliveryPolicy: deliveryPolicy,
             transports: transports

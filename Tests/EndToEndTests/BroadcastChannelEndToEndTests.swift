@@ -22,7 +22,8 @@ struct BroadcastChannelEndToEndTests: ClientToolSuite {
     func storedChannels() throws -> [String: [String: Any]] {
         let path = stateDirectory + "/channels.json"
         guard FileManager.default.fileExists(atPath: path) else { return [:] }
-        let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+        let object =
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
         return object?["channels"] as? [String: [String: Any]] ?? [:]
     }
 
@@ -59,7 +60,10 @@ struct BroadcastChannelEndToEndTests: ClientToolSuite {
         #expect(update.stderr.contains("broadcast to channel \"final\" (\(id)) accepted"))
         let end = try BuiltTool.run(
             "send-push",
-            ["--live-activity", "end", "--channel", "final", "--content-state", #"{"score":"2-1"}"#, "--dismissal-date", "0"],
+            [
+                "--live-activity", "end", "--channel", "final", "--content-state", #"{"score":"2-1"}"#,
+                "--dismissal-date", "0",
+            ],
             environment: env)
         end.expectSuccess()
 
@@ -142,15 +146,20 @@ struct BroadcastChannelEndToEndTests: ClientToolSuite {
         let id = try #require(try storedChannels()["quiz"]?["id"] as? String)
         let dry = try BuiltTool.run(
             "send-push",
-            ["--live-activity", "update", "--channel", "quiz", "--content-state", "{}", "--priority", "5", "--dry-run"],
+            [
+                "--live-activity", "update", "--channel", "quiz", "--content-state", "{}", "--priority", "5",
+                "--dry-run",
+            ],
             environment: env)
         dry.expectSuccess()
-        #expect(dry.stdout.contains("POST \(emulator.baseURL)/4/broadcasts/apps/\(ProviderSetup.topic)  (channel \"quiz\""))
+        #expect(
+            dry.stdout.contains("POST \(emulator.baseURL)/4/broadcasts/apps/\(ProviderSetup.topic)  (channel \"quiz\""))
         #expect(dry.stdout.contains("apns-channel-id: \(id)\n") && dry.stdout.contains("apns-expiration: 0\n"))
         #expect(dry.stdout.contains("authorization: bearer <provider token>\n"))
         #expect(emulator.records().count == 1, "only the create")
         let sent = try BuiltTool.run(
-            "send-push", ["--live-activity", "update", "--channel", "quiz", "--content-state", "{}", "--priority", "5"],
+            "send-push",
+            ["--live-activity", "update", "--channel", "quiz", "--content-state", "{}", "--priority", "5"],
             environment: env)
         sent.expectSuccess()
         let record = try #require(emulator.waitForRecords(2).last)
@@ -161,7 +170,8 @@ struct BroadcastChannelEndToEndTests: ClientToolSuite {
     func startWithInputPush() throws {
         let emulator = try startEmulator()
         let env = clientEnvironment(emulator)
-        try register(["phone", hexToken(1, filler: "ab"), "--push-to-start-token", hexToken(1, filler: "5e")], env: env)
+        try register(
+            ["phone", hexToken(1, filler: "ab"), "--push-to-start-token", hexToken(1, filler: "5e")], env: env)
         try channel(["create", "derby"], env: env).expectSuccess()
         let id = try #require(try storedChannels()["derby"]?["id"] as? String)
         let start = [
@@ -176,7 +186,10 @@ struct BroadcastChannelEndToEndTests: ClientToolSuite {
         #expect(aps(records[0])["input-push-token"] as? Int == 1 && aps(records[0])["input-push-channel"] == nil)
         #expect(aps(records[1])["input-push-channel"] as? String == id && aps(records[1])["input-push-token"] == nil)
         #expect(aps(records[2])["input-push-channel"] as? String == id)
-        #expect(records.allSatisfy { $0["device_token"] as? String == hexToken(1, filler: "5e") && $0["status"] as? Int == 200 })
+        #expect(
+            records.allSatisfy {
+                $0["device_token"] as? String == hexToken(1, filler: "5e") && $0["status"] as? Int == 200
+            })
     }
 
     @Test("the channel limit answers CannotCreateChannelConfig, explained, and nothing is recorded")
@@ -199,15 +212,29 @@ struct BroadcastChannelEndToEndTests: ClientToolSuite {
         let emulator = try startEmulator()
         let env = clientEnvironment(emulator)
         for (arguments, status, message) in [
-            (["--live-activity", "update", "--channel", "nosuch", "--content-state", "{}"], Int32(65),
-             "no channel named \"nosuch\""),
-            (["--live-activity", "start", "--channel", "x", "--attributes-type", "A", "--attributes", "{}",
-              "--content-state", "{}"], 64, "a broadcast cannot start a Live Activity"),
-            (["--live-activity", "update", "--channel", "x", "--token", hexToken(1), "--content-state", "{}"], 64,
-             "cannot be combined with --token"),
-            (["--live-activity", "update", "--token", hexToken(1), "--content-state", "{}", "--input-push-token"], 64,
-             "--input-push-token is only for --live-activity start"),
-            (["--live-activity", "start", "--input-push-token", "--input-push-channel", "x"], 64, "exclude each other"),
+            (
+                ["--live-activity", "update", "--channel", "nosuch", "--content-state", "{}"], Int32(65),
+                "no channel named \"nosuch\""
+            ),
+            (
+                [
+                    "--live-activity", "start", "--channel", "x", "--attributes-type", "A", "--attributes", "{}",
+                    "--content-state", "{}",
+                ], 64, "a broadcast cannot start a Live Activity"
+            ),
+            (
+                ["--live-activity", "update", "--channel", "x", "--token", hexToken(1), "--content-state", "{}"], 64,
+                "cannot be combined with --token"
+            ),
+            (
+                ["--live-activity", "update", "--token", hexToken(1), "--content-state", "{}", "--input-push-token"],
+                64,
+                "--input-push-token is only for --live-activity start"
+            ),
+            (
+                ["--live-activity", "start", "--input-push-token", "--input-push-channel", "x"], 64,
+                "exclude each other"
+            ),
         ] {
             let result = try BuiltTool.run("send-push", arguments, environment: env)
             #expect(result.status == status, "\(arguments): \(result.stderr)")
@@ -269,7 +296,8 @@ struct BroadcastChannelEndToEndTests: ClientToolSuite {
             emulator.baseURL + "/4/broadcasts/apps/\(ProviderSetup.topic)",
             headers: [("authorization", "bearer " + token), ("apns-push-type", "liveactivity")],
             body: #"{"aps":{"event":"update"}}"#, cacert: emulator.caPath)
-        #expect(missing.status == 400 && missing.reason == "MissingChannelId" && missing.headers["apns-request-id"] != nil)
+        #expect(
+            missing.status == 400 && missing.reason == "MissingChannelId" && missing.headers["apns-request-id"] != nil)
         let onPushHost = try Curl.request(
             emulator.baseURL + "/1/apps/\(ProviderSetup.topic)/channels",
             headers: [("authorization", "bearer " + token)],

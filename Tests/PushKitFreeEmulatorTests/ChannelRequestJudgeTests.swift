@@ -16,14 +16,16 @@ struct ChannelRequestJudgeTests {
         _ method: String, _ path: String? = nil, headers extra: [(String, String)] = [], body: String = "",
         judge: ChannelRequestJudge? = nil
     ) -> ChannelRequestVerdict {
-        let headers: [(name: String, value: String)] = [("authorization", "bearer " + token)] + extra.map { ($0.0, $0.1) }
+        let headers: [(name: String, value: String)] =
+            [("authorization", "bearer " + token)] + extra.map { ($0.0, $0.1) }
         return (judge ?? self.judge).judgeManagement(
             method: method, path: path ?? "/1/apps/\(bundle)/channels", headers: headers,
             body: Array(body.utf8), validator: validator, now: RequestFixture.now)
     }
 
     func broadcast(
-        channel: String?, headers extra: [(String, String)] = [], body: String = #"{"aps":{"event":"update","timestamp":1,"content-state":{}}}"#,
+        channel: String?, headers extra: [(String, String)] = [],
+        body: String = #"{"aps":{"event":"update","timestamp":1,"content-state":{}}}"#,
         path: String? = nil, judge: ChannelRequestJudge? = nil
     ) -> ChannelRequestVerdict {
         var headers: [(String, String)] = [("authorization", "bearer " + token), ("apns-push-type", "liveactivity")]
@@ -77,13 +79,15 @@ struct ChannelRequestJudgeTests {
         #expect(manage("PUT").assessment.rejection?.reason == .methodNotAllowed)
         #expect(manage("DELETE", "/1/apps/\(bundle)/all-channels").assessment.rejection?.reason == .methodNotAllowed)
         #expect(manage("GET").assessment.rejection?.reason == .missingChannelID)
-        #expect(manage("GET", headers: [("apns-channel-id", "not base64!")]).assessment.rejection?.reason == .badChannelID)
+        #expect(
+            manage("GET", headers: [("apns-channel-id", "not base64!")]).assessment.rejection?.reason == .badChannelID)
         #expect(manage("POST", body: #"{"message-storage-policy":1}"#).assessment.rejection?.reason == .missingPushType)
         #expect(
             manage("POST", body: #"{"message-storage-policy":1,"push-type":"alert"}"#).assessment.rejection?.reason
                 == .invalidPushType)
         #expect(
-            manage("POST", body: #"{"message-storage-policy":2,"push-type":"LiveActivity"}"#).assessment.rejection?.reason
+            manage("POST", body: #"{"message-storage-policy":2,"push-type":"LiveActivity"}"#).assessment.rejection?
+                .reason
                 == .badPayload)
         #expect(manage("GET", "/1/apps/other.app/all-channels").assessment.rejection?.reason == .topicDisallowed)
         let unsigned = judge.judgeManagement(
@@ -110,7 +114,9 @@ struct ChannelRequestJudgeTests {
         #expect(broadcast(channel: nil).assessment.rejection?.reason == .missingChannelID)
         #expect(broadcast(channel: "%%%%").assessment.rejection?.reason == .badChannelID)
         #expect(broadcast(channel: "YWJjZA==").assessment.rejection?.reason == .channelNotRegistered)
-        #expect(broadcast(channel: id, headers: [("apns-push-type", "alert")]).assessment.rejection?.reason == .invalidPushType)
+        #expect(
+            broadcast(channel: id, headers: [("apns-push-type", "alert")]).assessment.rejection?.reason
+                == .invalidPushType)
         var noType = broadcast(channel: id, headers: [("apns-push-type", "liveactivity")])
         #expect(noType.status == 200)
         noType = judge.judgeBroadcast(
@@ -120,7 +126,9 @@ struct ChannelRequestJudgeTests {
         #expect(noType.assessment.rejection?.reason == .missingPushType)
         #expect(broadcast(channel: id, headers: [("apns-priority", "7")]).assessment.rejection?.reason == .badPriority)
         #expect(broadcast(channel: id, headers: [("apns-priority", "1")]).status == 200)
-        #expect(broadcast(channel: id, headers: [("apns-expiration", "-1")]).assessment.rejection?.reason == .badExpirationDate)
+        #expect(
+            broadcast(channel: id, headers: [("apns-expiration", "-1")]).assessment.rejection?.reason
+                == .badExpirationDate)
         #expect(broadcast(channel: id, body: "").assessment.rejection?.reason == .payloadEmpty)
         #expect(broadcast(channel: id, body: "[1]").assessment.rejection?.reason == .badPayload)
         let large = #"{"aps":{"event":"update"},"x":""# + String(repeating: "a", count: 5200) + #""}"#
@@ -138,7 +146,8 @@ struct ChannelRequestJudgeTests {
         #expect(later.status == 200 && later.assessment.acceptanceNote?.contains("Apple asks for 0") == true)
         let strict = ChannelRequestJudge(trust: validator.trust, channels: channels, strict: true)
         #expect(
-            broadcast(channel: id, headers: [("apns-expiration", "1900000000")], judge: strict).assessment.rejection?.reason
+            broadcast(channel: id, headers: [("apns-expiration", "1900000000")], judge: strict).assessment.rejection?
+                .reason
                 == .badExpirationDate)
         #expect(broadcast(channel: id, judge: strict).assessment.rejection?.reason == .badExpirationDate)
     }

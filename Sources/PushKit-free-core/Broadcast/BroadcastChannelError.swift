@@ -35,7 +35,8 @@ public enum BroadcastChannelError: PushKitError {
             } else {
                 .dataError
             }
-        case .noAnswer(let failure, _, _): failure.kind == .connect || failure.kind == .tls ? .unavailable : .temporaryFailure
+        case .noAnswer(let failure, _, _):
+            failure.kind == .connect || failure.kind == .tls ? .unavailable : .temporaryFailure
         }
     }
 

@@ -67,10 +67,14 @@ public struct BroadcastChannels: Sendable {
         let bundleID = try self.bundleID()
         let environment = configuration.environment.value
         let request = ChannelManagementRequest(bundleID: bundleID, operation: .create(storagePolicy))
-        guard case .created(let id) = try exchange(request, environment: environment, action: "create a channel", warn: warn)
-        else { throw BroadcastChannelError.refused(
+        guard
+            case .created(let id) = try exchange(
+                request, environment: environment, action: "create a channel", warn: warn)
+        else {
+            throw BroadcastChannelError.refused(
                 APNsRejection(status: 502, reason: APNsReason(rawValue: "Unknown502")), action: "create a channel",
-                requestID: nil) }
+                requestID: nil)
+        }
         let record = ChannelRecord(
             name: name, id: id, environment: environment, storagePolicy: storagePolicy, bundleID: bundleID,
             createdAt: now)
@@ -93,7 +97,8 @@ public struct BroadcastChannels: Sendable {
     ) throws -> (storagePolicy: ChannelStoragePolicy?, pushType: String?) {
         let request = ChannelManagementRequest(
             bundleID: try bundleID(of: target), operation: .read(channelID: target.id))
-        let response = try exchange(request, environment: target.environment, action: "read channel \(target.label)", warn: warn)
+        let response = try exchange(
+            request, environment: target.environment, action: "read channel \(target.label)", warn: warn)
         guard case .channel(let policy, let pushType) = response else { return (nil, nil) }
         return (policy, pushType)
     }
@@ -113,7 +118,8 @@ public struct BroadcastChannels: Sendable {
             bundleID: try bundleID(of: target), operation: .delete(channelID: target.id))
         let deletion: Deletion
         do {
-            _ = try exchange(request, environment: target.environment, action: "delete channel \(target.label)", warn: warn)
+            _ = try exchange(
+                request, environment: target.environment, action: "delete channel \(target.label)", warn: warn)
             deletion = .deleted
         } catch BroadcastChannelError.refused(let rejection, let action, let requestID) {
             guard rejection.reason == .channelNotRegistered, target.record != nil else {
@@ -128,7 +134,9 @@ public struct BroadcastChannels: Sendable {
     /// Every channel id APNs has for the app in `environment`.
     public func list(environment: APNsEnvironment, warn: @escaping (String) -> Void) throws -> [String] {
         let request = ChannelManagementRequest(bundleID: try bundleID(), operation: .list)
-        guard case .channels(let ids) = try exchange(request, environment: environment, action: "list channels", warn: warn)
+        guard
+            case .channels(let ids) = try exchange(
+                request, environment: environment, action: "list channels", warn: warn)
         else { return [] }
         return ids
     }

@@ -109,12 +109,15 @@ public struct BroadcastReport: Sendable {
         default:
             var text = "broadcast to channel \(target.label) not accepted in \(time)"
             if channelNotRegistered {
-                text += ": APNs has no such channel in \(target.environment.rawValue) (deleted, or of the other environment)"
+                text +=
+                    ": APNs has no such channel in \(target.environment.rawValue) (deleted, or of the other environment)"
                 if let record = target.record {
-                    text += "; the name \"\(TerminalText.field(record.name))\" is stale: "
+                    text +=
+                        "; the name \"\(TerminalText.field(record.name))\" is stale: "
                         + "forget it with register-apns channel delete \(TerminalText.field(record.name))"
                 }
-            } else if let reason, let explanation = BroadcastChannelError.explanation(of: APNsReason(rawValue: reason)) {
+            } else if let reason, let explanation = BroadcastChannelError.explanation(of: APNsReason(rawValue: reason))
+            {
                 text += ": \(explanation)"
             }
             return text

@@ -72,6 +72,7 @@ public struct ChannelRecord: Sendable, Equatable {
             name: name, id: id, environment: environment,
             storagePolicy: json["storage"]?.stringValue.flatMap(ChannelStoragePolicy.init(name:)),
             bundleID: json["bundle_id"]?.stringValue ?? "",
-            createdAt: json["created_at"]?.stringValue.flatMap(ISO8601Timestamp.parse) ?? Date(timeIntervalSince1970: 0))
+            createdAt: json["created_at"]?.stringValue.flatMap(ISO8601Timestamp.parse) ?? Date(timeIntervalSince1970: 0)
+        )
     }
 }

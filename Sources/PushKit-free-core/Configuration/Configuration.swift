@@ -152,7 +152,8 @@ public struct Configuration: Sendable {
             expanded(try pick(flag: flags.stateFile, "--state-file", env: ["APNS_STATE_FILE"], keys: ["state_file"]))
             ?? Setting(stateDirectory.value + "/devices.json", from: .defaultValue)
 
-        let managementURLs = [productionManagementURL, sandboxManagementURL] + (managementURLOverride.map { [$0] } ?? [])
+        let managementURLs =
+            [productionManagementURL, sandboxManagementURL] + (managementURLOverride.map { [$0] } ?? [])
         for url in [productionURL, sandboxURL] + (urlOverride.map { [$0] } ?? []) + managementURLs {
             guard url.value.hasPrefix("https://") || url.value.hasPrefix("http://") else {
                 throw ConfigurationError("\(url.source) must be an http(s) URL, not \"\(url.value)\"")

@@ -91,7 +91,8 @@ public struct ChannelRequestJudge: Sendable {
             let bundle = String(path.dropFirst(prefix.count))
             if !bundle.isEmpty, !bundle.contains("/") { result.bundleID = bundle }
         }
-        result.rejection = broadcastProblem(method: method, fields: fields, body: body, validator: validator, now: now, result: &result)
+        result.rejection = broadcastProblem(
+            method: method, fields: fields, body: body, validator: validator, now: now, result: &result)
         return ChannelRequestVerdict(assessment: result, status: result.rejection?.status ?? 200)
     }
 
@@ -123,10 +124,13 @@ public struct ChannelRequestJudge: Sendable {
         if policy == .none, result.expirationHeader != "0" {
             let sent = result.expirationHeader.map { "apns-expiration \($0)" } ?? "no apns-expiration"
             if strict {
-                result.payloadProblem = "\(sent) on a channel that stores no message (Apple asks for 0; --strict-broadcast)"
+                result.payloadProblem =
+                    "\(sent) on a channel that stores no message (Apple asks for 0; --strict-broadcast)"
                 return APNsRejection(.badExpirationDate)
             }
-            note("\(sent) on a channel that stores no message: Apple asks for 0 (--strict-broadcast refuses it)", in: &result)
+            note(
+                "\(sent) on a channel that stores no message: Apple asks for 0 (--strict-broadcast refuses it)",
+                in: &result)
         }
         if body.isEmpty { return APNsRejection(.payloadEmpty) }
         if body.count > Self.broadcastPayloadLimit { return APNsRejection(.payloadTooLarge) }
@@ -248,10 +252,13 @@ public struct ChannelRequestJudge: Sendable {
         var number = member?.integerValue
         if number == nil, let text = member?.stringValue, let parsed = Int(text) {
             if strict {
-                result.payloadProblem = "message-storage-policy is the string \"\(text)\"; Apple documents a number (--strict-broadcast)"
+                result.payloadProblem =
+                    "message-storage-policy is the string \"\(text)\"; Apple documents a number (--strict-broadcast)"
                 return .refused(APNsRejection(.badPayload))
             }
-            note("message-storage-policy sent as the string \"\(text)\" (node-apn does); Apple documents a number", in: &result)
+            note(
+                "message-storage-policy sent as the string \"\(text)\" (node-apn does); Apple documents a number",
+                in: &result)
             number = parsed
         }
         result.storagePolicy = number

@@ -26,11 +26,13 @@ struct BroadcastProtocolTests {
         #expect(read.method == .get && read.url == "https://m/1/apps/b/channels" && read.body.isEmpty)
         #expect(read.headers.first { $0.name == "apns-channel-id" }?.value == Self.channelID)
         let delete = ChannelManagementRequest(
-            bundleID: "b", operation: .delete(channelID: Self.channelID), requestID: "0309f412-aa57-46a8-9ac6-b5aeca8c4594"
+            bundleID: "b", operation: .delete(channelID: Self.channelID),
+            requestID: "0309f412-aa57-46a8-9ac6-b5aeca8c4594"
         ).http2Request(baseURL: "https://m", providerToken: "t")
         #expect(delete.method == .delete && delete.url == "https://m/1/apps/b/channels")
         #expect(delete.headers.first { $0.name == "apns-request-id" }?.value == "0309f412-aa57-46a8-9ac6-b5aeca8c4594")
-        let list = ChannelManagementRequest(bundleID: "b", operation: .list).http2Request(baseURL: "https://m", providerToken: "t")
+        let list = ChannelManagementRequest(bundleID: "b", operation: .list).http2Request(
+            baseURL: "https://m", providerToken: "t")
         #expect(list.method == .get && list.url == "https://m/1/apps/b/all-channels")
     }
 
@@ -38,14 +40,17 @@ struct BroadcastProtocolTests {
     func answers() {
         #expect(
             ChannelManagementResponse(
-                HTTP2Answer(status: 201, headers: ["apns-channel-id": Self.channelID], body: Data()), to: .create(.latest))
+                HTTP2Answer(status: 201, headers: ["apns-channel-id": Self.channelID], body: Data()),
+                to: .create(.latest))
                 == .created(channelID: Self.channelID))
         let read = HTTP2Answer(
             status: 200, headers: [:], body: Data(#"{"message-storage-policy":1,"push-type":"LiveActivity"}"#.utf8))
         #expect(
             ChannelManagementResponse(read, to: .read(channelID: "x"))
                 == .channel(storagePolicy: .latest, pushType: "LiveActivity"))
-        #expect(ChannelManagementResponse(HTTP2Answer(status: 204, headers: [:], body: Data()), to: .delete(channelID: "x")) == .deleted)
+        #expect(
+            ChannelManagementResponse(HTTP2Answer(status: 204, headers: [:], body: Data()), to: .delete(channelID: "x"))
+                == .deleted)
         let list = HTTP2Answer(status: 200, headers: [:], body: Data(#"{"channels":["a","b"]}"#.utf8))
         #expect(ChannelManagementResponse(list, to: .list) == .channels(["a", "b"]))
         let refused = HTTP2Answer(status: 400, headers: [:], body: Data(#"{"reason":"ChannelNotRegistered"}"#.utf8))
@@ -84,10 +89,13 @@ struct BroadcastProtocolTests {
             bundleID: "b", createdAt: Date())
         let none = BroadcastChannels.Target(record: record, id: Self.channelID, environment: .production)
         var warnings: [String] = []
-        #expect(try BroadcastSender.request(notification, to: none) { warnings.append($0) }.notification.expiration == 0)
+        #expect(
+            try BroadcastSender.request(notification, to: none) { warnings.append($0) }.notification.expiration == 0)
         var later = notification
         later.expiration = 1_900_000_000
-        #expect(try BroadcastSender.request(later, to: none) { warnings.append($0) }.notification.expiration == 1_900_000_000)
+        #expect(
+            try BroadcastSender.request(later, to: none) { warnings.append($0) }.notification.expiration
+                == 1_900_000_000)
         #expect(warnings.count == 1 && warnings[0].contains("expiration 0"))
         let bare = BroadcastChannels.Target(record: nil, id: Self.channelID, environment: .production)
         #expect(try BroadcastSender.request(notification, to: bare) { _ in }.notification.expiration == nil)
@@ -149,7 +157,10 @@ struct SingleRequestDeliveryTests {
     @Test("429 and 503 are resent after a back-off; the last answer is kept")
     func temporary() throws {
         let transport = ScriptedTransport([
-            "app": [PushDeliveryTests.answer(429, "TooManyRequests"), PushDeliveryTests.answer(503, "ServiceUnavailable"), PushDeliveryTests.answer(200)]
+            "app": [
+                PushDeliveryTests.answer(429, "TooManyRequests"), PushDeliveryTests.answer(503, "ServiceUnavailable"),
+                PushDeliveryTests.answer(200),
+            ]
         ])
         let outcome = try send(transport)
         #expect(outcome.attempts == 3 && outcome.answer?.status == 200)
