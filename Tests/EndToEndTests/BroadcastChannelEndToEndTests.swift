@@ -207,6 +207,22 @@ struct BroadcastChannelEndToEndTests: ClientToolSuite {
         #expect(emulator.records().count == 2, "a taken name is refused before APNs is asked")
     }
 
+    @Test("a channel APNs created but the file cannot hold is reported with its id, never lost silently")
+    func createdButNotRecorded() throws {
+        let emulator = try startEmulator()
+        let env = clientEnvironment(emulator)
+        // The lock file cannot be opened: the name is free (read without the lock), the write fails.
+        try FileManager.default.createDirectory(
+            atPath: stateDirectory + "/channels.json.lock", withIntermediateDirectories: true)
+        let result = try channel(["create", "orphan"], env: env)
+        #expect([73, 74].contains(result.status), "\(result.status): \(result.stderr)")
+        let record = try #require(emulator.waitForRecords(1).first)
+        let id = try #require(record["channel_id"] as? String)
+        #expect(record["status"] as? Int == 201)
+        #expect(result.stderr.contains("APNs created channel \(id) (production) but it could not be recorded as \"orphan\""))
+        #expect(result.stderr.contains("register-apns channel delete \(id)"))
+    }
+
     @Test("unknown names and bad usage are refused before anything is sent")
     func refusedLocally() throws {
         let emulator = try startEmulator()

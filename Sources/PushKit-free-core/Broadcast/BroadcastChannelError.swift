@@ -12,9 +12,9 @@ public enum BroadcastChannelError: PushKitError {
     case cannotCreate(FileSystemError)
     /// Reading, locking or replacing the channels file failed (74).
     case io(FileSystemError)
-    /// APNs created the channel but it could not be recorded (73/74): the message carries the id so
-    /// it is not lost.
-    case notRecorded(name: String, id: String, environment: APNsEnvironment, cause: FileSystemError)
+    /// APNs created the channel but it could not be recorded (73/74 for the file, 65 when another
+    /// process took the name meanwhile): the message carries the id so it is not lost.
+    case notRecorded(name: String, id: String, environment: APNsEnvironment, cause: String, status: ExitStatus)
     /// APNs refused a channel management request: 78 for authentication and a disabled feature,
     /// 75 for 429/5xx, 65 otherwise.
     case refused(APNsRejection, action: String, requestID: String?)
@@ -26,7 +26,7 @@ public enum BroadcastChannelError: PushKitError {
         case .invalidName, .nameTaken, .unknownChannel, .corruptStore: .dataError
         case .cannotCreate: .cannotCreate
         case .io: .ioError
-        case .notRecorded(_, _, _, let cause): cause.exitStatus == .cannotCreate ? .cannotCreate : .ioError
+        case .notRecorded(_, _, _, _, let status): status
         case .refused(let rejection, _, _):
             if rejection.status == 403 || rejection.reason == .featureNotEnabled {
                 .configuration
@@ -53,7 +53,7 @@ public enum BroadcastChannelError: PushKitError {
             "channels file \(path) is corrupt: \(detail); it was left unchanged (fix it or move it aside)"
         case .cannotCreate(let error), .io(let error):
             error.description
-        case .notRecorded(let name, let id, let environment, let cause):
+        case .notRecorded(let name, let id, let environment, let cause, _):
             "APNs created channel \(id) (\(environment.rawValue)) but it could not be recorded as "
                 + "\"\(TerminalText.field(name))\": \(cause); note the id, or delete it with register-apns channel delete \(id)"
         case .refused(let rejection, let action, let requestID):

@@ -81,12 +81,9 @@ public struct BroadcastChannels: Sendable {
         do {
             try store.add(record)
         } catch {
-            switch error {
-            case .cannotCreate(let cause), .io(let cause):
-                throw BroadcastChannelError.notRecorded(name: name, id: id, environment: environment, cause: cause)
-            default:
-                throw error
-            }
+            // The channel exists at APNs now: whatever kept it from the file, its id must be shown.
+            throw BroadcastChannelError.notRecorded(
+                name: name, id: id, environment: environment, cause: error.description, status: error.exitStatus)
         }
         return record
     }
