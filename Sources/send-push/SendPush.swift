@@ -338,6 +338,13 @@ struct SendPush: ParsableCommand {
             configuration: configuration, deliveryPolicy: deliveryPolicy, transports: transports
         ).resolve(channel)
         let warn: (String) -> Void = { ToolSupport.warn($0, tool: Self.tool) }
+        if let record = target.record, record.environment != configuration.environment.value,
+            configuration.environment.source != .defaultValue
+        {
+            warn(
+                "channel \(target.label) lives in \(record.environment.rawValue); the broadcast goes there, "
+                    + "not to \(configuration.environment.value.rawValue) (\(configuration.environment.source))")
+        }
         let policy = try NotificationPolicy(
             file: configuration.file, quietPolicy: quietPolicy, minimumInterval: minInterval,
             makeZone: { name throws(ConfigurationError) in try SystemTimeZone(identifier: name) })

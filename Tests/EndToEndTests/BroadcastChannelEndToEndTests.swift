@@ -157,6 +157,11 @@ struct BroadcastChannelEndToEndTests: ClientToolSuite {
         #expect(dry.stdout.contains("apns-channel-id: \(id)\n") && dry.stdout.contains("apns-expiration: 0\n"))
         #expect(dry.stdout.contains("authorization: bearer <provider token>\n"))
         #expect(emulator.records().count == 1, "only the create")
+        let otherEnvironment = try BuiltTool.run(
+            "send-push", ["--live-activity", "end", "--channel", "quiz", "--sandbox", "--dry-run"], environment: env)
+        otherEnvironment.expectSuccess()
+        #expect(otherEnvironment.stdout.contains("(channel \"quiz\" (\(id)), production)"))
+        #expect(otherEnvironment.stderr.contains("lives in production; the broadcast goes there, not to sandbox"))
         let sent = try BuiltTool.run(
             "send-push",
             ["--live-activity", "update", "--channel", "quiz", "--content-state", "{}", "--priority", "5"],
