@@ -224,7 +224,9 @@ struct BroadcastChannelEndToEndTests: ClientToolSuite {
         let record = try #require(emulator.waitForRecords(1).first)
         let id = try #require(record["channel_id"] as? String)
         #expect(record["status"] as? Int == 201)
-        #expect(result.stderr.contains("APNs created channel \(id) (production) but it could not be recorded as \"orphan\""))
+        #expect(
+            result.stderr.contains("APNs created channel \(id) (production) but it could not be recorded as \"orphan\"")
+        )
         #expect(result.stderr.contains("register-apns channel delete \(id)"))
     }
 
