@@ -84,7 +84,8 @@ extension FuzzTarget {
                     try FuzzViolation.require(
                         verdict.assessment.isAuthenticated, "a channel request was accepted without a valid token")
                     try FuzzViolation.require(
-                        [200, 201, 204].contains(verdict.status), "a channel request was accepted with \(verdict.status)")
+                        [200, 201, 204].contains(verdict.status),
+                        "a channel request was accepted with \(verdict.status)")
                 }
             }
         }
