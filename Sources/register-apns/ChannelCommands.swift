@@ -85,7 +85,8 @@ extension RegisterAPNs.Channel {
             discussion: """
                 --storage latest (the default) keeps the most recent message for devices that were \
                 offline or subscribe late; none keeps nothing (send-push then sends apns-expiration 0 unless \
-                told otherwise: nothing waits on such a channel). The channel is recorded the moment APNs answers, so its id is never lost.
+                told otherwise: nothing waits on such a channel). The channel is recorded the moment APNs \
+                answers, so its id is never lost.
                 """
         )
 
