@@ -1,8 +1,16 @@
 #!/usr/bin/env python3
 """Morning briefing and evening check-in: a line from your own model, pushed to the phone.
 
-    briefing.py morning    # from cron at 08:00, or briefing-morning.timer
+    briefing.py due        # from cron every minute: each device's morning briefing at its own time
+    briefing.py morning    # or everyone's at once, from cron at 08:00
     briefing.py evening    # at 18:00
+
+`due` sends the morning briefing to the devices whose briefing time has come in their own time
+zone and that have not had today's (`send-push --due briefing`; the app sets the time and zone
+with the gateway's briefing_config message, or `register-apns briefing DEVICE --time 07:00
+--timezone America/New_York`). It asks the model only when some device is due, so running it
+every minute costs one send-push dry run a minute. Arguments after `due` go to both send-push
+calls (`briefing.py due --now 2030-03-10T11:00:00Z` shows what would happen then).
 
 It asks an OpenAI-compatible chat endpoint (Ollama, llama.cpp's server, vLLM, LM Studio, OpenAI)
 for one or two inviting sentences, and pushes them with category START_CONVERSATION, thread id
@@ -109,22 +117,41 @@ def ask_model(prompt):
     return text
 
 
+def send_push(arguments, text=None):
+    """Runs send-push; None when it is not on PATH (said on standard error)."""
+    try:
+        return subprocess.run(
+            ["send-push", *arguments], input=text or "", capture_output=True, encoding="utf-8", errors="replace")
+    except FileNotFoundError:
+        warn("send-push is not on PATH (cron's PATH is only /usr/bin:/bin unless the crontab sets it)")
+        return None
+
+
 def main():
-    if len(sys.argv) != 2 or sys.argv[1] not in KINDS:
-        print("usage: briefing.py morning|evening", file=sys.stderr)
+    due = len(sys.argv) >= 2 and sys.argv[1] == "due"
+    if not due and (len(sys.argv) != 2 or sys.argv[1] not in KINDS):
+        print("usage: briefing.py due [SEND_PUSH_OPTION ...] | morning | evening", file=sys.stderr)
         return 64
-    kind = KINDS[sys.argv[1]]
+    kind = KINDS["morning" if due else sys.argv[1]]
+    selection = ["--due", "briefing", *sys.argv[2:]] if due else []
+    if due:
+        # Nobody due (the usual minute): say nothing and leave the model alone.
+        probe = send_push([*selection, "--dry-run", "--title", kind["title"], "--body", "(who is due?)"])
+        if probe is None:
+            return 69
+        if probe.returncode != 0:
+            sys.stderr.write(probe.stderr)
+            return probe.returncode
+        if not probe.stdout.strip():
+            return 0
     text = ask_model(kind["prompt"]) or kind["fallback"]
-    command = [
-        "send-push", "--title", kind["title"], "--body", "-",
+    result = send_push([
+        *selection, "--title", kind["title"], "--body", "-",
         "--category", CATEGORY, "--thread-id", kind["context"],
         "--data", json.dumps({"type": "start_conversation", "context": kind["context"]}),
         "--timeout", "60", "--json",
-    ]
-    try:
-        result = subprocess.run(command, input=text, capture_output=True, encoding="utf-8", errors="replace")
-    except FileNotFoundError:
-        warn("send-push is not on PATH (cron's PATH is only /usr/bin:/bin unless the crontab sets it)")
+    ], text)
+    if result is None:
         return 69
     if result.returncode != 0:
         # send-push's summary and problems, then the devices that did not get it.

@@ -128,7 +128,12 @@ final class EndpointDelivery: Sendable {
         state.credentials = credentials
         switch try sender.send(prepared, credentials: credentials, warn: warn) {
         case .noDevices, .stopped: return DeliveryReport(results: [], seconds: 0)
-        case .heldBack(let report), .sent(let report): return report
+        case .heldBack(let report): return report
+        case .sent(let report):
+            // What a key-scope answer or an expired token means goes to the server's log, once per
+            // send: the HTTP answer carries APNs' reason per device, as for every other answer.
+            for advice in report.advice { warn(advice) }
+            return report
         }
     }
 

@@ -26,6 +26,9 @@ import PushKitFreeCore
 /// - A connection that goes silent (no FIN, no RST, nothing arrives: a NAT router forgot it) is
 ///   found within about two seconds by an HTTP/2 PING and closed, and its requests fail as a lost
 ///   connection, which the delivery resends on a new one (see `SilenceWatch`).
+/// - `openNewConnection()` (APNs' `UnrelatedKeyIdInToken`) holds back new requests until those in
+///   flight are answered, then replaces the multi handle: its cleanup closes every connection, so
+///   the next request opens a new one.
 /// - Peer and host verification are always on; `caFile` adds a CA to the system's trust store
 ///   (for an `https://` proxy too).
 /// - `proxy` is set as `CURLOPT_PROXY`; without it libcurl applies `https_proxy`, `all_proxy` and
@@ -38,7 +41,9 @@ import PushKitFreeCore
 ///
 /// Not thread-safe: one client is driven by one thread.
 public final class CurlHTTP2Client: HTTP2Transport {
-    private let multi: UnsafeMutableRawPointer
+    private var multi: UnsafeMutableRawPointer
+    /// Set by `openNewConnection()`; cleared once the connections are closed.
+    private var newConnectionRequested = false
     private let caFile: String?
     private let proxy: String?
     private let connectTimeout: Duration
@@ -62,7 +67,6 @@ public final class CurlHTTP2Client: HTTP2Transport {
         slowAfter: Duration = .seconds(1), queueCeiling: Int = 1000
     ) {
         CurlGlobal.initializeOnce()
-        multi = curl_multi_init()
         self.caFile = caFile
         self.proxy = proxy
         self.connectTimeout = connectTimeout
@@ -71,10 +75,21 @@ public final class CurlHTTP2Client: HTTP2Transport {
         self.queueCeiling = max(self.maximumQueued, queueCeiling)
         events = .allocate(capacity: 1)
         events.initialize(to: pushkit_multi_events())
+        multi = Self.makeMulti(events: events)
+    }
+
+    /// A multi handle set up for multiplexing (see the type's notes), reporting to `events`.
+    private static func makeMulti(events: UnsafeMutablePointer<pushkit_multi_events>) -> UnsafeMutableRawPointer {
+        let multi = curl_multi_init()!
         pushkit_multi_watch_events(multi, events)
         pushkit_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
         pushkit_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, 1)
         pushkit_multi_setopt_long(multi, CURLMOPT_MAX_CONCURRENT_STREAMS, Int(Int32.max))
+        return multi
+    }
+
+    public func openNewConnection() {
+        newConnectionRequested = true
     }
 
     deinit {
@@ -140,10 +155,16 @@ public final class CurlHTTP2Client: HTTP2Transport {
                 onSilentConnection.removeAll()
                 return
             }
+            if newConnectionRequested, active.isEmpty {
+                // Closes every connection of the old handle; idle easy handles stay reusable.
+                curl_multi_cleanup(multi)
+                multi = Self.makeMulti(events: events)
+                newConnectionRequested = false
+            }
             var wakeAt = deadline
             var exhausted = false
             var (slow, nextTurnsSlow) = slowRequests(in: active, now: now)
-            supply: while active.count - slow < maximumQueued, active.count < queueCeiling {
+            supply: while !newConnectionRequested, active.count - slow < maximumQueued, active.count < queueCeiling {
                 switch next(now) {
                 case .request(let request):
                     let transfer =

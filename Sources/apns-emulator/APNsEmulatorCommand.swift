@@ -106,8 +106,34 @@ struct APNsEmulatorCommand: ParsableCommand {
     )
     var strictIssuedAt = false
 
+    @Option(
+        name: .customLong("trust-key"),
+        help: ArgumentHelp(
+            "Also trust this key of the same team under key id KID: a .p8 or a PEM public key (repeatable).",
+            valueName: "kid=file"))
+    var trustKey: [String] = []
+
+    @Option(
+        name: .customLong("key-environment"),
+        help: ArgumentHelp(
+            "Limit a key to sandbox or production: the configured key, or KID=ENV; in the other environment "
+                + "it is answered 403 BadEnvironmentKeyIdInToken (repeatable).",
+            valueName: "[kid=]env"))
+    var keyEnvironment: [String] = []
+
+    @Option(
+        name: .customLong("key-topics"),
+        help: ArgumentHelp(
+            "Make a key topic-specific: the bundle ids it may push to, comma-separated, for the configured key "
+                + "or KID=IDS; other topics are answered 400 TopicDisallowed (repeatable).",
+            valueName: "[kid=]ids"))
+    var keyTopics: [String] = []
+
     @Option(help: ArgumentHelp("Answer 410 Unregistered for this device token (repeatable).", valueName: "token"))
     var unregistered: [String] = []
+
+    @Option(help: ArgumentHelp("Answer 410 ExpiredToken for this device token (repeatable).", valueName: "token"))
+    var expired: [String] = []
 
     @Option(
         name: .customLong("unregistered-file"),
@@ -199,7 +225,24 @@ struct APNsEmulatorCommand: ParsableCommand {
         if publicKeyPath != nil, provider.keyPath != nil {
             throw ValidationError("--public-key and --key-path cannot be used together")
         }
-        for token in unregistered + wrongEnvironment where !APNsRequestValidator.isHexOfEvenLength(token) {
+        for entry in trustKey {
+            let (keyID, path) = KeyScope.split(entry)
+            guard let keyID, !keyID.isEmpty, !path.isEmpty else {
+                throw ValidationError(
+                    "--trust-key must be KID=FILE, e.g. ABCDE12345=AuthKey_ABCDE12345.p8, not \"\(entry)\"")
+            }
+        }
+        for entry in keyEnvironment where APNsEnvironment(userText: KeyScope.split(entry).value) == nil {
+            throw ValidationError("--key-environment must be sandbox or production, or KID=ENV, not \"\(entry)\"")
+        }
+        for entry in keyTopics {
+            let topics = KeyScope.split(entry).value.split(separator: ",")
+            guard !topics.isEmpty, topics.allSatisfy({ !$0.contains(" ") && !$0.contains("/") }) else {
+                throw ValidationError(
+                    "--key-topics must be bundle ids separated by commas, or KID=IDS, not \"\(entry)\"")
+            }
+        }
+        for token in unregistered + wrongEnvironment + expired where !APNsRequestValidator.isHexOfEvenLength(token) {
             throw ValidationError("\"\(token)\" is not a device token (hex digits, even length)")
         }
         do {
@@ -217,6 +260,7 @@ struct APNsEmulatorCommand: ParsableCommand {
             var trust = try APNsRequestValidator.Trust.load(from: settings, publicKeyPath: publicKeyPath)
             trust.strictIssuedAt = strictIssuedAt
             trust.requireAps = requireAps
+            try scopeKeys(&trust)
             let tls: EmulatorTLSMaterial
             if let certificatePath, let certificateKeyPath {
                 tls = try EmulatorTLSMaterial.load(certificatePath: certificatePath, keyPath: certificateKeyPath)
@@ -287,8 +331,42 @@ struct APNsEmulatorCommand: ParsableCommand {
             for entry in entries { states.unregister(entry.token, at: entry.timestamp ?? now) }
         }
         for token in unregistered { states.unregister(token, at: now) }
+        for token in expired { states.expire(token, at: now) }
         for token in wrongEnvironment { states.markWrongEnvironment(token) }
         return states
+    }
+
+    /// `--trust-key`, `--key-environment` and `--key-topics` applied to `trust`.
+    /// - Throws: a usage error for a key id that names no trusted key; `ProviderKeyError` for a key
+    ///   file that cannot be read.
+    private func scopeKeys(_ trust: inout APNsRequestValidator.Trust) throws {
+        for entry in trustKey {
+            let (keyID, path) = KeyScope.split(entry)
+            guard let keyID, keyID != trust.keyID else {
+                throw KeyScopeError("--trust-key \(entry): \(trust.keyID) is already the configured key id")
+            }
+            trust.otherKeys[keyID] = try APNsRequestValidator.Trust.loadPublicKey(
+                path: path, origin: "--trust-key \(entry)")
+        }
+        func scopedKeyID(_ named: String?, flag: String) throws -> String {
+            let keyID = named ?? trust.keyID
+            guard keyID == trust.keyID || trust.otherKeys[keyID] != nil else {
+                throw KeyScopeError(
+                    "\(flag) names key id \(keyID), which is neither the configured key id (\(trust.keyID)) "
+                        + "nor one given with --trust-key")
+            }
+            return keyID
+        }
+        for entry in keyEnvironment {
+            let (named, value) = KeyScope.split(entry)
+            let keyID = try scopedKeyID(named, flag: "--key-environment")
+            trust.keyScopes[keyID, default: .unrestricted].environment = APNsEnvironment(userText: value)
+        }
+        for entry in keyTopics {
+            let (named, value) = KeyScope.split(entry)
+            let keyID = try scopedKeyID(named, flag: "--key-topics")
+            trust.keyScopes[keyID, default: .unrestricted].topics = Set(value.split(separator: ",").map(String.init))
+        }
     }
 
     private func openRecord() throws -> Int32 {

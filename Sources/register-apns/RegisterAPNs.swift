@@ -25,7 +25,9 @@ struct RegisterAPNs: ParsableCommand {
             75 state file kept being rewritten by a program that takes no lock.
             """,
         version: PushKitFree.version,
-        subcommands: [Add.self, Remove.self, List.self, Import.self, Convert.self, Channel.self, Serve.self],
+        subcommands: [
+            Add.self, Remove.self, List.self, Import.self, Convert.self, Briefing.self, Channel.self, Serve.self,
+        ],
         defaultSubcommand: Add.self
     )
 
@@ -126,6 +128,13 @@ extension RegisterAPNs {
                 "The device's ActivityKit push-to-start token, hex, for starting Live Activities.", valueName: "hex"))
         var pushToStartToken: String?
 
+        @Option(
+            name: .customLong("timezone"),
+            help: ArgumentHelp(
+                "The device's IANA time zone, e.g. Europe/Berlin (for quiet hours in the device's zone).",
+                valueName: "zone"))
+        var timeZone: String?
+
         @OptionGroup var configFile: ConfigFileOption
         @OptionGroup var state: StateFileOption
         @OptionGroup(title: "Device environment") var environment: EnvironmentOptions
@@ -167,6 +176,18 @@ extension RegisterAPNs {
 
         /// Everything is validated before the state file is touched.
         private func makeRegistrations() throws -> [DeviceRegistration] {
+            if let timeZone, !SystemTimeZone.exists(timeZone) {
+                throw RegistryError.invalidInput(
+                    "--timezone \"\(timeZone)\" is not an IANA time zone (like Europe/Berlin) of the tz database")
+            }
+            var registrations = try parsedRegistrations()
+            for index in registrations.indices where registrations[index].timeZone == nil {
+                registrations[index].timeZone = timeZone
+            }
+            return registrations
+        }
+
+        private func parsedRegistrations() throws -> [DeviceRegistration] {
             let defaults = DeviceRegistration.Defaults(
                 environment: environment.chosen, name: name, model: model, osVersion: osVersion,
                 appVersion: appVersion, groups: groups.isEmpty ? nil : groups
@@ -203,6 +224,84 @@ extension RegisterAPNs {
             if !outcome.movedFrom.isEmpty {
                 text += "; token moved from " + outcome.movedFrom.map { TerminalText.field($0) }.joined(separator: ", ")
             }
+            return text
+        }
+    }
+
+    struct Briefing: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Show or set when a device gets its daily briefing (send-push --due briefing sends it).",
+            discussion: """
+                The time is a local time of day in the device's IANA time zone, not an instant: a device \
+                set to 07:00 America/New_York gets its briefing at 07:00 New York time every day, across \
+                daylight saving changes. Apps set it themselves with the gateway's briefing_config message \
+                (register-apns serve). Without --time, --timezone, --source or --off, shows the settings. \
+                Exit 65 for a device that is not registered or a zone the tz database lacks.
+                """
+        )
+
+        @Argument(help: ArgumentHelp("A registered device id.", valueName: "device-id"))
+        var deviceID: String
+
+        @Option(help: ArgumentHelp("Local time of day, HH:MM.", valueName: "time")) var time: String?
+        @Option(
+            name: .customLong("timezone"),
+            help: ArgumentHelp("IANA time zone, e.g. America/New_York.", valueName: "zone"))
+        var timeZone: String?
+        @Option(
+            name: .customLong("source"),
+            help: ArgumentHelp(
+                "What the briefing should contain; repeat for several. Replaces the list.", valueName: "name"))
+        var sources: [String] = []
+        @Flag(help: "Turn the device's briefing off (its time and zone are kept).") var off = false
+
+        @OptionGroup var configFile: ConfigFileOption
+        @OptionGroup var state: StateFileOption
+
+        func run() throws {
+            try ToolSupport.run(tool: RegisterAPNs.tool) {
+                let configuration = try ToolSupport.configuration(
+                    ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
+                let registry = DeviceRegistry(path: configuration.stateFile.value)
+                guard let record = try registry.load()[deviceID] else {
+                    throw RegistryError.unknownDevice(deviceID, path: registry.path)
+                }
+                guard time != nil || timeZone != nil || !sources.isEmpty || off else {
+                    StandardStreams.writeOutput(Self.describe(record.briefing) + "\n")
+                    return
+                }
+                let settings = try settings(updating: record.briefing)
+                guard try registry.setBriefing(settings, deviceID: deviceID) else {
+                    throw RegistryError.unknownDevice(deviceID, path: registry.path)
+                }
+                StandardStreams.writeOutput(
+                    "\(TerminalText.field(deviceID)): \(Self.describe(try registry.load()[deviceID]?.briefing))\n")
+            }
+        }
+
+        /// The settings the options make of `current`, checked as the gateway checks a message.
+        private func settings(updating current: BriefingSettings?) throws -> BriefingSettings {
+            var members: [String: JSONValue] = [:]
+            if let current { members = current.jsonValue.objectValue ?? [:] }
+            if let time { members["time"] = .string(time) }
+            if let timeZone { members["timezone"] = .string(timeZone) }
+            if !sources.isEmpty { members["sources"] = .array(sources.map(JSONValue.string)) }
+            members["enabled"] = .bool(!off)
+            do throws(BriefingSettingsError) {
+                return try BriefingSettings(members: members)
+            } catch {
+                let message = error.message.replacing("\"time\"", with: "--time").replacing(
+                    "\"timezone\"", with: "--timezone")
+                throw RegistryError.invalidInput(message)
+            }
+        }
+
+        private static func describe(_ settings: BriefingSettings?) -> String {
+            guard let settings else { return "no briefing set" }
+            var text = "briefing \(settings.enabled ? "at" : "off (was at") \(settings.time) \(settings.timeZone)"
+            if !settings.enabled { text += ")" }
+            if !settings.sources.isEmpty { text += ", sources " + settings.sources.joined(separator: ", ") }
+            if let last = settings.lastSentOn { text += ", last sent on \(last)" }
             return text
         }
     }

@@ -91,6 +91,16 @@ struct SendPush: ParsableCommand {
         name: .customLong("require-device"), help: "Exit 66 when there is no device to send to (default: warn, exit 0)."
     )
     var requireDevice = false
+    @Option(
+        help: ArgumentHelp(
+            "Only the devices whose daily briefing time has come in their own time zone and that have not had today's; silent when none is due (run it from cron every minute).",
+            valueName: "schedule"))
+    var due: DueSchedule?
+    @Option(
+        help: ArgumentHelp(
+            "Judge --due and quiet hours as if it were this time (ISO 8601 with a zone, or UNIX seconds); for tests and --dry-run what-ifs.",
+            valueName: "time"))
+    var now: InstantArgument?
 
     @OptionGroup(title: "Live Activity") var liveActivity: LiveActivityOptions
 
@@ -173,6 +183,11 @@ struct SendPush: ParsableCommand {
         }
         if body == "-" && payloadFile == "-" {
             throw ValidationError("--body - and --payload-file - cannot both read standard input")
+        }
+        if due != nil && (!token.isEmpty || liveActivity.event != nil || hook) {
+            throw ValidationError(
+                "--due selects registered devices by their schedule; it cannot be combined with --token, --live-activity or --hook"
+            )
         }
         if !token.isEmpty && (!device.isEmpty || !group.isEmpty) {
             throw ValidationError("--token bypasses the registry; it cannot be combined with --device or --group")
@@ -257,8 +272,9 @@ struct SendPush: ParsableCommand {
             transports: CurlTransportSource(keepsClient: false))
         let audience = PushSender.Audience(
             deviceIDs: device, groups: group, tokens: token, strictGroups: true,
-            pushToStart: liveActivity.event == .start)
-        let prepared = try sender.prepare(try specification(configuration), urgency: urgency, audience: audience)
+            pushToStart: liveActivity.event == .start, due: due)
+        let prepared = try sender.prepare(
+            try specification(configuration), urgency: urgency, audience: audience, at: now?.date ?? Date())
         if prepared.shortened { ToolSupport.warn("the body was shortened to fit APNs' payload limit", tool: Self.tool) }
 
         let log = PushLog(stateDirectory: configuration.stateDirectory.value, limit: policy.logLimit)
@@ -309,6 +325,9 @@ struct SendPush: ParsableCommand {
             return
         }
         switch outcome {
+        case .noDevices where due != nil && !requireDevice:
+            // Run every minute from cron: nothing due is the usual case, and not worth a word.
+            return
         case .noDevices:
             let message = "no devices to send to (registry: \(configuration.stateFile.value))"
             ToolSupport.warn(message, tool: Self.tool)
@@ -367,6 +386,7 @@ struct SendPush: ParsableCommand {
 
     private func print(_ report: DeliveryReport) {
         StandardStreams.writeOutput(json ? report.jsonLines(fullTokens: full) : report.lines(fullTokens: full))
+        for advice in report.advice { StandardStreams.writeError("\(Self.tool): \(advice)\n") }
         StandardStreams.writeError("\(Self.tool): \(report.summary)\n")
     }
 

@@ -228,6 +228,48 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         #expect(try run(["python3", Self.examples + "/briefing.py", "noon"], env: env).status == 64)
     }
 
+    /// Registers `id` with a morning briefing at `time` in `zone`, not yet sent since 2000 (as
+    /// `register-apns list --json` prints a device, imported), so it is due once its time has come.
+    func registerWithBriefing(
+        _ id: String, token: String, time: String = "00:00", zone: String = "UTC", env: [String: String]
+    ) throws {
+        let line =
+            #"{"device_id":"\#(id)","token":"\#(token)","briefing":{"time":"\#(time)","timezone":"\#(zone)","#
+            + #""last_sent_on":"2000-01-01"}}"# + "\n"
+        let imported = try run(["register-apns", "import", "-"], env: env, stdin: line)
+        #expect(imported.status == 0, "\(imported.stderr)")
+    }
+
+    @Test("briefing.py due: asks the model and sends only when a device's own briefing time has come, once a day")
+    func briefingDue() throws {
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        var env = clientEnvironment(emulator)
+        let model = try ChatStandIn(in: setup.directory)
+        model.answer(content: Self.briefingText)
+        env["LLM_BASE_URL"] = model.baseURL
+        try registerWithBriefing("tokyo", token: hexToken(1, filler: "ef"), time: "07:00", zone: "Asia/Tokyo", env: env)
+        try registerWithBriefing(
+            "berlin", token: hexToken(2, filler: "ef"), time: "23:30", zone: "Europe/Berlin", env: env)
+        let script = Self.examples + "/briefing.py"
+
+        // 21:00 UTC: 06:00 in Tokyo, 22:00 in Berlin: nobody is due.
+        let early = try run(["python3", script, "due", "--now", "2030-03-10T21:00:00Z"], env: env)
+        #expect(early.status == 0 && early.stdout.isEmpty && early.stderr.isEmpty, "\(early.stderr)")
+        #expect(model.requests().isEmpty, "the model is not asked when nobody is due")
+        // 22:00 UTC: 07:00 in Tokyo, 23:00 in Berlin.
+        let tokyo = try run(["python3", script, "due", "--now", "2030-03-10T22:00:00Z"], env: env)
+        #expect(tokyo.status == 0 && tokyo.stdout.isEmpty && tokyo.stderr.isEmpty, "\(tokyo.stderr)")
+        let again = try run(["python3", script, "due", "--now", "2030-03-10T22:01:00Z"], env: env)
+        #expect(again.status == 0 && again.stderr.isEmpty)
+        #expect(model.requests().count == 1)
+        let records = emulator.waitForRecords(1)
+        #expect(records.map { $0["device_token"] as? String } == [hexToken(1, filler: "ef")])
+        #expect(
+            records.first?["payload"] as? NSDictionary
+                == Self.briefingPayload(title: "Good morning", body: Self.briefingText, context: "morning_briefing"))
+        #expect(try run(["python3", script, "due", "--bogus"], env: env).status == 64)
+    }
+
     @Test("briefing.py reports a failed send: send-push's status and report on stderr")
     func briefingFailure() throws {
         let emulator = try RunningEmulator(
@@ -241,7 +283,9 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         #expect(result.stderr.contains("0 delivered, 1 failed"))
     }
 
-    @Test("examples/crontab: 08:00 and 18:00, and each line's command, run by sh as cron would, sends its briefing")
+    @Test(
+        "examples/crontab: every minute (each device's briefing at its own time) and 18:00; each line's command, run by sh as cron would, sends"
+    )
     func crontab() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let model = try ChatStandIn(in: setup.directory)
@@ -260,7 +304,7 @@ struct ExamplesEndToEndTests: ClientToolSuite {
             try #require(fields.count == 6, "not a cron line: \(line)")
             jobs.append((fields.prefix(5).joined(separator: " "), fields[5].trimmingCharacters(in: .whitespaces)))
         }
-        #expect(jobs.map { $0.schedule } == ["0 8 * * *", "0 18 * * *"])
+        #expect(jobs.map { $0.schedule } == ["* * * * *", "0 18 * * *"])
         #expect(
             cronEnvironment["PATH"]?.split(separator: ":").contains("/usr/local/bin") == true,
             "cron's PATH must reach make install's tools")
@@ -268,8 +312,9 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         // cron's own variables (HOME), the crontab's, then the test's: the built tools and the stand-in model.
         var env = cronEnvironment.merging(clientEnvironment(emulator)) { _, test in test }
         env["LLM_BASE_URL"] = model.baseURL
-        try register("phone", hexToken(1, filler: "ef"), env: env)
-        for job in jobs {
+        try registerWithBriefing("phone", token: hexToken(1, filler: "ef"), env: env)
+        // The every-minute job twice: the second minute finds today's briefing sent.
+        for job in [jobs[0], jobs[0], jobs[1]] {
             let result = try run(["sh", "-c", job.command], env: env)
             #expect(result.status == 0, "\(job.command): \(result.stderr)")
             #expect(
@@ -310,7 +355,7 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         try "# the model's settings\nLLM_BASE_URL=\(model.baseURL)\nLLM_API_KEY=\"sk-from-file\"\n"
             .write(toFile: home + "/.config/pushkit-free/briefing.env", atomically: true, encoding: .utf8)
         let manager = managerEnvironment(emulator)
-        try register("phone", hexToken(1, filler: "ef"), env: manager)
+        try registerWithBriefing("phone", token: hexToken(1, filler: "ef"), env: manager)
 
         let directory = Self.examples + "/systemd"
         #expect(
@@ -320,7 +365,7 @@ struct ExamplesEndToEndTests: ClientToolSuite {
             "every unit here is run below")
         var timers: [String: String] = [:]
         for (name, calendar) in [
-            ("briefing-morning.timer", "*-*-* 08:00:00"), ("briefing-evening.timer", "*-*-* 18:00:00"),
+            ("briefing-morning.timer", "*-*-* *:*:00"), ("briefing-evening.timer", "*-*-* 18:00:00"),
         ] {
             let timer = try SystemdUnit(path: directory + "/" + name)
             #expect(timer.values("Timer", "OnCalendar") == [calendar])
@@ -329,10 +374,10 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         }
         #expect(
             timers == [
-                "briefing-morning.timer": "briefing@morning.service",
+                "briefing-morning.timer": "briefing@due.service",
                 "briefing-evening.timer": "briefing@evening.service",
             ])
-        for unitName in ["briefing@morning.service", "briefing@evening.service"] {
+        for unitName in ["briefing@due.service", "briefing@evening.service"] {
             let unit = try SystemdUnit(path: directory + "/briefing@.service", instance: unitName)
             let result = try run(try unit.execStart(home: home), env: try unit.environment(manager: manager))
             #expect(result.status == 0, "\(unitName): \(result.stderr)")

@@ -138,6 +138,27 @@ struct ChannelRequestJudgeTests {
         #expect(broadcast(channel: id, path: "/4/broadcasts/apps/").assessment.rejection?.reason == .badPath)
     }
 
+    @Test("a key scoped to other topics may not broadcast or manage this app's channels")
+    func keyScopedToOtherTopics() throws {
+        let id = try #require(create(1))
+        var trust = validator.trust
+        trust.keyScopes = [RequestFixture.keyID: KeyScope(topics: ["com.example.other"])]
+        let scoped = ChannelRequestJudge(trust: trust, channels: channels)
+        let scopedValidator = APNsRequestValidator(trust: trust, tokenUpdates: nil)
+        let broadcast = scoped.judgeBroadcast(
+            method: "POST", path: "/4/broadcasts/apps/\(bundle)",
+            headers: [
+                ("authorization", "bearer " + token), ("apns-push-type", "liveactivity"), ("apns-channel-id", id),
+            ],
+            body: Array(#"{"aps":{"event":"update"}}"#.utf8), validator: scopedValidator, now: RequestFixture.now)
+        #expect(broadcast.assessment.rejection?.reason == .topicDisallowed)
+        #expect(broadcast.assessment.providerTokenProblem?.contains("--key-topics") == true)
+        let list = scoped.judgeManagement(
+            method: "GET", path: "/1/apps/\(bundle)/all-channels", headers: [("authorization", "bearer " + token)],
+            body: [], validator: scopedValidator, now: RequestFixture.now)
+        #expect(list.assessment.rejection?.reason == .topicDisallowed)
+    }
+
     @Test("a channel that stores nothing: expiration 0 asked for; other values noted, refused when strict")
     func noStorageExpiration() throws {
         let id = try #require(create(0))

@@ -92,9 +92,10 @@ public struct DeliveryReport: Sendable {
     }
 
     /// The members of one device's JSON object: `device`, `token`, `environment`, `outcome`,
-    /// `status`, `reason`, `apns_id`, `attempts`, `pruned`.
+    /// `status`, `reason`, `apns_id`, `attempts`, `pruned`, and `advice` when there is some (see
+    /// `DeliveryAdvice`).
     public static func members(of result: DeliveryResult, fullTokens: Bool) -> [String: JSONValue] {
-        [
+        var members: [String: JSONValue] = [
             "device": result.target.deviceID.map(JSONValue.string) ?? .null,
             "token": .string(fullTokens ? result.target.token.hex : result.target.token.masked),
             "environment": .string(result.environment.rawValue),
@@ -105,6 +106,23 @@ public struct DeliveryReport: Sendable {
             "attempts": .number(Double(result.attempts)),
             "pruned": .bool(result.pruned),
         ]
+        if let advice = result.advice { members["advice"] = .string(advice) }
+        return members
+    }
+
+    /// Each distinct advice of the run once, in the order first given, with how many devices it
+    /// concerns when more than one: for standard error, below the device lines.
+    public var advice: [String] {
+        var order: [String] = []
+        var counts: [String: Int] = [:]
+        for advice in results.compactMap(\.advice) {
+            if counts[advice] == nil { order.append(advice) }
+            counts[advice, default: 0] += 1
+        }
+        return order.map { advice in
+            let count = counts[advice] ?? 1
+            return count > 1 ? "\(advice) (\(count) devices)" : advice
+        }
     }
 
     /// The summary line for standard error.

@@ -40,6 +40,10 @@ public struct DeliveryResult: Sendable, Equatable {
     public var unregisteredAt: Date?
     /// For `failed`: what kind of transport failure, when there was no HTTP answer.
     public var transportFailure: TransportFailure.Kind?
+    /// What the answer means and what to do, where APNs' reason alone does not say (a key limited
+    /// to an environment or to topics, a key the connection is not bound to, an expired token);
+    /// see `DeliveryAdvice`. Never holds the key or a provider token.
+    public var advice: String?
 
     public init(target: DeliveryTarget, environment: APNsEnvironment) {
         self.target = target

@@ -16,13 +16,21 @@ public struct DeliveryTarget: Sendable, Equatable {
     public let recordedEnvironment: APNsEnvironment?
     /// Which token of the device `token` is.
     public let tokenKind: TokenKind
+    /// The device's IANA time zone, when the registry knows it (quiet hours in the device's zone).
+    public let timeZone: String?
+    /// For a scheduled send (`--due briefing`): the device-local day it serves, recorded on
+    /// delivery so the device does not get that day's again.
+    public let scheduledDay: LocalDate?
 
     public init(
-        deviceID: String?, token: DeviceToken, recordedEnvironment: APNsEnvironment?, tokenKind: TokenKind = .device
+        deviceID: String?, token: DeviceToken, recordedEnvironment: APNsEnvironment?, tokenKind: TokenKind = .device,
+        timeZone: String? = nil, scheduledDay: LocalDate? = nil
     ) {
         self.deviceID = deviceID
         self.token = token
         self.recordedEnvironment = recordedEnvironment
         self.tokenKind = tokenKind
+        self.timeZone = timeZone
+        self.scheduledDay = scheduledDay
     }
 }

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Chooses whom a run goes to: every registered device by default, `--device`/`--group` to narrow
 /// the registry, or `--token` to bypass it.
 public enum DeliveryTargets {
@@ -7,9 +13,11 @@ public enum DeliveryTargets {
     /// - Throws: `DeviceTokenError` (65) for a malformed `--token`, `RegistryError` for an unreadable
     ///   registry, `DeliverySelectionError` (65) for a device id that is not registered or, with
     ///   `strictGroups`, a group without devices.
+    /// - Parameter due: a scheduled send: of the selected devices, only those whose send is due at
+    ///   `now` in their own zone (see `DueSchedule`).
     public static func select(
         configuration: Configuration, deviceIDs: [String], groups: [String], tokens: [String],
-        strictGroups: Bool = false
+        strictGroups: Bool = false, due: DueSchedule? = nil, at now: Date = Date()
     ) throws -> [DeliveryTarget] {
         if !tokens.isEmpty {
             var seen = Set<DeviceToken>()
@@ -19,11 +27,19 @@ public enum DeliveryTargets {
                     ? DeliveryTarget(deviceID: nil, token: token, recordedEnvironment: nil) : nil
             }
         }
+        var zones = TimeZoneCache()
         return try registeredDevices(
             configuration: configuration, deviceIDs: deviceIDs, groups: groups,
             strictGroups: strictGroups
-        ).map {
-            DeliveryTarget(deviceID: $0.id, token: $0.record.token, recordedEnvironment: $0.record.environment)
+        ).compactMap { device in
+            var scheduledDay: LocalDate?
+            if let due {
+                guard let day = due.dueDay(for: device.record, at: now, zones: &zones) else { return nil }
+                scheduledDay = day
+            }
+            return DeliveryTarget(
+                deviceID: device.id, token: device.record.token, recordedEnvironment: device.record.environment,
+                timeZone: device.record.timeZone, scheduledDay: scheduledDay)
         }
     }
 
@@ -59,7 +75,7 @@ public enum DeliveryTargets {
             selection.targets.append(
                 DeliveryTarget(
                     deviceID: device.id, token: token, recordedEnvironment: device.record.environment,
-                    tokenKind: .pushToStart))
+                    tokenKind: .pushToStart, timeZone: device.record.timeZone))
         }
         return selection
     }

@@ -15,6 +15,11 @@ import Glibc
 /// - 400 BadDeviceToken with no recorded environment: resent once to the other environment.
 /// - 403 ExpiredProviderToken/InvalidProviderToken: the token is replaced once per run and the
 ///   affected requests resent.
+/// - 403 UnrelatedKeyIdInToken: the connection is bound to another key (APNs binds a connection to
+///   the key of the first token it accepted there): a new connection is opened once per run and the
+///   affected requests resent once on it.
+/// - 403 BadEnvironmentKeyIdInToken: the key is limited to the other environment. Permanent: no
+///   retry, and no switch to the other environment (the device's token belongs where it is sent).
 /// - 429 TooManyRequests, 500, 503, a lost connection (also one the transport closed because it went
 ///   silent), a GOAWAY, a timeout of one request: resent
 ///   with exponential back-off and jitter, at most `policy.retries` times, within `policy.timeout`.
@@ -55,6 +60,8 @@ public final class PushDelivery {
         case resendAfterBackoff
         /// The provider token was refused: replace it (once per run) and resend.
         case replaceTokenAndResend
+        /// The connection is bound to another key: open a new one (once per run) and resend.
+        case openNewConnectionAndResend
     }
 
     /// Delivers `request` to every target; one result per target, in the targets' order.
@@ -76,6 +83,10 @@ public final class PushDelivery {
         var tokenFailure: (any Error)?
         /// The provider token each device's latest request carried.
         var sentWith = [String](repeating: "", count: targets.count)
+        /// How many new connections this run asked for (at most one), and the number each device's
+        /// latest request went out after.
+        var connectionsReplaced = 0
+        var sentOnConnection = [Int](repeating: 0, count: targets.count)
         var firstSends = targets.indices.makeIterator()
         var resendNow = Deque()
         var scheduled = RetrySchedule()
@@ -101,6 +112,7 @@ public final class PushDelivery {
                     return scheduled.nextDue.map(HTTP2RequestSupply.notBefore) ?? .exhausted
                 }
                 sentWith[index] = providerToken
+                sentOnConnection[index] = connectionsReplaced
                 return .request(
                     HTTP2Request(
                         url: APNsRequest.url(
@@ -119,7 +131,11 @@ public final class PushDelivery {
                         APNsResponse(answer), answer: answer, into: &results[index],
                         retriesUsed: &transientRetries[index],
                         switched: &switchedEnvironment[index], tokenReplaced: tokenReplaced,
-                        sentWithCurrentToken: sentWith[index] == providerToken)
+                        sentWithCurrentToken: sentWith[index] == providerToken,
+                        connection: (
+                            replaced: connectionsReplaced > 0,
+                            current: sentOnConnection[index] == connectionsReplaced
+                        ))
                 }
                 switch next {
                 case .done: break
@@ -135,6 +151,10 @@ public final class PushDelivery {
                     } catch {
                         tokenFailure = error
                     }
+                case .openNewConnectionAndResend:
+                    client.openNewConnection()
+                    connectionsReplaced += 1
+                    resendNow.append(index)
                 }
             })
         if let tokenFailure { throw tokenFailure }
@@ -187,11 +207,15 @@ public final class PushDelivery {
         return .resendAfterBackoff
     }
 
-    /// - Parameter sentWithCurrentToken: whether the request carried the provider token in use now
-    ///   (one sent before a replacement is resent with the new token, not counted against the rule).
+    /// - Parameters:
+    ///   - sentWithCurrentToken: whether the request carried the provider token in use now (one sent
+    ///     before a replacement is resent with the new token, not counted against the rule).
+    ///   - connection: whether a new connection was opened in this run, and whether the request went
+    ///     out after it (one sent before is resent on the new connection, not counted against the rule).
     private func record(
         _ response: APNsResponse, answer: HTTP2Answer, into result: inout DeliveryResult, retriesUsed: inout Int,
-        switched: inout Bool, tokenReplaced: Bool, sentWithCurrentToken: Bool
+        switched: inout Bool, tokenReplaced: Bool, sentWithCurrentToken: Bool,
+        connection: (replaced: Bool, current: Bool)
     ) -> Next {
         result.status = answer.status
         result.transportFailure = nil
@@ -213,6 +237,10 @@ public final class PushDelivery {
                 result.outcome = .rejected
                 if !sentWithCurrentToken { return .resendNow }
                 return tokenReplaced ? .done : .replaceTokenAndResend
+            case (403, .unrelatedKeyIDInToken):
+                result.outcome = .rejected
+                if !connection.current { return .resendNow }
+                return connection.replaced ? .done : .openNewConnectionAndResend
             case (400, .badDeviceToken) where result.target.recordedEnvironment == nil && !switched:
                 result.outcome = .rejected
                 switched = true

@@ -45,16 +45,20 @@ public struct PushSender: Sendable {
         /// A Live Activity start: to each selected device's push-to-start token, unless `tokens`
         /// names the tokens.
         public var pushToStart: Bool
+        /// A scheduled send (`--due briefing`): of the devices named, only those whose send is due
+        /// in their own zone at the time the push was prepared.
+        public var due: DueSchedule?
 
         public init(
             deviceIDs: [String] = [], groups: [String] = [], tokens: [String] = [], strictGroups: Bool = false,
-            pushToStart: Bool = false
+            pushToStart: Bool = false, due: DueSchedule? = nil
         ) {
             self.deviceIDs = deviceIDs
             self.groups = groups
             self.tokens = tokens
             self.strictGroups = strictGroups
             self.pushToStart = pushToStart
+            self.due = due
         }
 
         /// Every registered device.
@@ -71,6 +75,17 @@ public struct PushSender: Sendable {
         public let audience: Audience
         /// What the frequency cap counts this send under: the collapse id, else the audience.
         public let capKey: String
+        /// The time the policy and a scheduled send's due-ness are judged at.
+        public let preparedAt: Date
+        /// With quiet hours kept in each device's zone: what a device whose own clock is inside
+        /// them gets (`request` and `decision` are for the others); `nil` otherwise.
+        public let quiet: QuietVariant?
+
+        /// The send for devices inside quiet hours: the request made passive, or a skip (`request` nil).
+        public struct QuietVariant: Sendable {
+            public let request: APNsRequest?
+            public let decision: NotificationPolicy.Decision
+        }
 
         /// What the policy changed, to tell the user (`quiet hours ...: sent passive, without sound`).
         public var policyNote: String? {
@@ -87,16 +102,31 @@ public struct PushSender: Sendable {
         at now: Date = Date()
     ) throws -> PreparedPush {
         var spec = spec
-        let decision = notificationPolicy.apply(
-            to: &spec, urgency: urgency, groups: audience.groups,
-            topic: configuration.topic?.value, at: now)
-        let built = try spec.build(bundleID: configuration.topic?.value)
+        let topic = configuration.topic?.value
+        var quiet: PreparedPush.QuietVariant?
+        let decision: NotificationPolicy.Decision
+        if let hours = notificationPolicy.quietHours, hours.inDeviceZone {
+            var quietSpec = spec
+            let quietDecision = notificationPolicy.apply(
+                to: &quietSpec, urgency: urgency, groups: audience.groups, topic: topic, inQuietHours: true)
+            decision = notificationPolicy.apply(
+                to: &spec, urgency: urgency, groups: audience.groups, topic: topic, inQuietHours: false)
+            if quietDecision != decision {
+                var request: APNsRequest?
+                if case .send = quietDecision { request = try quietSpec.build(bundleID: topic).request }
+                quiet = PreparedPush.QuietVariant(request: request, decision: quietDecision)
+            }
+        } else {
+            decision = notificationPolicy.apply(
+                to: &spec, urgency: urgency, groups: audience.groups, topic: topic, at: now)
+        }
+        let built = try spec.build(bundleID: topic)
         let capKey = NotificationPolicy.capKey(
             collapseID: built.request.collapseID, groups: audience.groups,
             deviceIDs: audience.deviceIDs, tokens: audience.tokens)
         return PreparedPush(
             request: built.request, decision: decision, shortened: built.shortened, audience: audience,
-            capKey: capKey)
+            capKey: capKey, preparedAt: now, quiet: quiet)
     }
 
     /// How a send ended, when it did not throw.
@@ -132,7 +162,7 @@ public struct PushSender: Sendable {
         selected: ([DeliveryTarget]) throws -> Bool = { _ in true },
         ready: ([DeliveryTarget]) throws -> Bool = { _ in true }
     ) throws -> Outcome {
-        let targets = try select(prepared.audience, warn: warn)
+        let targets = try select(prepared.audience, at: prepared.preparedAt, warn: warn)
         guard !targets.isEmpty else { return .noDevices }
         guard try selected(targets) else { return .stopped }
         if let reason = try notificationPolicy.holdBackReason(
@@ -149,7 +179,7 @@ public struct PushSender: Sendable {
         try CertificateAuthorityFile.check(configuration.caFile)
         guard try ready(targets) else { return .stopped }
         try transports.prepare()
-        return .sent(try deliver(prepared.request, to: targets, credentials: credentials, warn: warn))
+        return .sent(try deliver(prepared, to: targets, credentials: credentials, warn: warn))
     }
 
     /// The provider key and ids, with a warning when others can read the key file.
@@ -171,12 +201,12 @@ public struct PushSender: Sendable {
     }
 
     /// The devices `audience` names.
-    private func select(_ audience: Audience, warn: (String) -> Void) throws -> [DeliveryTarget] {
+    private func select(_ audience: Audience, at now: Date, warn: (String) -> Void) throws -> [DeliveryTarget] {
         guard audience.pushToStart, audience.tokens.isEmpty else {
             return try DeliveryTargets.select(
                 configuration: configuration, deviceIDs: audience.deviceIDs,
                 groups: audience.groups, tokens: audience.tokens,
-                strictGroups: audience.strictGroups)
+                strictGroups: audience.strictGroups, due: audience.due, at: now)
         }
         let selection = try DeliveryTargets.selectPushToStart(
             configuration: configuration, deviceIDs: audience.deviceIDs,
@@ -195,12 +225,14 @@ public struct PushSender: Sendable {
     }
 
     /// Delivers with retries over one client from the transport source, then does the registry's
-    /// bookkeeping.
+    /// bookkeeping. With quiet hours in each device's zone, the devices inside them get the quiet
+    /// variant (or are skipped), in a second pass over the same connection within the same time.
     private func deliver(
-        _ request: APNsRequest, to targets: [DeliveryTarget], credentials: ProviderCredentials,
+        _ prepared: PreparedPush, to targets: [DeliveryTarget], credentials: ProviderCredentials,
         warn: @escaping (String) -> Void
     ) throws -> DeliveryReport {
         let started = ContinuousClock.now
+        let deadline = started + deliveryPolicy.timeout
         let tokens = CachedProviderTokens(
             cache: ProviderTokenCache(path: configuration.tokenCachePath),
             credentials: credentials, warn: warn)
@@ -210,12 +242,27 @@ public struct PushSender: Sendable {
             let client = transports.transport(
                 caFile: configuration.caFile?.value, proxy: configuration.proxy?.value,
                 connectTimeout: min(deliveryPolicy.connectTimeout, deliveryPolicy.timeout))
-            let delivery = PushDelivery(
-                client: client, baseURL: { configuration.baseURL(for: $0).value }, tokens: tokens,
-                policy: deliveryPolicy, defaultEnvironment: configuration.environment.value)
-            results = try delivery.deliver(request, to: targets)
+            let passes = self.passes(of: prepared, for: targets)
+            var collected = [DeliveryResult?](repeating: nil, count: targets.count)
+            for index in passes.skipped {
+                collected[index] =
+                    DeliveryReport.skipped([targets[index]], reason: passes.skipReason) {
+                        $0.recordedEnvironment ?? configuration.environment.value
+                    }.results[0]
+            }
+            for pass in passes.sends where !pass.indices.isEmpty {
+                var policy = deliveryPolicy
+                policy.timeout = max(.zero, deadline - ContinuousClock.now)
+                let delivery = PushDelivery(
+                    client: client, baseURL: { configuration.baseURL(for: $0).value }, tokens: tokens,
+                    policy: policy, defaultEnvironment: configuration.environment.value)
+                let passResults = try delivery.deliver(pass.request, to: pass.indices.map { targets[$0] })
+                for (index, result) in zip(pass.indices, passResults) { collected[index] = result }
+            }
+            results = collected.map { $0! }
         } // A client made for this send, and its libcurl handles, are freed here, before the registry is read again.
         nameProxies(in: &results)
+        DeliveryAdvice.annotate(&results, keyID: credentials.keyID, topic: configuration.topic?.value)
         if targets.contains(where: { $0.deviceID != nil }) {
             do {
                 try RegistryBookkeeping.apply(&results, to: DeviceRegistry(path: configuration.stateFile.value))
@@ -223,7 +270,34 @@ public struct PushSender: Sendable {
                 warn("the registry was not updated: \(error)")
             }
         }
+        do {
+            try KeyScopeNotes(stateDirectory: configuration.stateDirectory.value).record(
+                results, keyID: credentials.keyID, topic: configuration.topic?.value, at: Date())
+        } catch {
+            warn("what APNs said about the scope of key \(credentials.keyID) was not noted: \(error)")
+        }
         return DeliveryReport(results: results, seconds: started.secondsElapsed)
+    }
+
+    /// Which targets get which request: all of them `prepared.request`, unless quiet hours are kept
+    /// in each device's zone and differ for some (`prepared.quiet`).
+    private func passes(
+        of prepared: PreparedPush, for targets: [DeliveryTarget]
+    ) -> (sends: [(request: APNsRequest, indices: [Int])], skipped: [Int], skipReason: String) {
+        guard let quiet = prepared.quiet, let hours = notificationPolicy.quietHours else {
+            return ([(prepared.request, Array(targets.indices))], [], "")
+        }
+        var zones = TimeZoneCache()
+        var outside: [Int] = [], inside: [Int] = []
+        for (index, target) in targets.enumerated() {
+            let zone: any LocalTimeZone = target.timeZone.flatMap { zones.zone(named: $0) } ?? hours.zone
+            if hours.contains(prepared.preparedAt, in: zone) { inside.append(index) } else { outside.append(index) }
+        }
+        guard let quietRequest = quiet.request else {
+            if case .skip(let reason) = quiet.decision { return ([(prepared.request, outside)], inside, reason) }
+            return ([(prepared.request, outside)], inside, "quiet hours")
+        }
+        return ([(prepared.request, outside), (quietRequest, inside)], [], "")
     }
 
     /// Says which proxy the requests that got no answer went through, with credentials masked (also

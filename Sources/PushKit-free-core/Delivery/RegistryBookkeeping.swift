@@ -9,7 +9,8 @@
 /// device's environment. Addressing a push-to-start token to the recorded environment risks one
 /// push; recording an environment from it would steer every later push to the device token, and
 /// the two tokens are registered separately (a push-to-start token left from a debug build would
-/// mislabel a TestFlight device). `last_delivered_at` is recorded for every delivery.
+/// mislabel a TestFlight device). `last_delivered_at` is recorded for every delivery, and for a
+/// scheduled send (`--due briefing`) the device-local day it served.
 public enum RegistryBookkeeping {
     /// Applies `results` to `registry`, setting `pruned` and `learnedEnvironment` on them (`pruned`
     /// means the push-to-start token was cleared, for a push-to-start target).
@@ -25,6 +26,7 @@ public enum RegistryBookkeeping {
         let now = registry.clock.now()
         try registry.update { devices in
             var delivered: [String] = []
+            var scheduledDays: [String: LocalDate] = [:]
             for index in results.indices {
                 guard let deviceID = results[index].target.deviceID else { continue }
                 let token = results[index].target.token
@@ -38,6 +40,7 @@ public enum RegistryBookkeeping {
                         deviceID: deviceID, token: token, unregisteredAt: results[index].unregisteredAt)
                 case .delivered:
                     delivered.append(deviceID)
+                    if let day = results[index].target.scheduledDay { scheduledDays[deviceID] = day }
                     if results[index].target.recordedEnvironment == nil, !isPushToStart {
                         results[index].learnedEnvironment = devices.recordEnvironment(
                             results[index].environment, deviceID: deviceID, token: token)
@@ -47,6 +50,7 @@ public enum RegistryBookkeeping {
                 }
             }
             devices.recordDelivery(to: delivered, at: now)
+            devices.recordBriefingSent(scheduledDays)
         }
     }
 }

@@ -10,7 +10,8 @@ public struct DoctorFinding: Sendable, Equatable {
 
     public let setting: String
     public let value: String
-    /// `flag`, `env`, `file`, `default`, or "" for checks that are not settings (the clock).
+    /// `flag`, `env`, `file`, `default`, `apns` (what APNs answered earlier sends, see
+    /// `KeyScopeNotes`), or "" for checks that are not settings (the clock).
     public let source: String
     public let severity: Severity
     /// What is wrong and how to fix it; empty when all is well.
@@ -101,6 +102,7 @@ public struct ConfigurationDoctor: Sendable {
         let url = c.baseURL(for: c.environment.value)
         findings.append(
             DoctorFinding(setting: "apns url", value: url.value, source: url.source.kind, severity: .ok, message: ""))
+        findings += keyScopeFindings()
         if let caFile = c.caFile {
             let problem = CertificateAuthorityFile.problem(caFile)
             findings.append(
@@ -191,6 +193,40 @@ public struct ConfigurationDoctor: Sendable {
         } catch {
             return DoctorFinding(
                 setting: "key file", value: keyPath.value, source: source, severity: .error, message: error.message)
+        }
+    }
+
+    /// What APNs said about the configured key's scope in earlier sends (`KeyScopeNotes`), as it
+    /// bears on the configured environment and topic: one finding per refusal, none when APNs
+    /// refused nothing (or the key id is not configured).
+    private func keyScopeFindings() -> [DoctorFinding] {
+        guard let keyID = configuration.keyID?.value else { return [] }
+        let environment = configuration.environment.value
+        let topic = configuration.topic?.value
+        let refusals = KeyScopeNotes(stateDirectory: configuration.stateDirectory.value).refusals(of: keyID)
+        return refusals.compactMap { (refusal) -> DoctorFinding? in
+            switch refusal.scope {
+            case .environment(let refused):
+                let said =
+                    "APNs answered BadEnvironmentKeyIdInToken in \(refused.rawValue) (\(refusal.at)): "
+                    + "the key is limited to \(refused.other.rawValue)"
+                if refused == environment {
+                    return DoctorFinding(
+                        setting: "key scope", value: keyID, source: "apns", severity: .error,
+                        message: said + "; use a key for \(refused.rawValue) (key_id and key_path) "
+                            + "or the \(refused.other.rawValue) environment (--environment \(refused.other.rawValue))")
+                }
+                return DoctorFinding(
+                    setting: "key scope", value: keyID, source: "apns", severity: .warning,
+                    message: said + "; devices registered for \(refused.rawValue) need another key")
+            case .topic(let refused) where refused == topic:
+                return DoctorFinding(
+                    setting: "key scope", value: keyID, source: "apns", severity: .error,
+                    message: "APNs answered TopicDisallowed for \(refused) (\(refusal.at)): the key is not scoped "
+                        + "to this bundle id; use a topic-specific key that lists it, or a team-scoped key")
+            case .topic:
+                return nil
+            }
         }
     }
 

@@ -11,6 +11,8 @@ public protocol LocalTimeZone: Sendable {
     var name: String { get }
     /// Minutes since local midnight (0..<1440) at `date`.
     func minuteOfDay(at date: Date) -> Int
+    /// The local calendar day at `date`.
+    func localDate(at date: Date) -> LocalDate
 }
 
 /// A zone that is always `offsetMinutes` ahead of UTC (tests, and `Etc/GMT±N`-style fixed zones).
@@ -24,8 +26,15 @@ public struct FixedOffsetTimeZone: LocalTimeZone {
     }
 
     public func minuteOfDay(at date: Date) -> Int {
-        let minutes = Int((date.timeIntervalSince1970 / 60).rounded(.down)) + offsetMinutes
-        return ((minutes % 1440) + 1440) % 1440
+        localMinutes(at: date).floorModulo(1440)
+    }
+
+    public func localDate(at date: Date) -> LocalDate {
+        LocalDate(dayNumber: localMinutes(at: date).floorDivided(by: 1440))
+    }
+
+    private func localMinutes(at date: Date) -> Int {
+        Int((date.timeIntervalSince1970 / 60).rounded(.down)) + offsetMinutes
     }
 }
 
@@ -63,9 +72,33 @@ public struct SystemTimeZone: LocalTimeZone {
         self.identifier = identifier
     }
 
+    /// The zone `identifier` names in the system's tz database; `nil` when there is none.
+    public static func named(_ identifier: String) -> SystemTimeZone? {
+        guard let file = TimeZoneDatabase.system.zone(named: identifier) else { return nil }
+        return SystemTimeZone(identifier: identifier, rules: .file(file))
+    }
+
+    /// Whether the system's tz database has a zone `identifier` (`America/New_York`).
+    public static func exists(_ identifier: String) -> Bool {
+        TimeZoneDatabase.system.zone(named: identifier) != nil
+    }
+
+    private init(identifier: String, rules: ZoneRules) {
+        self.identifier = identifier
+        self.rules = rules
+    }
+
     public func minuteOfDay(at date: Date) -> Int {
+        localSeconds(at: date).floorModulo(86_400) / 60
+    }
+
+    public func localDate(at date: Date) -> LocalDate {
+        LocalDate(dayNumber: localSeconds(at: date).floorDivided(by: 86_400))
+    }
+
+    private func localSeconds(at date: Date) -> Int {
         let rules = rules ?? TimeZoneDatabase.system.rules(forTZ: TimeZoneDatabase.environmentValue("TZ"))
-        return rules.localSeconds(at: Self.instant(of: date)).floorModulo(86_400) / 60
+        return rules.localSeconds(at: Self.instant(of: date))
     }
 
     /// Whole seconds since 1970 (rounded down), kept within a billion years so the arithmetic cannot overflow.

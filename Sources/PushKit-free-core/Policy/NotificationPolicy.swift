@@ -130,6 +130,16 @@ public struct NotificationPolicy: Sendable {
     public func apply(
         to spec: inout PushSpecification, urgency: Urgency?, groups: [String], topic: String?, at now: Date
     ) -> Decision {
+        apply(
+            to: &spec, urgency: urgency, groups: groups, topic: topic, inQuietHours: quietHours?.contains(now) ?? false)
+    }
+
+    /// `apply(to:urgency:groups:topic:at:)` for a send that is, or is not, inside quiet hours: with
+    /// quiet hours in each device's zone, a send is prepared both ways and each device gets the one
+    /// its own clock calls for.
+    public func apply(
+        to spec: inout PushSpecification, urgency: Urgency?, groups: [String], topic: String?, inQuietHours: Bool
+    ) -> Decision {
         if let urgency {
             if spec.content.interruptionLevel == nil { spec.content.interruptionLevel = urgency.interruptionLevel }
             if spec.content.category == nil, let category = urgencyCategories[urgency] {
@@ -143,8 +153,7 @@ public struct NotificationPolicy: Sendable {
                 ?? "topic:" + (topic ?? "")
             spec.collapseID = Self.derivedCollapseID(source)
         }
-        guard let quietHours, quietPolicy != .ignore, spec.pushType == .alert,
-            quietHours.contains(now)
+        guard let quietHours, quietPolicy != .ignore, spec.pushType == .alert, inQuietHours
         else { return .send(note: nil) }
         let level =
             spec.payloadFile.flatMap { try? JSONValue.parse($0) }?["aps"]?["interruption-level"]?.stringValue

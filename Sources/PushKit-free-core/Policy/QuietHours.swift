@@ -7,6 +7,10 @@ import Foundation
 /// A daily window, in a time zone, during which alerts should not make noise: config
 /// `"quiet_hours": {"start": "22:00", "end": "07:00", "timezone": "Europe/Berlin"}`.
 ///
+/// With `"device_timezone": true` the window is kept in each device's own zone when the registry
+/// knows it (the app sent `timezone`), so a traveller's phone keeps its quiet night; `timezone`
+/// (else the system's zone) is then the zone of devices whose zone is not known.
+///
 /// The window starts at `start` (inclusive) and ends at `end` (exclusive); a window whose end is
 /// earlier than its start runs over midnight. Equal start and end would be empty or the whole day,
 /// so they are refused.
@@ -15,12 +19,16 @@ public struct QuietHours: Sendable {
     public let start: Int
     /// Minutes after local midnight.
     public let end: Int
+    /// The zone of the window; with `inDeviceZone`, of devices whose zone is not known.
     public let zone: any LocalTimeZone
+    /// Whether the window is kept in each device's own zone when it is known.
+    public let inDeviceZone: Bool
 
-    public init(start: Int, end: Int, zone: any LocalTimeZone) {
+    public init(start: Int, end: Int, zone: any LocalTimeZone, inDeviceZone: Bool = false) {
         self.start = start
         self.end = end
         self.zone = zone
+        self.inDeviceZone = inDeviceZone
     }
 
     /// Reads the config file's `quiet_hours` object.
@@ -58,10 +66,19 @@ public struct QuietHours: Sendable {
             throw ConfigurationError(
                 "quiet_hours.timezone in \(path) must be a string like \"Europe/Berlin\", not a \(other.typeName)")
         }
-        for key in object.keys where !["start", "end", "timezone"].contains(key) {
-            throw ConfigurationError("quiet_hours in \(path) has an unknown member \"\(key)\" (start, end, timezone)")
+        var inDeviceZone = false
+        switch object["device_timezone"] {
+        case nil, .null?: break
+        case .bool(let flag)?: inDeviceZone = flag
+        case let other?:
+            throw ConfigurationError(
+                "quiet_hours.device_timezone in \(path) must be true or false, not \(other.serializedString())")
         }
-        self.init(start: start, end: end, zone: try makeZone(zoneName))
+        for key in object.keys where !["start", "end", "timezone", "device_timezone"].contains(key) {
+            throw ConfigurationError(
+                "quiet_hours in \(path) has an unknown member \"\(key)\" (start, end, timezone, device_timezone)")
+        }
+        self.init(start: start, end: end, zone: try makeZone(zoneName), inDeviceZone: inDeviceZone)
     }
 
     /// Parses `HH:MM` (24-hour, `7:05` accepted) into minutes after midnight.
@@ -74,18 +91,25 @@ public struct QuietHours: Sendable {
         return hour * 60 + minute
     }
 
-    /// Whether `date` falls inside the window.
+    /// Whether `date` falls inside the window, in its zone.
     public func contains(_ date: Date) -> Bool {
+        contains(date, in: zone)
+    }
+
+    /// Whether `date` falls inside the window kept in `zone`.
+    public func contains(_ date: Date, in zone: any LocalTimeZone) -> Bool {
         let minute = zone.minuteOfDay(at: date)
         return start < end ? (start <= minute && minute < end) : (minute >= start || minute < end)
     }
 
-    /// "22:00-07:00 Europe/Berlin", for reasons and messages.
+    /// "22:00-07:00 Europe/Berlin", for reasons and messages; "22:00-07:00 in the device's zone (else
+    /// Europe/Berlin)" when kept in each device's zone.
     public var description: String {
         func format(_ minute: Int) -> String {
             let hour = minute / 60, rest = minute % 60
             return (hour < 10 ? "0" : "") + String(hour) + ":" + (rest < 10 ? "0" : "") + String(rest)
         }
-        return "\(format(start))-\(format(end)) \(zone.name)"
+        let window = "\(format(start))-\(format(end))"
+        return inDeviceZone ? "\(window) in the device's zone (else \(zone.name))" : "\(window) \(zone.name)"
     }
 }

@@ -15,7 +15,7 @@ extension DeviceRecord {
     /// The member names this version knows, in the order they are written.
     static let knownFields: [String] = [
         "token", "push_to_start_token", "environment", "name", "model", "os_version", "app_version", "groups",
-        "registered_at", "last_seen_at", "last_delivered_at",
+        "registered_at", "last_seen_at", "last_delivered_at", "timezone", "briefing",
     ]
 
     /// The member that carries the device id in JSON Lines (`list --json`, `import`).
@@ -36,6 +36,7 @@ extension DeviceRecord {
         var name: String?, model: String?, osVersion: String?, appVersion: String?
         var groups: [String] = []
         var registeredAt: Date?, lastSeenAt: Date?, lastDeliveredAt: Date?
+        var timeZone: String?, briefing: BriefingSettings?
         var otherFields: [String: JSONValue] = [:]
 
         let kind = try scanner.peekKind()
@@ -70,6 +71,8 @@ extension DeviceRecord {
                 case .registeredAt: registeredAt = try readOptionalDate(&scanner, field: field, subject: id)
                 case .lastSeenAt: lastSeenAt = try readOptionalDate(&scanner, field: field, subject: id)
                 case .lastDeliveredAt: lastDeliveredAt = try readOptionalDate(&scanner, field: field, subject: id)
+                case .timeZone: timeZone = try readOptionalString(&scanner, field: field, subject: id)
+                case .briefing: briefing = try readBriefing(&scanner, subject: id)
                 case .deviceID:
                     let position = scanner.offset
                     let value = try readString(&scanner, field: field, subject: id)
@@ -83,7 +86,8 @@ extension DeviceRecord {
         let record = DeviceRecord(
             token: token, environment: environment, name: name, model: model, osVersion: osVersion,
             appVersion: appVersion, groups: groups, registeredAt: registeredAt, lastSeenAt: lastSeenAt,
-            lastDeliveredAt: lastDeliveredAt, pushToStartToken: pushToStartToken, otherFields: otherFields
+            lastDeliveredAt: lastDeliveredAt, pushToStartToken: pushToStartToken, timeZone: timeZone,
+            briefing: briefing, otherFields: otherFields
         )
         return RegisteredDevice(id: id, record: record)
     }
@@ -92,7 +96,7 @@ extension DeviceRecord {
     /// 100,000 records makes no `String` for a name.
     enum Field {
         case token, pushToStartToken, environment, name, model, osVersion, appVersion, groups, registeredAt, lastSeenAt,
-            lastDeliveredAt, deviceID
+            lastDeliveredAt, timeZone, briefing, deviceID
 
         var name: StaticString {
             switch self {
@@ -107,6 +111,8 @@ extension DeviceRecord {
             case .registeredAt: "registered_at"
             case .lastSeenAt: "last_seen_at"
             case .lastDeliveredAt: "last_delivered_at"
+            case .timeZone: "timezone"
+            case .briefing: "briefing"
             case .deviceID: "device_id"
             }
         }
@@ -117,6 +123,7 @@ extension DeviceRecord {
             case 4: candidates = [.name]
             case 5: candidates = [.token, .model]
             case 6: candidates = [.groups]
+            case 8: candidates = [.timeZone, .briefing]
             case 9: candidates = [.deviceID]
             case 10: candidates = [.osVersion]
             case 11: candidates = [.environment, .appVersion]
@@ -214,6 +221,28 @@ extension DeviceRecord {
         return date
     }
 
+    /// A `briefing` object (see `BriefingSettings`), or null. Its zone is not looked up here: a
+    /// zone the tz database no longer has must not make the whole state file unreadable.
+    private static func readBriefing(
+        _ scanner: inout JSONScanner, subject id: String?
+    ) throws(JSONSyntaxError) -> BriefingSettings? {
+        let position = scanner.offset
+        switch try scanner.peekKind() {
+        case .null:
+            _ = scanner.consumeNull()
+            return nil
+        case .object:
+            guard case .object(let members) = try scanner.readValue(depth: 2) else { return nil }
+            do throws(BriefingSettingsError) {
+                return try BriefingSettings(members: members, zoneExists: { _ in true })
+            } catch {
+                throw scanner.failure("\(subject(id)): \"briefing\": \(error.message)", at: position)
+            }
+        default:
+            throw wrongType(&scanner, field: .briefing, subject: id, expected: "an object or null")
+        }
+    }
+
     private static func readGroups(
         _ scanner: inout JSONScanner, subject id: String?
     ) throws(JSONSyntaxError) -> [String] {
@@ -275,6 +304,14 @@ extension DeviceRecord {
         writeDate(lastSeenAt, to: &writer)
         writer.raw(",\"last_delivered_at\":")
         writeDate(lastDeliveredAt, to: &writer)
+        if let timeZone {
+            writer.raw(",\"timezone\":")
+            writer.string(timeZone)
+        }
+        if let briefing {
+            writer.raw(",\"briefing\":")
+            writer.value(briefing.jsonValue)
+        }
         if !otherFields.isEmpty {
             for (field, value) in otherFields.sorted(by: { $0.key < $1.key })
             where !Self.knownFields.contains(field) && !(deviceID != nil && field == Self.deviceIDField) {

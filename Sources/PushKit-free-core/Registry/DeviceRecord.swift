@@ -33,6 +33,11 @@ public struct DeviceRecord: Sendable, Equatable {
     public var lastSeenAt: Date?
     /// When a notification was last accepted by APNs for this device (recorded by `send-push`).
     public var lastDeliveredAt: Date?
+    /// The device's IANA time zone (`America/New_York`) when the app said; quiet hours can be
+    /// evaluated in it (`quiet_hours.device_timezone`).
+    public var timeZone: String?
+    /// When the device wants its daily briefing, and when it last got one.
+    public var briefing: BriefingSettings?
     /// Fields this version does not know, preserved on rewrite.
     public var otherFields: [String: JSONValue]
 
@@ -41,7 +46,7 @@ public struct DeviceRecord: Sendable, Equatable {
         token: DeviceToken, environment: APNsEnvironment? = nil, name: String? = nil, model: String? = nil,
         osVersion: String? = nil, appVersion: String? = nil, groups: [String] = [], registeredAt: Date? = nil,
         lastSeenAt: Date? = nil, lastDeliveredAt: Date? = nil, pushToStartToken: DeviceToken? = nil,
-        otherFields: [String: JSONValue] = [:]
+        timeZone: String? = nil, briefing: BriefingSettings? = nil, otherFields: [String: JSONValue] = [:]
     ) {
         self.token = token
         self.pushToStartToken = pushToStartToken
@@ -54,6 +59,8 @@ public struct DeviceRecord: Sendable, Equatable {
         self.registeredAt = registeredAt
         self.lastSeenAt = lastSeenAt
         self.lastDeliveredAt = lastDeliveredAt
+        self.timeZone = timeZone
+        self.briefing = briefing
         self.otherFields = otherFields
     }
 

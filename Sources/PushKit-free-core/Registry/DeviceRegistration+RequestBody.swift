@@ -44,8 +44,9 @@ extension DeviceRegistration {
     ///   (`derivedDeviceID(for:)`).
     ///
     /// Both may carry `device_name` (or `name`), `device_model` (or `model`), `os_version`,
-    /// `app_version`, `environment`, `groups` and `push_to_start_token` (the ActivityKit token
-    /// for starting Live Activities, hex); other members are ignored. `defaults` fill what a
+    /// `app_version`, `environment`, `groups`, `push_to_start_token` (the ActivityKit token
+    /// for starting Live Activities, hex) and `timezone` (the device's IANA zone, checked against the
+    /// tz database); other members are ignored. `defaults` fill what a
     /// body leaves out.
     /// - Parameter source: how messages name the input, e.g. "standard input" or a path.
     /// - Throws: `RegistryError.invalidInput` (exit 65) naming the source, the line or element, and
@@ -149,6 +150,14 @@ extension DeviceRegistration {
         let osVersion = try fields.text("os_version", limit: textLimit) ?? defaults.osVersion
         let appVersion = try fields.text("app_version", limit: textLimit) ?? defaults.appVersion
         let groups = try fields.strings("groups") ?? defaults.groups
+        var timeZone: String?
+        if let text = try fields.string("timezone") {
+            do throws(BriefingSettingsError) {
+                timeZone = try BriefingSettings.validatedTimeZone(.string(text))
+            } catch {
+                throw .invalidValue(error.message)
+            }
+        }
         if let textLimit, let groups {
             for group in groups {
                 if let message = lengthProblem(group, named: "group name", limit: textLimit) {
@@ -159,7 +168,8 @@ extension DeviceRegistration {
         do throws(RegistryError) {
             return try DeviceRegistration(
                 deviceID: deviceID, token: apnsToken, environment: environment, name: name, model: model,
-                osVersion: osVersion, appVersion: appVersion, groups: groups, pushToStartToken: pushToStartToken
+                osVersion: osVersion, appVersion: appVersion, groups: groups, pushToStartToken: pushToStartToken,
+                timeZone: timeZone
             )
         } catch {
             throw .invalidBody(error.description)
@@ -181,10 +191,12 @@ public enum RegistrationBodyError: Error, Sendable, Equatable, CustomStringConve
     case invalidToken(String)
     /// The body is not an object, lacks `device_token`, or a field has the wrong type or value.
     case invalidBody(String)
+    /// A field is well-formed but names what does not exist (a `timezone` the tz database lacks).
+    case invalidValue(String)
 
     public var description: String {
         switch self {
-        case .invalidToken(let message), .invalidBody(let message): message
+        case .invalidToken(let message), .invalidBody(let message), .invalidValue(let message): message
         }
     }
 }

@@ -19,6 +19,9 @@ public struct DeviceRegistration: Sendable, Equatable {
     public var groups: [String]?
     /// The device's ActivityKit push-to-start token; `nil` keeps the one registered before.
     public var pushToStartToken: DeviceToken?
+    /// The device's IANA time zone; `nil` keeps the one registered before. Not checked here: the
+    /// front ends check it against the tz database (`BriefingSettings.validatedTimeZone`).
+    public var timeZone: String?
 
     /// The most characters (Unicode scalars, as JSON Schema's `maxLength` counts them) that
     /// `register-apns serve` takes in a device name, model, OS or app version, group name or agent
@@ -32,7 +35,7 @@ public struct DeviceRegistration: Sendable, Equatable {
     public init(
         deviceID: String, token: DeviceToken, environment: APNsEnvironment? = nil, name: String? = nil,
         model: String? = nil, osVersion: String? = nil, appVersion: String? = nil, groups: [String]? = nil,
-        pushToStartToken: DeviceToken? = nil
+        pushToStartToken: DeviceToken? = nil, timeZone: String? = nil
     ) throws(RegistryError) {
         try Self.validateDeviceID(deviceID)
         if let groups {
@@ -47,6 +50,7 @@ public struct DeviceRegistration: Sendable, Equatable {
         self.appVersion = appVersion
         self.groups = groups.map(Self.removingDuplicates)
         self.pushToStartToken = pushToStartToken
+        self.timeZone = timeZone
     }
 
     /// A device id must be non-empty and free of control characters (it is printed one per line).

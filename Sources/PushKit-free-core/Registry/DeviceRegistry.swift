@@ -387,4 +387,19 @@ public struct DeviceRegistry: Sendable {
         let now = clock.now()
         return try update { devices in devices.recordDelivery(to: deviceIDs, at: now) }
     }
+
+    /// Stores a device's briefing settings (see `RegisteredDevices.setBriefing`).
+    /// - Returns: `false` when no device has that id; nothing is written then.
+    @discardableResult
+    public func setBriefing(_ settings: BriefingSettings, deviceID: String) throws -> Bool {
+        let now = clock.now()
+        return try update { devices in devices.setBriefing(settings, deviceID: deviceID, at: now) }
+    }
+
+    /// Records the local day each device was sent its briefing, in one locked write.
+    @discardableResult
+    public func recordBriefingSent(_ days: [String: LocalDate]) throws -> Int {
+        guard !days.isEmpty else { return 0 }
+        return try update { devices in devices.recordBriefingSent(days) }
+    }
 }

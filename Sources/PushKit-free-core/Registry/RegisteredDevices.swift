@@ -159,6 +159,7 @@ public struct RegisteredDevices: Sendable {
         if let osVersion = registration.osVersion { record.osVersion = osVersion }
         if let appVersion = registration.appVersion { record.appVersion = appVersion }
         if let groups = registration.groups { record.groups = groups }
+        if let timeZone = registration.timeZone { record.timeZone = timeZone }
         if let pushToStartToken = registration.pushToStartToken {
             record.pushToStartToken = pushToStartToken
             for index in devices.indices
@@ -261,5 +262,44 @@ extension RegisteredDevices: Equatable {
     /// were stored or changed.
     public static func == (lhs: RegisteredDevices, rhs: RegisteredDevices) -> Bool {
         lhs.devices == rhs.devices && lhs.otherFields == rhs.otherFields
+    }
+
+    // MARK: Briefings
+
+    /// Stores a device's briefing settings. The day it was last sent is kept unless `settings`
+    /// carries one, so changing the time does not send a second briefing the same day. A device's
+    /// first settings, made after the day's time has passed in its zone, count today as done: the
+    /// first briefing comes at the next time, not at once.
+    /// - Parameter now: when the settings are made.
+    /// - Returns: `false` when no device has that id (nothing changed).
+    public mutating func setBriefing(_ settings: BriefingSettings, deviceID: String, at now: Date) -> Bool {
+        let (index, found) = position(of: deviceID)
+        guard found else { return false }
+        var settings = settings
+        if settings.lastSentOn == nil { settings.lastSentOn = devices[index].record.briefing?.lastSentOn }
+        if settings.lastSentOn == nil, let zone = SystemTimeZone.named(settings.timeZone),
+            zone.minuteOfDay(at: now) >= settings.minuteOfDay
+        {
+            settings.lastSentOn = zone.localDate(at: now)
+        }
+        guard devices[index].record.briefing != settings else { return true }
+        devices[index].record.briefing = settings
+        changeCount += 1
+        return true
+    }
+
+    /// Records that each device was sent its briefing on its local day; devices gone or without
+    /// briefing settings are skipped. Returns how many were recorded.
+    @discardableResult
+    public mutating func recordBriefingSent(_ days: [String: LocalDate]) -> Int {
+        var changed = 0
+        for (id, day) in days {
+            let (index, found) = position(of: id)
+            guard found, devices[index].record.briefing != nil else { continue }
+            devices[index].record.briefing?.lastSentOn = day
+            changed += 1
+        }
+        if changed > 0 { changeCount += 1 }
+        return changed
     }
 }

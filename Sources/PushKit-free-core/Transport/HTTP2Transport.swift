@@ -16,6 +16,15 @@ public protocol HTTP2Transport: AnyObject {
     func perform(
         deadline: ContinuousClock.Instant, next: (ContinuousClock.Instant) -> HTTP2RequestSupply,
         onResponse: (HTTP2Response) -> Void)
+
+    /// Sends the requests supplied from now on over a connection opened after this call, never over
+    /// one that carried a request before it.
+    ///
+    /// APNs binds a connection to the key of the first provider token it accepted there and answers
+    /// `403 UnrelatedKeyIdInToken` to a token of an unrelated key on it: only a new connection can
+    /// carry that token. Callable from `perform`'s `onResponse`; the transport then stops asking
+    /// `next` until the requests in flight are answered, closes its connections and opens a new one.
+    func openNewConnection()
 }
 
 /// What a request source has for a transport at a given moment.

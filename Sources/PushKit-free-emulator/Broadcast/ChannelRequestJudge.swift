@@ -27,8 +27,8 @@ public struct ChannelRequestVerdict: Sendable {
 /// shared `EmulatorChannels`.
 ///
 /// Broadcast, in order: POST (405 MethodNotAllowed); the path (404 BadPath); no header repeated
-/// (400 DuplicateHeaders); the provider token as for a push (403 ...); the bundle id the trusted
-/// key serves, when one is configured (400 TopicDisallowed); `apns-push-type` present (400
+/// (400 DuplicateHeaders); the provider token as for a push (403 ..., key scopes included); the
+/// configured bundle id and the key's `--key-topics` (400 TopicDisallowed); `apns-push-type` present (400
 /// MissingPushType) and `liveactivity` (400 InvalidPushType); `apns-channel-id` present (400
 /// MissingChannelId), base64 (400 BadChannelId) and a channel of the bundle id (400
 /// ChannelNotRegistered); priority 10, 5 or 1 (400 BadPriority); expiration a non-negative integer
@@ -106,7 +106,7 @@ public struct ChannelRequestJudge: Sendable {
         if let reason = validator.authenticate(authorization: fields.values["authorization"], now: now, into: &result) {
             return APNsRejection(reason)
         }
-        if let trusted = trust.bundleID, trusted != bundleID { return APNsRejection(.topicDisallowed) }
+        if let rejection = topicProblem(bundleID, result: &result) { return rejection }
         guard let pushType = result.pushTypeHeader else { return APNsRejection(.missingPushType) }
         guard pushType == APNsPushType.liveactivity.rawValue else { return APNsRejection(.invalidPushType) }
         let policy: ChannelStoragePolicy
@@ -191,7 +191,7 @@ public struct ChannelRequestJudge: Sendable {
         {
             return APNsRejection(reason)
         }
-        if let trusted = trust.bundleID, trusted != bundleID { return APNsRejection(.topicDisallowed) }
+        if let rejection = topicProblem(bundleID, result: &verdict.assessment) { return rejection }
         switch verdict.assessment.kind {
         case .channelCreate:
             let policy: ChannelStoragePolicy
@@ -270,6 +270,21 @@ public struct ChannelRequestJudge: Sendable {
     }
 
     // MARK: Shared checks
+
+    /// 400 TopicDisallowed when the path's bundle id is not the configured one, or not one the
+    /// token's key is scoped to (`--key-topics`), as for a push's topic.
+    private func topicProblem(_ bundleID: String, result: inout APNsRequestAssessment) -> APNsRejection? {
+        if let trusted = trust.bundleID, trusted != bundleID { return APNsRejection(.topicDisallowed) }
+        if !trust.keyScopes.isEmpty, let keyID = result.providerToken?.keyID, let scope = trust.keyScopes[keyID],
+            !scope.allows(topic: bundleID, pushType: .alert)
+        {
+            result.providerTokenProblem =
+                "key \(keyID) is scoped to \(scope.topics?.sorted().joined(separator: ", ") ?? "")"
+                + " (--key-topics), not to \(bundleID)"
+            return APNsRejection(.topicDisallowed)
+        }
+        return nil
+    }
 
     /// The channel `id` names, or why it does not name one of `bundleID`'s.
     private func channel(_ id: String?, bundleID: String) -> Lookup<ChannelStoragePolicy> {

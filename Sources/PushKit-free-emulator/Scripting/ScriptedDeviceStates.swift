@@ -1,22 +1,30 @@
 import PushKitFreeCore
 
 /// Device tokens the emulator answers as Apple answers tokens that no longer work: `410 Unregistered`
-/// (the app was removed; with the time it was marked) or `400 BadDeviceToken` (a token of the other
-/// environment). Tokens compare case-insensitively.
+/// (the app was removed; with the time it was marked), `410 ExpiredToken` (the token expired; with
+/// the time it was marked) or `400 BadDeviceToken` (a token of the other environment). Tokens
+/// compare case-insensitively.
 public struct ScriptedDeviceStates: Sendable, Equatable {
     /// Unregistered tokens (lowercase) and when each was marked, in milliseconds since 1970.
     public private(set) var unregistered: [String: Int64] = [:]
     /// Tokens (lowercase) that belong to the other environment.
     public private(set) var wrongEnvironment: Set<String> = []
+    /// Expired tokens (lowercase) and when each was marked, in milliseconds since 1970.
+    public private(set) var expired: [String: Int64] = [:]
 
     public init() {}
 
     /// Whether no token has a scripted state (the common case, checked first on the hot path).
-    public var isEmpty: Bool { unregistered.isEmpty && wrongEnvironment.isEmpty }
+    public var isEmpty: Bool { unregistered.isEmpty && wrongEnvironment.isEmpty && expired.isEmpty }
 
     /// Marks `token` unregistered since `timestamp` (milliseconds since 1970).
     public mutating func unregister(_ token: String, at timestamp: Int64) {
         unregistered[token.lowercased()] = timestamp
+    }
+
+    /// Marks `token` expired since `timestamp` (milliseconds since 1970).
+    public mutating func expire(_ token: String, at timestamp: Int64) {
+        expired[token.lowercased()] = timestamp
     }
 
     /// Marks `token` as one of the other environment.
@@ -28,7 +36,7 @@ public struct ScriptedDeviceStates: Sendable, Equatable {
     @discardableResult
     public mutating func register(_ token: String) -> Bool {
         let key = token.lowercased()
-        let hadState = unregistered.removeValue(forKey: key) != nil
+        let hadState = unregistered.removeValue(forKey: key) != nil || expired.removeValue(forKey: key) != nil
         return wrongEnvironment.remove(key) != nil || hadState
     }
 
@@ -37,6 +45,7 @@ public struct ScriptedDeviceStates: Sendable, Equatable {
         if isEmpty { return nil }
         let key = token.lowercased()
         if let timestamp = unregistered[key] { return (APNsRejection(.unregistered), timestamp) }
+        if let timestamp = expired[key] { return (APNsRejection(.expiredToken), timestamp) }
         if wrongEnvironment.contains(key) { return (APNsRejection(.badDeviceToken), nil) }
         return nil
     }

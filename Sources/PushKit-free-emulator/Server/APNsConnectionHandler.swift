@@ -61,7 +61,9 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         self.silencer = silencer
         self.connection = connection
         self.management = management
-        validator = APNsRequestValidator(trust: services.configuration.trust, tokenUpdates: services.tokenUpdates)
+        validator = APNsRequestValidator(
+            trust: services.configuration.trust, tokenUpdates: services.tokenUpdates,
+            environment: services.configuration.environment)
     }
 
     // MARK: Inbound frames
@@ -254,6 +256,8 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             record.detail = verdict.detail
         }
         if record.detail == nil, record.status == 200 { record.detail = assessment.acceptanceNote }
+        // Apple's 410 body always carries the time the token stopped being valid: injected ones too.
+        if record.status == 410, record.timestamp == nil { record.timestamp = Self.milliseconds(Date()) }
         record.apnsID = assessment.apnsID.flatMap { APNsRequest.isCanonicalUUID($0) ? $0 : nil } ?? uuids.uuidString()
         if record.status == 200, configuration.environment == .sandbox {
             record.apnsUniqueID = uuids.uuidString()

@@ -67,6 +67,13 @@ struct EmulatorControl {
                 unregistered.field(named: token, Int(timestamp))
             }
             writer.rawField("unregistered", json: unregistered.finish())
+            if !devices.expired.isEmpty {
+                var expired = JSONObjectWriter()
+                for (token, timestamp) in devices.expired.sorted(by: { $0.key < $1.key }) {
+                    expired.field(named: token, Int(timestamp))
+                }
+                writer.rawField("expired", json: expired.finish())
+            }
             var wrong: [UInt8] = [UInt8(ascii: "[")]
             for (index, token) in devices.wrongEnvironment.sorted().enumerated() {
                 if index > 0 { wrong.append(UInt8(ascii: ",")) }

@@ -64,8 +64,11 @@ final class EmulatorState: Sendable {
             }
             if let answer = state.devices.answer(for: deviceToken) {
                 let detail =
-                    answer.rejection.reason == .unregistered
-                    ? "scripted: unregistered" : "scripted: token of the other environment"
+                    switch answer.rejection.reason {
+                    case .unregistered: "scripted: unregistered"
+                    case .expiredToken: "scripted: expired token"
+                    default: "scripted: token of the other environment"
+                    }
                 return (answer.rejection, answer.timestamp, detail)
             }
             return nil

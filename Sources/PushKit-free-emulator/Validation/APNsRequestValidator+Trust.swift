@@ -29,10 +29,13 @@ extension APNsRequestValidator.Trust {
             publicKey: publicKey, keyID: keyID, teamID: teamID, bundleID: configuration.topic?.value)
     }
 
-    /// Reads a P-256 public key (PEM `BEGIN PUBLIC KEY`); a private key file is accepted too and its
-    /// public half used.
-    static func loadPublicKey(path: String) throws(ProviderKeyError) -> P256.Signing.PublicKey {
-        let origin = "--public-key \(path)"
+    /// Reads a P-256 public key (PEM `BEGIN PUBLIC KEY`); a private key file (`.p8`) is accepted too
+    /// and its public half used.
+    /// - Parameter origin: names the file in errors, e.g. `--trust-key ABC=path`.
+    public static func loadPublicKey(
+        path: String, origin: String? = nil
+    ) throws(ProviderKeyError) -> P256.Signing.PublicKey {
+        let origin = origin ?? "--public-key \(path)"
         let text = try ProviderKey.readPEM(path: path, origin: origin)
         if let key = try? P256.Signing.PublicKey(pemRepresentation: text) { return key }
         if text.contains("PRIVATE KEY-----") {

@@ -16,9 +16,12 @@ import PushKitFreeCore
 ///    `iss`, raw r‖s signature by the trusted key (403 InvalidProviderToken; an `iat` written as a
 ///    numeric string is accepted, as APNs accepts it, unless `Trust.strictIssuedAt`), `iat` not older than
 ///    an hour (403 ExpiredProviderToken) nor more than 5 minutes ahead (403 InvalidProviderToken),
-///    not a too-early replacement (429 TooManyProviderTokenUpdates);
+///    the key allowed in this environment (403 BadEnvironmentKeyIdInToken, `Trust.keyScopes`), the
+///    key the connection is bound to: that of the first token accepted on it (403
+///    UnrelatedKeyIdInToken), not a too-early replacement (429 TooManyProviderTokenUpdates);
 /// 3. device token hex of even length (400 BadDeviceToken); `apns-id` a lowercase canonical UUID
 ///    (400 BadMessageId); topic present (400 MissingTopic); push type known (400 InvalidPushType);
+///    the topic's bundle id one the key is scoped to (400 TopicDisallowed, `Trust.keyScopes`);
 ///    topic equal to the bundle id plus the push type's suffix (400 DeviceTokenNotForTopic);
 ///    priority 10, 5 or 1, and 5 for background (400 BadPriority); collapse id at most 64 bytes
 ///    (400 BadCollapseId); expiration a non-negative integer (400 BadExpirationDate);
@@ -44,6 +47,16 @@ public final class APNsRequestValidator {
         /// Refuse a payload without an `aps` object (Apple's documentation asks for one, APNs
         /// delivers without; `--require-aps`).
         public var requireAps = false
+        /// More keys of the same team, by key id (`--trust-key`): tokens may name any of them.
+        public var otherKeys: [String: P256.Signing.PublicKey] = [:]
+        /// What each key may be used for, by key id; a key not listed works everywhere
+        /// (`--key-environment`, `--key-topics`).
+        public var keyScopes: [String: KeyScope] = [:]
+
+        /// Every trusted key by key id: the configured one and `otherKeys`.
+        public var publicKeys: [String: P256.Signing.PublicKey] {
+            otherKeys.merging([keyID: publicKey]) { _, configured in configured }
+        }
 
         /// Trusts tokens signed by `publicKey`'s private half for `keyID` and `teamID`.
         public init(
@@ -69,6 +82,8 @@ public final class APNsRequestValidator {
 
     /// The key, ids and bundle id requests are judged against.
     public let trust: Trust
+    /// The environment this server plays, for keys limited to one.
+    public let environment: APNsEnvironment
     /// Shared between connections; `nil` switches the token-update rate check off.
     public let tokenUpdates: ProviderTokenUpdateTracker?
 
@@ -84,12 +99,19 @@ public final class APNsRequestValidator {
     private var tokenCache: [String: CachedToken] = [:]
     /// The provider token this connection uses, and since when (for the per-connection update rule).
     private var connectionToken: ProviderTokenUpdateTracker.ConnectionToken?
+    /// The key id of the first token accepted on this connection: APNs binds the connection to it.
+    public private(set) var boundKeyID: String?
+    private let trustedKeys: [String: P256.Signing.PublicKey]
 
     /// A validator for one connection.
-    /// - Parameter tokenUpdates: the tracker all connections share; `nil` for no 429 on token updates.
-    public init(trust: Trust, tokenUpdates: ProviderTokenUpdateTracker?) {
+    /// - Parameters:
+    ///   - tokenUpdates: the tracker all connections share; `nil` for no 429 on token updates.
+    ///   - environment: the environment the server plays.
+    public init(trust: Trust, tokenUpdates: ProviderTokenUpdateTracker?, environment: APNsEnvironment = .production) {
         self.trust = trust
         self.tokenUpdates = tokenUpdates
+        self.environment = environment
+        trustedKeys = trust.publicKeys
     }
 
     /// Judges one request.
@@ -207,6 +229,15 @@ public final class APNsRequestValidator {
         if let apnsID = result.apnsID, !APNsRequest.isCanonicalUUID(apnsID) { return APNsRejection(.badMessageID) }
         guard let topic = result.topic, !topic.isEmpty else { return APNsRejection(.missingTopic) }
         guard let pushType = result.pushType else { return APNsRejection(.invalidPushType) }
+        // Empty scopes (the common case) cost nothing on the hot path.
+        if !trust.keyScopes.isEmpty, let keyID = result.providerToken?.keyID, let scope = trust.keyScopes[keyID],
+            !scope.allows(topic: topic, pushType: pushType)
+        {
+            result.providerTokenProblem =
+                "key \(keyID) is scoped to \(scope.topics?.sorted().joined(separator: ", ") ?? "")"
+                + " (--key-topics), not to \(topic)"
+            return APNsRejection(.topicDisallowed)
+        }
         if !topicFits(topic, pushType: pushType) { return APNsRejection(.deviceTokenNotForTopic) }
         if let text = result.priorityHeader {
             guard let priority = Int(text).flatMap(APNsPriority.init(rawValue:)), priority.isAllowed(for: pushType)
@@ -236,8 +267,7 @@ public final class APNsRequestValidator {
             cached = CachedToken(
                 token: token,
                 check: ProviderTokenCheck.inspect(
-                    token, publicKey: trust.publicKey, keyID: trust.keyID, teamID: trust.teamID,
-                    strictIssuedAt: trust.strictIssuedAt))
+                    token, keys: trustedKeys, teamID: trust.teamID, strictIssuedAt: trust.strictIssuedAt))
         } else {
             cached = CachedToken(
                 token: "", check: ProviderTokenCheck(problem: "the authorization header is not \"bearer <token>\""))
@@ -266,9 +296,20 @@ public final class APNsRequestValidator {
             problem = "the token's iat lies \(-age) seconds in the future"
             return .invalidProviderToken
         }
+        let keyID = check.keyID ?? trust.keyID
+        if !trust.keyScopes.isEmpty, let only = trust.keyScopes[keyID]?.environment, only != environment {
+            problem = "key \(keyID) is limited to \(only.rawValue) (--key-environment); this is \(environment.rawValue)"
+            return .badEnvironmentKeyIDInToken
+        }
+        if let boundKeyID, boundKeyID != keyID {
+            problem =
+                "this connection is bound to key \(boundKeyID), the first accepted on it; "
+                + "key \(keyID) needs a new connection"
+            return .unrelatedKeyIDInToken
+        }
         if let tokenUpdates, !inspected.admitted || connectionToken?.token != inspected.token {
             switch tokenUpdates.admit(
-                token: inspected.token, keyID: trust.keyID, teamID: trust.teamID, now: now, connection: &connectionToken
+                token: inspected.token, keyID: keyID, teamID: trust.teamID, now: now, connection: &connectionToken
             ) {
             case .refused(let reason):
                 problem = reason
@@ -278,6 +319,7 @@ public final class APNsRequestValidator {
             }
         }
         inspected.admitted = true
+        boundKeyID = keyID
         return nil
     }
 

@@ -44,6 +44,15 @@ public struct ProviderTokenCheck: Sendable {
         _ compact: String, publicKey: P256.Signing.PublicKey, keyID trustedKeyID: String, teamID trustedTeamID: String,
         strictIssuedAt: Bool = false
     ) -> ProviderTokenCheck {
+        inspect(compact, keys: [trustedKeyID: publicKey], teamID: trustedTeamID, strictIssuedAt: strictIssuedAt)
+    }
+
+    /// Checks `compact` as `inspect(_:publicKey:keyID:teamID:strictIssuedAt:)` does, against several
+    /// keys of one team: `kid` must name one of `keys`, and the signature must verify with that key.
+    public static func inspect(
+        _ compact: String, keys: [String: P256.Signing.PublicKey], teamID trustedTeamID: String,
+        strictIssuedAt: Bool = false
+    ) -> ProviderTokenCheck {
         let decoded: DecodedProviderToken
         do {
             decoded = try DecodedProviderToken(compact: compact)
@@ -70,9 +79,13 @@ public struct ProviderTokenCheck: Sendable {
         if problem != nil {
         } else if decoded.algorithm != "ES256" {
             problem = "alg is \(decoded.header["alg"]?.serializedString() ?? "missing"), not \"ES256\""
-        } else if decoded.keyID != trustedKeyID {
+        } else if decoded.keyID.flatMap({ keys[$0] }) == nil {
+            let kid = decoded.header["kid"]?.serializedString() ?? "missing"
+            let trusted = keys.keys.sorted().map { "\"\($0)\"" }
             problem =
-                "kid is \(decoded.header["kid"]?.serializedString() ?? "missing"), not the trusted key id \"\(trustedKeyID)\""
+                trusted.count == 1
+                ? "kid is \(kid), not the trusted key id \(trusted[0])"
+                : "kid is \(kid), not one of the trusted key ids \(trusted.joined(separator: ", "))"
         } else if decoded.issuer != trustedTeamID {
             problem =
                 "iss is \(decoded.claims["iss"]?.serializedString() ?? "missing"), not the trusted team id \"\(trustedTeamID)\""
@@ -80,7 +93,7 @@ public struct ProviderTokenCheck: Sendable {
             problem = "iat is \(decoded.claims["iat"]?.serializedString() ?? "missing"), not whole seconds since 1970"
         } else if decoded.signature.count != 64 {
             problem = "the signature has \(decoded.signature.count) bytes; ES256 in a JWS is the 64-byte r‖s (not DER)"
-        } else if !decoded.hasValidSignature(from: publicKey) {
+        } else if let keyID = decoded.keyID, let publicKey = keys[keyID], !decoded.hasValidSignature(from: publicKey) {
             problem = "the signature does not verify with the trusted public key"
         }
         return ProviderTokenCheck(

@@ -81,10 +81,10 @@ public struct EndpointError: HTTPResponseError, Sendable, Equatable, CustomStrin
         EndpointError(status: 500, message, logDetail: logDetail)
     }
 
-    /// The 400 or 422 for a registration body.
+    /// The 400 or 422 for a registration body (422: a token that is not one, a time zone that does not exist).
     public init(_ error: RegistrationBodyError) {
         switch error {
-        case .invalidToken(let message): self = .invalidToken(message)
+        case .invalidToken(let message), .invalidValue(let message): self = .invalidToken(message)
         case .invalidBody(let message): self = .badRequest(message)
         }
     }

@@ -15,6 +15,10 @@ final class ScriptedTransport: HTTP2Transport {
     private(set) var pauses: [Duration] = []
     /// Virtual time from the start of `perform` to its end.
     private(set) var elapsed: Duration = .zero
+    /// The connection each request of `sent` went out on: 0 for the first, one more after each
+    /// `openNewConnection()`.
+    private(set) var connectionOfSend: [Int] = []
+    private var connection = 0
 
     init(_ script: [String: [Result<HTTP2Answer, TransportFailure>]], latency: [String: Duration] = [:]) {
         self.script = script
@@ -47,6 +51,7 @@ final class ScriptedTransport: HTTP2Transport {
                     let token = String(request.url.split(separator: "/").last ?? "")
                     sent.append(
                         (request.url, request.headers.first { $0.name == "authorization" }?.value ?? "", now - start))
+                    connectionOfSend.append(connection)
                     inFlight.append((now + (latency[token] ?? .zero), request, token))
                 case .notBefore(let instant):
                     wake = instant
@@ -74,6 +79,10 @@ final class ScriptedTransport: HTTP2Transport {
             }
         }
     }
+}
+
+extension ScriptedTransport {
+    func openNewConnection() { connection += 1 }
 }
 
 /// Provider tokens "t1", "t2", … with a log of replacements.

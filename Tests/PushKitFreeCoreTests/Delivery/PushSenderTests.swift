@@ -170,4 +170,78 @@ struct PushSenderTests {
             _ = try sender.send(try sender.prepare(alert(), audience: .init(deviceIDs: ["gone"])), warn: { _ in })
         }
     }
+
+    /// Sends an alert to both devices (phone: token 1, ipad: token 2) with `answers` per token.
+    private func sendAnswering(
+        _ answers: [Int: HTTP2Answer], config: String = "{}"
+    ) throws -> (report: DeliveryReport, transport: ScriptedTransport, configuration: Configuration) {
+        let (configuration, _) = try setUp(config: config)
+        var script: [String: [Result<HTTP2Answer, TransportFailure>]] = [:]
+        for (number, answer) in answers { script[token(number).hex] = [.success(answer)] }
+        let source = ScriptedTransportSource(ScriptedTransport(script))
+        let sender = sender(configuration, source)
+        guard case .sent(let report) = try sender.send(try sender.prepare(alert()), warn: { _ in }) else {
+            throw CancellationError()
+        }
+        return (report, source.transport, configuration)
+    }
+
+    private static func answer(_ status: Int, _ body: String) -> HTTP2Answer {
+        HTTP2Answer(status: status, headers: ["apns-id": "x"], body: Data(body.utf8))
+    }
+
+    @Test("BadEnvironmentKeyIdInToken: sent once, no other environment, nothing pruned, explained with the key id")
+    func keyLimitedToTheOtherEnvironment() throws {
+        let refused = Self.answer(403, #"{"reason":"BadEnvironmentKeyIdInToken"}"#)
+        let (report, transport, configuration) = try sendAnswering([1: refused, 2: refused])
+        #expect(transport.sent.count == 2, "no retry, no switch to the sandbox")
+        #expect(transport.sent.allSatisfy { $0.url.hasPrefix("https://api.push.apple.com/") })
+        #expect(report.results.allSatisfy { $0.outcome == .rejected && $0.attempts == 1 && !$0.pruned })
+        #expect(report.exitStatus == .partialFailure)
+        #expect(
+            try DeviceRegistry(path: configuration.stateFile.value).load().devices.map(\.id).sorted() == [
+                "ipad", "phone",
+            ])
+        #expect(
+            report.advice == [
+                "key KEY0000001 is limited to sandbox, not production: sign with a key for production "
+                    + "(key_id and key_path) or send to sandbox (--environment sandbox) (2 devices)"
+            ])
+        let json = report.jsonLines(fullTokens: false)
+        #expect(json.contains(#""advice":"key KEY0000001 is limited to sandbox"#))
+        #expect(!json.contains("bearer") && !json.contains("PRIVATE"), "no provider token or key in the report")
+    }
+
+    @Test("ExpiredToken: pruned like Unregistered (the timestamp rule applies), reported as expired")
+    func expiredDeviceToken() throws {
+        // Expired an hour from now: after the device's registration, so the timestamp rule prunes it.
+        let later = Int(Date().timeIntervalSince1970 * 1000) + 3_600_000
+        let expired = Self.answer(410, #"{"reason":"ExpiredToken","timestamp":\#(later)}"#)
+        let (report, transport, configuration) = try sendAnswering([2: expired])
+        #expect(transport.sent.count == 2)
+        let ipad = try #require(report.results.first { $0.target.deviceID == "ipad" })
+        #expect(ipad.outcome == .unregistered && ipad.pruned && ipad.attempts == 1)
+        #expect(ipad.advice == "the device token has expired: the app must register its new one")
+        #expect(report.exitStatus == .success)
+        #expect(report.lines(fullTokens: false).contains("410 ExpiredToken (removed from registry)"))
+        #expect(try DeviceRegistry(path: configuration.stateFile.value).load().devices.map(\.id) == ["phone"])
+    }
+
+    @Test("TopicDisallowed: a key not scoped to the topic is explained, naming the topic; nothing retried")
+    func topicOutsideTheKeysScope() throws {
+        let refused = Self.answer(400, #"{"reason":"TopicDisallowed"}"#)
+        let (report, transport, _) = try sendAnswering([1: refused])
+        #expect(transport.sent.count == 2)
+        let phone = try #require(report.results.first { $0.target.deviceID == "phone" })
+        #expect(phone.outcome == .rejected && phone.attempts == 1)
+        #expect(phone.advice?.hasPrefix("key KEY0000001 may not push to topic com.example.app") == true)
+        #expect(report.advice.count == 1)
+    }
+
+    @Test("answers that need no advice get none, and the JSON keeps its members")
+    func noAdviceForOtherAnswers() throws {
+        let (report, _, _) = try sendAnswering([1: Self.answer(410, #"{"reason":"Unregistered"}"#)])
+        #expect(report.advice.isEmpty)
+        #expect(!report.jsonLines(fullTokens: false).contains("advice"))
+    }
 }

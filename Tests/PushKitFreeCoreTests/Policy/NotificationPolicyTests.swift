@@ -92,6 +92,10 @@ struct QuietHoursTests {
                 "quiet_hours.timezone in /etc/test-config.json must be a string"
             ),
             (#"{"quiet_hours": {"start": "22:00", "end": "07:00", "tz": "UTC"}}"#, "unknown member \"tz\""),
+            (
+                #"{"quiet_hours": {"start": "22:00", "end": "07:00", "device_timezone": "yes"}}"#,
+                "quiet_hours.device_timezone in /etc/test-config.json must be true or false"
+            ),
             (#"{"quiet_policy": "mute"}"#, "quiet_policy in /etc/test-config.json must be"),
             (#"{"min_interval_seconds": -5}"#, "min_interval_seconds in /etc/test-config.json must be a whole number"),
             (#"{"min_interval_seconds": 1.5}"#, "min_interval_seconds in /etc/test-config.json must be a whole number"),
@@ -115,6 +119,22 @@ struct QuietHoursTests {
         #expect(throws: ConfigurationError.self) { try SystemTimeZone(identifier: "/usr/share/zoneinfo/UTC") }
         #expect(try SystemTimeZone(identifier: "Europe/Berlin").name == "Europe/Berlin")
         #expect(try SystemTimeZone(identifier: nil).name == "system")
+    }
+
+    @Test("device_timezone keeps the window in each device's zone; the configured zone is the fallback")
+    func deviceZone() throws {
+        let hours = try #require(
+            try policy(
+                #"{"quiet_hours": {"start": "22:00", "end": "07:00", "timezone": "UTC", "device_timezone": true}}"#
+            )
+            .quietHours)
+        #expect(hours.inDeviceZone)
+        #expect(hours.description.hasPrefix("22:00-07:00 in the device's zone (else "))
+        let noon = Date(timeIntervalSince1970: 12 * 3600) // 12:00 UTC, 21:00 in Tokyo, 22:00 one hour east of it
+        #expect(!hours.contains(noon))
+        #expect(!hours.contains(noon, in: FixedOffsetTimeZone(offsetMinutes: 9 * 60)))
+        #expect(hours.contains(noon, in: FixedOffsetTimeZone(offsetMinutes: 10 * 60)))
+        #expect(try policy(#"{"quiet_hours": {"start": "22:00", "end": "07:00"}}"#).quietHours?.inDeviceZone == false)
     }
 
     @Test("flags override the file, and a bad flag value is a usage error")
