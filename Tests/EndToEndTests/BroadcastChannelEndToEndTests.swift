@@ -326,5 +326,7 @@ struct BroadcastChannelEndToEndTests: ClientToolSuite {
             headers: [("authorization", "bearer " + token)],
             body: #"{"message-storage-policy": 1, "push-type": "LiveActivity"}"#, cacert: emulator.caPath)
         #expect(onPushHost.status == 404 && onPushHost.reason == "BadPath", "management lives on its own listener")
+        let status = try Curl.request(emulator.baseURL + "/emulator/status", method: "GET", cacert: emulator.caPath)
+        #expect(status.json?["channels"] as? Int == 1)
     }
 }

@@ -181,7 +181,8 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             return
         }
         if path.hasPrefix(EmulatorControl.prefix) {
-            let control = EmulatorControl(state: services.state, configuration: services.configuration)
+            let control = EmulatorControl(
+                state: services.state, configuration: services.configuration, channels: services.channels)
             let response = control.respond(method: method, path: path, now: Self.milliseconds(now)) {
                 [services, connection] in services.silenceOpenConnections(except: connection)
             }
