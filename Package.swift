@@ -125,13 +125,17 @@ let package = Package(
             ],
             path: "Sources/apns-jwt"
         ),
+        // `register-apns channel ...` sends channel management requests: the transport module is
+        // linked, libcurl itself is loaded only when one of them sends (see bench/README.md for the
+        // start-up cost).
         .executableTarget(
             name: "register-apns",
             dependencies: [
-                "PushKitFreeCore", "PushKitFreeCLI",
+                "PushKitFreeCore", "PushKitFreeCLI", "PushKitFreeTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Sources/register-apns"
+            path: "Sources/register-apns",
+            linkerSettings: exportNghttp2Interposers
         ),
         // `register-apns serve` runs this program (see RegisterAPNs.Serve), so that register-apns
         // itself does not link the server's libraries and starts as fast as before.

@@ -18,8 +18,10 @@ extension SendSetting {
         case .dismissalDate: "--dismissal-date"
         case .attributesType: "--attributes-type"
         case .minimumInterval: "--min-interval"
+        case .inputPushToken: "--input-push-token"
+        case .inputPushChannel: "--input-push-channel"
         case .title, .subtitle, .body, .badge, .sound, .category, .data, .priority, .expiration, .timestamp,
-            .attributes,
+            .attributes, .channel,
             .retries, .timeout:
             "--" + rawValue
         }

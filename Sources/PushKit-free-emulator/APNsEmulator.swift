@@ -24,6 +24,7 @@ public final class APNsEmulator: Sendable {
     private let sslContext: NIOSSLContext
     private let group: MultiThreadedEventLoopGroup
     private let serverChannel = Mutex<(any Channel)?>(nil)
+    private let managementChannel = Mutex<(any Channel)?>(nil)
     private let signalSources = Mutex<SignalSources?>(nil)
 
     /// - Parameters:
@@ -61,9 +62,32 @@ public final class APNsEmulator: Sendable {
         group = MultiThreadedEventLoopGroup(numberOfThreads: max(1, configuration.threads ?? System.coreCount))
     }
 
-    /// Binds and starts accepting connections; returns the port (useful with port 0).
+    /// Binds and starts accepting connections; returns the port (useful with port 0). With
+    /// `managePort`, the channel management listener is bound too (see `managementPort`).
     /// - Throws: `EmulatorSetupError` (69) when the address cannot be bound.
     public func start() throws(EmulatorSetupError) -> Int {
+        let channel = try bind(port: configuration.port, management: false)
+        serverChannel.withLock { $0 = channel }
+        if let managePort = configuration.managePort {
+            let management: any Channel
+            do {
+                management = try bind(port: managePort, management: true)
+            } catch {
+                channel.close(promise: nil)
+                try? group.syncShutdownGracefully()
+                throw error
+            }
+            managementChannel.withLock { $0 = management }
+        }
+        return channel.localAddress?.port ?? configuration.port
+    }
+
+    /// The port of the channel management listener, once started; `nil` without `managePort`.
+    public var managementPort: Int? {
+        managementChannel.withLock { $0?.localAddress?.port }
+    }
+
+    private func bind(port: Int, management: Bool) throws(EmulatorSetupError) -> any Channel {
         let services = self.services
         let sslContext = self.sslContext
         let bootstrap = ServerBootstrap(group: group)
@@ -73,20 +97,17 @@ public final class APNsEmulator: Sendable {
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try Self.configureConnection(channel, services: services, sslContext: sslContext)
+                    try Self.configureConnection(
+                        channel, services: services, sslContext: sslContext, management: management)
                 }
             }
-        let channel: any Channel
         do {
-            channel = try bootstrap.bind(host: configuration.host, port: configuration.port).wait()
+            return try bootstrap.bind(host: configuration.host, port: port).wait()
         } catch {
-            try? group.syncShutdownGracefully()
+            if !management { try? group.syncShutdownGracefully() }
             throw EmulatorSetupError(
-                "cannot listen on \(configuration.host):\(configuration.port): \(Self.describe(error))",
-                exitStatus: .unavailable)
+                "cannot listen on \(configuration.host):\(port): \(Self.describe(error))", exitStatus: .unavailable)
         }
-        serverChannel.withLock { $0 = channel }
-        return channel.localAddress?.port ?? configuration.port
     }
 
     /// Lets records and summaries through (held back until the `listening on` line is out).
@@ -114,6 +135,7 @@ public final class APNsEmulator: Sendable {
     public func stop() {
         let channel = serverChannel.withLock { $0 }
         channel?.close(promise: nil)
+        managementChannel.withLock { $0 }?.close(promise: nil)
     }
 
     /// Blocks until `stop()`, then closes every connection and writes out the records.
@@ -126,8 +148,9 @@ public final class APNsEmulator: Sendable {
         services.records.close()
     }
 
+    /// - Parameter management: whether the connection came to the channel management listener.
     private static func configureConnection(
-        _ channel: any Channel, services: EmulatorServices, sslContext: NIOSSLContext
+        _ channel: any Channel, services: EmulatorServices, sslContext: NIOSSLContext, management: Bool
     ) throws {
         let connection = services.state.nextConnectionNumber()
         let resetter = ConnectionResetHandler()
@@ -141,7 +164,7 @@ public final class APNsEmulator: Sendable {
             let http2 = NIOHTTP2Handler(mode: .server, initialSettings: settings)
             let handler = APNsConnectionHandler(
                 services: services, resetter: resetter, silencer: silencer,
-                connection: connection)
+                connection: connection, management: management)
             try context.pipeline.syncOperations.addHandlers([http2, handler], position: .after(context.handler))
         }
         let sniffer = ProtocolSniffer(

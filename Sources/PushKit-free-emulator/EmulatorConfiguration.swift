@@ -7,6 +7,14 @@ public struct EmulatorConfiguration: Sendable {
     public var host = "127.0.0.1"
     /// The port; 0 picks a free one.
     public var port = 2197
+    /// The port of the channel management listener (Apple's `api-manage-broadcast` hosts); `nil`
+    /// serves none, 0 picks a free port. Same address and TLS as the push listener.
+    public var managePort: Int?
+    /// How many broadcast channels one bundle id may have (Apple: 10,000).
+    public var channelLimit = EmulatorChannels.appleLimit
+    /// `--strict-broadcast`: refuse what Apple's pages do not show but peers send (see
+    /// `ChannelRequestJudge`).
+    public var strictBroadcast = false
     /// The environment the emulator plays: sandbox answers also carry `apns-unique-id`.
     public var environment: APNsEnvironment = .production
     /// The provider key, ids and bundle id requests are judged against.

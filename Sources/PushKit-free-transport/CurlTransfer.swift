@@ -11,6 +11,9 @@ import PushKitFreeCore
 final class Transfer {
     let handle: UnsafeMutableRawPointer
     private(set) var tag = 0
+    /// The method the handle is set up for; changed only when a request needs another, so pushes
+    /// (all POST) never pay for it.
+    private var method = HTTP2Method.post
     /// When the current request was handed to libcurl.
     var startedAt = ContinuousClock.now
     private var responseBody = Data()
@@ -85,12 +88,30 @@ final class Transfer {
         pushkit_easy_setopt_long(handle, CURLOPT_PIPEWAIT, ownConnection ? 0 : 1)
         request.url.withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_URL, $0) }
         pushkit_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, headerList)
+        if request.method != method { use(request.method) }
+        guard method == .post else { return }
 
         // COPYPOSTFIELDS: libcurl keeps its own copy, so no Swift buffer has to outlive this call.
         pushkit_easy_setopt_long(handle, CURLOPT_POSTFIELDSIZE, request.body.count)
         request.body.withUnsafeBytes { buffer in
             _ = pushkit_easy_setopt_pointer(
                 handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: buffer.baseAddress))
+        }
+    }
+
+    /// Switches the handle to `method`: POST with a body, GET, or DELETE without one.
+    private func use(_ method: HTTP2Method) {
+        self.method = method
+        switch method {
+        case .post:
+            pushkit_easy_setopt_pointer(handle, CURLOPT_CUSTOMREQUEST, nil)
+            pushkit_easy_setopt_long(handle, CURLOPT_POST, 1)
+        case .get:
+            pushkit_easy_setopt_pointer(handle, CURLOPT_CUSTOMREQUEST, nil)
+            pushkit_easy_setopt_long(handle, CURLOPT_HTTPGET, 1)
+        case .delete:
+            pushkit_easy_setopt_long(handle, CURLOPT_HTTPGET, 1)
+            "DELETE".withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_CUSTOMREQUEST, $0) }
         }
     }
 

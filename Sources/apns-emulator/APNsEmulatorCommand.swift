@@ -23,7 +23,9 @@ struct APNsEmulatorCommand: ParsableCommand {
             Pass the CA file to clients: curl --http2 --cacert PATH ... It trusts the provider key of \
             the shared configuration (--key-path, APNS_KEY_PATH, key_path), so tokens from apns-jwt pass. \
             Control: POST /emulator/unregister/TOKEN, POST /emulator/register/TOKEN, \
-            GET /emulator/requests, GET /emulator/status. See docs/apns-emulator.md.
+            GET /emulator/requests, GET /emulator/status. Broadcasts (POST /4/broadcasts/apps/BUNDLE) are \
+            served on the same port; with --manage-port, Apple's channel management API is served on its own \
+            port, announced first as "channel management on https://127.0.0.1:PORT". See docs/apns-emulator.md.
             """,
         version: PushKitFree.version
     )
@@ -37,6 +39,24 @@ struct APNsEmulatorCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp("Port to listen on; 0 picks a free one.", valueName: "port"))
     var port = 2197
+
+    @Option(
+        name: .customLong("manage-port"),
+        help: ArgumentHelp(
+            "Also serve the broadcast channel management API on this port (0 picks a free one).", valueName: "port"))
+    var managePort: Int?
+
+    @Option(
+        name: .customLong("channel-limit"),
+        help: ArgumentHelp("Broadcast channels one bundle id may have (Apple: 10000).", valueName: "n"))
+    var channelLimit = EmulatorChannels.appleLimit
+
+    @Flag(
+        name: .customLong("strict-broadcast"),
+        help:
+            "Refuse a storage policy sent as a string, a push-type other than \"LiveActivity\", and a broadcast to a no-storage channel without apns-expiration 0 (accepted by default, with a note)."
+    )
+    var strictBroadcast = false
 
     @Option(
         name: .customLong("public-key"),
@@ -185,6 +205,10 @@ struct APNsEmulatorCommand: ParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535, not \(port)") }
+        if let managePort, !(0...65535).contains(managePort) {
+            throw ValidationError("--manage-port must be from 0 to 65535, not \(managePort)")
+        }
+        guard channelLimit >= 0 else { throw ValidationError("--channel-limit must be 0 or more, not \(channelLimit)") }
         guard maxStreams >= 1 else { throw ValidationError("--max-streams must be at least 1, not \(maxStreams)") }
         guard delay >= 0 else { throw ValidationError("--delay must be 0 or more milliseconds, not \(delay)") }
         if let goAwayAfter, goAwayAfter < 1 {
@@ -268,6 +292,9 @@ struct APNsEmulatorCommand: ParsableCommand {
             configuration.dropAfter = dropAfter
             configuration.goSilentAfter = goSilentAfter
             configuration.threads = threads
+            configuration.managePort = managePort
+            configuration.channelLimit = channelLimit
+            configuration.strictBroadcast = strictBroadcast
 
             let recordDescriptor = try openRecord()
             let emulator = try APNsEmulator(
@@ -275,6 +302,10 @@ struct APNsEmulatorCommand: ParsableCommand {
                 closesRecordDescriptor: recordDescriptor != 1, quiet: quiet)
             let boundPort = try emulator.start()
             emulator.stopOnSignals()
+            if let managementPort = emulator.managementPort {
+                StandardStreams.writeOutput(
+                    "channel management on https://\(displayHost):\(managementPort) (ca: \(tls.caPath))\n")
+            }
             StandardStreams.writeOutput("listening on https://\(displayHost):\(boundPort) (ca: \(tls.caPath))\n")
             emulator.openOutputs()
             emulator.waitUntilStopped()

@@ -25,7 +25,9 @@ struct RegisterAPNs: ParsableCommand {
             75 state file kept being rewritten by a program that takes no lock.
             """,
         version: PushKitFree.version,
-        subcommands: [Add.self, Remove.self, List.self, Import.self, Convert.self, Briefing.self, Serve.self],
+        subcommands: [
+            Add.self, Remove.self, List.self, Import.self, Convert.self, Briefing.self, Channel.self, Serve.self,
+        ],
         defaultSubcommand: Add.self
     )
 

@@ -5,7 +5,10 @@ import PushKitFreeCore
 ///
 /// A start without `--token` goes to the push-to-start token of each selected device
 /// (`register-apns add ... --push-to-start-token`); update and end need the activity's own update
-/// token, which only the app knows, so they take `--token`. The event's rules (attributes only with
+/// token, which only the app knows, so they take `--token`, or `--channel` to broadcast them to
+/// every activity subscribed to a channel in one request. A start can ask APNs for the new
+/// activity's update token (`--input-push-token`) or subscribe it to a channel
+/// (`--input-push-channel`). The event's rules (attributes only with
 /// start, content state required for start and update, dismissal date only with end) are checked by
 /// the core's `LiveActivity` when the payload is built (exit 65); this checks the command line (64).
 struct LiveActivityOptions: ParsableArguments {
@@ -50,13 +53,34 @@ struct LiveActivityOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Start only: the activity's attributes, a JSON object.", valueName: "json"))
     var attributes: String?
 
+    @Option(
+        help: ArgumentHelp(
+            "Update or end only: broadcast to this channel (a name from register-apns channel create, or an id) in one request, instead of to devices.",
+            valueName: "name|id"))
+    var channel: String?
+
+    @Flag(
+        name: .customLong("input-push-token"),
+        help:
+            "Start only: ask APNs to issue the new activity's update token (iOS 18; the app gets it in pushTokenUpdates)."
+    )
+    var inputPushToken = false
+
+    @Option(
+        name: .customLong("input-push-channel"),
+        help: ArgumentHelp(
+            "Start only: subscribe the new activity to this broadcast channel (a channel name or id; iOS 18).",
+            valueName: "name|id"))
+    var inputPushChannel: String?
+
     /// The flags of this group that were given, by name.
     private var givenFlags: [String] {
         [
             ("--content-state", contentState != nil), ("--timestamp", timestamp != nil),
             ("--stale-date", staleDate != nil),
             ("--dismissal-date", dismissalDate != nil), ("--attributes-type", attributesType != nil),
-            ("--attributes", attributes != nil),
+            ("--attributes", attributes != nil), ("--channel", channel != nil),
+            ("--input-push-token", inputPushToken), ("--input-push-channel", inputPushChannel != nil),
         ]
         .compactMap { $0.1 ? $0.0 : nil }
     }
@@ -73,6 +97,28 @@ struct LiveActivityOptions: ParsableArguments {
             ("--timestamp", timestamp), ("--stale-date", staleDate), ("--dismissal-date", dismissalDate),
         ] {
             if let value, value < 0 { throw ValidationError("\(flag) must be UNIX seconds (0 or more), not \(value)") }
+        }
+        if let channel {
+            if event == .start {
+                throw ValidationError(
+                    "--channel broadcasts updates and ends; a broadcast cannot start a Live Activity (a start goes to each device's push-to-start token): send the start to devices with --input-push-channel \(channel) to subscribe them"
+                )
+            }
+            if channel.isEmpty { throw ValidationError("--channel needs a channel name or id") }
+        }
+        if event != .start {
+            for (flag, given) in [
+                ("--input-push-token", inputPushToken), ("--input-push-channel", inputPushChannel != nil),
+            ]
+            where given {
+                throw ValidationError(
+                    "\(flag) is only for --live-activity start: it says how the new activity gets its updates")
+            }
+        }
+        if inputPushToken, inputPushChannel != nil {
+            throw ValidationError(
+                "--input-push-token and --input-push-channel exclude each other: an activity is updated through its own token or through a channel"
+            )
         }
     }
 
@@ -91,9 +137,22 @@ struct LiveActivityOptions: ParsableArguments {
             throw ValidationError(
                 "--live-activity cannot be combined with the legacy form MESSAGE_ID PREVIEW or --hook")
         }
+        if channel != nil {
+            let conflicting = [
+                ("--token", !command.token.isEmpty), ("--device", !command.device.isEmpty),
+                ("--group", !command.group.isEmpty), ("--detach", command.detach),
+                ("--collapse-id", command.collapseID != nil), ("--apns-id", command.apnsID != nil),
+            ]
+            if let flag = conflicting.first(where: \.1)?.0 {
+                throw ValidationError(
+                    "--channel sends one broadcast request to the channel's subscribers; it cannot be combined with \(flag)"
+                )
+            }
+            return
+        }
         if event != .start, command.token.isEmpty {
             throw ValidationError(
-                "--live-activity \(event) needs --token: the activity's update token, which the app gets from the activity's pushTokenUpdates (push-to-start tokens only start activities)"
+                "--live-activity \(event) needs --token: the activity's update token, which the app gets from the activity's pushTokenUpdates (push-to-start tokens only start activities), or --channel for activities subscribed to a broadcast channel"
             )
         }
     }
@@ -102,7 +161,7 @@ struct LiveActivityOptions: ParsableArguments {
     /// - Throws: `PayloadError` (65) when `--content-state` or `--attributes` is not a JSON object.
     func model() throws -> LiveActivity? {
         guard let event else { return nil }
-        return LiveActivity(
+        var activity = LiveActivity(
             event: event, timestamp: timestamp,
             contentState: try contentState.map { text throws(PayloadError) in
                 try LiveActivity.jsonObject(text, setting: .contentState)
@@ -112,5 +171,7 @@ struct LiveActivityOptions: ParsableArguments {
                 try LiveActivity.jsonObject(text, setting: .attributes)
             }
         )
+        activity.inputPushToken = inputPushToken
+        return activity
     }
 }

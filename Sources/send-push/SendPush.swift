@@ -260,6 +260,9 @@ struct SendPush: ParsableCommand {
     private func send(background: Bool, configuration resolved: inout Configuration?) throws {
         let configuration = try ToolSupport.configuration(options.flags, tool: Self.tool)
         resolved = configuration
+        if let channel = liveActivity.channel {
+            return try broadcast(to: channel, configuration: configuration)
+        }
         let policy = try NotificationPolicy(
             file: configuration.file, quietPolicy: quietPolicy, minimumInterval: minInterval,
             makeZone: { name throws(ConfigurationError) in try SystemTimeZone(identifier: name) })
@@ -345,6 +348,42 @@ struct SendPush: ParsableCommand {
         }
     }
 
+    /// `--channel`: one request to the broadcast endpoint for the channel's subscribers; no device
+    /// is selected and the registry is not read.
+    private func broadcast(to channel: String, configuration: Configuration) throws {
+        let deliveryPolicy = try delivery.policy()
+        let transports = CurlTransportSource(keepsClient: false)
+        let target = try BroadcastChannels(
+            configuration: configuration, deliveryPolicy: deliveryPolicy, transports: transports
+        ).resolve(channel)
+        let warn: (String) -> Void = { ToolSupport.warn($0, tool: Self.tool) }
+        if let record = target.record, record.environment != configuration.environment.value,
+            configuration.environment.source != .defaultValue
+        {
+            warn(
+                "channel \(target.label) lives in \(record.environment.rawValue); the broadcast goes there, "
+                    + "not to \(configuration.environment.value.rawValue) (\(configuration.environment.source))")
+        }
+        let policy = try NotificationPolicy(
+            file: configuration.file, quietPolicy: quietPolicy, minimumInterval: minInterval,
+            makeZone: { name throws(ConfigurationError) in try SystemTimeZone(identifier: name) })
+        let sender = BroadcastSender(
+            configuration: configuration, deliveryPolicy: deliveryPolicy, transports: transports)
+        let prepared = try PushSender(
+            configuration: configuration, notificationPolicy: policy, deliveryPolicy: deliveryPolicy,
+            transports: transports
+        ).prepare(try specification(configuration), urgency: urgency)
+        let request = try BroadcastSender.request(prepared.request, to: target, warn: warn)
+        if dryRun {
+            StandardStreams.writeOutput(sender.dryRun(request, to: target))
+            return
+        }
+        let report = try sender.send(request, to: target, warn: warn)
+        StandardStreams.writeOutput(json ? report.jsonLine : report.line)
+        StandardStreams.writeError("\(Self.tool): \(report.summary)\n")
+        if report.exitStatus != .success { throw ExitCode(report.exitStatus.rawValue) }
+    }
+
     private func print(_ report: DeliveryReport) {
         StandardStreams.writeOutput(json ? report.jsonLines(fullTokens: full) : report.lines(fullTokens: full))
         for advice in report.advice { StandardStreams.writeError("\(Self.tool): \(advice)\n") }
@@ -372,6 +411,19 @@ struct SendPush: ParsableCommand {
         }
         spec.pushType = pushType ?? (liveActivity.event == nil ? .alert : .liveactivity)
         spec.content.liveActivity = try liveActivity.model()
+        if let channel = liveActivity.inputPushChannel {
+            let target = try BroadcastChannels(
+                configuration: configuration, deliveryPolicy: try delivery.policy(),
+                transports: CurlTransportSource(keepsClient: false)
+            ).resolve(channel)
+            if target.environment != configuration.environment.value {
+                ToolSupport.warn(
+                    "channel \(target.label) lives in \(target.environment.rawValue), but this start goes to "
+                        + "\(configuration.environment.value.rawValue) devices: a device cannot subscribe to it",
+                    tool: Self.tool)
+            }
+            spec.content.liveActivity?.inputPushChannel = target.id
+        }
         spec.priority = priority
         spec.expiration = expiration
         spec.collapseID = collapseID

@@ -52,6 +52,43 @@ extension FuzzTarget {
             try FuzzViolation.require(
                 !strict || value["aps"]?.objectValue != nil, "--require-aps accepted a payload without aps")
         }
+        try checkChannelRequest(request)
+    }
+
+    /// The same request judged as a broadcast and as a channel management call: only Apple's
+    /// reasons with their statuses, and nothing accepted without a valid provider token.
+    private static func checkChannelRequest(_ request: EmulatorRequestText) throws(FuzzViolation) {
+        let key = FuzzFixtures.providerKey
+        let channels = EmulatorChannels(limit: 2)
+        for strict in [false, true] {
+            let trust = APNsRequestValidator.Trust(
+                publicKey: key.privateKey.publicKey, keyID: FuzzFixtures.keyID, teamID: FuzzFixtures.teamID,
+                bundleID: strict ? FuzzFixtures.bundleID : nil)
+            let validator = APNsRequestValidator(trust: trust, tokenUpdates: ProviderTokenUpdateTracker())
+            let judge = ChannelRequestJudge(trust: trust, channels: channels, strict: strict)
+            let verdicts = [
+                judge.judgeBroadcast(
+                    method: request.method, path: request.path, headers: request.headers, body: request.body,
+                    validator: validator, now: now),
+                judge.judgeManagement(
+                    method: request.method, path: request.path, headers: request.headers, body: request.body,
+                    validator: validator, now: now),
+            ]
+            for verdict in verdicts {
+                if let rejection = verdict.assessment.rejection {
+                    try FuzzViolation.require(
+                        rejection.reason.isKnown && rejection.reason.status == rejection.status
+                            && verdict.status == rejection.status,
+                        "a channel request was answered \(verdict.status) \(rejection.reason)")
+                } else {
+                    try FuzzViolation.require(
+                        verdict.assessment.isAuthenticated, "a channel request was accepted without a valid token")
+                    try FuzzViolation.require(
+                        [200, 201, 204].contains(verdict.status),
+                        "a channel request was accepted with \(verdict.status)")
+                }
+            }
+        }
     }
 }
 

@@ -14,6 +14,15 @@ public enum APNsEnvironment: String, Sendable, Codable, CaseIterable {
         }
     }
 
+    /// Apple's channel management host for this environment (broadcast channels): its own host and
+    /// port, 2196 for production and 2195 for the sandbox.
+    public var defaultManagementURL: String {
+        switch self {
+        case .production: "https://api-manage-broadcast.push.apple.com:2196"
+        case .sandbox: "https://api-manage-broadcast.sandbox.push.apple.com:2195"
+        }
+    }
+
     /// The other environment: where a token answered `BadDeviceToken` may belong.
     public var other: APNsEnvironment {
         self == .production ? .sandbox : .production

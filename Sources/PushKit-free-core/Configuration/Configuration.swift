@@ -24,6 +24,14 @@ public struct Configuration: Sendable {
     public let sandboxURL: Setting<String>
     /// `--apns-url`, which replaces the base URL of whichever environment is used.
     public let urlOverride: Setting<String>?
+    /// The channel management API's base URL in production (`APNS_PRODUCTION_MANAGE_URL`,
+    /// `production_manage_url`).
+    public let productionManagementURL: Setting<String>
+    /// The channel management API's base URL in the sandbox (`APNS_SANDBOX_MANAGE_URL`,
+    /// `sandbox_manage_url`).
+    public let sandboxManagementURL: Setting<String>
+    /// `--manage-url`, which replaces the management URL of whichever environment is used.
+    public let managementURLOverride: Setting<String>?
     public let caFile: Setting<String>?
     /// `--proxy` or the config file's `proxy`: the proxy for every APNs connection. `nil` leaves the
     /// choice to libcurl's environment variables (see `ProxyResolution`).
@@ -40,6 +48,13 @@ public struct Configuration: Sendable {
     public func baseURL(for environment: APNsEnvironment) -> Setting<String> {
         if let urlOverride { return urlOverride }
         return environment == .production ? productionURL : sandboxURL
+    }
+
+    /// The channel management base URL for `environment`: `--manage-url` when given, else that
+    /// environment's setting.
+    public func managementURL(for environment: APNsEnvironment) -> Setting<String> {
+        if let managementURLOverride { return managementURLOverride }
+        return environment == .production ? productionManagementURL : sandboxManagementURL
     }
 
     /// The state directory from the environment alone (`PUSHKIT_STATE_DIR`, else the XDG default),
@@ -119,6 +134,13 @@ public struct Configuration: Sendable {
             try pick(flag: nil, "", env: ["APNS_SANDBOX_URL"], keys: ["sandbox_url"])
             ?? Setting(APNsEnvironment.sandbox.defaultBaseURL, from: .defaultValue)
         urlOverride = flags.apnsURL.map { Setting($0, from: .flag("--apns-url")) }
+        productionManagementURL =
+            try pick(flag: nil, "", env: ["APNS_PRODUCTION_MANAGE_URL"], keys: ["production_manage_url"])
+            ?? Setting(APNsEnvironment.production.defaultManagementURL, from: .defaultValue)
+        sandboxManagementURL =
+            try pick(flag: nil, "", env: ["APNS_SANDBOX_MANAGE_URL"], keys: ["sandbox_manage_url"])
+            ?? Setting(APNsEnvironment.sandbox.defaultManagementURL, from: .defaultValue)
+        managementURLOverride = flags.manageURL.map { Setting($0, from: .flag("--manage-url")) }
         caFile = expanded(try pick(flag: flags.caFile, "--cacert", env: ["APNS_CA_FILE"], keys: ["ca_file"]))
         proxy = try pick(flag: flags.proxy, "--proxy", env: [], keys: ["proxy"])
         if let proxy { try ProxyAddress.validate(proxy) }
@@ -130,7 +152,9 @@ public struct Configuration: Sendable {
             expanded(try pick(flag: flags.stateFile, "--state-file", env: ["APNS_STATE_FILE"], keys: ["state_file"]))
             ?? Setting(stateDirectory.value + "/devices.json", from: .defaultValue)
 
-        for url in [productionURL, sandboxURL] + (urlOverride.map { [$0] } ?? []) {
+        let managementURLs =
+            [productionManagementURL, sandboxManagementURL] + (managementURLOverride.map { [$0] } ?? [])
+        for url in [productionURL, sandboxURL] + (urlOverride.map { [$0] } ?? []) + managementURLs {
             guard url.value.hasPrefix("https://") || url.value.hasPrefix("http://") else {
                 throw ConfigurationError("\(url.source) must be an http(s) URL, not \"\(url.value)\"")
             }

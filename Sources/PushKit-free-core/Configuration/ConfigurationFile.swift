@@ -14,6 +14,7 @@ public struct ConfigurationFile: Sendable {
     public static let knownKeys: Set<String> = NotificationPolicy.configKeys.union([
         "team_id", "key_id", "bundle_id", "topic", "key_path", "use_sandbox", "environment",
         "production_url", "sandbox_url", "ca_file", "proxy", "state_file", "state_dir", "title",
+        "production_manage_url", "sandbox_manage_url",
     ])
 
     /// The file's path.

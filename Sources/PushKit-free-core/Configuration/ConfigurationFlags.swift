@@ -14,6 +14,8 @@ public struct ConfigurationFlags: Sendable, Equatable {
     public var environmentFlag: String = "--environment"
     /// `--apns-url`: replaces the base URL of whichever environment is used.
     public var apnsURL: String?
+    /// `--manage-url`: replaces the channel management URL of whichever environment is used.
+    public var manageURL: String?
     public var caFile: String?
     /// `--proxy`: the proxy URL for APNs connections.
     public var proxy: String?

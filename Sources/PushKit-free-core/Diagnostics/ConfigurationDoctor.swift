@@ -102,6 +102,11 @@ public struct ConfigurationDoctor: Sendable {
         let url = c.baseURL(for: c.environment.value)
         findings.append(
             DoctorFinding(setting: "apns url", value: url.value, source: url.source.kind, severity: .ok, message: ""))
+        let manageURL = c.managementURL(for: c.environment.value)
+        findings.append(
+            DoctorFinding(
+                setting: "manage url", value: manageURL.value, source: manageURL.source.kind, severity: .ok,
+                message: ""))
         findings += keyScopeFindings()
         if let caFile = c.caFile {
             let problem = CertificateAuthorityFile.problem(caFile)

@@ -35,6 +35,12 @@ public struct LiveActivity: Sendable, Equatable {
     public var attributesType: String?
     /// `aps.attributes` (start only): the activity's static attributes.
     public var attributes: [String: JSONValue]?
+    /// `aps.input-push-token: 1` (start only, iOS 18): asks APNs to issue an update token for the
+    /// started activity, which the app receives in its `pushTokenUpdates`.
+    public var inputPushToken = false
+    /// `aps.input-push-channel` (start only, iOS 18): the id of a broadcast channel the started
+    /// activity subscribes to, for updates sent with one broadcast.
+    public var inputPushChannel: String?
 
     /// A Live Activity push.
     /// - Parameters:
@@ -100,6 +106,24 @@ public struct LiveActivity: Sendable, Equatable {
                 throw .invalid("\(name) needs \(setting: .contentState) (the new content state as a JSON object)")
             }
         }
+        if inputPushToken || inputPushChannel != nil {
+            if event != .start {
+                let flag: SendSetting = inputPushToken ? .inputPushToken : .inputPushChannel
+                throw .invalid(
+                    "\(setting: flag) is only for \(setting: .liveActivity) start (it says how the new activity gets its updates)"
+                )
+            }
+            if inputPushToken, inputPushChannel != nil {
+                throw .invalid(
+                    "\(setting: .inputPushToken) and \(setting: .inputPushChannel) exclude each other: an activity is updated through its own token or through a channel"
+                )
+            }
+            if let inputPushChannel, !BroadcastChannelID.isWellFormed(inputPushChannel) {
+                throw .invalid(
+                    "\(setting: .inputPushChannel) \"\(TerminalText.field(inputPushChannel))\" is not a channel id (base64, as APNs issues them)"
+                )
+            }
+        }
         if dismissalDate != nil, event != .end {
             throw .invalid(
                 "\(setting: .dismissalDate) is only for \(setting: .liveActivity) end (it says when the ended activity leaves the Lock Screen); use \(setting: .staleDate) with \(event.rawValue)"
@@ -118,6 +142,8 @@ public struct LiveActivity: Sendable, Equatable {
         if let dismissalDate { members["dismissal-date"] = .number(Double(dismissalDate)) }
         if let attributesType { members["attributes-type"] = .string(attributesType) }
         if let attributes { members["attributes"] = .object(attributes) }
+        if inputPushToken { members["input-push-token"] = .number(1) }
+        if let inputPushChannel { members["input-push-channel"] = .string(inputPushChannel) }
         return members
     }
 

@@ -8,6 +8,7 @@ public enum SendSetting: String, Sendable, CaseIterable {
     case title, subtitle, body, badge, sound, category, threadID, interruptionLevel, relevanceScore, targetContentID
     case data, payloadFile, pushType, priority, expiration, collapseID, apnsID
     case liveActivity, contentState, timestamp, staleDate, dismissalDate, attributesType, attributes
+    case inputPushToken, inputPushChannel, channel
     case retries, timeout, minimumInterval
 
     /// The setting in a sentence of the core's own messages.
@@ -37,6 +38,9 @@ public enum SendSetting: String, Sendable, CaseIterable {
         case .dismissalDate: "the dismissal date"
         case .attributesType: "the attributes type"
         case .attributes: "the attributes"
+        case .inputPushToken: "the input push token request"
+        case .inputPushChannel: "the input push channel"
+        case .channel: "the broadcast channel"
         case .retries: "retries"
         case .timeout: "the timeout"
         case .minimumInterval: "the minimum interval"

@@ -37,6 +37,23 @@ public struct APNsReason: RawRepresentable, Sendable, Hashable, CustomStringConv
     /// the emulator answers it with 400, as the project's issue 4 specifies.
     public static let badPayload = APNsReason(rawValue: "BadPayload")
 
+    // MARK: 400, broadcast channels and their management API
+    // Apple's "Handling error responses from APNs" (the channel management and broadcast table):
+    // its statuses are 400, 403, 404, 405, 413, 429, 500 and 503, with no 410, so an unknown or
+    // deleted channel is a 400 (peers agree: node-apn's users, mobile-surfaces' push SDK).
+    /// No `apns-channel-id` header where one is required.
+    public static let missingChannelID = APNsReason(rawValue: "MissingChannelId")
+    /// An `apns-channel-id` that is not base64, or too long.
+    public static let badChannelID = APNsReason(rawValue: "BadChannelId")
+    /// An `apns-channel-id` that does not exist (never created, or deleted) in this environment.
+    public static let channelNotRegistered = APNsReason(rawValue: "ChannelNotRegistered")
+    /// The app has as many channels as Apple allows (10,000 per environment).
+    public static let cannotCreateChannelConfig = APNsReason(rawValue: "CannotCreateChannelConfig")
+    /// No `apns-push-type` header (broadcast) or `push-type` member (channel creation).
+    public static let missingPushType = APNsReason(rawValue: "MissingPushType")
+    /// Broadcast is not enabled for the app (the Broadcast Capability in the developer account).
+    public static let featureNotEnabled = APNsReason(rawValue: "FeatureNotEnabled")
+
     // MARK: 403 Forbidden
     public static let badCertificate = APNsReason(rawValue: "BadCertificate")
     public static let badCertificateEnvironment = APNsReason(rawValue: "BadCertificateEnvironment")
@@ -69,6 +86,8 @@ public struct APNsReason: RawRepresentable, Sendable, Hashable, CustomStringConv
         "BadPriority": 400, "BadTopic": 400, "DeviceTokenNotForTopic": 400, "DuplicateHeaders": 400,
         "IdleTimeout": 400, "InvalidPushType": 400, "MissingDeviceToken": 400, "MissingTopic": 400,
         "PayloadEmpty": 400, "TopicDisallowed": 400, "BadPayload": 400,
+        "MissingChannelId": 400, "BadChannelId": 400, "ChannelNotRegistered": 400, "CannotCreateChannelConfig": 400,
+        "MissingPushType": 400, "FeatureNotEnabled": 400,
         "BadCertificate": 403, "BadCertificateEnvironment": 403, "ExpiredProviderToken": 403,
         "Forbidden": 403, "InvalidProviderToken": 403, "MissingProviderToken": 403,
         "UnrelatedKeyIdInToken": 403, "BadEnvironmentKeyIdInToken": 403,

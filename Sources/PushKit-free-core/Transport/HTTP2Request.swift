@@ -4,10 +4,21 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// One HTTP/2 POST for `CurlHTTP2Client`.
+/// The methods the APNs APIs use: POST for pushes and channel creation, GET and DELETE for
+/// channel management.
+public enum HTTP2Method: String, Sendable, Equatable {
+    case post = "POST"
+    case get = "GET"
+    case delete = "DELETE"
+}
+
+/// One HTTP/2 request for `CurlHTTP2Client`: a POST for every push, GET or DELETE for channel
+/// management.
 public struct HTTP2Request: Sendable {
     /// The full URL, e.g. `https://api.push.apple.com/3/device/<token>`.
     public var url: String
+    /// The method; the body is sent only with POST.
+    public var method: HTTP2Method
     /// Request headers in order, names lowercase as HTTP/2 requires.
     public var headers: [(name: String, value: String)]
     /// The request body.
@@ -15,8 +26,11 @@ public struct HTTP2Request: Sendable {
     /// The caller's identifier for this request; echoed in its `HTTP2Response`.
     public var tag: Int
 
-    public init(url: String, headers: [(name: String, value: String)], body: Data, tag: Int) {
+    public init(
+        url: String, headers: [(name: String, value: String)], body: Data, tag: Int, method: HTTP2Method = .post
+    ) {
         self.url = url
+        self.method = method
         self.headers = headers
         self.body = body
         self.tag = tag

@@ -52,11 +52,18 @@ struct EmulatorRequestRecord: Sendable {
     func jsonLine() -> [UInt8] {
         var writer = JSONObjectWriter(capacity: 512 + (assessment.payload?.count ?? 0))
         writer.field("time", UTCTimestamp.iso8601(milliseconds: time))
+        writer.field("kind", assessment.kind.rawValue)
         writer.field("connection", connection)
         writer.field("stream", stream)
         writer.field("method", method)
         writer.field("path", path)
         writer.field("device_token", assessment.deviceToken)
+        if assessment.kind != .push {
+            writer.field("bundle_id", assessment.bundleID)
+            writer.field("channel_id", assessment.channelID)
+            writer.field("apns_request_id", assessment.requestID)
+            if let storagePolicy = assessment.storagePolicy { writer.field("message_storage_policy", storagePolicy) }
+        }
         writer.field("topic", assessment.topic)
         writer.field("push_type", assessment.pushType?.rawValue ?? assessment.pushTypeHeader)
         if let text = assessment.priorityHeader, Int(text) == nil {
@@ -95,7 +102,10 @@ struct EmulatorRequestRecord: Sendable {
             line += " "
             line += reason.rawValue
         }
-        if method != "POST" || assessment.deviceToken == nil {
+        if assessment.kind != .push {
+            line += " \(assessment.kind.rawValue) \(method) \(path)"
+            if let channelID = assessment.channelID { line += " channel=\(channelID)" }
+        } else if method != "POST" || assessment.deviceToken == nil {
             line += " \(method) \(path)"
         } else {
             line += " "

@@ -36,6 +36,8 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     /// Once silent, nothing more is answered, recorded or closed from this side.
     private let silencer: ConnectionSilencer
     private let connection: Int
+    /// Whether this connection came to the channel management listener (only that API is served).
+    private let management: Bool
     private var pending: [HTTP2StreamID: PendingRequest] = [:]
     /// Streams with an ordinal beyond `--goaway-after`, ignored and never answered.
     private var ignored: Set<HTTP2StreamID> = []
@@ -50,11 +52,15 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     private var isClosing = false
     private var uuids = RandomUUIDGenerator()
 
-    init(services: EmulatorServices, resetter: ConnectionResetHandler, silencer: ConnectionSilencer, connection: Int) {
+    init(
+        services: EmulatorServices, resetter: ConnectionResetHandler, silencer: ConnectionSilencer, connection: Int,
+        management: Bool = false
+    ) {
         self.services = services
         self.resetter = resetter
         self.silencer = silencer
         self.connection = connection
+        self.management = management
         validator = APNsRequestValidator(
             trust: services.configuration.trust, tokenUpdates: services.tokenUpdates,
             environment: services.configuration.environment)
@@ -162,8 +168,21 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         guard let request = pending.removeValue(forKey: streamID) else { return }
         let (headers, method, path) = Self.headerList(request.headers)
         let now = Date()
+        if management || ChannelRequestJudge.isBroadcastPath(path) {
+            let body = request.body.map { Array($0.readableBytesView) } ?? []
+            let judge = services.channelJudge
+            let verdict =
+                management
+                ? judge.judgeManagement(
+                    method: method, path: path, headers: headers, body: body, validator: validator, now: now)
+                : judge.judgeBroadcast(
+                    method: method, path: path, headers: headers, body: body, validator: validator, now: now)
+            answerChannelRequest(streamID, method: method, path: path, verdict: verdict, context: context)
+            return
+        }
         if path.hasPrefix(EmulatorControl.prefix) {
-            let control = EmulatorControl(state: services.state, configuration: services.configuration)
+            let control = EmulatorControl(
+                state: services.state, configuration: services.configuration, channels: services.channels)
             let response = control.respond(method: method, path: path, now: Self.milliseconds(now)) {
                 [services, connection] in services.silenceOpenConnections(except: connection)
             }
@@ -258,6 +277,69 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         } else {
             send(streamID, record: record, context: context, thenReset: thenReset)
         }
+    }
+
+    /// Answers a broadcast or a channel management request: `apns-request-id` on every answer (the
+    /// request's when it is a UUID, else a new one), the verdict's headers and body on success.
+    /// `--fail-first` and `--fail-rate` apply to accepted broadcasts, counted per channel id.
+    private func answerChannelRequest(
+        _ streamID: HTTP2StreamID, method: String, path: String, verdict: ChannelRequestVerdict,
+        context: ChannelHandlerContext
+    ) {
+        let configuration = services.configuration
+        let assessment = verdict.assessment
+        if assessment.isAuthenticated, !raisedStreamLimit {
+            raisedStreamLimit = true
+            let settings: HTTP2Settings = [
+                HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.maximumConcurrentStreams)
+            ]
+            context.write(
+                wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings)))),
+                promise: nil)
+        }
+        var record = EmulatorRequestRecord(
+            time: Self.milliseconds(Date()), connection: connection, stream: Int(streamID), method: method, path: path,
+            assessment: assessment, status: verdict.status, reason: assessment.rejection?.reason)
+        if let rejection = assessment.rejection {
+            record.detail = assessment.providerTokenProblem ?? assessment.payloadProblem
+            record.status = rejection.status
+        } else if assessment.kind == .broadcast,
+            let fault = services.state.verdict(
+                forAccepted: assessment.channelID ?? "", failFirst: configuration.failFirst,
+                failRate: configuration.failRate)
+        {
+            record.status = fault.rejection.status
+            record.reason = fault.rejection.reason
+            record.detail = fault.detail
+        } else {
+            record.detail = assessment.acceptanceNote
+        }
+        let requestID =
+            assessment.requestID.flatMap { APNsRequest.isCanonicalUUID($0.lowercased()) ? $0 : nil }
+            ?? uuids.uuidString()
+        record.assessment.requestID = requestID
+        let line = record.jsonLine()
+        services.records.append(line)
+        services.summaries?.append(record.summary())
+        services.state.didAnswer(accepted: record.reason == nil, recordLine: line)
+
+        var headers: [(String, String)] = [("apns-request-id", requestID)]
+        if let reason = record.reason {
+            var writer = JSONObjectWriter(capacity: 64)
+            writer.field("reason", reason.rawValue)
+            write(
+                streamID, status: record.status, headers: headers, contentType: "application/json",
+                body: writer.finish(), context: context)
+        } else {
+            if assessment.kind == .broadcast, configuration.environment == .sandbox {
+                headers.append(("apns-unique-id", uuids.uuidString()))
+            }
+            headers += verdict.headers.map { ($0.name, $0.value) }
+            write(
+                streamID, status: record.status, headers: headers,
+                contentType: verdict.body == nil ? nil : "application/json", body: verdict.body, context: context)
+        }
+        streamFinished(streamID, context: context)
     }
 
     /// Records the answer, then writes it (flushed at the end of the read batch).

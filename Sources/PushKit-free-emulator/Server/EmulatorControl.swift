@@ -6,7 +6,8 @@ import PushKitFreeCore
 /// - `POST /emulator/unregister/<token>`: answer `410 Unregistered` for the token from now on.
 /// - `POST /emulator/register/<token>`: forget any scripted state of the token.
 /// - `GET /emulator/requests`: the last 1000 records, one JSON object per line.
-/// - `GET /emulator/status`: counters, environment and scripted tokens as JSON.
+/// - `GET /emulator/status`: counters, environment, scripted tokens and the number of broadcast
+///   channels as JSON.
 /// - `POST /emulator/go-silent`: every other connection open now goes silent (see
 ///   `ConnectionSilencer`); answers how many did.
 struct EmulatorControl {
@@ -20,6 +21,8 @@ struct EmulatorControl {
 
     let state: EmulatorState
     let configuration: EmulatorConfiguration
+    /// The broadcast channels, for their count in the status.
+    var channels: EmulatorChannels?
 
     /// - Parameter silenceOthers: makes the other open connections go silent; returns how many.
     func respond(method: String, path: String, now milliseconds: Int64, silenceOthers: () -> Int) -> Response {
@@ -62,6 +65,7 @@ struct EmulatorControl {
             writer.field("requests", counters.requests)
             writer.field("accepted", counters.accepted)
             writer.field("rejected", counters.rejected)
+            if let channels { writer.field("channels", channels.count) }
             var unregistered = JSONObjectWriter()
             for (token, timestamp) in devices.unregistered.sorted(by: { $0.key < $1.key }) {
                 unregistered.field(named: token, Int(timestamp))

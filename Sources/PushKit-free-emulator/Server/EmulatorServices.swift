@@ -20,6 +20,10 @@ final class EmulatorServices: Sendable {
     let state: EmulatorState
     /// `nil` with `--lenient-token-updates`.
     let tokenUpdates: ProviderTokenUpdateTracker?
+    /// The broadcast channels, shared by both listeners.
+    let channels: EmulatorChannels
+    /// Judges broadcasts and channel management requests.
+    let channelJudge: ChannelRequestJudge
     /// The `--record` output.
     let records: OutputBuffer
     /// One-line summaries on standard error; `nil` with `--quiet`.
@@ -40,6 +44,9 @@ final class EmulatorServices: Sendable {
             : ProviderTokenUpdateTracker(rule: configuration.globalTokenUpdates ? .global : .perConnection)
         self.records = records
         self.summaries = summaries
+        channels = EmulatorChannels(limit: configuration.channelLimit)
+        channelJudge = ChannelRequestJudge(
+            trust: configuration.trust, channels: channels, strict: configuration.strictBroadcast)
     }
 
     /// Keeps `silencer` reachable for `silenceOpenConnections` until its connection closes.

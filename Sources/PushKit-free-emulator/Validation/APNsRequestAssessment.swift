@@ -3,6 +3,17 @@ import PushKitFreeCore
 /// What the emulator made of one request: the fields it read (as far as they could be read) and
 /// Apple's answer to it, `rejection == nil` meaning 200.
 public struct APNsRequestAssessment: Sendable {
+    /// Which API the request used: a device push, a broadcast, or a channel management call.
+    public var kind: EmulatorRequestKind = .push
+    /// `apns-channel-id` (broadcasts, channel read and delete), or the id a create made.
+    public var channelID: String?
+    /// `apns-request-id` as sent (broadcasts and channel management).
+    public var requestID: String?
+    /// The bundle id from a broadcast or channel management path.
+    public var bundleID: String?
+    /// The `message-storage-policy` of a channel create (as sent, when it is a number or a
+    /// numeric string).
+    public var storagePolicy: Int?
     /// The hex device token from the path.
     public var deviceToken: String?
     /// `apns-topic`.
@@ -50,4 +61,22 @@ public struct APNsRequestAssessment: Sendable {
 
     /// Whether APNs would accept the request (answer 200).
     public var isAccepted: Bool { rejection == nil }
+}
+
+/// The API a request to the emulator used, the `kind` of its record.
+public enum EmulatorRequestKind: String, Sendable {
+    /// `POST /3/device/<token>`.
+    case push
+    /// `POST /4/broadcasts/apps/<bundle id>`.
+    case broadcast
+    /// Channel management: `POST /1/apps/<bundle id>/channels`.
+    case channelCreate = "channel-create"
+    /// `GET /1/apps/<bundle id>/channels`.
+    case channelRead = "channel-read"
+    /// `DELETE /1/apps/<bundle id>/channels`.
+    case channelDelete = "channel-delete"
+    /// `GET /1/apps/<bundle id>/all-channels`.
+    case channelList = "channel-list"
+    /// A channel management path or method the API does not have.
+    case channelManagement = "channel-management"
 }

@@ -191,6 +191,25 @@ public final class APNsRequestValidator {
         return result
     }
 
+    /// Judges the `authorization` header of a request that is not a device push (a broadcast, a
+    /// channel management call) exactly as `assess` judges a push's: the same token cache, checks
+    /// and update rule. Fills `providerToken`, `providerTokenProblem`, `providerTokenNote` and
+    /// `isAuthenticated` of `result`; returns the reason to refuse, if any.
+    public func authenticate(
+        authorization: String?, now: Date, into result: inout APNsRequestAssessment
+    ) -> APNsReason? {
+        guard let authorization else { return .missingProviderToken }
+        let token = inspectToken(authorization)
+        result.providerToken = token.check
+        if let reason = authenticate(
+            token, now: now, problem: &result.providerTokenProblem, note: &result.providerTokenNote)
+        {
+            return reason
+        }
+        result.isAuthenticated = true
+        return nil
+    }
+
     private func firstProblem(
         method: String, isDevicePath: Bool, duplicated: Bool, token: CachedToken?, body: [UInt8], now: Date,
         result: inout APNsRequestAssessment

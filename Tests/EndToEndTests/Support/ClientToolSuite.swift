@@ -33,6 +33,10 @@ extension ClientToolSuite {
         env["APNS_PRODUCTION_URL"] = address(emulator)
         env["APNS_SANDBOX_URL"] = address(sandbox ?? emulator)
         if let emulator { env["APNS_CA_FILE"] = emulator.caPath }
+        if let management = emulator?.managementURL {
+            env["APNS_PRODUCTION_MANAGE_URL"] = management
+            env["APNS_SANDBOX_MANAGE_URL"] = (sandbox ?? emulator)?.managementURL ?? management
+        }
         return env.merging(clientSettings) { _, suite in suite }
     }
 

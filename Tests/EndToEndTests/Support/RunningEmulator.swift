@@ -50,6 +50,8 @@ struct ProviderSetup {
 final class RunningEmulator {
     let process: Process
     let port: Int
+    /// The channel management listener's port, when started with `--manage-port`.
+    let managementPort: Int?
     /// The CA file the emulator printed (pass it to clients as `--cacert`).
     let caPath: String
     let stdoutPath: String
@@ -93,7 +95,14 @@ final class RunningEmulator {
             throw EmulatorStartError(message: "apns-emulator did not start (exit \(error.status)): \(stderr)")
         }
         (port, caPath) = (Int(found[0]) ?? 0, found[1])
+        // Printed before the `listening on` line, so it is there once that line is.
+        let output = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
+        managementPort = output.split(separator: "\n").first { $0.hasPrefix("channel management on https://") }
+            .flatMap { line in line.split(separator: " ")[3].split(separator: ":").last.flatMap { Int($0) } }
     }
+
+    /// `https://127.0.0.1:PORT` of the channel management listener; `nil` without `--manage-port`.
+    var managementURL: String? { managementPort.map { "https://127.0.0.1:\($0)" } }
 
     deinit {
         terminate()
@@ -105,6 +114,10 @@ final class RunningEmulator {
         env["APNS_PRODUCTION_URL"] = baseURL
         env["APNS_SANDBOX_URL"] = baseURL
         env["APNS_CA_FILE"] = caPath
+        if let managementURL {
+            env["APNS_PRODUCTION_MANAGE_URL"] = managementURL
+            env["APNS_SANDBOX_MANAGE_URL"] = managementURL
+        }
         return env
     }
 

@@ -55,5 +55,13 @@ struct ConfigurationDoctorTests {
         #expect(finding("environment", findings)?.value == "sandbox")
         #expect(finding("apns url", findings)?.value == "https://api.sandbox.push.apple.com")
         #expect(finding("apns url", findings)?.source == "default")
+        #expect(finding("manage url", findings)?.value == "https://api-manage-broadcast.sandbox.push.apple.com:2195")
+        #expect(finding("manage url", findings)?.source == "default")
+        let overridden = ConfigurationDoctor(
+            configuration: try configuration(["APNS_TOPIC": "t", "APNS_PRODUCTION_MANAGE_URL": "https://127.0.0.1:9"]),
+            clock: FixedClock(date: Date(timeIntervalSince1970: 1_795_000_000))
+        ).findings()
+        #expect(finding("manage url", overridden)?.value == "https://127.0.0.1:9")
+        #expect(finding("manage url", overridden)?.source == "env")
     }
 }

@@ -30,7 +30,15 @@ struct APNsProtocolModelTests {
         #expect(APNsReason.shutdown.status == 503)
         let future = APNsReason(rawValue: "SomethingNew")
         #expect(!future.isKnown && future.status == nil && future.rawValue == "SomethingNew")
-        #expect(APNsReason.allKnown.count == 33, "32 in Apple's table plus BadPayload")
+        #expect(
+            APNsReason.allKnown.count == 39,
+            "32 in Apple's table plus BadPayload plus the channel API's 6 (InvalidPushType is shared)")
+        for reason: APNsReason in [
+            .missingChannelID, .badChannelID, .channelNotRegistered, .cannotCreateChannelConfig, .missingPushType,
+            .featureNotEnabled,
+        ] {
+            #expect(reason.status == 400, "\(reason): Apple's channel table has no 410")
+        }
         #expect(APNsRejection(.badTopic) == APNsRejection(status: 400, reason: .badTopic))
     }
 
