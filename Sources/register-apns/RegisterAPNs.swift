@@ -33,6 +33,12 @@ struct RegisterAPNs: ParsableCommand {
 
     static let tool = "register-apns"
 
+    /// The registry the configuration (config file, state file flag, environment) names.
+    static func registry(_ configFile: ConfigFileOption, _ state: StateFileOption) throws -> DeviceRegistry {
+        let configuration = try ToolSupport.configuration(ConfigurationFlags(configFile, state), tool: tool)
+        return DeviceRegistry(path: configuration.stateFile.value)
+    }
+
     /// `register-apns serve ...` is handed whole to the `register-apns-serve` program (its own
     /// `--help` included) before any parsing here; the other subcommands parse as usual.
     static func main() {
@@ -165,9 +171,7 @@ extension RegisterAPNs {
             try checkArguments()
             try ToolSupport.run(tool: RegisterAPNs.tool) {
                 let registrations = try makeRegistrations()
-                let configuration = try ToolSupport.configuration(
-                    ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
-                let registry = DeviceRegistry(path: configuration.stateFile.value)
+                let registry = try RegisterAPNs.registry(configFile, state)
                 for outcome in try registry.register(registrations) {
                     StandardStreams.writeOutput(Self.describe(outcome) + "\n")
                 }
@@ -260,9 +264,7 @@ extension RegisterAPNs {
 
         func run() throws {
             try ToolSupport.run(tool: RegisterAPNs.tool) {
-                let configuration = try ToolSupport.configuration(
-                    ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
-                let registry = DeviceRegistry(path: configuration.stateFile.value)
+                let registry = try RegisterAPNs.registry(configFile, state)
                 guard let record = try registry.load()[deviceID] else {
                     throw RegistryError.unknownDevice(deviceID, path: registry.path)
                 }
@@ -321,9 +323,7 @@ extension RegisterAPNs {
 
         func run() throws {
             try ToolSupport.run(tool: RegisterAPNs.tool) {
-                let configuration = try ToolSupport.configuration(
-                    ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
-                let registry = DeviceRegistry(path: configuration.stateFile.value)
+                let registry = try RegisterAPNs.registry(configFile, state)
                 for device in try registry.remove(idOrToken: idOrToken) {
                     StandardStreams.writeOutput(
                         "removed \(TerminalText.field(device.id)): token \(device.record.token.masked)\n")
@@ -350,9 +350,7 @@ extension RegisterAPNs {
 
         func run() throws {
             try ToolSupport.run(tool: RegisterAPNs.tool) {
-                let configuration = try ToolSupport.configuration(
-                    ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
-                let registry = DeviceRegistry(path: configuration.stateFile.value)
+                let registry = try RegisterAPNs.registry(configFile, state)
                 let devices = try registry.load().devices
                 if json {
                     StandardStreams.writeOutput(DeviceListing.jsonLines(devices))
@@ -393,9 +391,7 @@ extension RegisterAPNs {
                     throw RegistryError.invalidInput(
                         "\(source) is not a registry, flat map or JSON Lines: \(error.detail)")
                 }
-                let configuration = try ToolSupport.configuration(
-                    ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
-                let registry = DeviceRegistry(path: configuration.stateFile.value)
+                let registry = try RegisterAPNs.registry(configFile, state)
                 let summary = try registry.merge(imported)
                 var text = "imported \(imported.count) device\(imported.count == 1 ? "" : "s") from \(source): "
                 text +=

@@ -209,21 +209,25 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         answer(streamID, method: method, path: path, assessment: assessment, context: context, thenReset: true)
     }
 
+    /// APNs allows one stream until a request carries a valid provider token, then raises
+    /// SETTINGS_MAX_CONCURRENT_STREAMS: the first authenticated request of a connection does that here.
+    private func raiseStreamLimitOnce(after assessment: APNsRequestAssessment, context: ChannelHandlerContext) {
+        guard assessment.isAuthenticated, !raisedStreamLimit else { return }
+        raisedStreamLimit = true
+        let settings: HTTP2Settings = [
+            HTTP2Setting(parameter: .maxConcurrentStreams, value: services.configuration.maximumConcurrentStreams)
+        ]
+        context.write(
+            wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings)))), promise: nil)
+        needsFlush = true
+    }
+
     private func answer(
         _ streamID: HTTP2StreamID, method: String, path: String, assessment: APNsRequestAssessment,
         context: ChannelHandlerContext, thenReset: Bool = false
     ) {
         let configuration = services.configuration
-        if assessment.isAuthenticated, !raisedStreamLimit {
-            raisedStreamLimit = true
-            let settings: HTTP2Settings = [
-                HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.maximumConcurrentStreams)
-            ]
-            context.write(
-                wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings)))),
-                promise: nil)
-            needsFlush = true
-        }
+        raiseStreamLimitOnce(after: assessment, context: context)
         var record = EmulatorRequestRecord(
             time: 0, connection: connection, stream: Int(streamID), method: method, path: path, assessment: assessment,
             status: 200, reason: nil)
@@ -288,15 +292,7 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     ) {
         let configuration = services.configuration
         let assessment = verdict.assessment
-        if assessment.isAuthenticated, !raisedStreamLimit {
-            raisedStreamLimit = true
-            let settings: HTTP2Settings = [
-                HTTP2Setting(parameter: .maxConcurrentStreams, value: configuration.maximumConcurrentStreams)
-            ]
-            context.write(
-                wrapOutboundOut(HTTP2Frame(streamID: .rootStream, payload: .settings(.settings(settings)))),
-                promise: nil)
-        }
+        raiseStreamLimitOnce(after: assessment, context: context)
         var record = EmulatorRequestRecord(
             time: Self.milliseconds(Date()), connection: connection, stream: Int(streamID), method: method, path: path,
             assessment: assessment, status: verdict.status, reason: assessment.rejection?.reason)
