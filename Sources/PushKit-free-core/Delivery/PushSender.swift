@@ -242,24 +242,37 @@ public struct PushSender: Sendable {
             let client = transports.transport(
                 caFile: configuration.caFile?.value, proxy: configuration.proxy?.value,
                 connectTimeout: min(deliveryPolicy.connectTimeout, deliveryPolicy.timeout))
-            let passes = self.passes(of: prepared, for: targets)
-            var collected = [DeliveryResult?](repeating: nil, count: targets.count)
-            for index in passes.skipped {
-                collected[index] =
-                    DeliveryReport.skipped([targets[index]], reason: passes.skipReason) {
-                        $0.recordedEnvironment ?? configuration.environment.value
-                    }.results[0]
-            }
-            for pass in passes.sends where !pass.indices.isEmpty {
+            func deliverPass(_ request: APNsRequest, to passTargets: [DeliveryTarget]) throws -> [DeliveryResult] {
                 var policy = deliveryPolicy
                 policy.timeout = max(.zero, deadline - ContinuousClock.now)
-                let delivery = PushDelivery(
+                return try PushDelivery(
                     client: client, baseURL: { configuration.baseURL(for: $0).value }, tokens: tokens,
-                    policy: policy, defaultEnvironment: configuration.environment.value)
-                let passResults = try delivery.deliver(pass.request, to: pass.indices.map { targets[$0] })
-                for (index, result) in zip(pass.indices, passResults) { collected[index] = result }
+                    policy: policy, defaultEnvironment: configuration.environment.value
+                ).deliver(request, to: passTargets)
             }
-            results = collected.map { $0! }
+            if let split = quietSplit(of: prepared, for: targets) {
+                // Each device's own clock decides: those outside quiet hours first, then those inside.
+                var collected = [DeliveryResult?](repeating: nil, count: targets.count)
+                let outside = split.outside.map { targets[$0] }, inside = split.inside.map { targets[$0] }
+                if !outside.isEmpty {
+                    for (index, result) in zip(split.outside, try deliverPass(prepared.request, to: outside)) {
+                        collected[index] = result
+                    }
+                }
+                if let quietRequest = split.quiet.request, !inside.isEmpty {
+                    for (index, result) in zip(split.inside, try deliverPass(quietRequest, to: inside)) {
+                        collected[index] = result
+                    }
+                } else if case .skip(let reason) = split.quiet.decision {
+                    let skipped = DeliveryReport.skipped(inside, reason: reason) {
+                        $0.recordedEnvironment ?? configuration.environment.value
+                    }
+                    for (index, result) in zip(split.inside, skipped.results) { collected[index] = result }
+                }
+                results = collected.map { $0! }
+            } else {
+                results = try deliverPass(prepared.request, to: targets)
+            }
         } // A client made for this send, and its libcurl handles, are freed here, before the registry is read again.
         nameProxies(in: &results)
         DeliveryAdvice.annotate(&results, keyID: credentials.keyID, topic: configuration.topic?.value)
@@ -279,25 +292,20 @@ public struct PushSender: Sendable {
         return DeliveryReport(results: results, seconds: started.secondsElapsed)
     }
 
-    /// Which targets get which request: all of them `prepared.request`, unless quiet hours are kept
-    /// in each device's zone and differ for some (`prepared.quiet`).
-    private func passes(
+    /// With quiet hours kept in each device's zone and a send that differs inside them: which
+    /// targets' own clocks are inside them at the time the push was prepared, and which are not.
+    /// `nil` when every target gets `prepared.request`.
+    private func quietSplit(
         of prepared: PreparedPush, for targets: [DeliveryTarget]
-    ) -> (sends: [(request: APNsRequest, indices: [Int])], skipped: [Int], skipReason: String) {
-        guard let quiet = prepared.quiet, let hours = notificationPolicy.quietHours else {
-            return ([(prepared.request, Array(targets.indices))], [], "")
-        }
+    ) -> (outside: [Int], inside: [Int], quiet: PreparedPush.QuietVariant)? {
+        guard let quiet = prepared.quiet, let hours = notificationPolicy.quietHours else { return nil }
         var zones = TimeZoneCache()
         var outside: [Int] = [], inside: [Int] = []
         for (index, target) in targets.enumerated() {
             let zone: any LocalTimeZone = target.timeZone.flatMap { zones.zone(named: $0) } ?? hours.zone
             if hours.contains(prepared.preparedAt, in: zone) { inside.append(index) } else { outside.append(index) }
         }
-        guard let quietRequest = quiet.request else {
-            if case .skip(let reason) = quiet.decision { return ([(prepared.request, outside)], inside, reason) }
-            return ([(prepared.request, outside)], inside, "quiet hours")
-        }
-        return ([(prepared.request, outside), (quietRequest, inside)], [], "")
+        return (outside, inside, quiet)
     }
 
     /// Says which proxy the requests that got no answer went through, with credentials masked (also
