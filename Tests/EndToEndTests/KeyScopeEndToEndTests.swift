@@ -17,10 +17,7 @@ struct KeyScopeEndToEndTests: ClientToolSuite {
     var clientSettings: [String: String] { ["APNS_STATE_FILE": devicesFile] }
 
     func registeredDevices() throws -> [String: [String: Any]] {
-        let object =
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: devicesFile)))
-            as? [String: Any]
-        return try #require(object?["devices"] as? [String: [String: Any]])
+        try stateFileDevices(devicesFile)
     }
 
     func jsonLines(_ text: String) -> [[String: Any]] {

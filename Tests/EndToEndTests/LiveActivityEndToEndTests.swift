@@ -25,10 +25,7 @@ struct LiveActivityEndToEndTests: ClientToolSuite {
     var clientSettings: [String: String] { ["APNS_STATE_FILE": devicesFile] }
 
     func registry() throws -> [String: [String: Any]] {
-        let object =
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: devicesFile)))
-            as? [String: Any]
-        return try #require(object?["devices"] as? [String: [String: Any]])
+        try stateFileDevices(devicesFile)
     }
 
     func aps(_ record: [String: Any]) -> [String: Any] {

@@ -15,10 +15,7 @@ struct SendPushEndToEndTests: ClientToolSuite {
     var clientSettings: [String: String] { ["APNS_STATE_FILE": devicesFile] }
 
     func registry() throws -> [String: [String: Any]] {
-        let object =
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: devicesFile)))
-            as? [String: Any]
-        return try #require(object?["devices"] as? [String: [String: Any]])
+        try stateFileDevices(devicesFile)
     }
 
     /// How many 200 answers each device token got, from the emulator's record.

@@ -7,6 +7,12 @@ func hexToken(_ n: Int, filler: String = "cd") -> String {
     String(repeating: filler, count: 28) + String(format: "%08x", n)
 }
 
+/// The `devices` object of the version 1 state file at `path`: each device id's record.
+func stateFileDevices(_ path: String) throws -> [String: [String: Any]] {
+    let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]
+    return try #require(object?["devices"] as? [String: [String: Any]])
+}
+
 /// A suite whose tests run the client tools (`register-apns`, `send-push`) with the keys of its
 /// `ProviderSetup` against a `RunningEmulator`: their environment and the registration step.
 protocol ClientToolSuite {
