@@ -126,15 +126,7 @@ struct EmulatorEndToEndTests {
 
     @Test("--cert and --cert-key serve a certificate made by openssl")
     func userCertificate() throws {
-        let cert = setup.directory.file("cert.pem"), key = setup.directory.file("cert-key.pem")
-        try BuiltTool.runSystem(
-            "openssl",
-            [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-                "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key,
-                "-out", cert,
-            ]
-        ).expectSuccess()
+        let (cert, key) = try setup.directory.selfSignedCertificate(named: "cert")
         let emulator = try RunningEmulator(["--cert", cert, "--cert-key", key], environment: setup.environment)
         #expect(emulator.caPath == cert)
         let response = try Curl.push(to: emulator, deviceToken: deviceA, token: try setup.token())

@@ -247,15 +247,7 @@ struct GatewayWebSocketEndToEndTests {
 
     @Test("over TLS (--tls-cert): wss:// speaks the same messages")
     func secureSocket() throws {
-        let key = setup.directory.file("server-key.pem"), certificate = setup.directory.file("server.pem")
-        try BuiltTool.runSystem(
-            "openssl",
-            [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", key, "-out", certificate, "-days", "2", "-subj", "/CN=localhost",
-                "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-            ]
-        ).expectSuccess()
+        let (certificate, key) = try setup.directory.selfSignedCertificate()
         let server = try serve(["--tls-cert", certificate, "--tls-key", key])
         let plan = try JSONSerialization.data(withJSONObject: [
             "steps": [["send": ["type": "ping"]], Self.deviceToken(hexToken(6))]

@@ -650,16 +650,7 @@ struct ServeEndToEndTests {
 
     @Test("HTTPS with --tls-cert/--tls-key")
     func tls() throws {
-        let directory = setup.directory
-        let key = directory.file("server-key.pem"), certificate = directory.file("server.pem")
-        try BuiltTool.runSystem(
-            "openssl",
-            [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                "-keyout", key, "-out", certificate, "-days", "2", "-subj", "/CN=localhost",
-                "-addext", "subjectAltName=IP:127.0.0.1,DNS:localhost",
-            ]
-        ).expectSuccess()
+        let (certificate, key) = try setup.directory.selfSignedCertificate()
         let server = try RunningServe(
             ["--no-auth", "--tls-cert", certificate, "--tls-key", key], environment: environment())
         #expect(server.scheme == "https")

@@ -74,8 +74,7 @@ public struct SingleRequestDelivery {
                     outcome.failure = nil
                     guard answer.status >= 300 else { return }
                     guard case .rejected(let rejection, _, _) = APNsResponse(answer) else { return }
-                    switch (rejection.status, rejection.reason) {
-                    case (403, .expiredProviderToken), (403, .invalidProviderToken):
+                    if rejection.refusesProviderToken {
                         guard !tokenReplaced else { return }
                         do {
                             token = try tokens.replacement(for: token)
@@ -84,12 +83,9 @@ public struct SingleRequestDelivery {
                         } catch {
                             tokenFailure = error
                         }
-                    case (429, .tooManyRequests), (500, _), (503, _):
-                        guard retriesUsed < policy.retries else { return }
+                    } else if rejection.isTemporary, retriesUsed < policy.retries {
                         retriesUsed += 1
                         backoff = policy.backoff(beforeRetry: retriesUsed, jitter: jitter())
-                    default:
-                        return
                     }
                 }
             })

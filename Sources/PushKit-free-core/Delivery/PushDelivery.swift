@@ -233,7 +233,7 @@ public final class PushDelivery {
                 result.outcome = .unregistered
                 result.unregisteredAt = timestamp
                 return .done
-            case (403, .expiredProviderToken), (403, .invalidProviderToken):
+            case _ where rejection.refusesProviderToken:
                 result.outcome = .rejected
                 if !sentWithCurrentToken { return .resendNow }
                 return tokenReplaced ? .done : .replaceTokenAndResend
@@ -246,7 +246,7 @@ public final class PushDelivery {
                 switched = true
                 result.environment = result.environment.other
                 return .resendNow
-            case (429, .tooManyRequests), (500, _), (503, _):
+            case _ where rejection.isTemporary:
                 result.outcome = .failed
                 guard retriesUsed < policy.retries else { return .done }
                 retriesUsed += 1

@@ -121,4 +121,19 @@ public struct APNsRejection: Sendable, Hashable, CustomStringConvertible {
     }
 
     public var description: String { "\(status) \(reason)" }
+
+    /// A refusal that may pass when the same request is sent again later: 429 TooManyRequests, and
+    /// any 500 or 503 (Apple's advice: retry these with back-off).
+    public var isTemporary: Bool {
+        switch (status, reason) {
+        case (429, .tooManyRequests), (500, _), (503, _): true
+        default: false
+        }
+    }
+
+    /// The provider token was refused (403 ExpiredProviderToken or InvalidProviderToken): a new
+    /// token, then the same request again.
+    public var refusesProviderToken: Bool {
+        status == 403 && (reason == .expiredProviderToken || reason == .invalidProviderToken)
+    }
 }

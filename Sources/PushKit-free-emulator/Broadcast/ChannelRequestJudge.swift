@@ -85,7 +85,9 @@ public struct ChannelRequestJudge: Sendable {
         result.requestID = fields.values["apns-request-id"]
         result.topic = fields.values["apns-topic"]
         result.payloadSize = body.count
-        inspectPayload(body, into: &result)
+        if result.inspectPayload(body) == .objectWithoutAps {
+            result.payloadProblem = "a Live Activity payload needs an \"aps\" object"
+        }
         let prefix = "/4/broadcasts/apps/"
         if path.hasPrefix(prefix) {
             let bundle = String(path.dropFirst(prefix.count))
@@ -294,23 +296,6 @@ public struct ChannelRequestJudge: Sendable {
             return .refused(APNsRejection(.channelNotRegistered))
         }
         return .found(policy)
-    }
-
-    private func inspectPayload(_ body: [UInt8], into result: inout APNsRequestAssessment) {
-        guard !body.isEmpty, body.count <= 64 * 1024 else { return }
-        switch PayloadInspection.inspect(body) {
-        case .success(let scan):
-            result.payload = scan.compact
-            if scan.kind != .object {
-                result.payloadProblem = "the payload is a JSON \(scan.kind.rawValue), not an object"
-            } else if let apsKind = scan.apsKind, apsKind != .object {
-                result.payloadProblem = "\"aps\" is a \(apsKind.rawValue), not an object"
-            } else if scan.apsKind == nil {
-                result.payloadProblem = "a Live Activity payload needs an \"aps\" object"
-            }
-        case .failure(let failure):
-            result.payloadProblem = "the payload is not JSON: \(failure)"
-        }
     }
 
     private func note(_ text: String, in result: inout APNsRequestAssessment) {

@@ -162,25 +162,12 @@ public final class APNsRequestValidator {
             result.pushType = .alert
         }
         result.payloadSize = body.count
-        if !body.isEmpty, body.count <= 64 * 1024 {
-            switch PayloadInspection.inspect(body) {
-            case .success(let scan):
-                result.payload = scan.compact
-                if scan.kind != .object {
-                    result.payloadProblem = "the payload is a JSON \(scan.kind.rawValue), not an object"
-                } else if let apsKind = scan.apsKind, apsKind != .object {
-                    result.payloadProblem = "\"aps\" is a \(apsKind.rawValue), not an object"
-                } else if scan.apsKind == nil {
-                    if trust.requireAps {
-                        result.payloadProblem =
-                            "the payload has no \"aps\" object (refused by --require-aps; APNs delivers it)"
-                    } else {
-                        result.payloadNote =
-                            "the payload has no \"aps\" object; APNs delivers it (VoIP payloads often have none; --require-aps refuses it)"
-                    }
-                }
-            case .failure(let failure):
-                result.payloadProblem = "the payload is not JSON: \(failure)"
+        if result.inspectPayload(body) == .objectWithoutAps {
+            if trust.requireAps {
+                result.payloadProblem = "the payload has no \"aps\" object (refused by --require-aps; APNs delivers it)"
+            } else {
+                result.payloadNote =
+                    "the payload has no \"aps\" object; APNs delivers it (VoIP payloads often have none; --require-aps refuses it)"
             }
         }
         let token = authorization.map(inspectToken)

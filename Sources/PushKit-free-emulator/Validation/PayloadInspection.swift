@@ -51,3 +51,39 @@ enum PayloadInspection {
         return .success(Result(compact: compact, kind: Kind(value), apsKind: value["aps"].map(Kind.init)))
     }
 }
+
+extension APNsRequestAssessment {
+    /// What `inspectPayload` found that the caller's own rule decides on.
+    enum PayloadShape: Equatable {
+        /// Empty, over 64 KiB (not inspected), or refused here: `payloadProblem` says why.
+        case other
+        /// A JSON object whose `aps` is an object.
+        case objectWithAps
+        /// A JSON object without `aps`: a device push may still be delivered (VoIP), a broadcast not.
+        case objectWithoutAps
+    }
+
+    /// Reads a request body (up to 64 KiB) into `payload`, and sets `payloadProblem` for one that is
+    /// not JSON, not an object, or whose `aps` is not an object.
+    mutating func inspectPayload(_ body: [UInt8]) -> PayloadShape {
+        guard !body.isEmpty, body.count <= 64 * 1024 else { return .other }
+        switch PayloadInspection.inspect(body) {
+        case .success(let scan):
+            payload = scan.compact
+            if scan.kind != .object {
+                payloadProblem = "the payload is a JSON \(scan.kind.rawValue), not an object"
+            } else if let apsKind = scan.apsKind {
+                guard apsKind == .object else {
+                    payloadProblem = "\"aps\" is a \(apsKind.rawValue), not an object"
+                    return .other
+                }
+                return .objectWithAps
+            } else {
+                return .objectWithoutAps
+            }
+        case .failure(let failure):
+            payloadProblem = "the payload is not JSON: \(failure)"
+        }
+        return .other
+    }
+}

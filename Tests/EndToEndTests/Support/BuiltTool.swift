@@ -152,6 +152,21 @@ final class TemporaryDirectory {
     func read(_ name: String) throws -> String {
         String(decoding: try Data(contentsOf: URL(fileURLWithPath: file(name))), as: UTF8.self)
     }
+
+    /// A self-signed P-256 server certificate for localhost and 127.0.0.1, made by `openssl` (not by
+    /// our code), valid two days, written here as `<name>.pem` with its key in `<name>-key.pem`.
+    func selfSignedCertificate(named name: String = "server") throws -> (certificate: String, key: String) {
+        let certificate = file(name + ".pem"), key = file(name + "-key.pem")
+        try BuiltTool.runSystem(
+            "openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+                "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-keyout", key,
+                "-out", certificate,
+            ]
+        ).expectSuccess()
+        return (certificate, key)
+    }
 }
 
 /// A P-256 key made by `openssl` (not by our code), in the formats the tools accept.
