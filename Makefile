@@ -51,13 +51,21 @@ bench-deps: deps
 	command -v hyperfine >/dev/null || missing="$$missing hyperfine"; \
 	command -v h2load >/dev/null || missing="$$missing nghttp2-client"; \
 	command -v wrk >/dev/null || missing="$$missing wrk"; \
+	command -v valgrind >/dev/null || missing="$$missing valgrind"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
 	fi
 
+# The release build every install, benchmark and soak uses. Concrete generic types are reached
+# through their metadata accessors rather than by mangled name: instantiating one by name checks its
+# generic requirements by scanning every protocol conformance in the program (about 4,200 records),
+# which was a sixth of a warm `apns-jwt` run (issue 19; bench/README.md). Applies to the packages
+# we depend on too, argument parsing included.
+RELEASE_FLAGS = --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -disable-concrete-type-metadata-mangled-name-accessors
+
 build: deps
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(SWIFT) build -c release $(RELEASE_FLAGS)
 
 debug: deps
 	$(SWIFT) build
@@ -101,7 +109,7 @@ demo: debug
 	@bash examples/demo.sh "$(DEBUG_BIN)"
 
 bench: bench-deps build
-	@bash bench/run.sh "$(RELEASE_BIN)"
+	@UPDATE_README=$(UPDATE_README) bash bench/run.sh "$(RELEASE_BIN)"
 
 # libFuzzer on every parser that reads outside input (Fuzz/README.md), FUZZ_SECONDS per target;
 # fails if any target crashes, hangs or breaks a property.

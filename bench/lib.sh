@@ -47,3 +47,21 @@ devices = {f"device-{i:05d}": {"token": f"{i:064x}", "environment": "production"
 json.dump({"version": 1, "devices": devices}, open(sys.argv[1], "w"))
 PY
 }
+
+# bench_row KEY=VALUE...: appends one row for the summary table (bench/table.py) to $BENCH_ROWS,
+# e.g. bench_row group=send-push "what=one push" value=21.3 unit=ms "reference=bare curl" \
+#      reference_value=16.4 max_ratio=1.3      (numbers stay numbers; without $BENCH_ROWS, nothing)
+bench_row() {
+  [ -n "${BENCH_ROWS:-}" ] || return 0
+  python3 - "$@" >> "$BENCH_ROWS" <<'PY'
+import json, sys
+row = {}
+for argument in sys.argv[1:]:
+    key, value = argument.split("=", 1)
+    try:
+        row[key] = float(value)
+    except ValueError:
+        row[key] = value
+print(json.dumps(row))
+PY
+}

@@ -1,14 +1,25 @@
 #!/usr/bin/env bash
-# Runs every benchmark against the release products in BIN_DIR and prints the numbers.
+# Runs every benchmark against the release products in BIN_DIR and prints the numbers, then one
+# table of every row with its same-run reference, ratio and goal (bench/table.py).
 # Numbers, not pass/fail: see bench/README.md for targets and the last recorded results.
+# UPDATE_README=1 also writes that table into README.md's performance section.
 set -uo pipefail
 BIN=${1:?usage: bench/run.sh BIN_DIR}
 cd "$(dirname "$0")"
+BENCH_ROWS=$(mktemp)
+export BENCH_ROWS
+trap 'rm -f "$BENCH_ROWS"' EXIT
 status=0
-for script in apns-jwt.sh registry.sh emulator.sh send-push.sh hook.sh serve.sh; do
+for script in startup.sh apns-jwt.sh registry.sh emulator.sh send-push.sh hook.sh serve.sh; do
   [ -f "$script" ] || continue
   echo "== $script"
   bash "$script" "$BIN" || { echo "$script failed"; status=1; }
   echo
 done
+echo "== summary (every row with its same-run reference)"
+if [ "${UPDATE_README:-0}" = 1 ]; then
+  python3 table.py "$BENCH_ROWS" --readme ../README.md || status=1
+else
+  python3 table.py "$BENCH_ROWS" || status=1
+fi
 exit $status

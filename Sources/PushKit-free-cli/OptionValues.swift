@@ -9,31 +9,57 @@ import Foundation
 // The core's fixed-value types as option values: argument parser checks them and `--help` lists
 // them, so the core receives a typed value, never a string to check again.
 
+// Each lists its values as `rawValueStrings`, what argument parser's default gives, without its
+// key path: argument parser builds every option again for each of the four or five times it
+// reflects a command, and instantiating that key path each time was a seventh of a
+// `send-push --dry-run` (issue 19, bench/README.md).
+
 extension APNsPushType: ExpressibleByArgument {
     /// Any case: `--push-type ALERT` is `alert`, as APNs reads the header.
     public init?(argument: String) {
         self.init(rawValue: argument.lowercased())
     }
+
+    public static var allValueStrings: [String] { rawValueStrings }
 }
 
-extension APNsPriority: ExpressibleByArgument {}
+extension APNsPriority: ExpressibleByArgument {
+    public static var allValueStrings: [String] { rawValueStrings }
+}
 
-extension InterruptionLevel: ExpressibleByArgument {}
+extension InterruptionLevel: ExpressibleByArgument {
+    public static var allValueStrings: [String] { rawValueStrings }
+}
 
-extension Urgency: ExpressibleByArgument {}
+extension Urgency: ExpressibleByArgument {
+    public static var allValueStrings: [String] { rawValueStrings }
+}
 
-extension QuietPolicy: ExpressibleByArgument {}
+extension QuietPolicy: ExpressibleByArgument {
+    public static var allValueStrings: [String] { rawValueStrings }
+}
 
-extension LiveActivity.Event: ExpressibleByArgument {}
+extension LiveActivity.Event: ExpressibleByArgument {
+    public static var allValueStrings: [String] { rawValueStrings }
+}
 
 extension APNsEnvironment: ExpressibleByArgument {
     /// `production` or `sandbox`, also as `prod`, `development` and `dev`.
     public init?(argument: String) {
         self.init(userText: argument)
     }
+
+    public static var allValueStrings: [String] { rawValueStrings }
 }
 
-extension DueSchedule: ExpressibleByArgument {}
+extension DueSchedule: ExpressibleByArgument {
+    public static var allValueStrings: [String] { rawValueStrings }
+}
+
+extension CaseIterable where Self: RawRepresentable, RawValue: CustomStringConvertible {
+    /// Every case's raw value as text, in declaration order.
+    public static var rawValueStrings: [String] { allCases.map { $0.rawValue.description } }
+}
 
 /// An instant on the command line: ISO 8601 with a zone (`2026-11-24T07:00:00Z`,
 /// `2026-11-24T07:00:00-05:00`) or whole UNIX seconds.

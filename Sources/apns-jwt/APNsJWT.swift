@@ -22,6 +22,18 @@ struct APNsJWT: ParsableCommand {
         subcommands: [Print.self, Decode.self, Check.self],
         defaultSubcommand: Print.self
     )
+
+    /// `apns-jwt` alone, the way scripts call it (`$(apns-jwt)`), prints the token without argument
+    /// parsing: with nothing to parse, argument parsing's reflection over the commands was more than
+    /// half of a warm run (issue 19). Every other command line is parsed as usual.
+    static func main() {
+        guard CommandLine.arguments.count == 1 else { return main(nil) }
+        do {
+            try Print.printToken(ConfigurationFlags(), refresh: false)
+        } catch {
+            exit(withError: error)
+        }
+    }
 }
 
 extension APNsJWT {
@@ -38,8 +50,13 @@ extension APNsJWT {
         var refresh = false
 
         func run() throws {
+            try Self.printToken(ConfigurationFlags(file, provider), refresh: refresh)
+        }
+
+        /// Prints the cached token, or a new one when there is none, it is stale, or `refresh`.
+        static func printToken(_ flags: ConfigurationFlags, refresh: Bool) throws {
             try ToolSupport.run(tool: "apns-jwt") {
-                let configuration = try ToolSupport.configuration(ConfigurationFlags(file, provider), tool: "apns-jwt")
+                let configuration = try ToolSupport.configuration(flags, tool: "apns-jwt")
                 let credentials = try ProviderCredentials.load(from: configuration)
                 if let warning = ProviderCredentials.keyPermissionWarning(configuration) {
                     ToolSupport.warn(warning, tool: "apns-jwt")
@@ -54,6 +71,7 @@ extension APNsJWT {
 
     struct Decode: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "decode",
             abstract: "Print a token's header and claims as JSON, with its age. The signature is not checked."
         )
 
@@ -89,6 +107,7 @@ extension APNsJWT {
 
     struct Check: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "check",
             abstract:
                 "Report every setting, where it came from, and what is wrong. Exit 0 when all is well, 78 otherwise."
         )

@@ -14,6 +14,7 @@ extension RegisterAPNs {
     /// sends (and its legacy `MESSAGE_ID PREVIEW` form would read `send-push channel list` as a push).
     struct Channel: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "channel",
             abstract: "Create, list, show and delete broadcast channels for Live Activities (iOS 18), by name.",
             discussion: """
                 A channel carries one Live Activity update or end to every device subscribed to it \
@@ -72,6 +73,8 @@ struct ChannelOptions: ConfigurationOptionGroup {
 enum ChannelStorageChoice: String, ExpressibleByArgument, CaseIterable {
     case none, latest
 
+    static var allValueStrings: [String] { rawValueStrings }
+
     var policy: ChannelStoragePolicy { self == .none ? .none : .latest }
 }
 
@@ -81,6 +84,7 @@ private func warnChannel(_ message: String) { ToolSupport.warn(message, tool: Re
 extension RegisterAPNs.Channel {
     struct Create: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Create a channel at APNs and remember it as NAME.",
             discussion: """
                 --storage latest (the default) keeps the most recent message for devices that were \
@@ -114,6 +118,7 @@ extension RegisterAPNs.Channel {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the channels created here; with --remote, also what APNs has.",
             discussion: """
                 Without --remote nothing is sent: the names, ids, environments and storage policies \
@@ -187,6 +192,7 @@ extension RegisterAPNs.Channel {
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show a channel, by name or id, as recorded here and as APNs keeps it.")
 
         @Argument(help: ArgumentHelp("A channel name, or an id.", valueName: "name|id"))
@@ -216,6 +222,7 @@ extension RegisterAPNs.Channel {
 
     struct Delete: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "delete",
             abstract: "Delete a channel at APNs, by name or id, and forget its name.",
             discussion: """
                 A name whose channel APNs no longer has (ChannelNotRegistered) is forgotten too. Apple \

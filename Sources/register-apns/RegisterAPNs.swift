@@ -53,6 +53,7 @@ struct RegisterAPNs: ParsableCommand {
 extension RegisterAPNs {
     struct Serve: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "serve",
             abstract:
                 "Serve the HTTP endpoint your app registers with, and the webhooks that send (see register-apns serve --help).",
             discussion: "Runs the register-apns-serve program installed beside register-apns, with the same arguments."
@@ -80,6 +81,7 @@ extension RegisterAPNs {
 extension RegisterAPNs {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add or update a device (the default: `register-apns DEVICE_ID APNS_TOKEN` works).",
             discussion: """
                 Updating keeps registered_at, refreshes last_seen_at and replaces only the fields given. \
@@ -234,6 +236,7 @@ extension RegisterAPNs {
 
     struct Briefing: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "briefing",
             abstract: "Show or set when a device gets its daily briefing (send-push --due briefing sends it).",
             discussion: """
                 The time is a local time of day in the device's IANA time zone, not an instant: a device \
@@ -310,6 +313,7 @@ extension RegisterAPNs {
 
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Remove a device by its id, or every device holding a token.",
             discussion:
                 "An argument that is a registered device id is taken as one; otherwise as a token. Exit 65 when nothing matches."
@@ -334,6 +338,7 @@ extension RegisterAPNs {
 
     struct List: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the registered devices, sorted by id.",
             discussion:
                 "Tokens are masked (first 8 and last 4 hex digits) unless --full. --json prints one object per line: device_id and the fields as stored, full tokens."
@@ -365,6 +370,7 @@ extension RegisterAPNs {
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Merge another registry, a flat map {\"<device id>\": \"<token>\"}, or `list --json` output.",
             discussion: """
                 Per device, the record whose app registered last wins (the imported one on a tie); \
@@ -411,6 +417,7 @@ extension RegisterAPNs {
 extension RegisterAPNs {
     struct Convert: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "convert",
             abstract: "Convert a flat map state file and its sidecar to version 1, once the old server is retired.",
             discussion: """
                 Until then the tools keep a flat map {"<device id>": "<token>"} flat, so that server and \

@@ -14,21 +14,23 @@ public struct ProviderKey: Sendable {
     /// The signing key.
     public let privateKey: P256.Signing.PrivateKey
 
-    /// The first 16 hex digits of SHA-256 over the public key (X9.63 form): identifies the key in the
-    /// token cache without storing anything secret.
-    public var fingerprint: String {
-        let digest = SHA256.hash(data: privateKey.publicKey.x963Representation)
-        return digest.prefix(8).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
-    }
+    /// The first 16 hex digits of SHA-256 over the key's DER bytes (the PEM body, or swift-crypto's
+    /// PKCS#8 encoding for a key made in memory): identifies the key in the token cache without
+    /// storing anything secret, and is found without parsing the key, so a run that reuses a cached
+    /// token never pays for the parse (see `ProviderCredentials.load`). The same key written as SEC1
+    /// and as PKCS#8 has two fingerprints; that costs one token each, nothing else.
+    public let fingerprint: String
 
     /// The public half as PEM, for servers that must verify tokens (the emulator).
     public var publicKeyPEM: String { privateKey.publicKey.pemRepresentation }
 
     public init(privateKey: P256.Signing.PrivateKey) {
+        self.init(privateKey: privateKey, fingerprint: Self.fingerprint(der: privateKey.derRepresentation))
+    }
+
+    private init(privateKey: P256.Signing.PrivateKey, fingerprint: String) {
         self.privateKey = privateKey
+        self.fingerprint = fingerprint
     }
 
     /// Parses PEM text.
@@ -44,7 +46,9 @@ public struct ProviderKey: Sendable {
                 exitStatus: .configuration)
         }
         if let key = try? P256.Signing.PrivateKey(pemRepresentation: normalized) {
-            self.init(privateKey: key)
+            self.init(
+                privateKey: key,
+                fingerprint: Self.fingerprint(pem: normalized) ?? Self.fingerprint(der: key.derRepresentation))
             return
         }
         if (try? P384.Signing.PrivateKey(pemRepresentation: normalized)) != nil
@@ -73,9 +77,32 @@ public struct ProviderKey: Sendable {
     /// - Parameter source: the setting that named the path, for messages.
     /// - Throws: `ProviderKeyError`: exit 66 when missing or unreadable, 78 when not a P-256 key.
     public static func load(path: String, source: SettingSource) throws(ProviderKeyError) -> ProviderKey {
-        let origin = "key file \(path) (from \(source))"
-        let text = try readPEM(path: path, origin: origin)
-        return try ProviderKey(pem: text, origin: origin)
+        let origin = origin(path: path, source: source)
+        return try ProviderKey(pem: try readPEM(path: path, origin: origin), origin: origin)
+    }
+
+    /// How messages name the key file at `path`, named by the setting `source`.
+    public static func origin(path: String, source: SettingSource) -> String {
+        "key file \(path) (from \(source))"
+    }
+
+    /// The fingerprint of the first PEM block in `text`: its base64 body decoded, hashed, without
+    /// parsing the key. `nil` when `text` has no such block.
+    public static func fingerprint(pem text: String) -> String? {
+        guard let begin = text.firstRange(of: "-----BEGIN "),
+            let bodyStart = text[begin.upperBound...].firstIndex(where: \.isNewline),
+            let end = text[bodyStart...].firstRange(of: "-----END ")
+        else { return nil }
+        let body = String(text[bodyStart..<end.lowerBound].filter { !$0.isWhitespace })
+        guard !body.isEmpty, let der = Data(base64Encoded: body) else { return nil }
+        return fingerprint(der: der)
+    }
+
+    private static func fingerprint(der: some DataProtocol) -> String {
+        SHA256.hash(data: der).prefix(8).map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
     }
 
     /// The text of the PEM file at `path`, named `origin` in errors.

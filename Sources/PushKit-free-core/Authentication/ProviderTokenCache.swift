@@ -100,7 +100,7 @@ public struct ProviderTokenCache: Sendable {
     private func sign(_ credentials: ProviderCredentials) throws -> ProviderToken {
         let issuedAt = Int(clock.now().timeIntervalSince1970.rounded(.down))
         return try ProviderToken.sign(
-            key: credentials.key, keyID: credentials.keyID, teamID: credentials.teamID, issuedAt: issuedAt)
+            key: try credentials.signingKey(), keyID: credentials.keyID, teamID: credentials.teamID, issuedAt: issuedAt)
     }
 
     /// The cached tokens by cache key; an unreadable or corrupt cache reads as empty (it is only a cache).
@@ -115,6 +115,12 @@ public struct ProviderTokenCache: Sendable {
             }
         }
         return entries
+    }
+
+    /// Whether a token for `credentials`' cache key is stored, fresh or not (tokens leave the cache an
+    /// hour after they were signed).
+    func holdsToken(for credentials: ProviderCredentials) -> Bool {
+        peek(for: credentials) != nil
     }
 
     /// The cached token for `credentials` without minting, fresh or not (for `apns-jwt check`).

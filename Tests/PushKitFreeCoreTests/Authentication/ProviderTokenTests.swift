@@ -127,7 +127,7 @@ struct ProviderTokenCacheTests {
         let a = try cache.token(for: credentials).token
         let otherKey = ProviderCredentials(
             key: ProviderKey(privateKey: P256.Signing.PrivateKey()), keyID: "ABCDE12345", teamID: "TEAM678901")
-        let otherID = ProviderCredentials(key: credentials.key, keyID: "ZZZZZ12345", teamID: "TEAM678901")
+        let otherID = ProviderCredentials(key: try credentials.signingKey(), keyID: "ZZZZZ12345", teamID: "TEAM678901")
         #expect(try cache.token(for: otherKey).token != a)
         #expect(try cache.token(for: otherID).token != a)
         #expect(try cache.token(for: credentials).token == a)
@@ -143,6 +143,55 @@ struct ProviderTokenCacheTests {
         try Data("{not json".utf8).write(to: URL(fileURLWithPath: cache.path))
         #expect(try cache.token(for: credentials).minted)
         #expect(try JSONValue.parse(Data(contentsOf: URL(fileURLWithPath: cache.path)))["version"] == .number(1))
+    }
+
+    @Test("a key whose token is cached is parsed only when a new token must be signed")
+    func keyParsedOnlyToSign() throws {
+        let directory = try makeTemporaryDirectory()
+        let keyPath = directory + "/key.p8"
+        let environment = [
+            "HOME": directory, "PUSHKIT_STATE_DIR": directory + "/state", "APNS_KEY_PATH": keyPath,
+            "APNS_KEY_ID": "ABCDE12345", "APNS_TEAM_ID": "TEAM678901",
+        ]
+        let configuration = try Configuration(
+            flags: ConfigurationFlags(), environment: environment,
+            file: ConfigurationFile(path: directory + "/config.json", exists: false, values: [:]))
+        // PEM armour around bytes that are no key: only a parse can tell.
+        let notAKey =
+            "-----BEGIN PRIVATE KEY-----\n\(Data("not a key at all".utf8).base64EncodedString())\n"
+            + "-----END PRIVATE KEY-----\n"
+        try notAKey.write(toFile: keyPath, atomically: true, encoding: .utf8)
+        #expect { try ProviderCredentials.load(from: configuration) } throws: {
+            "\($0)".contains("is not a P-256 private key")
+        }
+
+        // A token cached under this file's fingerprint says the file parsed when it was signed.
+        let fingerprint = try #require(ProviderKey.fingerprint(pem: notAKey))
+        let cached = ProviderToken(compact: "cached.token.value", issuedAt: Int(Date().timeIntervalSince1970))
+        try FileManager.default.createDirectory(atPath: directory + "/state", withIntermediateDirectories: true)
+        try ProviderTokenCache.serialize(["TEAM678901.ABCDE12345.\(fingerprint)": cached])
+            .write(to: URL(fileURLWithPath: configuration.tokenCachePath))
+        let credentials = try ProviderCredentials.load(from: configuration)
+        #expect(credentials.keyFingerprint == fingerprint)
+        let lease = try ProviderTokenCache(path: configuration.tokenCachePath).token(for: credentials)
+        #expect(!lease.minted)
+        #expect(lease.token == cached)
+        #expect { try credentials.signingKey() } throws: { "\($0)".contains("is not a P-256 private key") }
+        #expect { try ProviderTokenCache(path: configuration.tokenCachePath).refresh(for: credentials) } throws: {
+            "\($0)".contains("is not a P-256 private key")
+        }
+    }
+
+    @Test("the fingerprint found without parsing is the parsed key's")
+    func fingerprintWithoutParsing() throws {
+        let p256 = P256.Signing.PrivateKey()
+        for text in [p256.pemRepresentation, "\r\n" + p256.pemRepresentation.replacing("\n", with: "\r\n")] {
+            let parsed = try ProviderKey(pem: text, origin: "k")
+            #expect(ProviderKey.fingerprint(pem: text) == parsed.fingerprint)
+            #expect(parsed.fingerprint.count == 16)
+        }
+        #expect(ProviderKey.fingerprint(pem: "no armour") == nil)
+        #expect(ProviderKey.fingerprint(pem: "-----BEGIN PRIVATE KEY-----\n!!\n-----END PRIVATE KEY-----") == nil)
     }
 
     @Test("an unwritable state directory still yields a token, with a warning")
