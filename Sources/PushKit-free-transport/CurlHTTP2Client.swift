@@ -136,6 +136,7 @@ public final class CurlHTTP2Client: HTTP2Transport {
         onResponse: (HTTP2Response) -> Void
     ) {
         var active: [Int: Transfer] = [:] // by easy handle address
+        var order = StartOrder()
         silenceWatch.startRun()
 
         while true {
@@ -143,6 +144,7 @@ public final class CurlHTTP2Client: HTTP2Transport {
             if now >= deadline {
                 for transfer in active.values {
                     curl_multi_remove_handle(multi, transfer.handle)
+                    transfer.inFlight = false
                     onResponse(
                         HTTP2Response(
                             tag: transfer.tag,
@@ -163,7 +165,8 @@ public final class CurlHTTP2Client: HTTP2Transport {
             }
             var wakeAt = deadline
             var exhausted = false
-            var (slow, nextTurnsSlow) = slowRequests(in: active, now: now)
+            var (slow, nextTurnsSlow) = slowRequests(in: active, order: &order, now: now)
+            var added: Int32 = 0
             supply: while !newConnectionRequested, active.count - slow < maximumQueued, active.count < queueCeiling {
                 switch next(now) {
                 case .request(let request):
@@ -172,8 +175,11 @@ public final class CurlHTTP2Client: HTTP2Transport {
                         ?? Transfer(caFile: caFile, proxy: proxy, connectTimeout: connectTimeout)
                     transfer.configure(for: request, headerList: headerList(for: request.headers))
                     transfer.startedAt = now
+                    transfer.inFlight = true
                     curl_multi_add_handle(multi, transfer.handle)
                     active[transfer.key] = transfer
+                    order.append(transfer)
+                    added += 1
                 case .notBefore(let instant):
                     wakeAt = min(wakeAt, instant)
                     break supply
@@ -185,7 +191,7 @@ public final class CurlHTTP2Client: HTTP2Transport {
             if active.isEmpty && exhausted { return }
             if !exhausted, active.count - slow >= maximumQueued, active.count < queueCeiling {
                 // The queue is full: back when its oldest request turns slow and frees a place.
-                if nextTurnsSlow == nil { (slow, nextTurnsSlow) = slowRequests(in: active, now: now) }
+                if nextTurnsSlow == nil { (slow, nextTurnsSlow) = slowRequests(in: active, order: &order, now: now) }
                 if let nextTurnsSlow { wakeAt = min(wakeAt, nextTurnsSlow) }
             }
 
@@ -195,7 +201,7 @@ public final class CurlHTTP2Client: HTTP2Transport {
             // With nothing in flight this only sleeps until the next scheduled request, still serving
             // the idle connection (a GOAWAY or close from the server is read meanwhile).
             let wait = max(.zero, min(Duration.milliseconds(100), wakeAt - ContinuousClock.now))
-            pushkit_multi_wait_and_act(multi, events, Int32(clamping: Transfer.milliseconds(wait)))
+            pushkit_multi_wait_and_act(multi, events, Int32(clamping: Transfer.milliseconds(wait)), added)
 
             var remainingMessages: Int32 = 0
             while let message = curl_multi_info_read(multi, &remainingMessages) {
@@ -203,6 +209,7 @@ public final class CurlHTTP2Client: HTTP2Transport {
                 let code = message.pointee.data.result
                 guard let transfer = active.removeValue(forKey: Int(bitPattern: handle)) else { continue }
                 curl_multi_remove_handle(multi, handle)
+                transfer.inFlight = false
                 var result = transfer.finish(code: code)
                 if onSilentConnection.remove(transfer.key) != nil, case .failure(let failure) = result {
                     result = .failure(SilenceWatch.failure(code: failure.code))
@@ -223,20 +230,55 @@ extension CurlHTTP2Client {
     /// How many of `active` have been in flight `slowAfter` or longer, and when the next of the
     /// others turns slow. Only counted when the queue is full; otherwise `(0, nil)`.
     private func slowRequests(
-        in active: [Int: Transfer], now: ContinuousClock.Instant
+        in active: [Int: Transfer], order: inout StartOrder, now: ContinuousClock.Instant
     ) -> (count: Int, nextTurnsSlow: ContinuousClock.Instant?) {
         guard active.count >= maximumQueued else { return (0, nil) }
-        var count = 0
-        var next: ContinuousClock.Instant?
-        for transfer in active.values {
-            let due = transfer.startedAt + slowAfter
-            if due <= now {
-                count += 1
-            } else if next.map({ due < $0 }) ?? true {
-                next = due
-            }
+        return order.slow(after: slowAfter, at: now)
+    }
+}
+
+/// The transfers of a run in the order they were handed to libcurl, which is the order of their
+/// start times: the slow ones are at the front, so counting them and finding when the next turns
+/// slow looks only at those, not at every transfer in flight (this is asked on every turn of the
+/// event loop while the queue is full). A finished transfer's entry is dropped when it reaches
+/// the front; an entry is current while its transfer is in flight with the same request.
+private struct StartOrder {
+    private var entries: [(transfer: Transfer, request: Int)] = []
+    private var head = 0
+
+    /// Notes `transfer`, just handed to libcurl with its `startedAt` and `request` set.
+    mutating func append(_ transfer: Transfer) {
+        if entries.count >= 2048 { dropFinishedFront() }
+        entries.append((transfer, transfer.request))
+    }
+
+    private func isCurrent(_ entry: (transfer: Transfer, request: Int)) -> Bool {
+        entry.transfer.inFlight && entry.transfer.request == entry.request
+    }
+
+    /// Drops the entries of finished transfers from the front, and the storage they took once
+    /// they are most of it.
+    private mutating func dropFinishedFront() {
+        while head < entries.count, !isCurrent(entries[head]) { head += 1 }
+        if head >= 1024, head * 2 >= entries.count {
+            entries.removeFirst(head)
+            head = 0
         }
-        return (count, next)
+    }
+
+    /// How many transfers in flight started `after` or longer before `now`, and when the next of
+    /// the others turns slow (`nil` when none is left).
+    mutating func slow(
+        after: Duration, at now: ContinuousClock.Instant
+    ) -> (count: Int, nextTurnsSlow: ContinuousClock.Instant?) {
+        dropFinishedFront()
+        var count = 0
+        for entry in entries[head...] where isCurrent(entry) {
+            let due = entry.transfer.startedAt + after
+            if due > now { return (count, due) }
+            count += 1
+        }
+        return (count, nil)
     }
 }
 
@@ -247,15 +289,29 @@ extension CurlHTTP2Client {
 /// `--detach`/`--hook` never pay for mapping it and its dependent libraries.
 public enum CurlGlobal {
     private static let loaded: Result<Void, LibcurlUnavailable> = {
+        pushkit_libcurl_preload_finish()
         var reason = [CChar](repeating: 0, count: 512)
-        guard pushkit_libcurl_load(&reason, reason.count) == 1 else {
+        guard pushkit_libcurl_load_and_initialize(&reason, reason.count) == 1 else {
             return .failure(
                 LibcurlUnavailable(
                     reason: String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
         }
-        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         return .success(())
     }()
+
+    /// Starts loading libcurl on a thread of its own (see `LibcurlLoader.c`), for a process that
+    /// will send and has other work to do first: the configuration, the registry, the key.
+    /// `load()` waits for it. Call it from the main thread, never in a process that may fork
+    /// before `finishPreload()` (a detaching send does not preload).
+    public static func preloadInBackground() {
+        pushkit_libcurl_preload_start()
+    }
+
+    /// Waits for a preload to end; at once when none was started. Before a fork, no thread may be
+    /// inside the dynamic loader.
+    public static func finishPreload() {
+        pushkit_libcurl_preload_finish()
+    }
 
     /// Loads and initializes libcurl, once.
     /// - Throws: `LibcurlUnavailable` (exit 69) when libcurl.so.4 cannot be loaded.
