@@ -16,7 +16,6 @@
 #include "LibcurlLoader.h"
 #include "LoadedCalls.h"
 #include <dlfcn.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,41 +76,6 @@ int pushkit_libcurl_load(char *error, size_t capacity) {
         return 0;
     }
     return 1;
-}
-
-static int initialized;
-
-int pushkit_libcurl_load_and_initialize(char *error, size_t capacity) {
-    if (!pushkit_libcurl_load(error, capacity)) return 0;
-    if (!initialized) {
-        loaded_curl_global_init(CURL_GLOBAL_DEFAULT);
-        initialized = 1;
-    }
-    return 1;
-}
-
-/* The preload: dlopen of libcurl and its ~30 libraries and OpenSSL's initialization take a few
-   milliseconds that a send can spend reading the configuration, the registry and the key. Its
-   outcome is not kept: pushkit_libcurl_load reports the reason again if it failed. */
-static pthread_t preloader;
-static int preloading;
-
-static void *preload(void *unused) {
-    (void)unused;
-    char ignored[512];
-    (void)pushkit_libcurl_load_and_initialize(ignored, sizeof(ignored));
-    return NULL;
-}
-
-void pushkit_libcurl_preload_start(void) {
-    if (library != NULL || preloading) return;
-    if (pthread_create(&preloader, NULL, preload, NULL) == 0) preloading = 1;
-}
-
-void pushkit_libcurl_preload_finish(void) {
-    if (!preloading) return;
-    (void)pthread_join(preloader, NULL);
-    preloading = 0;
 }
 
 static void require_loaded(const char *name) {

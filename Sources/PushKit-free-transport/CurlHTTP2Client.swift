@@ -289,29 +289,15 @@ private struct StartOrder {
 /// `--detach`/`--hook` never pay for mapping it and its dependent libraries.
 public enum CurlGlobal {
     private static let loaded: Result<Void, LibcurlUnavailable> = {
-        pushkit_libcurl_preload_finish()
         var reason = [CChar](repeating: 0, count: 512)
-        guard pushkit_libcurl_load_and_initialize(&reason, reason.count) == 1 else {
+        guard pushkit_libcurl_load(&reason, reason.count) == 1 else {
             return .failure(
                 LibcurlUnavailable(
                     reason: String(decoding: reason.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)))
         }
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
         return .success(())
     }()
-
-    /// Starts loading libcurl on a thread of its own (see `LibcurlLoader.c`), for a process that
-    /// will send and has other work to do first: the configuration, the registry, the key.
-    /// `load()` waits for it. Call it from the main thread, never in a process that may fork
-    /// before `finishPreload()` (a detaching send does not preload).
-    public static func preloadInBackground() {
-        pushkit_libcurl_preload_start()
-    }
-
-    /// Waits for a preload to end; at once when none was started. Before a fork, no thread may be
-    /// inside the dynamic loader.
-    public static func finishPreload() {
-        pushkit_libcurl_preload_finish()
-    }
 
     /// Loads and initializes libcurl, once.
     /// - Throws: `LibcurlUnavailable` (exit 69) when libcurl.so.4 cannot be loaded.

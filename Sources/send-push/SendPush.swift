@@ -258,9 +258,6 @@ struct SendPush: ParsableCommand {
     /// or, with `background`, from a process detached once everything that can be checked was.
     /// - Parameter resolved: set as soon as the configuration is resolved, for the hook's error record.
     private func send(background: Bool, configuration resolved: inout Configuration?) throws {
-        // A send in the foreground loads libcurl meanwhile (a dry run never does, and a detaching
-        // one leaves it to the background process: no thread may be loading a library at the fork).
-        if !background && !dryRun { CurlGlobal.preloadInBackground() }
         let configuration = try ToolSupport.configuration(options.flags, tool: Self.tool)
         resolved = configuration
         if let channel = liveActivity.channel {
@@ -305,7 +302,6 @@ struct SendPush: ParsableCommand {
                     if let note = prepared.policyNote, !hook { StandardStreams.writeError("\(Self.tool): \(note)\n") }
                     guard background else { return true }
                     try PosixFile.createPrivateDirectory(configuration.stateDirectory.value)
-                    CurlGlobal.finishPreload()
                     guard try ProcessDetacher.detach() == .detached else {
                         if !hook {
                             let devices = "\(targets.count) device\(targets.count == 1 ? "" : "s")"
