@@ -91,7 +91,7 @@ static void set_cork(const int *fds, int count, int on) {
 #endif
 }
 
-void pushkit_multi_wait_and_act(CURLM *multi, pushkit_multi_events *events, int maximumWait, int added) {
+void pushkit_multi_wait_and_act(CURLM *multi, pushkit_multi_events *events, int maximumWait) {
     int wait = maximumWait < 0 ? 0 : maximumWait;
     if (events->timerDue >= 0) {
         long long untilDue = events->timerDue - monotonic_milliseconds();
@@ -101,21 +101,8 @@ void pushkit_multi_wait_and_act(CURLM *multi, pushkit_multi_events *events, int 
     struct pollfd ready[pushkit_watched_capacity];
     int count = events->watchedCount;
     memcpy(ready, events->watched, sizeof(ready[0]) * (size_t)count);
-    /* Transfers added since libcurl last ran are started by whichever call below runs first: the
-       timer's, or a ready socket's (libcurl runs its due timers in every call). Starting them is a
-       burst of HEADERS and DATA frames, each its own write; corked, the burst leaves as a few full
-       segments when the cork comes off at the end of this call, instead of one segment (and one
-       wake-up of the server) per frame. Nothing waits longer than this call. Without new
-       transfers nothing is corked: what libcurl writes then answers the server (a SETTINGS or
-       PING acknowledgement) and goes out at once. Uncorking is harmless on any descriptor, so a
-       socket libcurl closed meanwhile (EBADF), or a number it reused, does no harm. */
-    int readyCount = poll(ready, (nfds_t)count, wait);
-    int corked[pushkit_watched_capacity];
-    int corkedCount = added > 0 ? events->watchedCount : 0;
-    for (int i = 0; i < corkedCount; i++) corked[i] = events->watched[i].fd;
-    set_cork(corked, corkedCount, 1);
     int running = 0;
-    if (readyCount > 0) {
+    if (poll(ready, (nfds_t)count, wait) > 0) {
         long long now = monotonic_milliseconds();
         for (int i = 0; i < count; i++) {
             short revents = ready[i].revents;
@@ -133,9 +120,19 @@ void pushkit_multi_wait_and_act(CURLM *multi, pushkit_multi_events *events, int 
     }
     if (events->timerDue >= 0 && monotonic_milliseconds() >= events->timerDue) {
         events->timerDue = -1; /* libcurl sets the next one while it acts */
+        /* The timer is how libcurl starts the transfers added since it last ran: a burst of HEADERS
+           and DATA frames, each its own write. Corked, the burst leaves as a few full segments when
+           the cork comes off right after, instead of one segment (and one wake-up of the server)
+           per frame. Socket events are never corked, so nothing written in answer to the server
+           waits. Uncorking is harmless on any descriptor, so a socket libcurl closed meanwhile
+           (EBADF), or a number it reused, does no harm. */
+        int fds[pushkit_watched_capacity];
+        int corked = events->watchedCount;
+        for (int i = 0; i < corked; i++) fds[i] = events->watched[i].fd;
+        set_cork(fds, corked, 1);
         curl_multi_socket_action(multi, CURL_SOCKET_TIMEOUT, 0, &running);
+        set_cork(fds, corked, 0);
     }
-    set_cork(corked, corkedCount, 0);
 }
 
 long long pushkit_multi_quietest_input(const pushkit_multi_events *events) {

@@ -166,7 +166,6 @@ public final class CurlHTTP2Client: HTTP2Transport {
             var wakeAt = deadline
             var exhausted = false
             var (slow, nextTurnsSlow) = slowRequests(in: active, order: &order, now: now)
-            var added: Int32 = 0
             supply: while !newConnectionRequested, active.count - slow < maximumQueued, active.count < queueCeiling {
                 switch next(now) {
                 case .request(let request):
@@ -179,7 +178,6 @@ public final class CurlHTTP2Client: HTTP2Transport {
                     curl_multi_add_handle(multi, transfer.handle)
                     active[transfer.key] = transfer
                     order.append(transfer)
-                    added += 1
                 case .notBefore(let instant):
                     wakeAt = min(wakeAt, instant)
                     break supply
@@ -201,7 +199,7 @@ public final class CurlHTTP2Client: HTTP2Transport {
             // With nothing in flight this only sleeps until the next scheduled request, still serving
             // the idle connection (a GOAWAY or close from the server is read meanwhile).
             let wait = max(.zero, min(Duration.milliseconds(100), wakeAt - ContinuousClock.now))
-            pushkit_multi_wait_and_act(multi, events, Int32(clamping: Transfer.milliseconds(wait)), added)
+            pushkit_multi_wait_and_act(multi, events, Int32(clamping: Transfer.milliseconds(wait)))
 
             var remainingMessages: Int32 = 0
             while let message = curl_multi_info_read(multi, &remainingMessages) {

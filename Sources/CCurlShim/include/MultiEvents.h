@@ -26,9 +26,8 @@ typedef struct pushkit_multi_events {
 void pushkit_multi_watch_events(CURLM *multi, pushkit_multi_events *events);
 
 /* Waits at most `maximumWait` milliseconds for a watched socket or libcurl's timer, then hands
-   libcurl what happened: each ready socket, and the timer when it is due. `added`: how many
-   transfers were added since the last call; their first frames are written corked. */
-void pushkit_multi_wait_and_act(CURLM *multi, pushkit_multi_events *events, int maximumWait, int added);
+   libcurl what happened: each ready socket, and the timer when it is due. */
+void pushkit_multi_wait_and_act(CURLM *multi, pushkit_multi_events *events, int maximumWait);
 
 /* CLOCK_MONOTONIC in milliseconds: the clock of `timerDue` and `lastInput`. */
 long long pushkit_multi_milliseconds(void);
