@@ -136,6 +136,7 @@ public final class CurlHTTP2Client: HTTP2Transport {
         onResponse: (HTTP2Response) -> Void
     ) {
         var active: [Int: Transfer] = [:] // by easy handle address
+        var order = StartOrder()
         silenceWatch.startRun()
 
         while true {
@@ -143,6 +144,7 @@ public final class CurlHTTP2Client: HTTP2Transport {
             if now >= deadline {
                 for transfer in active.values {
                     curl_multi_remove_handle(multi, transfer.handle)
+                    transfer.inFlight = false
                     onResponse(
                         HTTP2Response(
                             tag: transfer.tag,
@@ -163,7 +165,7 @@ public final class CurlHTTP2Client: HTTP2Transport {
             }
             var wakeAt = deadline
             var exhausted = false
-            var (slow, nextTurnsSlow) = slowRequests(in: active, now: now)
+            var (slow, nextTurnsSlow) = slowRequests(in: active, order: &order, now: now)
             supply: while !newConnectionRequested, active.count - slow < maximumQueued, active.count < queueCeiling {
                 switch next(now) {
                 case .request(let request):
@@ -172,8 +174,10 @@ public final class CurlHTTP2Client: HTTP2Transport {
                         ?? Transfer(caFile: caFile, proxy: proxy, connectTimeout: connectTimeout)
                     transfer.configure(for: request, headerList: headerList(for: request.headers))
                     transfer.startedAt = now
+                    transfer.inFlight = true
                     curl_multi_add_handle(multi, transfer.handle)
                     active[transfer.key] = transfer
+                    order.append(transfer)
                 case .notBefore(let instant):
                     wakeAt = min(wakeAt, instant)
                     break supply
@@ -185,7 +189,7 @@ public final class CurlHTTP2Client: HTTP2Transport {
             if active.isEmpty && exhausted { return }
             if !exhausted, active.count - slow >= maximumQueued, active.count < queueCeiling {
                 // The queue is full: back when its oldest request turns slow and frees a place.
-                if nextTurnsSlow == nil { (slow, nextTurnsSlow) = slowRequests(in: active, now: now) }
+                if nextTurnsSlow == nil { (slow, nextTurnsSlow) = slowRequests(in: active, order: &order, now: now) }
                 if let nextTurnsSlow { wakeAt = min(wakeAt, nextTurnsSlow) }
             }
 
@@ -203,6 +207,7 @@ public final class CurlHTTP2Client: HTTP2Transport {
                 let code = message.pointee.data.result
                 guard let transfer = active.removeValue(forKey: Int(bitPattern: handle)) else { continue }
                 curl_multi_remove_handle(multi, handle)
+                transfer.inFlight = false
                 var result = transfer.finish(code: code)
                 if onSilentConnection.remove(transfer.key) != nil, case .failure(let failure) = result {
                     result = .failure(SilenceWatch.failure(code: failure.code))
@@ -223,20 +228,55 @@ extension CurlHTTP2Client {
     /// How many of `active` have been in flight `slowAfter` or longer, and when the next of the
     /// others turns slow. Only counted when the queue is full; otherwise `(0, nil)`.
     private func slowRequests(
-        in active: [Int: Transfer], now: ContinuousClock.Instant
+        in active: [Int: Transfer], order: inout StartOrder, now: ContinuousClock.Instant
     ) -> (count: Int, nextTurnsSlow: ContinuousClock.Instant?) {
         guard active.count >= maximumQueued else { return (0, nil) }
-        var count = 0
-        var next: ContinuousClock.Instant?
-        for transfer in active.values {
-            let due = transfer.startedAt + slowAfter
-            if due <= now {
-                count += 1
-            } else if next.map({ due < $0 }) ?? true {
-                next = due
-            }
+        return order.slow(after: slowAfter, at: now)
+    }
+}
+
+/// The transfers of a run in the order they were handed to libcurl, which is the order of their
+/// start times: the slow ones are at the front, so counting them and finding when the next turns
+/// slow looks only at those, not at every transfer in flight (this is asked on every turn of the
+/// event loop while the queue is full). A finished transfer's entry is dropped when it reaches
+/// the front; an entry is current while its transfer is in flight with the same request.
+private struct StartOrder {
+    private var entries: [(transfer: Transfer, request: Int)] = []
+    private var head = 0
+
+    /// Notes `transfer`, just handed to libcurl with its `startedAt` and `request` set.
+    mutating func append(_ transfer: Transfer) {
+        if entries.count >= 2048 { dropFinishedFront() }
+        entries.append((transfer, transfer.request))
+    }
+
+    private func isCurrent(_ entry: (transfer: Transfer, request: Int)) -> Bool {
+        entry.transfer.inFlight && entry.transfer.request == entry.request
+    }
+
+    /// Drops the entries of finished transfers from the front, and the storage they took once
+    /// they are most of it.
+    private mutating func dropFinishedFront() {
+        while head < entries.count, !isCurrent(entries[head]) { head += 1 }
+        if head >= 1024, head * 2 >= entries.count {
+            entries.removeFirst(head)
+            head = 0
         }
-        return (count, next)
+    }
+
+    /// How many transfers in flight started `after` or longer before `now`, and when the next of
+    /// the others turns slow (`nil` when none is left).
+    mutating func slow(
+        after: Duration, at now: ContinuousClock.Instant
+    ) -> (count: Int, nextTurnsSlow: ContinuousClock.Instant?) {
+        dropFinishedFront()
+        var count = 0
+        for entry in entries[head...] where isCurrent(entry) {
+            let due = entry.transfer.startedAt + after
+            if due > now { return (count, due) }
+            count += 1
+        }
+        return (count, nil)
     }
 }
 

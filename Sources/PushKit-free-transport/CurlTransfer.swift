@@ -16,6 +16,10 @@ final class Transfer {
     private var method = HTTP2Method.post
     /// When the current request was handed to libcurl.
     var startedAt = ContinuousClock.now
+    /// Counts the requests this handle was set up for: tells a request from the handle's later ones.
+    private(set) var request = 0
+    /// Whether the handle is in the multi handle (its request not yet reported).
+    var inFlight = false
     private var responseBody = Data()
     private var responseHeaders: [String: String] = [:]
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
@@ -73,6 +77,7 @@ final class Transfer {
     ///   alive until the transfer is done (one list is shared by every request of a batch).
     func configure(for request: HTTP2Request, headerList: UnsafeMutablePointer<curl_slist>?) {
         tag = request.tag
+        self.request += 1
         responseBody.removeAll(keepingCapacity: true)
         responseHeaders.removeAll(keepingCapacity: true)
         errorBuffer[0] = 0

@@ -418,4 +418,21 @@ struct SendPushBackgroundEndToEndTests: ClientToolSuite {
         sent.expectSuccess()
         #expect(loads(sent), "a real send loads it")
     }
+
+    @Test("libcurl that cannot be loaded: exit 69 with what the loader said and how to install it; nothing sent")
+    func libcurlUnloadable() throws {
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        // A file named libcurl.so.4 that is no library, found first through LD_LIBRARY_PATH.
+        let libraries = setup.directory.file("broken-libs")
+        try FileManager.default.createDirectory(atPath: libraries, withIntermediateDirectories: true)
+        try Data("not a library".utf8).write(to: URL(fileURLWithPath: libraries + "/libcurl.so.4"))
+        var env = clientEnvironment(emulator)
+        env["LD_LIBRARY_PATH"] = libraries
+        let broken = try BuiltTool.run("send-push", ["--token", hexToken(1), "--body", "x"], environment: env)
+        #expect(broken.status == 69, "\(broken.stderr)")
+        #expect(broken.stderr.contains("cannot load libcurl"))
+        #expect(broken.stderr.contains("libcurl.so.4"))
+        #expect(broken.stderr.contains("apt-get install libcurl4"))
+        #expect(emulator.records().isEmpty, "nothing was sent")
+    }
 }

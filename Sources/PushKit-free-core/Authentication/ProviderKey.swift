@@ -37,9 +37,12 @@ public struct ProviderKey: Sendable {
     /// - Parameter origin: how to name the key in errors (its path and the setting it came from).
     /// - Throws: `ProviderKeyError` (exit 78) when the text is not a P-256 private key.
     public init(pem: String, origin: String) throws(ProviderKeyError) {
-        let normalized = String(
-            pem.replacing("\r\n", with: "\n").drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace)
-                .reversed())
+        // CRLF line ends as LF, without the whitespace around the text: sliced, not rebuilt
+        // character by character (every send and every uncached token parses the key).
+        let text = pem.utf8.contains(13) ? pem.replacing("\r\n", with: "\n") : pem
+        let start = text.firstIndex { !$0.isWhitespace } ?? text.endIndex
+        let end = text.lastIndex { !$0.isWhitespace }.map { text.index(after: $0) } ?? start
+        let normalized = String(text[start..<end])
         guard normalized.contains("-----BEGIN") else {
             throw ProviderKeyError(
                 "\(origin) is not a PEM key file (no \"-----BEGIN\" line); expected the .p8 file from the Apple developer account",

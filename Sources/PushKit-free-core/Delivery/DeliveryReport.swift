@@ -13,6 +13,20 @@ public struct DeliveryReport: Sendable {
     public init(results: [DeliveryResult], seconds: Double) {
         self.results = results
         self.seconds = seconds
+        // One pass over the results for every count the summary and the callers ask for (a large
+        // fan-out has tens of thousands), reading fields in place rather than copying each result.
+        var counts = (delivered: 0, skipped: 0, pruned: 0, failed: 0, unregisteredKept: 0)
+        for index in results.indices {
+            switch results[index].outcome {
+            case .delivered: counts.delivered += 1
+            case .skipped: counts.skipped += 1
+            case .rejected, .failed: counts.failed += 1
+            case .unregistered where !results[index].pruned: counts.unregisteredKept += 1
+            case .unregistered: break
+            }
+            if results[index].pruned { counts.pruned += 1 }
+        }
+        (delivered, skipped, pruned, failed, unregisteredKept) = counts
     }
 
     /// Every target reported `skipped` for `reason`, without anything sent.
@@ -28,19 +42,21 @@ public struct DeliveryReport: Sendable {
             }, seconds: 0)
     }
 
-    public var delivered: Int { results.count { $0.outcome == .delivered } }
-    public var skipped: Int { results.count { $0.outcome == .skipped } }
-    public var pruned: Int { results.count(where: \.pruned) }
+    public let delivered: Int
+    public let skipped: Int
+    public let pruned: Int
     /// Devices neither delivered nor unregistered.
-    public var failed: Int { results.count { $0.outcome == .rejected || $0.outcome == .failed } }
+    public let failed: Int
+    /// Devices answered 410 that stay registered (the app registered again after the 410).
+    private let unregisteredKept: Int
 
     /// The process exit status:
     /// 0 when every device was delivered (a dead token that was answered 410 counts as handled);
     /// 69 when nothing got an HTTP answer and every failure was a connect or TLS failure;
     /// 75 when only temporary failures are left; 1 otherwise.
     public var exitStatus: ExitStatus {
+        if failed == 0 { return .success }
         let unsuccessful = results.filter { $0.outcome == .rejected || $0.outcome == .failed }
-        if unsuccessful.isEmpty { return .success }
         let answered = results.contains { $0.status != 0 }
         if !answered, unsuccessful.allSatisfy({ $0.transportFailure == .connect || $0.transportFailure == .tls }) {
             return .unavailable
@@ -56,28 +72,48 @@ public struct DeliveryReport: Sendable {
         // The ids as shown (escaped and cut), so the column is as wide as what it holds.
         let ids = results.map { $0.target.deviceID.map { TerminalText.field($0) } ?? "-" }
         let idWidth = min(ids.map(\.count).max() ?? 1, 40)
+        // Built in one string, piece by piece: a fan-out to many devices prints as many lines.
         var text = ""
-        for (result, id) in zip(results, ids) {
-            let token = fullTokens ? result.target.token.hex : result.target.token.masked
-            let reason = TerminalText.escaped(result.reason ?? "")
-            var line = pad(result.outcome.rawValue, 12) + " " + pad(id, idWidth) + "  " + token + "  "
-            switch result.outcome {
-            case .delivered:
-                line += "200"
-                if let apnsID = result.apnsID { line += " " + apnsID }
-            case .skipped:
-                line += "not sent: \(reason)"
-            default:
-                line += result.status == 0 ? "no answer: \(reason)" : "\(result.status) \(reason)"
+        text.reserveCapacity(results.count * (idWidth + 80))
+        for index in results.indices {
+            let outcome = results[index].outcome
+            Self.append(outcome.rawValue, paddedTo: 12, to: &text)
+            text += " "
+            Self.append(ids[index], paddedTo: idWidth, to: &text)
+            text += "  "
+            let token = results[index].target.token
+            if fullTokens {
+                text += token.hex
+            } else {
+                token.appendMasked(to: &text)
             }
-            if result.pruned {
-                line +=
-                    result.target.tokenKind == .pushToStart
+            text += "  "
+            switch outcome {
+            case .delivered:
+                text += "200"
+                if let apnsID = results[index].apnsID {
+                    text += " "
+                    text += apnsID
+                }
+            case .skipped:
+                text += "not sent: "
+                text += TerminalText.escaped(results[index].reason ?? "")
+            default:
+                let reason = TerminalText.escaped(results[index].reason ?? "")
+                let status = results[index].status
+                text += status == 0 ? "no answer: \(reason)" : "\(status) \(reason)"
+            }
+            if results[index].pruned {
+                text +=
+                    results[index].target.tokenKind == .pushToStart
                     ? " (push-to-start token removed; device kept)" : " (removed from registry)"
             }
-            if result.learnedEnvironment { line += " (environment: \(result.environment.rawValue))" }
-            if result.attempts > 1 { line += " [\(result.attempts) attempts]" }
-            text += line + "\n"
+            if results[index].learnedEnvironment {
+                text += " (environment: \(results[index].environment.rawValue))"
+            }
+            let attempts = results[index].attempts
+            if attempts > 1 { text += " [\(attempts) attempts]" }
+            text += "\n"
         }
         return text
     }
@@ -128,7 +164,6 @@ public struct DeliveryReport: Sendable {
     /// The summary line for standard error.
     public var summary: String {
         var parts = ["\(delivered) delivered", "\(failed) failed", "\(pruned) pruned"]
-        let unregisteredKept = results.count { $0.outcome == .unregistered && !$0.pruned }
         if unregisteredKept > 0 { parts.append("\(unregisteredKept) unregistered kept") }
         if skipped > 0 { parts.append("\(skipped) skipped") }
         let hundredths = Int((seconds * 100).rounded())
@@ -136,7 +171,10 @@ public struct DeliveryReport: Sendable {
         return parts.joined(separator: ", ") + " in \(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) s"
     }
 
-    private func pad(_ text: String, _ width: Int) -> String {
-        text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
+    /// Appends `field` to `text`, then spaces up to `width` characters.
+    private static func append(_ field: String, paddedTo width: Int, to text: inout String) {
+        text += field
+        let count = field.count
+        if count < width { text += String(repeating: " ", count: width - count) }
     }
 }

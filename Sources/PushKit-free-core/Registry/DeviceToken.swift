@@ -43,7 +43,16 @@ public struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertib
     /// The first 8 and last 4 hex digits, `740f4707…8e2a`: enough to tell tokens apart in human output
     /// without printing a deliverable address.
     public var masked: String {
-        "\(hex.prefix(8))…\(hex.suffix(4))"
+        var text = ""
+        appendMasked(to: &text)
+        return text
+    }
+
+    /// Appends `masked` to `text`, without making a string of it first.
+    public func appendMasked(to text: inout String) {
+        text.append(contentsOf: hex.prefix(8))
+        text += "…"
+        text.append(contentsOf: hex.suffix(4))
     }
 
     /// The lowercase hex.
