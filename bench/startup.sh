@@ -35,38 +35,27 @@ commands=(
   "register-apns list (2 devices)|$BIN/register-apns list"
   "send-push --dry-run (2 devices)|$BIN/send-push --dry-run --body hi"
 )
-printf '%s\n' "${commands[@]}" > "$work/commands"
+: > "$work/commands"
+for entry in "${commands[@]}"; do
+  name=${entry%%|*}
+  read -r -a argv <<<"${entry#*|}"
+  (IFS=$'\t'; printf '%s\t%s\n' "$name" "${argv[*]}") >> "$work/commands"
+done
 
 echo "1. wall time, $ROUNDS interleaved rounds (each command once per round, output to /dev/null)"
-python3 - "$work/commands" "$ROUNDS" "${BENCH_ROWS:-/dev/null}" <<'PY'
-import json, os, statistics, sys, time
-commands = [line.rstrip("\n").split("|", 1) for line in open(sys.argv[1])]
-rounds = int(sys.argv[2])
-null = os.open(os.devnull, os.O_RDWR)
-def run(argv):
-    start = time.perf_counter_ns()
-    pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=[(os.POSIX_SPAWN_DUP2, null, 1), (os.POSIX_SPAWN_DUP2, null, 2)])
-    _, status = os.waitpid(pid, 0)
-    elapsed = (time.perf_counter_ns() - start) / 1e6
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"{' '.join(argv)} exited {os.waitstatus_to_exitcode(status)}")
-    return elapsed
-times = {name: [] for name, _ in commands}
-for _ in range(5):
-    for name, line in commands: run(line.split())
-for _ in range(rounds):
-    for name, line in commands: times[name].append(run(line.split()))
+python3 "$here/interleave.py" "$ROUNDS" "$work/startup.json" "$work/commands"
+python3 - "$work/startup.json" "${BENCH_ROWS:-/dev/null}" <<'PY'
+import json, statistics, sys
+times = json.load(open(sys.argv[1]))
 medians = {name: statistics.median(values) for name, values in times.items()}
 empty = medians["empty Swift program"]
-with open(sys.argv[3], "a") as rows:
-    for name, _ in commands:
-        values = sorted(times[name])
-        p90 = values[int(len(values) * 0.9)]
-        print(f"   {name:<34} median {medians[name]:6.2f} ms   p90 {p90:6.2f} ms   {medians[name] / empty:5.2f}x empty")
+print("   ratios to the empty Swift program: " + ", ".join(f"{n} {m / empty:.2f}x" for n, m in medians.items()))
+with open(sys.argv[2], "a") as rows:
+    for name, median in medians.items():
         if name in ("true", "empty Swift program"):
             continue
         warm = not name.endswith("--help")
-        rows.write(json.dumps({"group": "start-up", "what": name, "value": round(medians[name], 2), "unit": "ms",
+        rows.write(json.dumps({"group": "start-up", "what": name, "value": round(median, 2), "unit": "ms",
                                "reference": "empty Swift program", "reference_value": round(empty, 2),
                                **({"max_ratio": 2.0} if warm else {})}) + "\n")
 PY
