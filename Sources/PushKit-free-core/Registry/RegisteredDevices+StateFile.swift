@@ -158,6 +158,32 @@ extension RegisteredDevices {
         return bytes
     }
 
+    /// Makes this registry what reading the version 1 file just written from it would give: each
+    /// record changed since it was read (or built) is encoded and read back, its bytes kept for the
+    /// next write, and the top-level members likewise; stored as version 1, no changes counted. Costs
+    /// what changed, plus a look at each device.
+    mutating func adoptWrittenRecords() throws(JSONSyntaxError) {
+        for index in devices.indices where devices[index].storedJSON == nil {
+            let id = devices[index].id
+            var writer = JSONWriter(capacity: 512)
+            devices[index].record.write(to: &writer)
+            let bytes = Data(writer.bytes)
+            let written = try JSONScanner.withScanner(over: bytes) {
+                (scanner: inout JSONScanner) throws(JSONSyntaxError) in
+                try DeviceRecord.read(from: &scanner, deviceID: id)
+            }
+            devices[index] = RegisteredDevice(id: id, record: written.record, storedJSON: bytes)
+        }
+        for (key, value) in otherFields {
+            var writer = JSONWriter(capacity: 256)
+            writer.value(value)
+            otherFields[key] = try JSONValue.parse(Data(writer.bytes))
+        }
+        storedFormat = .versioned
+        adoptedLegacyEntries = []
+        changeCount = 0
+    }
+
     /// Writes the state file's bytes (see `stateFileBytes()`) to `output` in chunks of about a
     /// megabyte, so a large registry is never held in memory twice.
     func writeStateFile(to output: inout FileOutput) throws(FileSystemError) {
