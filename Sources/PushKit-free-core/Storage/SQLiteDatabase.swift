@@ -43,15 +43,16 @@ public final class SQLiteDatabase {
     /// - Throws: `SQLiteError.unavailable` (69) when libsqlite3 cannot be loaded,
     ///   `.unreadable` (65) when the file cannot be opened as a database.
     public init(readingAt path: String) throws(SQLiteError) {
-        library = try Library.load()
+        let library = try Library.load()
         var opened: OpaquePointer?
         let status = library.open(path, &opened, Library.openReadOnly, nil)
-        guard status == Library.ok, let opened else {
+        guard status == Library.ok, let connection = opened else {
             let reason = opened.map { library.message(of: $0) } ?? "error \(status)"
             if let opened { _ = library.close(opened) }
             throw .unreadable("\(path): \(reason)")
         }
-        self.connection = opened
+        self.library = library
+        self.connection = connection
         self.path = path
     }
 
