@@ -78,7 +78,12 @@ operations=(
   "import devices.db (1,000)|yes|register-apns import $work/devices.db"
   "send-push --device|yes|send-push --device device-000003 --body hi"
 )
+# A build from before the SQLite import (for a comparison) skips that row.
+if ! "$tool" import --help | grep -q SQLite; then
+  operations=("${operations[@]/import devices.db*/}")
+fi
 for entry in "${operations[@]}"; do
+  [ -n "$entry" ] || continue
   IFS='|' read -r name writes arguments <<<"$entry"
   program=${arguments%% *}
   rest=${arguments#* }
@@ -95,6 +100,7 @@ for entry in "${operations[@]}"; do
 done
 # Peak RSS of each operation on the large file, median of 5 runs.
 for entry in "${operations[@]}"; do
+  [ -n "$entry" ] || continue
   IFS='|' read -r name writes arguments <<<"$entry"
   program=${arguments%% *}
   rest=${arguments#* }

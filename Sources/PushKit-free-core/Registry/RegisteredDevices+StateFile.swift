@@ -200,14 +200,15 @@ extension RegisteredDevices {
     ) throws(Failure) {
         var writer = JSONWriter(capacity: chunkSize == .max ? 64 + devices.count * 400 : chunkSize + 4096)
         writer.raw("{\n  \"version\": 1,\n  \"devices\": {")
-        for (index, device) in devices.enumerated() {
+        // By index, not by element: a copy of each device would retain every field of its record.
+        for index in devices.indices {
             writer.raw(index == 0 ? "\n    " : ",\n    ")
-            writer.string(device.id)
+            writer.string(devices[index].id)
             writer.raw(": ")
-            if let stored = device.storedJSON {
-                writer.bytes.append(contentsOf: stored)
+            if let stored = devices[index].storedJSON {
+                stored.withUnsafeBytes { writer.bytes.append(contentsOf: $0) }
             } else {
-                device.record.write(to: &writer)
+                devices[index].record.write(to: &writer)
             }
             if writer.bytes.count >= chunkSize { try flush(&writer) }
         }
