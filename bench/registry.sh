@@ -113,7 +113,7 @@ for entry in "${operations[@]}"; do
 done
 cp "$work/large.orig.json" "$work/large.json"
 "$tool" add bench-new-device "$new_token" --state-file "$work/large.json" >/dev/null
-"$tool" list --json --state-file "$work/large.json" | grep -q '"device_id":"bench-new-device"' \
+"$tool" list --json --state-file "$work/large.json" | grep -c '"device_id":"bench-new-device"' >/dev/null \
   || { echo "the benchmarked registration did not land" >&2; exit 1; }
 
 python3 - "$work" "$(stat -c %s "$work/large.orig.json")" "$devices" <<'PY'
