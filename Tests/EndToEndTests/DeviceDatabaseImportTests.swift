@@ -35,7 +35,8 @@ struct DeviceDatabaseImportTests {
     /// The id a registration carrying only `token` gets: "apns-" and 16 hex digits of its SHA-256
     /// (computed here by Python, not by the tools).
     func derivedID(_ token: String) throws -> String {
-        let script = "import hashlib,sys; print('apns-' + hashlib.sha256(sys.argv[1].lower().encode()).hexdigest()[:16])"
+        let script =
+            "import hashlib,sys; print('apns-' + hashlib.sha256(sys.argv[1].lower().encode()).hexdigest()[:16])"
         return try BuiltTool.runSystem("python3", ["-c", script, token]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -142,9 +143,11 @@ struct DeviceDatabaseImportTests {
         #expect(devices[try derivedID(updated)]?["name"] as? String == "v2")
     }
 
-    @Test("a bad database exits 65 naming what is wrong, and nothing is written", arguments: [
-        BadDatabase.noTable, .noTokenColumn, .badToken, .badTime, .notADatabase, .fromStandardInput,
-    ])
+    @Test(
+        "a bad database exits 65 naming what is wrong, and nothing is written",
+        arguments: [
+            BadDatabase.noTable, .noTokenColumn, .badToken, .badTime, .notADatabase, .fromStandardInput,
+        ])
     func refusesBadDatabases(_ bad: BadDatabase) throws {
         try tool("add", "here", hexToken(7, filler: "7c")).expectSuccess()
         let before = try Data(contentsOf: URL(fileURLWithPath: stateFile))

@@ -64,10 +64,11 @@ final class RegistryCache: Sendable {
     /// Like `current(at:)`, but the entry is taken out, so that the caller's changes to its
     /// registry copy nothing (and a change that fails leaves nothing half changed behind).
     func take(at path: String) -> Entry? {
-        guard let entry = entry.withLock({ entry -> Entry? in
-            defer { entry = nil }
-            return entry
-        })
+        guard
+            let entry = entry.withLock({ entry -> Entry? in
+                defer { entry = nil }
+                return entry
+            })
         else { return nil }
         return Self.isCurrent(entry, at: path) ? entry : nil
     }

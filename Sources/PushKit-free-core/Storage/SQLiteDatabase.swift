@@ -105,13 +105,15 @@ public final class SQLiteDatabase {
         static let blob: Int32 = 4
         static let null: Int32 = 5
 
-        typealias Open = @convention(c) (
-            UnsafePointer<CChar>, UnsafeMutablePointer<OpaquePointer?>, Int32, UnsafePointer<CChar>?
-        ) -> Int32
-        typealias Prepare = @convention(c) (
-            OpaquePointer, UnsafePointer<CChar>, Int32, UnsafeMutablePointer<OpaquePointer?>,
-            UnsafeMutablePointer<UnsafePointer<CChar>?>?
-        ) -> Int32
+        typealias Open =
+            @convention(c) (
+                UnsafePointer<CChar>, UnsafeMutablePointer<OpaquePointer?>, Int32, UnsafePointer<CChar>?
+            ) -> Int32
+        typealias Prepare =
+            @convention(c) (
+                OpaquePointer, UnsafePointer<CChar>, Int32, UnsafeMutablePointer<OpaquePointer?>,
+                UnsafeMutablePointer<UnsafePointer<CChar>?>?
+            ) -> Int32
         typealias StatusOf = @convention(c) (OpaquePointer) -> Int32
         typealias MessageOf = @convention(c) (OpaquePointer) -> UnsafePointer<CChar>?
         typealias NumberOfColumn = @convention(c) (OpaquePointer, Int32) -> Int32
