@@ -183,6 +183,22 @@ struct DeviceDatabaseImportTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: stateFile)) == before)
     }
 
+    @Test("without a loadable libsqlite3 the import exits 69, saying what to install, and writes nothing")
+    func withoutSQLite() throws {
+        let path = try database("devices.db", rows: [["token": hexToken(1, filler: "8d")]])
+        // A file of that name that is not a library, found first by the loader.
+        let libraries = directory.file("lib")
+        try FileManager.default.createDirectory(atPath: libraries, withIntermediateDirectories: true)
+        try directory.write("lib/libsqlite3.so.0", "not a library")
+        var environment = environment
+        environment["LD_LIBRARY_PATH"] = libraries
+        let result = try BuiltTool.run("register-apns", ["import", path], environment: environment)
+        #expect(result.status == 69, "exit \(result.status): \(result.stderr)")
+        #expect(result.stderr.contains("SQLite is not available"), "\(result.stderr)")
+        #expect(result.stderr.contains("install libsqlite3-0"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: stateFile))
+    }
+
     enum BadDatabase: String, CaseIterable, Sendable, CustomTestStringConvertible {
         case noTable, noTokenColumn, badToken, badTime, notADatabase, fromStandardInput
 
