@@ -28,6 +28,7 @@ deps:
 	command -v at >/dev/null || missing="$$missing at"; \
 	command -v tinyproxy >/dev/null || missing="$$missing tinyproxy"; \
 	command -v systemd-analyze >/dev/null || missing="$$missing systemd"; \
+	{ ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null | grep -q 'libsqlite3\.so\.0 ' || missing="$$missing libsqlite3-0"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \

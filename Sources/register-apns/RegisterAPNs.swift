@@ -371,10 +371,15 @@ extension RegisterAPNs {
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "import",
-            abstract: "Merge another registry, a flat map {\"<device id>\": \"<token>\"}, or `list --json` output.",
+            abstract:
+                "Merge another registry, a flat map {\"<device id>\": \"<token>\"}, `list --json` output or an SQLite devices.db.",
             discussion: """
                 Per device, the record whose app registered last wins (the imported one on a tie); \
-                a token stays with one device id. Nothing is written unless the whole file is valid.
+                a token stays with one device id. Nothing is written unless the whole file is valid. \
+                An SQLite database (told by its header) is read from its table devices(token, device_name, \
+                device_model, os_version, app_version, registered_at, last_seen_at); each device gets the id \
+                derived from its token, as a registration without a device id does. Times: ISO 8601 text \
+                (no zone means UTC) or UNIX seconds.
                 """
         )
 
@@ -391,11 +396,19 @@ extension RegisterAPNs {
                     throw RegistryError.invalidInput("nothing to import: \(source) is empty")
                 }
                 let imported: RegisteredDevices
-                do throws(JSONSyntaxError) {
-                    imported = try RegisteredDevices(importing: data)
-                } catch {
-                    throw RegistryError.invalidInput(
-                        "\(source) is not a registry, flat map or JSON Lines: \(error.detail)")
+                if SQLiteDatabase.isDatabase(data) {
+                    guard file != "-" else {
+                        throw RegistryError.invalidInput(
+                            "an SQLite database is read from its file: give its path, not '-'")
+                    }
+                    imported = try RegisteredDevices(importingDeviceDatabase: file)
+                } else {
+                    do throws(JSONSyntaxError) {
+                        imported = try RegisteredDevices(importing: data)
+                    } catch {
+                        throw RegistryError.invalidInput(
+                            "\(source) is not a registry, flat map or JSON Lines: \(error.detail)")
+                    }
                 }
                 let registry = try RegisterAPNs.registry(configFile, state)
                 let summary = try registry.merge(imported)

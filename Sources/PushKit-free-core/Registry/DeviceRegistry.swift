@@ -39,6 +39,12 @@ import Darwin
 ///
 /// A file that is not a registry is never overwritten (exit 65).
 /// New files and directories are created 0600 and 0700; a replaced file keeps its permissions.
+///
+/// One value (and its copies) remembers the version 1 registry it last read or wrote and reuses it
+/// while the file is unchanged (see `RegistryCache`), so a process that writes many batches parses
+/// the file once; it is re-read whenever another process or program changed it. A remembered
+/// registry also keeps an index of its tokens. The file is still written whole and `fsync`'d on
+/// every change.
 public struct DeviceRegistry: Sendable {
     /// The state file.
     public let path: String
@@ -68,14 +74,21 @@ public struct DeviceRegistry: Sendable {
     /// another program's write in that window with it).
     var afterLastLook: (@Sendable () -> Void)?
 
+    /// The registry last read or written through this value or a copy of it.
+    let cache = RegistryCache()
+
     // MARK: Reading and writing
 
     /// The registry as the file (and, beside a flat map, its sidecar) holds it now; empty when there is no file.
     /// - Throws: `RegistryError.corruptStateFile` (65) or `.io` (74).
     public func load() throws(RegistryError) -> RegisteredDevices {
-        let (_, devices) = try readSettled()
+        if let entry = cache.current(at: path) { return entry.devices }
+        let (snapshot, devices) = try readSettled()
         // A version 1 file has no sidecar: no look for one on every read.
-        guard Self.takesSidecar(devices) else { return devices }
+        guard Self.takesSidecar(devices) else {
+            cache.remember(devices, stamp: snapshot.stamp, bytes: snapshot.data, at: path)
+            return devices
+        }
         return try combined(devices, sidecar: try read(sidecarPath))
     }
 
@@ -138,14 +151,27 @@ public struct DeviceRegistry: Sendable {
         // Only writers holding the lock change the sidecar: read once, it stays as read.
         let sidecar = try read(sidecarPath)
         for attempt in 1...Self.maximumAttempts {
-            let (snapshot, stored) = try readSettled()
-            var devices = try combined(stored, sidecar: sidecar)
-            let result = try body(&devices)
+            var devices = RegisteredDevices()
+            let snapshot = try readForChange(into: &devices)
+            // What was read, for telling another program's late writes from it (small files only).
+            let stored = (snapshot.data?.count ?? .max) <= RegistryCache.comparedBytes ? devices : RegisteredDevices()
+            devices = try combined(devices, sidecar: sidecar)
+            let result: Result
+            do {
+                result = try body(&devices)
+            } catch {
+                if devices.changeCount == 0 { remember(devices, as: snapshot) }
+                throw error
+            }
             let converts = converting && devices.writesFlatMap
-            guard devices.changeCount > 0 || converts else { return (result, []) }
+            guard devices.changeCount > 0 || converts else {
+                remember(devices, as: snapshot)
+                return (result, [])
+            }
             let flat = devices.writesFlatMap && !converts
             if let late = try write(devices, over: snapshot, read: stored, asFlatMap: flat) {
                 if converts { unlink(sidecarPath) }
+                if flat || converts { cache.forget() } else { rememberWritten(&devices) }
                 return (result, late)
             }
             if attempt == Self.maximumAttempts { break }
@@ -164,8 +190,40 @@ public struct DeviceRegistry: Sendable {
 
     /// One reading of the state file, to notice another program's rewrite before replacing it.
     private struct Snapshot {
+        /// The bytes read; for a remembered registry, only those of a file up to a megabyte.
         let data: Data?
         let stamp: PosixFile.Stamp?
+    }
+
+    /// The registry to change, with the snapshot it came from: the one remembered when the file is
+    /// still that one (taken out of the cache while it is changed, and given a token index, as it
+    /// will take many changes), else the file read.
+    private func readForChange(into devices: inout RegisteredDevices) throws(RegistryError) -> Snapshot {
+        guard let entry = cache.take(at: path) else {
+            let snapshot: Snapshot
+            (snapshot, devices) = try readSettled()
+            return snapshot
+        }
+        let snapshot = Snapshot(data: entry.bytes, stamp: entry.stamp)
+        devices = (consume entry).devices
+        devices.indexesTokens = true
+        return snapshot
+    }
+
+    /// Remembers an unchanged registry as the contents of the file `snapshot` read.
+    private func remember(_ devices: RegisteredDevices, as snapshot: Snapshot) {
+        cache.remember(devices, stamp: snapshot.stamp, bytes: snapshot.data, at: path)
+    }
+
+    /// Remembers the registry just written as version 1 as it now is in the file: changed records
+    /// encoded and read back (so times have the file's millisecond precision), no changes counted.
+    private func rememberWritten(_ devices: inout RegisteredDevices) {
+        guard (try? devices.adoptWrittenRecords()) != nil, let stamp = PosixFile.stamp(of: path) else {
+            cache.forget()
+            return
+        }
+        let bytes = stamp.byteCount <= RegistryCache.comparedBytes ? Data(devices.stateFileBytes()) : nil
+        cache.remember(devices, stamp: stamp, bytes: bytes, at: path)
     }
 
     /// Writes `devices` (a flat map with the sidecar just before it, or version 1), unless the file

@@ -113,6 +113,7 @@ extension RegisteredDevices {
             if let record = decision { merged.append(RegisteredDevice(id: id, record: record)) }
         }
         devices = Self.sortedByID(merged)
+        if tokenIndex != nil { tokenIndex = TokenIndex(devices) }
         changeCount += 1
         return summary
     }

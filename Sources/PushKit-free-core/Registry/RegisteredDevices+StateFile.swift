@@ -158,6 +158,32 @@ extension RegisteredDevices {
         return bytes
     }
 
+    /// Makes this registry what reading the version 1 file just written from it would give: each
+    /// record changed since it was read (or built) is encoded and read back, its bytes kept for the
+    /// next write, and the top-level members likewise; stored as version 1, no changes counted. Costs
+    /// what changed, plus a look at each device.
+    mutating func adoptWrittenRecords() throws(JSONSyntaxError) {
+        for index in devices.indices where devices[index].storedJSON == nil {
+            let id = devices[index].id
+            var writer = JSONWriter(capacity: 512)
+            devices[index].record.write(to: &writer)
+            let bytes = Data(writer.bytes)
+            let written = try JSONScanner.withScanner(over: bytes) {
+                (scanner: inout JSONScanner) throws(JSONSyntaxError) in
+                try DeviceRecord.read(from: &scanner, deviceID: id)
+            }
+            devices[index] = RegisteredDevice(id: id, record: written.record, storedJSON: bytes)
+        }
+        for (key, value) in otherFields {
+            var writer = JSONWriter(capacity: 256)
+            writer.value(value)
+            otherFields[key] = try JSONValue.parse(Data(writer.bytes))
+        }
+        storedFormat = .versioned
+        adoptedLegacyEntries = []
+        changeCount = 0
+    }
+
     /// Writes the state file's bytes (see `stateFileBytes()`) to `output` in chunks of about a
     /// megabyte, so a large registry is never held in memory twice.
     func writeStateFile(to output: inout FileOutput) throws(FileSystemError) {
@@ -174,14 +200,15 @@ extension RegisteredDevices {
     ) throws(Failure) {
         var writer = JSONWriter(capacity: chunkSize == .max ? 64 + devices.count * 400 : chunkSize + 4096)
         writer.raw("{\n  \"version\": 1,\n  \"devices\": {")
-        for (index, device) in devices.enumerated() {
+        // By index, not by element: a copy of each device would retain every field of its record.
+        for index in devices.indices {
             writer.raw(index == 0 ? "\n    " : ",\n    ")
-            writer.string(device.id)
+            writer.string(devices[index].id)
             writer.raw(": ")
-            if let stored = device.storedJSON {
-                writer.bytes.append(contentsOf: stored)
+            if let stored = devices[index].storedJSON {
+                stored.withUnsafeBytes { writer.bytes.append(contentsOf: $0) }
             } else {
-                device.record.write(to: &writer)
+                devices[index].record.write(to: &writer)
             }
             if writer.bytes.count >= chunkSize { try flush(&writer) }
         }

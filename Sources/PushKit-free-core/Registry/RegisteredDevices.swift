@@ -49,6 +49,12 @@ public struct RegisteredDevices: Sendable {
     }
     /// Incremented by every change, so `DeviceRegistry.update` can skip writing when nothing changed.
     public internal(set) var changeCount = 0
+    /// Device ids by token, when this registry keeps one (see `RegisteredDevices+TokenIndex.swift`);
+    /// every change below keeps it right. Not part of equality.
+    var tokenIndex: TokenIndex?
+    /// Whether the first change that looks a token up builds `tokenIndex`: set on a registry kept
+    /// between changes (`DeviceRegistry`'s cache), where the index pays for itself.
+    var indexesTokens = false
 
     /// A registry holding `devices`, in any order; of repeated ids the last wins.
     public init(devices: [RegisteredDevice] = [], otherFields: [String: JSONValue] = [:]) {
@@ -107,6 +113,10 @@ public struct RegisteredDevices: Sendable {
         }
         set {
             let (index, found) = position(of: deviceID)
+            if tokenIndex != nil {
+                if found { tokenIndex!.remove(deviceID, devices[index].record) }
+                if let newValue { tokenIndex!.insert(deviceID, newValue) }
+            }
             switch (found, newValue) {
             case (true, let record?): devices[index].record = record
             case (true, nil): devices.remove(at: index)
@@ -119,7 +129,8 @@ public struct RegisteredDevices: Sendable {
 
     /// The ids of the devices holding `token`, sorted.
     public func deviceIDs(holding token: DeviceToken) -> [String] {
-        devices.compactMap { $0.record.token == token ? $0.id : nil }
+        guard let tokenIndex else { return devices.compactMap { $0.record.token == token ? $0.id : nil } }
+        return tokenIndex.holders[token]?.ids ?? []
     }
 
     // MARK: Registering and removing
@@ -146,6 +157,7 @@ public struct RegisteredDevices: Sendable {
     /// install, and a start sent to it twice would start two activities); one not given is kept.
     @discardableResult
     public mutating func register(_ registration: DeviceRegistration, at now: Date) -> RegistrationOutcome {
+        prepareTokenLookups()
         let id = registration.deviceID
         let existing = self[id]
         var record = existing ?? DeviceRecord(token: registration.token)
@@ -162,10 +174,10 @@ public struct RegisteredDevices: Sendable {
         if let timeZone = registration.timeZone { record.timeZone = timeZone }
         if let pushToStartToken = registration.pushToStartToken {
             record.pushToStartToken = pushToStartToken
-            for index in devices.indices
-            where devices[index].id != id && devices[index].record.pushToStartToken == pushToStartToken {
-                devices[index].record.pushToStartToken = nil
-                changeCount += 1
+            for other in deviceIDs(holdingPushToStart: pushToStartToken) where other != id {
+                guard var cleared = self[other] else { continue }
+                cleared.pushToStartToken = nil
+                self[other] = cleared
             }
         }
 
@@ -186,10 +198,12 @@ public struct RegisteredDevices: Sendable {
             return [RegisteredDevice(id: idOrToken, record: record)]
         }
         guard let token = try? DeviceToken(validating: idOrToken) else { return [] }
-        let removed = devices.filter { $0.record.token == token }
-        if !removed.isEmpty {
-            devices.removeAll { $0.record.token == token }
-            changeCount += 1
+        prepareTokenLookups()
+        var removed: [RegisteredDevice] = []
+        for id in deviceIDs(holding: token) {
+            guard let record = self[id] else { continue }
+            self[id] = nil
+            removed.append(RegisteredDevice(id: id, record: record))
         }
         return removed
     }

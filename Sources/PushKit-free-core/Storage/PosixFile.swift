@@ -151,13 +151,21 @@ public enum PosixFile {
         return true
     }
 
-    /// What identifies one version of a file without reading it: inode, size and modification time.
+    /// What identifies one version of a file without reading it: device, inode, size, and the times
+    /// of its last modification and last status change (nanoseconds). The status change time moves
+    /// with every write, rename, `chmod` or `utimensat`, so a rewrite that restores the size and the
+    /// modification time still changes the stamp.
     public struct Stamp: Sendable, Equatable {
         let device: UInt64
         let inode: UInt64
         let size: Int64
         let modifiedSeconds: Int
         let modifiedNanoseconds: Int
+        let changedSeconds: Int
+        let changedNanoseconds: Int
+
+        /// The file's size in bytes.
+        public var byteCount: Int { Int(size) }
 
         /// When the file was last modified, in seconds since 1970.
         public var modifiedAt: Double { Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9 }
@@ -179,12 +187,15 @@ public enum PosixFile {
         }
         #if canImport(Darwin)
         let modified = info.st_mtimespec
+        let changed = info.st_ctimespec
         #else
         let modified = info.st_mtim
+        let changed = info.st_ctim
         #endif
         return Stamp(
             device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-            modifiedSeconds: Int(modified.tv_sec), modifiedNanoseconds: Int(modified.tv_nsec)
+            modifiedSeconds: Int(modified.tv_sec), modifiedNanoseconds: Int(modified.tv_nsec),
+            changedSeconds: Int(changed.tv_sec), changedNanoseconds: Int(changed.tv_nsec)
         )
     }
 
