@@ -16,6 +16,10 @@ for script in startup.sh apns-jwt.sh registry.sh emulator.sh send-push.sh hook.s
   bash "$script" "$BIN" || { echo "$script failed"; status=1; }
   echo
 done
+# Issue 20's row: registrations into a file that already holds 100,000 devices.
+echo "== serve.sh with a 100,000-device state file (registrations only)"
+PREFILL=100000 ONLY_REGISTRATION=1 bash serve.sh "$BIN" || { echo "serve.sh (100,000) failed"; status=1; }
+echo
 echo "== summary (every row with its same-run reference)"
 if [ "${UPDATE_README:-0}" = 1 ]; then
   python3 table.py "$BENCH_ROWS" --readme ../README.md || status=1

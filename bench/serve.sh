@@ -11,7 +11,8 @@
 #     exists; beside BEFORE_BIN (a register-apns built before the server) when that is set.
 # Usage: bench/serve.sh BIN_DIR
 #        DURATION=30s (registration run), SEND_DURATION=10s (send run), BEFORE_BIN=/path/to/old/register-apns,
-#        PREFILL=N: the registration run starts from a state file holding N other devices (default 0)
+#        PREFILL=N: the registration run starts from a state file holding N other devices (default 0),
+#        ONLY_REGISTRATION=1: part a only
 set -euo pipefail
 BIN=${1:?usage: bench/serve.sh BIN_DIR}
 DURATION=${DURATION:-30s}
@@ -86,9 +87,10 @@ summary=$(grep '^serve-register:' "$work/register/wrk.out")
 non2xx=$(sed -n 's/^ *Non-2xx or 3xx responses: *\([0-9]*\)/\1/p' "$work/register/wrk.out")
 sed -n '/Thread Stats/,/Latency Distribution/p;/Latency Distribution/,/requests in/p;/Requests\/sec/p' "$work/register/wrk.out" \
   | grep -v 'Latency Distribution' | sed 's/^/   wrk| /'
-python3 - "$summary" "${non2xx:-0}" "$server_cpu" "$work/register/metrics.txt" <<'PY'
-import re, sys
+python3 - "$summary" "${non2xx:-0}" "$server_cpu" "$work/register/metrics.txt" "$PREFILL" "${BENCH_ROWS:-/dev/null}" <<'PY'
+import json, re, sys
 summary, non2xx, cpu, metrics = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+prefill, rows_path = int(sys.argv[5]), sys.argv[6]
 f = dict(kv.split("=") for kv in summary.split()[1:])
 requests, seconds = int(f["requests"]), float(f["seconds"])
 rate, p99 = requests / seconds, int(f["p99_us"]) / 1000
@@ -121,7 +123,13 @@ if count and served:
     over = lambda limit: (count - served[limit]) / count * 100
     print(f"   server-side (/metrics): mean {total / count * 1000:.1f} ms; over 25 ms {over(0.025):.2f} %, over 50 ms {over(0.05):.2f} %, over 100 ms {over(0.1):.2f} %")
 ok = rate >= 2000 and p99 < 50 and non2xx == 0 and int(f["non200"]) == 0
-print(f"   target (issue 10): >= 2,000 registrations/s with p99 < 50 ms: {'met' if ok else 'NOT met'}")
+print(f"   target (issues 10, 20): >= 2,000 registrations/s with p99 < 50 ms: {'met' if ok else 'NOT met'}")
+where = f"serve, file with {prefill:,} other devices" if prefill else "serve, fresh file"
+with open(rows_path, "a") as rows:
+    rows.write(json.dumps({"group": "registry", "what": f"{where}: registrations (wrk -c64)", "value": round(rate),
+                           "unit": "registrations/s", "min_value": 2000}) + "\n")
+    rows.write(json.dumps({"group": "registry", "what": f"{where}: registration p99", "value": round(p99, 1),
+                           "unit": "ms", "max_value": 50}) + "\n")
 PY
 "$BIN/register-apns" list --json --state-file "$state" > "$work/register/list.jsonl"
 python3 - "$work/register/list.jsonl" <<'PY'
@@ -134,6 +142,8 @@ if wrong:
     sys.exit(1)
 PY
 echo "   access log: $(grep -c ' POST /register-apns ' "$work/register/serve.err") lines, $(du -h "$work/register/serve.err" | cut -f1)"
+
+[ "${ONLY_REGISTRATION:-0}" = 1 ] && exit 0
 
 echo
 echo "b. send latency: POST /api/v1/notifications/send to one device, one request at a time, against apns-emulator"
