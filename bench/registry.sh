@@ -116,9 +116,10 @@ cp "$work/large.orig.json" "$work/large.json"
 "$tool" list --json --state-file "$work/large.json" | grep -c '"device_id":"bench-new-device"' >/dev/null \
   || { echo "the benchmarked registration did not land" >&2; exit 1; }
 
-python3 - "$work" "$(stat -c %s "$work/large.orig.json")" "$devices" <<'PY'
+python3 - "$work" "$(stat -c %s "$work/large.orig.json")" "$devices" "${BENCH_ROWS:-/dev/null}" <<'PY'
 import glob, json, os, sys
 work, size, devices = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rows = open(sys.argv[4], "a")
 print(f"register-apns and send-push on a {devices:,}-device registry ({size / 1e6:.1f} MB) and on 10 devices:"
       " median wall time (hyperfine -N), peak RSS (median of 5)")
 print(f"   {'operation':<28} {'10 devices':>11} {f'{devices:,} devices':>16} {'difference':>11} {'peak RSS':>10}")
@@ -140,4 +141,7 @@ for name in sorted(names, key=lambda n: order.index(n) if n in order else 99):
     rss = int(open(rss_path).read().split()[0]) / 1024 if os.path.exists(rss_path) else float("nan")
     print(f"   {name:<28} {small['median'] * 1000:8.1f} ms {large['median'] * 1000:13.1f} ms"
           f" {(large['median'] - small['median']) * 1000:+8.1f} ms {rss:7.0f} MiB")
+    rows.write(json.dumps({"group": "registry", "what": f"{name}, {devices:,} devices (peak RSS {rss:.0f} MiB)",
+                           "value": round(large["median"] * 1000, 1), "unit": "ms", "reference": "10 devices",
+                           "reference_value": round(small["median"] * 1000, 1)}) + "\n")
 PY
