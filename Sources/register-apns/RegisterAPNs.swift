@@ -26,7 +26,8 @@ struct RegisterAPNs: ParsableCommand {
             """,
         version: PushKitFree.version,
         subcommands: [
-            Add.self, Remove.self, List.self, Import.self, Convert.self, Briefing.self, Channel.self, Serve.self,
+            Add.self, Remove.self, List.self, Import.self, Convert.self, Briefing.self, Channel.self, Database.self,
+            Serve.self,
         ],
         defaultSubcommand: Add.self
     )
@@ -34,9 +35,9 @@ struct RegisterAPNs: ParsableCommand {
     static let tool = "register-apns"
 
     /// The registry the configuration (config file, state file flag, environment) names.
-    static func registry(_ configFile: ConfigFileOption, _ state: StateFileOption) throws -> DeviceRegistry {
+    static func registry(_ configFile: ConfigFileOption, _ state: StateFileOption) throws -> any RegistryStore {
         let configuration = try ToolSupport.configuration(ConfigurationFlags(configFile, state), tool: tool)
-        return DeviceRegistry(path: configuration.stateFile.value)
+        return configuration.registry()
     }
 
     /// `register-apns serve ...` is handed whole to the `register-apns-serve` program (its own
@@ -266,7 +267,7 @@ extension RegisterAPNs {
             try ToolSupport.run(tool: RegisterAPNs.tool) {
                 let registry = try RegisterAPNs.registry(configFile, state)
                 guard let record = try registry.load()[deviceID] else {
-                    throw RegistryError.unknownDevice(deviceID, path: registry.path)
+                    throw RegistryError.unknownDevice(deviceID, path: registry.location)
                 }
                 guard time != nil || timeZone != nil || !sources.isEmpty || off else {
                     StandardStreams.writeOutput(Self.describe(record.briefing) + "\n")
@@ -274,7 +275,7 @@ extension RegisterAPNs {
                 }
                 let settings = try settings(updating: record.briefing)
                 guard try registry.setBriefing(settings, deviceID: deviceID) else {
-                    throw RegistryError.unknownDevice(deviceID, path: registry.path)
+                    throw RegistryError.unknownDevice(deviceID, path: registry.location)
                 }
                 StandardStreams.writeOutput(
                     "\(TerminalText.field(deviceID)): \(Self.describe(try registry.load()[deviceID]?.briefing))\n")
@@ -355,7 +356,7 @@ extension RegisterAPNs {
                 if json {
                     StandardStreams.writeOutput(DeviceListing.jsonLines(devices))
                 } else if devices.isEmpty {
-                    StandardStreams.writeError("\(RegisterAPNs.tool): no devices in \(registry.path)\n")
+                    StandardStreams.writeError("\(RegisterAPNs.tool): no devices in \(registry.location)\n")
                 } else {
                     StandardStreams.writeOutput(DeviceListing.table(devices, fullTokens: full))
                 }
@@ -427,7 +428,11 @@ extension RegisterAPNs {
             try ToolSupport.run(tool: RegisterAPNs.tool) {
                 let flags = ConfigurationFlags(configFile, state)
                 let configuration = try ToolSupport.configuration(flags, tool: RegisterAPNs.tool)
-                let registry = DeviceRegistry(path: configuration.stateFile.value)
+                guard let registry = configuration.registry() as? DeviceRegistry else {
+                    throw ConfigurationError(
+                        "convert rewrites a state file; state_file is the PostgreSQL registry "
+                            + configuration.registryLocation)
+                }
                 if let count = try registry.convertToVersionOne() {
                     let devices = "\(count) device\(count == 1 ? "" : "s")"
                     let backup = registry.legacyBackupPath
@@ -437,6 +442,48 @@ extension RegisterAPNs {
                     StandardStreams.writeOutput(text)
                 } else {
                     StandardStreams.writeOutput("\(registry.path) is not a flat map; nothing to convert\n")
+                }
+            }
+        }
+    }
+}
+
+extension RegisterAPNs {
+    struct Database: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "db",
+            abstract: "Manage the PostgreSQL registry (state_file set to a postgres:// URL).",
+            subcommands: [Migrate.self]
+        )
+
+        struct Migrate: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Create the registry's tables, or bring them to this release's schema version.",
+                discussion: """
+                    Every first use does this too; run it ahead to check the URL, the password \
+                    (PGPASSFILE, ~/.pgpass) and the privileges. Exit 0 done, 69 refused, 75 unreachable, \
+                    78 not configured for PostgreSQL or not usable.
+                    """
+            )
+
+            @OptionGroup var configFile: ConfigFileOption
+            @OptionGroup var state: StateFileOption
+
+            func run() throws {
+                try ToolSupport.run(tool: RegisterAPNs.tool) {
+                    let configuration = try ToolSupport.configuration(
+                        ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
+                    guard let registry = configuration.registry() as? PostgresRegistry else {
+                        throw ConfigurationError(
+                            "db migrate works on a PostgreSQL registry; state_file is the file "
+                                + configuration.registryLocation + " (set it to a postgres:// URL)")
+                    }
+                    let (from, to) = try registry.migrate()
+                    let text =
+                        from == to
+                        ? "the registry \(registry.location) is at schema version \(to); nothing to do\n"
+                        : "migrated the registry \(registry.location) from schema version \(from) to \(to)\n"
+                    StandardStreams.writeOutput(text)
                 }
             }
         }
