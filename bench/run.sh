@@ -5,7 +5,7 @@ set -uo pipefail
 BIN=${1:?usage: bench/run.sh BIN_DIR}
 cd "$(dirname "$0")"
 status=0
-for script in apns-jwt.sh registry.sh emulator.sh send-push.sh hook.sh serve.sh; do
+for script in apns-jwt.sh registry.sh emulator.sh send-push.sh hook.sh serve.sh serve-postgres.sh; do
   [ -f "$script" ] || continue
   echo "== $script"
   bash "$script" "$BIN" || { echo "$script failed"; status=1; }
