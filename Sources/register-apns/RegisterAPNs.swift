@@ -17,12 +17,14 @@ struct RegisterAPNs: ParsableCommand {
         abstract: "Keep the map from your app's device ids to their current APNs tokens.",
         discussion: """
             The devices file is --state-file, else APNS_STATE_FILE, else state_file in the config, \
-            else devices.json in the state directory. A rotated token replaces the old one; a token \
+            else devices.json in the state directory; a postgres:// URL there keeps the registry in \
+            PostgreSQL (see db migrate). A rotated token replaces the old one; a token \
             already registered under another device id moves to the new one. Changes are atomic and \
             safe to run from many processes at once.
             Exit status: 0 done, 64 usage, 65 bad input (token, body, corrupt state file), \
-            66 input file missing, 73 state file cannot be created, 74 I/O error, \
-            75 state file kept being rewritten by a program that takes no lock.
+            66 input file missing, 69 the database refused, 73 state file cannot be created, 74 I/O error, \
+            75 state file kept being rewritten by a program that takes no lock, or the database unreachable, \
+            78 the database not usable as configured.
             """,
         version: PushKitFree.version,
         subcommands: [
