@@ -116,12 +116,15 @@ struct PostgresRegistryEndToEndTests {
 
     @Test("prune against concurrent re-registrations of the same device: a re-registration is never lost")
     func pruneAgainstReRegistration() throws {
-        let before = Int64(Date().timeIntervalSince1970 * 1000) - 1_000
         let rounds = 6
         for round in 0..<rounds {
             let id = "racer-\(round)", token = Self.token(3, round)
             try BuiltTool.run("register-apns", ["add", id, token], environment: environment).expectSuccess()
-            let list = try setup.directory.write("unregistered-\(round).txt", "\(token) \(before)\n")
+            // APNs' 410 says the token was unregistered after that registration, before the ones below.
+            usleep(5_000)
+            let unregisteredAt = Int64(Date().timeIntervalSince1970 * 1000)
+            usleep(5_000)
+            let list = try setup.directory.write("unregistered-\(round).txt", "\(token) \(unregisteredAt)\n")
             let emulator = try RunningEmulator(["--quiet", "--unregistered-file", list], environment: setup.environment)
             let sender = try BuiltTool.start(
                 "send-push", ["--title", "race", "--device", id], environment: emulator.asAPNs(for: environment))
@@ -284,6 +287,8 @@ struct PostgresRegistryEndToEndTests {
         {
             usleep(20_000)
         }
+        let final = Int(try cluster.psql(database, "SELECT count(*) FROM pushkit_devices")) ?? 0
+        #expect(final >= countAfterRestart + 50, "registrations were answered after the restart")
         server.terminate(signal: SIGKILL)
         let answers = try client.wait()
         var acknowledged: [String: String] = [:]
@@ -297,7 +302,6 @@ struct PostgresRegistryEndToEndTests {
         #expect(stored["during-restart"] != nil)
         let lost = acknowledged.filter { stored[$0.key]?["token"] as? String != $0.value }.map(\.key)
         #expect(lost.isEmpty, "acknowledged but lost: \(lost.prefix(5))")
-        #expect(acknowledged.count > countAfterRestart, "registrations were answered after the restart")
     }
 
     @Test("the database down: exit 75 and 503 with Retry-After after the retries, the URL masked, then back")
@@ -309,7 +313,8 @@ struct PostgresRegistryEndToEndTests {
         try BuiltTool.run("register-apns", ["add", "before", Self.token(8, 1)], environment: quick).expectSuccess()
         let server = try RunningServe(["--no-auth"], environment: quick)
         try cluster.stop()
-        defer { try? cluster.start() }
+        var restarted = false
+        defer { if !restarted { try? cluster.start() } }
         let started = Date()
         let add = try BuiltTool.run("register-apns", ["add", "while-down", Self.token(8, 2)], environment: quick)
         #expect(add.status == 75, "\(add.stderr)")
@@ -326,6 +331,7 @@ struct PostgresRegistryEndToEndTests {
         #expect(list.status == 75)
 
         try cluster.start()
+        restarted = true
         let back = try server.request(
             "POST", "/register-apns", json: #"{"device_token": "http-back", "apns_token": "\#(Self.token(8, 4))"}"#)
         #expect(back.status == 200, "\(back.body)")

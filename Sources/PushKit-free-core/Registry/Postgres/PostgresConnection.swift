@@ -118,14 +118,17 @@ struct PostgresFailure: Error {
     /// Whether trying again on a fresh connection may succeed.
     var isTemporary: Bool { kind == .connectionLost || kind == .transient }
 
-    /// A failed connection attempt, by libpq's message: configuration when trying again cannot help.
+    /// A failed connection attempt, by libpq's message: the server's refusals (authentication,
+    /// `pg_hba.conf`, no such database or role) and the client's (a bad URL, TLS, no password) are
+    /// configuration, which trying again cannot fix; the rest (refused, no socket, the server
+    /// starting or shutting down, too many clients) is temporary.
     static func connectKind(_ message: String) -> Kind {
-        let configuration = [
-            "password authentication failed", "no pg_hba.conf entry", "does not exist", "no password supplied",
-            "invalid", "certificate", "SSL", "ssl", "missing \"=\"", "unrecognized",
-        ]
         let temporary = ["the database system is", "too many clients", "Connection refused", "No such file"]
         if temporary.contains(where: message.contains) { return .connectionLost }
+        let configuration = [
+            "FATAL:", "invalid", "certificate", "SSL", "ssl", "no password supplied", "missing \"=\"",
+            "unrecognized", "could not translate host name",
+        ]
         return configuration.contains(where: message.contains) ? .misconfigured : .connectionLost
     }
 
