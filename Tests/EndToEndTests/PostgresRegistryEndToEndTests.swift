@@ -106,12 +106,13 @@ struct PostgresRegistryEndToEndTests {
         let emulator = try RunningEmulator(["--quiet", "--unregistered-file", list], environment: setup.environment)
         let sent = try BuiltTool.run(
             "send-push", ["--title", "hello", "--environment", "sandbox"], environment: emulator.asAPNs(for: environment))
-        #expect(sent.status == 1, "two 410s make a partial failure: \(sent.stderr)")
+        #expect(sent.status == 0, "a 410 is no failure to deliver: \(sent.stderr)")
+        #expect(sent.stderr.contains("1 delivered, 0 failed, 1 pruned, 1 unregistered kept"), "\(sent.stderr)")
         let devices = try listed()
         #expect(Set(devices.keys) == ["kept", "delivered"], "\(sent.stdout) \(sent.stderr)")
         #expect(devices["delivered"]?["environment"] as? String == "sandbox")
         #expect(devices["delivered"]?["last_delivered_at"] is String)
-        #expect(devices["kept"]?["last_delivered_at"] == nil)
+        #expect(devices["kept"]?["last_delivered_at"] is NSNull)
     }
 
     @Test("prune against concurrent re-registrations of the same device: a re-registration is never lost")
@@ -268,6 +269,7 @@ struct PostgresRegistryEndToEndTests {
 
     @Test("a database restart mid-run is survived: serve and register-apns retry, nothing acknowledged lost")
     func databaseRestart() throws {
+        try BuiltTool.run("register-apns", ["db", "migrate"], environment: environment).expectSuccess()
         let server = try RunningServe(["--no-auth", "--rate-limit", "0"], environment: environment)
         let client = try RunningTool(CrashConsistencyTests.pythonClient(server: server, round: 90, clients: 4), stdin: nil)
         // Once registrations flow, restart the database under them, and register from the CLI meanwhile.
@@ -312,7 +314,7 @@ struct PostgresRegistryEndToEndTests {
         quick["APNS_STATE_FILE"] = cluster.tcpURL(database, userInfo: "pushkit:hunter2-secret")
         try BuiltTool.run("register-apns", ["add", "before", Self.token(8, 1)], environment: quick).expectSuccess()
         let server = try RunningServe(["--no-auth"], environment: quick)
-        try cluster.stop()
+        cluster.stop()
         var restarted = false
         defer { if !restarted { try? cluster.start() } }
         let started = Date()

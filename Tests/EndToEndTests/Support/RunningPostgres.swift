@@ -10,7 +10,10 @@ import Glibc
 /// once per test process (`shared`), stopped and removed when the process exits; each test takes a
 /// database of its own (`database()`).
 ///
-/// As root, the server runs as the `postgres` user (it refuses to run as root).
+/// As root, the server runs as the `postgres` user (it refuses to run as root), through `setpriv`,
+/// which execs it: the `Process` started is the server itself. It runs in the foreground rather than
+/// through `pg_ctl start`, whose daemon keeps a descriptor Foundation's `Process` watches for the
+/// end of `pg_ctl` open, so waiting for `pg_ctl` never returns.
 final class RunningPostgres: Sendable {
     /// The superuser the tools connect as over the socket and over TCP (trusted, no password).
     static let user = "pushkit"
@@ -26,6 +29,8 @@ final class RunningPostgres: Sendable {
     let certificate: String
     private let binDirectory: String
     private let databases = Mutex(0)
+    /// The running server; `nil` while stopped.
+    private let server = Mutex<Process?>(nil)
 
     /// The cluster of this test process, started on first use.
     static let shared: Result<RunningPostgres, any Error> = Result { try RunningPostgres() }
@@ -84,24 +89,55 @@ final class RunningPostgres: Sendable {
     /// Stops the shared cluster and removes its directory (at the test process's exit).
     private static func stopShared() {
         guard case .success(let cluster) = shared else { return }
-        _ = try? cluster.runAsServer("pg_ctl", ["-D", cluster.directory + "/data", "-m", "immediate", "-w", "stop"])
+        cluster.stop(signal: SIGQUIT)
         try? FileManager.default.removeItem(atPath: cluster.directory)
     }
 
     /// Starts the server and waits until it accepts connections.
     func start() throws {
-        try runAsServer("pg_ctl", ["-D", directory + "/data", "-l", directory + "/server.log", "-w", "start"])
+        let process = Process()
+        let program = binDirectory + "/postgres"
+        let arguments = ["-D", directory + "/data"]
+        if geteuid() == 0 {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
+            process.arguments = ["--reuid=postgres", "--regid=postgres", "--init-groups", "--", program] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = arguments
+        }
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let log = directory + "/server.log"
+        if !FileManager.default.fileExists(atPath: log) { _ = FileManager.default.createFile(atPath: log, contents: nil) }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        handle.seekToEndOfFile()
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+        server.withLock { $0 = process }
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            guard process.isRunning else { break }
+            let ready = try BuiltTool.runSystem("pg_isready", ["-q", "-h", directory, "-p", String(port)])
+            if ready.status == 0 { return }
+            usleep(20_000)
+        }
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        throw PostgresSetupError("the PostgreSQL server did not start: \(text.suffix(800))")
     }
 
-    /// Stops the server (fast: connections are closed, the server shuts down cleanly).
-    func stop() throws {
-        try runAsServer("pg_ctl", ["-D", directory + "/data", "-m", "fast", "-w", "stop"])
+    /// Stops the server: SIGINT is PostgreSQL's fast shutdown (connections closed, a clean stop).
+    func stop(signal: Int32 = SIGINT) {
+        guard let process = server.withLock({ server in defer { server = nil }; return server }) else { return }
+        Foundation.kill(process.processIdentifier, signal)
+        process.waitUntilExit()
     }
 
-    /// `pg_ctl restart -m fast`: every connection is closed, the server is gone for a moment.
+    /// A fast shutdown and a new start, as `pg_ctl restart -m fast`: every connection is closed, the
+    /// server is gone for a moment.
     func restart() throws {
-        try runAsServer(
-            "pg_ctl", ["-D", directory + "/data", "-l", directory + "/server.log", "-m", "fast", "-w", "restart"])
+        stop()
+        try start()
     }
 
     /// A new empty database; its name.

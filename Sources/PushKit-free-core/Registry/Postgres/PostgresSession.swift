@@ -66,7 +66,9 @@ final class PostgresSession: @unchecked Sendable {
     }
 
     func migrate() throws(RegistryError) -> (from: Int, to: Int) {
-        try typed { try locked { try retrying { connection in try PostgresSchema.migrate(on: connection) } } }
+        try typed {
+            try locked { try retrying(migrating: false) { connection in try PostgresSchema.migrate(on: connection) } }
+        }
     }
 
     func usesTLS() throws(RegistryError) -> Bool {
@@ -225,12 +227,13 @@ final class PostgresSession: @unchecked Sendable {
     /// Runs `work` on a connection (made, and the schema migrated, when there is none), trying
     /// again on a new connection while the failure is temporary, with back-off, for `retryLimit`.
     /// Errors `work` throws that are not `PostgresFailure` pass through at once.
-    private func retrying<T>(_ work: (PostgresConnection) throws -> T) throws -> T {
+    /// - Parameter migrating: whether a new connection brings the schema up to date first.
+    private func retrying<T>(migrating: Bool = true, _ work: (PostgresConnection) throws -> T) throws -> T {
         let started = ContinuousClock.now
         var pause = Duration.milliseconds(25)
         while true {
             do {
-                let connection = try connected()
+                let connection = try connected(migrating: migrating)
                 return try work(connection)
             } catch let failure as PostgresFailure {
                 // Whatever happened, the copy may be ahead of or behind what is committed.
@@ -247,11 +250,11 @@ final class PostgresSession: @unchecked Sendable {
         }
     }
 
-    private func connected() throws(PostgresFailure) -> PostgresConnection {
+    private func connected(migrating: Bool) throws(PostgresFailure) -> PostgresConnection {
         if let connection, connection.isUsable { return connection }
         connection = nil
         let fresh = try PostgresConnection(url: url)
-        try PostgresSchema.migrate(on: fresh)
+        if migrating { try PostgresSchema.migrate(on: fresh) }
         connection = fresh
         return fresh
     }
