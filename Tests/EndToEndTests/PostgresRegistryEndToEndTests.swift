@@ -32,7 +32,8 @@ struct PostgresRegistryEndToEndTests {
 
     /// `register-apns list --json` on `environment`, by device id.
     func listed(_ environment: [String: String]? = nil) throws -> [String: [String: Any]] {
-        let result = try BuiltTool.run("register-apns", ["list", "--json"], environment: environment ?? self.environment)
+        let result = try BuiltTool.run(
+            "register-apns", ["list", "--json"], environment: environment ?? self.environment)
         result.expectSuccess()
         var devices: [String: [String: Any]] = [:]
         for line in result.stdout.split(separator: "\n") {
@@ -57,10 +58,13 @@ struct PostgresRegistryEndToEndTests {
             "register-apns", ["add", "phone", Self.token(1, 1), "--name", "Sven's iPhone", "--group", "family"],
             environment: environment
         ).expectSuccess()
-        try BuiltTool.run("register-apns", ["add", "tablet", Self.token(1, 2), "--group", "family"], environment: environment)
-            .expectSuccess()
+        try BuiltTool.run(
+            "register-apns", ["add", "tablet", Self.token(1, 2), "--group", "family"], environment: environment
+        )
+        .expectSuccess()
         // A token registered under a new id moves to it; a rotated token replaces the old one.
-        try BuiltTool.run("register-apns", ["add", "phone-2", Self.token(1, 2)], environment: environment).expectSuccess()
+        try BuiltTool.run("register-apns", ["add", "phone-2", Self.token(1, 2)], environment: environment)
+            .expectSuccess()
         try BuiltTool.run("register-apns", ["add", "phone", Self.token(1, 3)], environment: environment).expectSuccess()
         var devices = try listed()
         #expect(Set(devices.keys) == ["phone", "phone-2"])
@@ -81,7 +85,8 @@ struct PostgresRegistryEndToEndTests {
         removed.expectSuccess()
         #expect(Set(try listed().keys) == ["phone"])
         // The rows: one per device, the token in its unique column, the record as the file holds it.
-        #expect(try cluster.psql(database, "SELECT device_id, token FROM pushkit_devices") == "phone|\(Self.token(1, 3))")
+        #expect(
+            try cluster.psql(database, "SELECT device_id, token FROM pushkit_devices") == "phone|\(Self.token(1, 3))")
         #expect(try cluster.psql(database, "SELECT device_id FROM pushkit_removals ORDER BY 1") == "phone-2\ntablet")
 
         // Nothing matched: 65, the URL named, nothing changed.
@@ -105,7 +110,8 @@ struct PostgresRegistryEndToEndTests {
             "unregistered.txt", "\(Self.token(2, 1)) \(now - 3_600_000)\n\(Self.token(2, 2)) \(now + 3_600_000)\n")
         let emulator = try RunningEmulator(["--quiet", "--unregistered-file", list], environment: setup.environment)
         let sent = try BuiltTool.run(
-            "send-push", ["--title", "hello", "--environment", "sandbox"], environment: emulator.asAPNs(for: environment))
+            "send-push", ["--title", "hello", "--environment", "sandbox"],
+            environment: emulator.asAPNs(for: environment))
         #expect(sent.status == 0, "a 410 is no failure to deliver: \(sent.stderr)")
         #expect(sent.stderr.contains("1 delivered, 0 failed, 1 pruned, 1 unregistered kept"), "\(sent.stderr)")
         let devices = try listed()
@@ -126,7 +132,8 @@ struct PostgresRegistryEndToEndTests {
             let unregisteredAt = Int64(Date().timeIntervalSince1970 * 1000)
             usleep(5_000)
             let list = try setup.directory.write("unregistered-\(round).txt", "\(token) \(unregisteredAt)\n")
-            let emulator = try RunningEmulator(["--quiet", "--unregistered-file", list], environment: setup.environment)
+            let emulator = try RunningEmulator(
+                ["--quiet", "--unregistered-file", list], environment: setup.environment)
             let sender = try BuiltTool.start(
                 "send-push", ["--title", "race", "--device", id], environment: emulator.asAPNs(for: environment))
             // Registrations of the same device while send-push prunes it: each is after the 410's time.
@@ -137,7 +144,8 @@ struct PostgresRegistryEndToEndTests {
             }
             _ = try sender.wait()
             #expect(acknowledged == 4)
-            #expect(try listed()[id]?["token"] as? String == token, "round \(round): the re-registered device was pruned")
+            #expect(
+                try listed()[id]?["token"] as? String == token, "round \(round): the re-registered device was pruned")
         }
     }
 
@@ -155,8 +163,10 @@ struct PostgresRegistryEndToEndTests {
             ], environment: fileEnvironment
         ).expectSuccess()
         for number in 2...40 {
-            try BuiltTool.run("register-apns", ["add", "device-\(number)", Self.token(4, number)], environment: fileEnvironment)
-                .expectSuccess()
+            try BuiltTool.run(
+                "register-apns", ["add", "device-\(number)", Self.token(4, number)], environment: fileEnvironment
+            )
+            .expectSuccess()
         }
         // Fields a newer release writes survive the trip, per device and at the top.
         var object = try #require(
@@ -194,7 +204,8 @@ struct PostgresRegistryEndToEndTests {
         var schedule = KillSchedule()
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let sendEnvironment = emulator.asAPNs(for: environment)
-        try BuiltTool.run("register-apns", ["add", "anchor", Self.token(5, 0)], environment: environment).expectSuccess()
+        try BuiltTool.run("register-apns", ["add", "anchor", Self.token(5, 0)], environment: environment)
+            .expectSuccess()
         var acknowledged: [String: String] = [:]
         var figures = (answered: 0, sends: 0, sendsKilled: 0, adds: 0, addsKilled: 0)
 
@@ -202,15 +213,18 @@ struct PostgresRegistryEndToEndTests {
             let first = try RunningServe(["--no-auth", "--rate-limit", "0"], environment: environment)
             let second = try RunningServe(["--no-auth", "--rate-limit", "0"], environment: environment)
             let clients = [
-                try RunningTool(CrashConsistencyTests.pythonClient(server: first, round: round * 2, clients: 4), stdin: nil),
-                try RunningTool(CrashConsistencyTests.pythonClient(server: second, round: round * 2 + 1, clients: 4), stdin: nil),
+                try RunningTool(
+                    CrashConsistencyTests.pythonClient(server: first, round: round * 2, clients: 4), stdin: nil),
+                try RunningTool(
+                    CrashConsistencyTests.pythonClient(server: second, round: round * 2 + 1, clients: 4), stdin: nil),
             ]
             // Meanwhile: send-push runs (recording deliveries) and register-apns adds, some SIGKILLed.
             let deadline = Date().addingTimeInterval(1.5 + schedule.fraction())
             var killFirstAt = Date().addingTimeInterval(0.3 + schedule.fraction())
             var adds = 0
             while Date() < deadline {
-                let sender = try BuiltTool.start("send-push", ["--title", "r\(round)", "--device", "anchor"], environment: sendEnvironment)
+                let sender = try BuiltTool.start(
+                    "send-push", ["--title", "r\(round)", "--device", "anchor"], environment: sendEnvironment)
                 let id = "cli-\(round)-\(adds)", token = Self.token(6, round * 1000 + adds)
                 let adder = try BuiltTool.start("register-apns", ["add", id, token], environment: environment)
                 adds += 1
@@ -271,13 +285,15 @@ struct PostgresRegistryEndToEndTests {
     func databaseRestart() throws {
         try BuiltTool.run("register-apns", ["db", "migrate"], environment: environment).expectSuccess()
         let server = try RunningServe(["--no-auth", "--rate-limit", "0"], environment: environment)
-        let client = try RunningTool(CrashConsistencyTests.pythonClient(server: server, round: 90, clients: 4), stdin: nil)
+        let client = try RunningTool(
+            CrashConsistencyTests.pythonClient(server: server, round: 90, clients: 4), stdin: nil)
         // Once registrations flow, restart the database under them, and register from the CLI meanwhile.
         let flowing = Date().addingTimeInterval(20)
         while try cluster.psql(database, "SELECT count(*) FROM pushkit_devices") == "0", Date() < flowing {
             usleep(20_000)
         }
-        let adder = try BuiltTool.start("register-apns", ["add", "during-restart", Self.token(7, 1)], environment: environment)
+        let adder = try BuiltTool.start(
+            "register-apns", ["add", "during-restart", Self.token(7, 1)], environment: environment)
         try cluster.restart()
         let added = try adder.wait()
         #expect(added.status == 0, "\(added.stderr)")
@@ -347,7 +363,8 @@ struct PostgresRegistryEndToEndTests {
         // The TLS user is admitted only over TLS (pg_hba: hostssl), so success proves encryption.
         var tls = environment
         tls["APNS_STATE_FILE"] = cluster.tcpURL(
-            database, userInfo: RunningPostgres.tlsUser, query: "sslmode=verify-full&sslrootcert=\(cluster.certificate)")
+            database, userInfo: RunningPostgres.tlsUser, query: "sslmode=verify-full&sslrootcert=\(cluster.certificate)"
+        )
         try BuiltTool.run("register-apns", ["add", "over-tls", Self.token(9, 1)], environment: tls).expectSuccess()
         #expect(Set(try listed(tls).keys) == ["over-tls"])
         let doctor = try BuiltTool.run("apns-jwt", ["check"], environment: tls)

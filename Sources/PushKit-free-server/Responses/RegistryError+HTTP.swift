@@ -24,7 +24,8 @@ extension EndpointError {
         let message = "the device registry \(action): \(error.publicSummary)"
         if case .databaseUnavailable = error {
             return EndpointError(
-                status: 503, message, headers: ["Retry-After": String(databaseRetryAfter)], logDetail: error.description)
+                status: 503, message, headers: ["Retry-After": String(databaseRetryAfter)], logDetail: error.description
+            )
         }
         return .internalError(message, logDetail: error.description)
     }

@@ -107,7 +107,9 @@ final class RunningPostgres: Sendable {
         }
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         let log = directory + "/server.log"
-        if !FileManager.default.fileExists(atPath: log) { _ = FileManager.default.createFile(atPath: log, contents: nil) }
+        if !FileManager.default.fileExists(atPath: log) {
+            _ = FileManager.default.createFile(atPath: log, contents: nil)
+        }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         handle.seekToEndOfFile()
         process.standardInput = FileHandle.nullDevice
@@ -128,7 +130,12 @@ final class RunningPostgres: Sendable {
 
     /// Stops the server: SIGINT is PostgreSQL's fast shutdown (connections closed, a clean stop).
     func stop(signal: Int32 = SIGINT) {
-        guard let process = server.withLock({ server in defer { server = nil }; return server }) else { return }
+        guard
+            let process = server.withLock({ server in
+                defer { server = nil }
+                return server
+            })
+        else { return }
         Foundation.kill(process.processIdentifier, signal)
         process.waitUntilExit()
     }
@@ -165,8 +172,11 @@ final class RunningPostgres: Sendable {
     @discardableResult
     func psql(_ database: String, _ sql: String) throws -> String {
         let result = try BuiltTool.runSystem(
-            "psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", directory, "-p", String(port), "-U",
-                Self.user, "-d", database, "-c", sql])
+            "psql",
+            [
+                "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", directory, "-p", String(port), "-U",
+                Self.user, "-d", database, "-c", sql,
+            ])
         guard result.status == 0 else { throw PostgresSetupError("psql: \(result.stderr)") }
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }

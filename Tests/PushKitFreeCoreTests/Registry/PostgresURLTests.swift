@@ -27,13 +27,15 @@ struct PostgresURLTests {
     @Test("state_file set to a URL gives the PostgreSQL registry, anything else the file")
     func configurationChoosesTheStore() throws {
         let database = try Configuration(
-            flags: ConfigurationFlags(), environment: ["APNS_STATE_FILE": "postgres://u:pw@h/d", "HOME": "/nonexistent"],
+            flags: ConfigurationFlags(),
+            environment: ["APNS_STATE_FILE": "postgres://u:pw@h/d", "HOME": "/nonexistent"],
             file: ConfigurationFile(path: "/etc/pk.json", exists: false, values: [:]))
         #expect(database.registry() is PostgresRegistry)
         #expect(database.registry().location == "postgres://u:***@h/d")
         #expect(database.registryLocation == "postgres://u:***@h/d")
         let file = try Configuration(
-            flags: ConfigurationFlags(), environment: ["APNS_STATE_FILE": "/tmp/x/devices.json", "HOME": "/nonexistent"],
+            flags: ConfigurationFlags(),
+            environment: ["APNS_STATE_FILE": "/tmp/x/devices.json", "HOME": "/nonexistent"],
             file: ConfigurationFile(path: "/etc/pk.json", exists: false, values: [:]))
         #expect((file.registry() as? DeviceRegistry)?.path == "/tmp/x/devices.json")
     }

@@ -56,7 +56,8 @@ struct LibPQ: @unchecked Sendable {
     private static func load() -> Swift.Result<LibPQ, LoadFailure> {
         guard let library = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
             let reason = dlerror().map { String(cString: $0) } ?? "not found"
-            return .failure(LoadFailure(message: "cannot load libpq (\(reason)); install it with: apt-get install libpq5"))
+            return .failure(
+                LoadFailure(message: "cannot load libpq (\(reason)); install it with: apt-get install libpq5"))
         }
         var missing: [String] = []
         func symbol<T>(_ name: String, as type: T.Type) -> T? {
@@ -86,7 +87,8 @@ struct LibPQ: @unchecked Sendable {
             sslInUse: symbol("PQsslInUse", as: type(of: placeholder.sslInUse)) ?? placeholder.sslInUse
         )
         guard missing.isEmpty else {
-            return .failure(LoadFailure(message: "\(soname) has no \(missing.joined(separator: ", ")) (libpq too old?)"))
+            return .failure(
+                LoadFailure(message: "\(soname) has no \(missing.joined(separator: ", ")) (libpq too old?)"))
         }
         return .success(loaded)
     }
