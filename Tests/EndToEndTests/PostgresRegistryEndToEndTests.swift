@@ -279,6 +279,40 @@ struct PostgresRegistryEndToEndTests {
             """)
     }
 
+    @Test("each of two servers sees the other's registrations, rotations and removals (its copy catches up)")
+    func serversSeeEachOther() throws {
+        let first = try RunningServe(["--no-auth"], environment: environment)
+        let second = try RunningServe(["--no-auth"], environment: environment)
+        func listed(_ server: RunningServe) throws -> [String: String] {
+            let answer = try server.request("GET", "/api/v1/devices")
+            #expect(answer.status == 200, "\(answer.body)")
+            let devices = answer.json?["devices"] as? [[String: Any]] ?? []
+            return Dictionary(
+                uniqueKeysWithValues: devices.compactMap { device in
+                    (device["device_id"] as? String).map { ($0, device["token"] as? String ?? "") }
+                })
+        }
+        func register(_ server: RunningServe, _ id: String, _ token: String) throws {
+            let body = #"{"device_token": "\#(id)", "apns_token": "\#(token)"}"#
+            #expect(try server.request("POST", "/register-apns", json: body).status == 200)
+        }
+        // Both read once, so both hold a copy before the changes.
+        #expect(try listed(first).isEmpty && listed(second).isEmpty)
+        try register(first, "one", Self.token(10, 1))
+        #expect(try listed(second).keys.sorted() == ["one"])
+        try register(second, "two", Self.token(10, 2))
+        try register(second, "one", Self.token(11, 3))
+        let seenByFirst = try listed(first)
+        #expect(seenByFirst.keys.sorted() == ["one", "two"])
+        // OpenClaw's routes show the first 16 hex digits.
+        #expect(
+            seenByFirst["one"] == Self.token(11, 3).prefix(16) + "...", "the rotation reached the first server's copy")
+        #expect(try first.request("DELETE", "/api/v1/devices/one").status == 200)
+        #expect(try listed(second).keys.sorted() == ["two"], "the removal reached the second server's copy")
+        try BuiltTool.run("register-apns", ["remove", "two"], environment: environment).expectSuccess()
+        #expect(try listed(first).isEmpty && listed(second).isEmpty)
+    }
+
     // MARK: Restarts and outages
 
     @Test("a database restart mid-run is survived: serve and register-apns retry, nothing acknowledged lost")
