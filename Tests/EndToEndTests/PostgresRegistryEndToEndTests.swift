@@ -149,6 +149,56 @@ struct PostgresRegistryEndToEndTests {
         }
     }
 
+    @Test("every writer takes the registry's advisory lock: held by another host's writer, a change waits for it")
+    func writersTakeTheAdvisoryLock() throws {
+        try BuiltTool.run("register-apns", ["db", "migrate"], environment: environment).expectSuccess()
+        // psql (not our code) takes the writers' lock ("PKFR", PostgresSchema.writersLock) for two seconds.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = [
+            "psql", "-X", "-q", "-h", cluster.directory, "-p", String(cluster.port), "-U", RunningPostgres.user, "-d",
+            database, "-c", "SELECT pg_advisory_lock(1347110482)", "-c", "SELECT pg_sleep(2)",
+        ]
+        holder.standardOutput = FileHandle.nullDevice
+        try holder.run()
+        let deadline = Date().addingTimeInterval(10)
+        while try cluster.psql(database, "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND granted")
+            != "1", Date() < deadline
+        {
+            usleep(10_000)
+        }
+        let started = Date()
+        let added = try BuiltTool.run("register-apns", ["add", "waits", Self.token(13, 1)], environment: environment)
+        let waited = Date().timeIntervalSince(started)
+        added.expectSuccess()
+        #expect(waited > 1.0, "the change did not wait for the lock (\(waited) s)")
+        holder.waitUntilExit()
+        #expect(try listed()["waits"] != nil)
+    }
+
+    @Test("deliveries recorded while the device rotates its token never undo the rotation (writers serialized)")
+    func deliveriesDoNotUndoRotations() throws {
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        let sendEnvironment = emulator.asAPNs(for: environment)
+        try BuiltTool.run("register-apns", ["add", "rotating", Self.token(12, 0)], environment: environment)
+            .expectSuccess()
+        var undone: [Int] = []
+        for round in 1...10 {
+            // send-push records the delivery by rewriting the device's record; a writer working from
+            // a copy read before the rotation committed would put the old token back.
+            let senders = try (0..<3).map { _ in
+                try BuiltTool.start(
+                    "send-push", ["--title", "r", "--device", "rotating"], environment: sendEnvironment)
+            }
+            let token = Self.token(12, round)
+            let added = try BuiltTool.run("register-apns", ["add", "rotating", token], environment: environment)
+            added.expectSuccess()
+            for sender in senders { _ = try sender.wait() }
+            if try listed()["rotating"]?["token"] as? String != token { undone.append(round) }
+        }
+        #expect(undone.isEmpty, "rotations undone by a concurrent delivery record in rounds \(undone)")
+    }
+
     @Test("import from the state file into the database and list --json back out: the same registry")
     func importRoundTrip() throws {
         let files = try TemporaryDirectory()
