@@ -431,12 +431,17 @@ struct PostgresRegistryEndToEndTests {
         #expect(!server.stderr.contains("hunter2"))
         let list = try BuiltTool.run("register-apns", ["list"], environment: quick)
         #expect(list.status == 75)
+        let health = try server.request("GET", "/health")
+        #expect(
+            health.status == 503 && health.body.contains("the registry's database cannot be reached"), "\(health.body)")
+        #expect(!health.body.contains("127.0.0.1"), "the answer names no host: \(health.body)")
 
         try cluster.start()
         restarted = true
         let back = try server.request(
             "POST", "/register-apns", json: #"{"device_token": "http-back", "apns_token": "\#(Self.token(8, 4))"}"#)
         #expect(back.status == 200, "\(back.body)")
+        #expect(try server.request("GET", "/health").status == 200)
         #expect(Set(try listed().keys) == ["before", "http-back"])
     }
 
