@@ -15,7 +15,8 @@ COMPANIONS = register-apns-serve
 
 # Installs what a fresh Debian machine lacks: libcurl's headers (for the CCurl bridge) and the
 # command-line tools the tests and benchmarks drive (openssl, curl with HTTP/2, nghttp, h2load,
-# hyperfine).
+# hyperfine), PostgreSQL's server (the PostgreSQL registry's tests start a throw-away cluster) and
+# libpq5 (loaded at run time by the tools when state_file is a postgres:// URL).
 deps:
 	@missing=""; \
 	command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
@@ -29,6 +30,9 @@ deps:
 	command -v tinyproxy >/dev/null || missing="$$missing tinyproxy"; \
 	command -v systemd-analyze >/dev/null || missing="$$missing systemd"; \
 	{ ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null | grep -q 'libsqlite3\.so\.0 ' || missing="$$missing libsqlite3-0"; \
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
+	[ -e /usr/lib/x86_64-linux-gnu/libpq.so.5 ] || [ -e /usr/lib/aarch64-linux-gnu/libpq.so.5 ] \
+		|| missing="$$missing libpq5"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \

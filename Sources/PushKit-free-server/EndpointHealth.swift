@@ -3,7 +3,8 @@ import Synchronization
 
 /// What `GET /health` checks: whether the server can do its job.
 ///
-/// - The state file is readable and parses as a registry (a missing file is an empty registry).
+/// - The state file is readable and parses as a registry (a missing file is an empty registry); a
+///   PostgreSQL registry answers (one statement bringing the server's copy up to date).
 /// - When sending is configured (a provider key path is set), sending can work: a topic, a key
 ///   that loads with its key id and team id, libcurl.
 ///
@@ -12,7 +13,7 @@ import Synchronization
 /// file. The problems are worded for an HTTP answer (no paths); when the set of problems changes,
 /// the whole story goes to the server's log once, not on every probe.
 final class EndpointHealth: Sendable {
-    private let registry: DeviceRegistry
+    private let registry: any RegistryStore
     private let delivery: EndpointDelivery
     private let log: @Sendable (String) -> Void
     private let state = Mutex(State())
@@ -30,7 +31,7 @@ final class EndpointHealth: Sendable {
         var reported: [String] = []
     }
 
-    init(registry: DeviceRegistry, delivery: EndpointDelivery, log: @escaping @Sendable (String) -> Void) {
+    init(registry: any RegistryStore, delivery: EndpointDelivery, log: @escaping @Sendable (String) -> Void) {
         self.registry = registry
         self.delivery = delivery
         self.log = log
@@ -40,8 +41,11 @@ final class EndpointHealth: Sendable {
     func problems() -> [String] {
         state.withLock { state in
             var verdicts: [Verdict] = []
-            let stateFile = Self.identity(of: registry.path)
-            if case .failure(let error) = stateFile {
+            let stateFile = registry is DeviceRegistry ? Self.identity(of: registry.location) : .missing
+            if !(registry is DeviceRegistry) {
+                // A database has no identity to cache the verdict by: asked on every probe.
+                verdicts.append(Verdict(identity: nil, problem: stateFileProblem()))
+            } else if case .failure(let error) = stateFile {
                 let problem = ("the state file cannot be examined: \(error.reason)", error.description)
                 verdicts.append(Verdict(identity: nil, problem: problem))
             } else if let cached = state.stateFile, cached.identity == stateFile.identity {

@@ -10,7 +10,7 @@ import PushKitFreeCore
 /// these, and encode the answer; every refusal is an `EndpointError` and changes nothing.
 final class EndpointService: Sendable {
     let settings: EndpointSettings
-    let registry: DeviceRegistry
+    let registry: any RegistryStore
     let writes: RegistryWriteQueue
     let delivery: EndpointDelivery
     let metrics: EndpointMetrics
@@ -21,7 +21,7 @@ final class EndpointService: Sendable {
 
     init(settings: EndpointSettings, delivery: EndpointDelivery, metrics: EndpointMetrics) {
         self.settings = settings
-        registry = DeviceRegistry(path: settings.configuration.stateFile.value)
+        registry = settings.configuration.registry()
         writes = RegistryWriteQueue(registry: registry) { size in metrics.registryBatch(size: size) }
         self.delivery = delivery
         self.metrics = metrics

@@ -40,13 +40,13 @@ final class RegistryWriteQueue: Sendable {
         var writing = false
     }
 
-    let registry: DeviceRegistry
+    let registry: any RegistryStore
     private let thread: NIOThreadPool
     private let state = Mutex(State())
     private let onBatch: @Sendable (Int) -> Void
 
     /// - Parameter onBatch: told each batch's size after it is written (for metrics).
-    init(registry: DeviceRegistry, onBatch: @escaping @Sendable (Int) -> Void) {
+    init(registry: any RegistryStore, onBatch: @escaping @Sendable (Int) -> Void) {
         self.registry = registry
         self.onBatch = onBatch
         thread = NIOThreadPool(numberOfThreads: 1)

@@ -17,16 +17,19 @@ struct RegisterAPNs: ParsableCommand {
         abstract: "Keep the map from your app's device ids to their current APNs tokens.",
         discussion: """
             The devices file is --state-file, else APNS_STATE_FILE, else state_file in the config, \
-            else devices.json in the state directory. A rotated token replaces the old one; a token \
+            else devices.json in the state directory; a postgres:// URL there keeps the registry in \
+            PostgreSQL (see db migrate). A rotated token replaces the old one; a token \
             already registered under another device id moves to the new one. Changes are atomic and \
             safe to run from many processes at once.
             Exit status: 0 done, 64 usage, 65 bad input (token, body, corrupt state file), \
-            66 input file missing, 73 state file cannot be created, 74 I/O error, \
-            75 state file kept being rewritten by a program that takes no lock.
+            66 input file missing, 69 the database refused, 73 state file cannot be created, 74 I/O error, \
+            75 state file kept being rewritten by a program that takes no lock, or the database unreachable, \
+            78 the database not usable as configured.
             """,
         version: PushKitFree.version,
         subcommands: [
-            Add.self, Remove.self, List.self, Import.self, Convert.self, Briefing.self, Channel.self, Serve.self,
+            Add.self, Remove.self, List.self, Import.self, Convert.self, Briefing.self, Channel.self, Database.self,
+            Serve.self,
         ],
         defaultSubcommand: Add.self
     )
@@ -34,9 +37,9 @@ struct RegisterAPNs: ParsableCommand {
     static let tool = "register-apns"
 
     /// The registry the configuration (config file, state file flag, environment) names.
-    static func registry(_ configFile: ConfigFileOption, _ state: StateFileOption) throws -> DeviceRegistry {
+    static func registry(_ configFile: ConfigFileOption, _ state: StateFileOption) throws -> any RegistryStore {
         let configuration = try ToolSupport.configuration(ConfigurationFlags(configFile, state), tool: tool)
-        return DeviceRegistry(path: configuration.stateFile.value)
+        return configuration.registry()
     }
 
     /// `register-apns serve ...` is handed whole to the `register-apns-serve` program (its own
@@ -269,7 +272,7 @@ extension RegisterAPNs {
             try ToolSupport.run(tool: RegisterAPNs.tool) {
                 let registry = try RegisterAPNs.registry(configFile, state)
                 guard let record = try registry.load()[deviceID] else {
-                    throw RegistryError.unknownDevice(deviceID, path: registry.path)
+                    throw RegistryError.unknownDevice(deviceID, path: registry.location)
                 }
                 guard time != nil || timeZone != nil || !sources.isEmpty || off else {
                     StandardStreams.writeOutput(Self.describe(record.briefing) + "\n")
@@ -277,7 +280,7 @@ extension RegisterAPNs {
                 }
                 let settings = try settings(updating: record.briefing)
                 guard try registry.setBriefing(settings, deviceID: deviceID) else {
-                    throw RegistryError.unknownDevice(deviceID, path: registry.path)
+                    throw RegistryError.unknownDevice(deviceID, path: registry.location)
                 }
                 StandardStreams.writeOutput(
                     "\(TerminalText.field(deviceID)): \(Self.describe(try registry.load()[deviceID]?.briefing))\n")
@@ -360,7 +363,7 @@ extension RegisterAPNs {
                 if json {
                     StandardStreams.writeOutput(DeviceListing.jsonLines(devices))
                 } else if devices.isEmpty {
-                    StandardStreams.writeError("\(RegisterAPNs.tool): no devices in \(registry.path)\n")
+                    StandardStreams.writeError("\(RegisterAPNs.tool): no devices in \(registry.location)\n")
                 } else {
                     StandardStreams.writeOutput(DeviceListing.table(devices, fullTokens: full))
                 }
@@ -447,7 +450,11 @@ extension RegisterAPNs {
             try ToolSupport.run(tool: RegisterAPNs.tool) {
                 let flags = ConfigurationFlags(configFile, state)
                 let configuration = try ToolSupport.configuration(flags, tool: RegisterAPNs.tool)
-                let registry = DeviceRegistry(path: configuration.stateFile.value)
+                guard let registry = configuration.registry() as? DeviceRegistry else {
+                    throw ConfigurationError(
+                        "convert rewrites a state file; state_file is the PostgreSQL registry "
+                            + configuration.registryLocation)
+                }
                 if let count = try registry.convertToVersionOne() {
                     let devices = "\(count) device\(count == 1 ? "" : "s")"
                     let backup = registry.legacyBackupPath
@@ -457,6 +464,48 @@ extension RegisterAPNs {
                     StandardStreams.writeOutput(text)
                 } else {
                     StandardStreams.writeOutput("\(registry.path) is not a flat map; nothing to convert\n")
+                }
+            }
+        }
+    }
+}
+
+extension RegisterAPNs {
+    struct Database: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "db",
+            abstract: "Manage the PostgreSQL registry (state_file set to a postgres:// URL).",
+            subcommands: [Migrate.self]
+        )
+
+        struct Migrate: ParsableCommand {
+            static let configuration = CommandConfiguration(
+                abstract: "Create the registry's tables, or bring them to this release's schema version.",
+                discussion: """
+                    Every first use does this too; run it ahead to check the URL, the password \
+                    (PGPASSFILE, ~/.pgpass) and the privileges. Exit 0 done, 69 refused, 75 unreachable, \
+                    78 not configured for PostgreSQL or not usable.
+                    """
+            )
+
+            @OptionGroup var configFile: ConfigFileOption
+            @OptionGroup var state: StateFileOption
+
+            func run() throws {
+                try ToolSupport.run(tool: RegisterAPNs.tool) {
+                    let configuration = try ToolSupport.configuration(
+                        ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
+                    guard let registry = configuration.registry() as? PostgresRegistry else {
+                        throw ConfigurationError(
+                            "db migrate works on a PostgreSQL registry; state_file is the file "
+                                + configuration.registryLocation + " (set it to a postgres:// URL)")
+                    }
+                    let (from, to) = try registry.migrate()
+                    let text =
+                        from == to
+                        ? "the registry \(registry.location) is at schema version \(to); nothing to do\n"
+                        : "migrated the registry \(registry.location) from schema version \(from) to \(to)\n"
+                    StandardStreams.writeOutput(text)
                 }
             }
         }

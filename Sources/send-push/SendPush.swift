@@ -329,7 +329,7 @@ struct SendPush: ParsableCommand {
             // Run every minute from cron: nothing due is the usual case, and not worth a word.
             return
         case .noDevices:
-            let message = "no devices to send to (registry: \(configuration.stateFile.value))"
+            let message = "no devices to send to (registry: \(configuration.registryLocation))"
             ToolSupport.warn(message, tool: Self.tool)
             if requireDevice { throw ExitCode(ExitStatus.noInput.rawValue) }
             if background && !dryRun {

@@ -86,7 +86,7 @@ public enum DeliveryTargets {
         configuration: Configuration, deviceIDs: [String], groups: [String],
         strictGroups: Bool
     ) throws -> [RegisteredDevice] {
-        let registry = DeviceRegistry(path: configuration.stateFile.value)
+        let registry = configuration.registry()
         let match = try registry.devices(DeviceSelection(deviceIDs: deviceIDs, groups: groups))
         var missing: [String] = []
         if !match.unknownDeviceIDs.isEmpty { missing.append("no device " + quotedList(match.unknownDeviceIDs)) }
@@ -95,7 +95,7 @@ public enum DeliveryTargets {
         }
         if !missing.isEmpty {
             throw DeliverySelectionError(
-                message: missing.joined(separator: " and ") + " in \(registry.path) (see register-apns list)")
+                message: missing.joined(separator: " and ") + " in \(registry.location) (see register-apns list)")
         }
         return match.devices
     }

@@ -278,7 +278,7 @@ public struct PushSender: Sendable {
         DeliveryAdvice.annotate(&results, keyID: credentials.keyID, topic: configuration.topic?.value)
         if targets.contains(where: { $0.deviceID != nil }) {
             do {
-                try RegistryBookkeeping.apply(&results, to: DeviceRegistry(path: configuration.stateFile.value))
+                try RegistryBookkeeping.apply(&results, to: configuration.registry())
             } catch {
                 warn("the registry was not updated: \(error)")
             }

@@ -15,7 +15,7 @@ public enum RegistryBookkeeping {
     /// Applies `results` to `registry`, setting `pruned` and `learnedEnvironment` on them (`pruned`
     /// means the push-to-start token was cleared, for a push-to-start target).
     /// Results without a device id (`--token`) are left alone.
-    public static func apply(_ results: inout [DeliveryResult], to registry: DeviceRegistry) throws {
+    public static func apply(_ results: inout [DeliveryResult], to registry: any RegistryStore) throws {
         guard
             results.contains(where: {
                 $0.target.deviceID != nil && ($0.outcome == .delivered || $0.outcome == .unregistered)

@@ -118,10 +118,12 @@ public struct ConfigurationDoctor: Sendable {
         findings.append(proxyFinding(for: url.value))
         findings.append(directoryFinding(c.stateDirectory, name: "state dir"))
         let devicesDirectory = PosixFile.parentDirectory(of: c.stateFile.value)
-        if !devicesDirectory.isEmpty, devicesDirectory != c.stateDirectory.value {
+        if PostgresURL.isDatabaseURL(c.stateFile.value) {
+            findings.append(databaseFinding(c.stateFile))
+        } else if !devicesDirectory.isEmpty, devicesDirectory != c.stateDirectory.value {
             findings.append(directoryFinding(Setting(devicesDirectory, from: c.stateFile.source), name: "devices dir"))
         }
-        findings.append(devicesFileFinding(c.stateFile))
+        if !PostgresURL.isDatabaseURL(c.stateFile.value) { findings.append(devicesFileFinding(c.stateFile)) }
         findings.append(clockFinding())
         return findings
     }
@@ -152,6 +154,23 @@ public struct ConfigurationDoctor: Sendable {
             return PosixFile.isWritableDirectory(ancestor)
                 ? finding(.ok, "not created yet; the first write creates it")
                 : finding(.error, "cannot be created: \(ancestor) is read-only or not this user's")
+        }
+    }
+
+    /// A PostgreSQL registry: reachable, its schema current (created when missing), how many devices.
+    private func databaseFinding(_ setting: Setting<String>) -> DoctorFinding {
+        let registry = PostgresRegistry(url: setting.value)
+        func finding(_ severity: DoctorFinding.Severity, _ message: String) -> DoctorFinding {
+            DoctorFinding(
+                setting: "registry", value: registry.location, source: setting.source.kind, severity: severity,
+                message: message)
+        }
+        do {
+            let devices = try registry.load()
+            let tls = try registry.usesTLS() ? "TLS" : "no TLS"
+            return finding(.ok, "PostgreSQL (\(tls)), \(devices.count) device\(devices.count == 1 ? "" : "s")")
+        } catch {
+            return finding(.error, error.description)
         }
     }
 

@@ -1,4 +1,4 @@
-/// What went wrong with the device registry, each with its exit status.
+/// What went wrong with the device registry (the state file or the PostgreSQL database), each with its exit status.
 public enum RegistryError: PushKitError {
     /// The state file is not valid JSON or not a registry (exit 65); it is never overwritten.
     /// `detail` says where: "line 3, column 17: ...".
@@ -14,6 +14,15 @@ public enum RegistryError: PushKitError {
     /// Another program (one that takes no lock) rewrote the state file every time this one was about
     /// to replace it; it was left as that program wrote it (exit 75).
     case keptChanging(path: String)
+    /// The PostgreSQL registry at `location` (the URL, password masked) could not be reached, or the
+    /// connection was lost, for as long as the tools try again (exit 75). `detail` is libpq's message.
+    case databaseUnavailable(location: String, detail: String)
+    /// The PostgreSQL registry cannot be used as configured: libpq is not installed, the URL is not
+    /// one, authentication failed, the database or role does not exist (exit 78).
+    case databaseMisconfigured(location: String, detail: String)
+    /// The PostgreSQL server refused the work: permissions, a schema newer than this release, a
+    /// constraint (exit 69).
+    case databaseFailed(location: String, detail: String)
 
     /// 65, 73, 74 or 75, as each case says.
     public var exitStatus: ExitStatus {
@@ -21,7 +30,9 @@ public enum RegistryError: PushKitError {
         case .corruptStateFile, .invalidInput, .unknownDevice: .dataError
         case .cannotCreate: .cannotCreate
         case .io: .ioError
-        case .keptChanging: .temporaryFailure
+        case .keptChanging, .databaseUnavailable: .temporaryFailure
+        case .databaseMisconfigured: .configuration
+        case .databaseFailed: .unavailable
         }
     }
 
@@ -39,6 +50,12 @@ public enum RegistryError: PushKitError {
         case .keptChanging(let path):
             "state file \(path) was rewritten by another program each time this one was about to replace it; "
                 + "it was left as that program wrote it (try again)"
+        case .databaseUnavailable(let location, let detail):
+            "the device registry \(location) cannot be reached: \(detail) (try again)"
+        case .databaseMisconfigured(let location, let detail):
+            "the device registry \(location) cannot be used: \(detail)"
+        case .databaseFailed(let location, let detail):
+            "the device registry \(location) refused the change: \(detail); nothing was changed"
         }
     }
 }

@@ -9,14 +9,27 @@ extension RegistryError {
         case .io(let failure), .cannotCreate(let failure): "the state file cannot be read: \(failure.reason)"
         case .keptChanging: "the state file kept changing while it was read (another program rewrites it)"
         case .invalidInput, .unknownDevice: "the state file cannot be used"
+        case .databaseUnavailable: "the registry's database cannot be reached"
+        case .databaseMisconfigured: "the registry's database cannot be used as configured"
+        case .databaseFailed: "the registry's database refused the change"
         }
     }
 }
 
 extension EndpointError {
     /// A 500 for a registry that could not be read or changed: `action` and the summary in the
-    /// answer, the whole error in the log.
+    /// answer, the whole error in the log. A database that cannot be reached (it is restarting, or
+    /// the network is down) is a 503 with `Retry-After`: the request can be sent again as it is.
     static func registry(_ action: String, _ error: RegistryError) -> EndpointError {
-        .internalError("the device registry \(action): \(error.publicSummary)", logDetail: error.description)
+        let message = "the device registry \(action): \(error.publicSummary)"
+        if case .databaseUnavailable = error {
+            return EndpointError(
+                status: 503, message, headers: ["Retry-After": String(databaseRetryAfter)], logDetail: error.description
+            )
+        }
+        return .internalError(message, logDetail: error.description)
     }
+
+    /// The seconds a client is asked to wait when the registry's database cannot be reached.
+    static let databaseRetryAfter = 5
 }
