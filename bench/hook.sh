@@ -55,8 +55,8 @@ if rows_path:
     with open(rows_path, "a") as rows:
         for name, goal in (("send-push --detach --body - (stdin)", 10.0), ("send-push --hook MSG (reply on stdin)", 15.0)):
             rows.write(json.dumps({"group": "hooks", "what": name + ", foreground, from Python",
-                                   "value": round(statistics.median(times[name]), 2), "unit": "ms",
-                                   "reference": "`true` from Python", "reference_value": round(true_ms, 2),
+                                   "value": float(f"{statistics.median(times[name]):.2f}"), "unit": "ms",
+                                   "reference": "`true` from Python", "reference_value": float(f"{true_ms:.2f}"),
                                    "max_value": goal}) + "\n")
 print(f"   --hook foreground: {hook:.2f} ms, {hook - statistics.median(times['true']):.2f} ms more than spawning `true`; target < 15 ms: {'met' if hook < 15 else 'MISSED'}")
 PY

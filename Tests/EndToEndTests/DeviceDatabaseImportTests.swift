@@ -44,12 +44,7 @@ struct DeviceDatabaseImportTests {
     func listed() throws -> [String: [String: Any]] {
         let result = try tool("list", "--json")
         result.expectSuccess()
-        var devices: [String: [String: Any]] = [:]
-        for line in result.stdout.split(separator: "\n") {
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            devices[try #require(object["device_id"] as? String)] = object
-        }
-        return devices
+        return try listedDevices(result.stdout)
     }
 
     @Test("the service's columns map onto the registry; times as ISO 8601 text or UNIX numbers; ids from tokens")

@@ -35,12 +35,7 @@ struct PostgresRegistryEndToEndTests {
         let result = try BuiltTool.run(
             "register-apns", ["list", "--json"], environment: environment ?? self.environment)
         result.expectSuccess()
-        var devices: [String: [String: Any]] = [:]
-        for line in result.stdout.split(separator: "\n") {
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            devices[try #require(object["device_id"] as? String)] = object
-        }
-        return devices
+        return try listedDevices(result.stdout)
     }
 
     // MARK: The operations

@@ -140,13 +140,16 @@ public final class SQLiteDatabase {
 
         static func load() throws(SQLiteError) -> Library {
             // Kept open for the life of the process: a second load finds it mapped already.
-            guard let handle = dlopen(soname, RTLD_LAZY) else {
-                let reason = dlerror().map { String(cString: $0) } ?? "cannot load \(soname)"
-                throw .unavailable("\(reason) (install libsqlite3-0)")
+            let library: RuntimeLibrary
+            switch RuntimeLibrary.open(soname, flags: RTLD_LAZY) {
+            case .success(let opened): library = opened
+            case .failure(let error): throw .unavailable("\(error.reason) (install libsqlite3-0)")
             }
             func symbol<T>(_ name: String, as type: T.Type) throws(SQLiteError) -> T {
-                guard let address = dlsym(handle, name) else { throw .unavailable("\(soname) has no \(name)") }
-                return unsafeBitCast(address, to: type)
+                guard let function = library.function(name, as: type) else {
+                    throw .unavailable("\(soname) has no \(name)")
+                }
+                return function
             }
             return Library(
                 open: try symbol("sqlite3_open_v2", as: Open.self),

@@ -253,6 +253,17 @@ func sha256Hex(_ text: String) throws -> String {
 /// A device token as the tools mask it: the first 8 hex digits, "…", the last 4.
 func maskedToken(_ token: String) -> String { "\(token.prefix(8))…\(token.suffix(4))" }
 
+/// `register-apns list --json` output, each device's object by its id; a line that is not a device's
+/// object fails the test.
+func listedDevices(_ text: String) throws -> [String: [String: Any]] {
+    var devices: [String: [String: Any]] = [:]
+    for line in text.split(separator: "\n") {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        devices[try #require(object["device_id"] as? String)] = object
+    }
+    return devices
+}
+
 /// The JSON objects of JSON Lines `text` (records, `--json` output, push.log); other lines are skipped.
 func jsonLines(_ text: String) -> [[String: Any]] {
     text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }

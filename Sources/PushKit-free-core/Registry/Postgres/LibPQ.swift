@@ -54,18 +54,20 @@ struct LibPQ: @unchecked Sendable {
     }
 
     private static func load() -> Swift.Result<LibPQ, LoadFailure> {
-        guard let library = dlopen(soname, RTLD_NOW | RTLD_LOCAL) else {
-            let reason = dlerror().map { String(cString: $0) } ?? "not found"
+        let library: RuntimeLibrary
+        switch RuntimeLibrary.open(soname, flags: RTLD_NOW | RTLD_LOCAL) {
+        case .success(let opened): library = opened
+        case .failure(let error):
             return .failure(
-                LoadFailure(message: "cannot load libpq (\(reason)); install it with: apt-get install libpq5"))
+                LoadFailure(message: "cannot load libpq (\(error.reason)); install it with: apt-get install libpq5"))
         }
         var missing: [String] = []
         func symbol<T>(_ name: String, as type: T.Type) -> T? {
-            guard let address = dlsym(library, name) else {
+            guard let function = library.function(name, as: type) else {
                 missing.append(name)
                 return nil
             }
-            return unsafeBitCast(address, to: type)
+            return function
         }
         let loaded = LibPQ(
             connectdb: symbol("PQconnectdb", as: type(of: placeholder.connectdb)) ?? placeholder.connectdb,
