@@ -45,6 +45,14 @@ public struct RegisteredDevice: Sendable {
     }
 }
 
+extension RegisteredDevice {
+    /// Whether `other` holds the same record: the same box (a copy never changed) without
+    /// comparing a field, else field by field.
+    func hasSameRecord(as other: RegisteredDevice) -> Bool {
+        box === other.box || box.record == other.box.record
+    }
+}
+
 extension RegisteredDevice: Equatable {
     /// Devices are equal when their ids and records are; how they were stored does not matter.
     public static func == (lhs: RegisteredDevice, rhs: RegisteredDevice) -> Bool {

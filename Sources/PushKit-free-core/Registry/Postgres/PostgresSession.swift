@@ -146,7 +146,11 @@ final class PostgresSession: @unchecked Sendable {
             throw PostgresFailure(.refused, "a device record in the database is not valid: \(error.detail)")
         }
         guard var devices = copy else {
-            copy = changed
+            // Kept for the life of the process and changed many times: finding a token's devices
+            // goes through an index, not a scan of every device (see `indexTokens`).
+            var loaded = changed
+            loaded.indexesTokens = true
+            copy = loaded
             seen = Int64(revision)
             return
         }
@@ -174,7 +178,7 @@ final class PostgresSession: @unchecked Sendable {
                 removed.append(.string(gone.id))
                 old = old.dropFirst()
             } else if let kept = old.first, kept.id == next.id, let current = new.first {
-                if kept.record != current.record { changed.append(current) }
+                if !kept.hasSameRecord(as: current) { changed.append(current) }
                 old = old.dropFirst()
                 new = new.dropFirst()
             } else {
