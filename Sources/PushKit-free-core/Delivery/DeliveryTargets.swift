@@ -16,7 +16,7 @@ public enum DeliveryTargets {
     /// - Parameter due: a scheduled send: of the selected devices, only those whose send is due at
     ///   `now` in their own zone (see `DueSchedule`).
     public static func select(
-        configuration: Configuration, deviceIDs: [String], groups: [String], tokens: [String],
+        registry: any RegistryStore, deviceIDs: [String], groups: [String], tokens: [String],
         strictGroups: Bool = false, due: DueSchedule? = nil, at now: Date = Date()
     ) throws -> [DeliveryTarget] {
         if !tokens.isEmpty {
@@ -29,7 +29,7 @@ public enum DeliveryTargets {
         }
         var zones = TimeZoneCache()
         return try registeredDevices(
-            configuration: configuration, deviceIDs: deviceIDs, groups: groups,
+            registry: registry, deviceIDs: deviceIDs, groups: groups,
             strictGroups: strictGroups
         ).compactMap { device in
             var scheduledDay: LocalDate?
@@ -58,13 +58,13 @@ public enum DeliveryTargets {
     /// - Throws: `RegistryError` for an unreadable registry, `DeliverySelectionError` (65) for a
     ///   device id that is not registered or, with `strictGroups`, a group without devices.
     public static func selectPushToStart(
-        configuration: Configuration, deviceIDs: [String], groups: [String],
+        registry: any RegistryStore, deviceIDs: [String], groups: [String],
         strictGroups: Bool = false
     ) throws -> PushToStartSelection {
         var selection = PushToStartSelection(targets: [], devicesWithoutToken: [])
         var seen = Set<DeviceToken>()
         for device in try registeredDevices(
-            configuration: configuration, deviceIDs: deviceIDs, groups: groups,
+            registry: registry, deviceIDs: deviceIDs, groups: groups,
             strictGroups: strictGroups)
         {
             guard let token = device.record.pushToStartToken else {
@@ -83,10 +83,9 @@ public enum DeliveryTargets {
     /// The registered devices a selection names; every named device id must be registered and, with
     /// `strictGroups`, every named group must have a device.
     private static func registeredDevices(
-        configuration: Configuration, deviceIDs: [String], groups: [String],
+        registry: any RegistryStore, deviceIDs: [String], groups: [String],
         strictGroups: Bool
     ) throws -> [RegisteredDevice] {
-        let registry = configuration.registry()
         let match = try registry.devices(DeviceSelection(deviceIDs: deviceIDs, groups: groups))
         var missing: [String] = []
         if !match.unknownDeviceIDs.isEmpty { missing.append("no device " + quotedList(match.unknownDeviceIDs)) }

@@ -20,6 +20,10 @@ public struct PushSender: Sendable {
     public let notificationPolicy: NotificationPolicy
     public let deliveryPolicy: DeliveryPolicy
     private let transports: any HTTP2TransportSource
+    /// The registry the targets are chosen from and deliveries recorded in: one value, so the
+    /// bookkeeping after a send reuses what selection parsed while the file is unchanged (see
+    /// `DeviceRegistry`), instead of parsing the file a second time.
+    private let registry: any RegistryStore
 
     public init(
         configuration: Configuration, notificationPolicy: NotificationPolicy, deliveryPolicy: DeliveryPolicy,
@@ -29,6 +33,7 @@ public struct PushSender: Sendable {
         self.notificationPolicy = notificationPolicy
         self.deliveryPolicy = deliveryPolicy
         self.transports = transports
+        self.registry = configuration.registry()
     }
 
     /// Whom a send goes to: every registered device when nothing is named.
@@ -204,12 +209,12 @@ public struct PushSender: Sendable {
     private func select(_ audience: Audience, at now: Date, warn: (String) -> Void) throws -> [DeliveryTarget] {
         guard audience.pushToStart, audience.tokens.isEmpty else {
             return try DeliveryTargets.select(
-                configuration: configuration, deviceIDs: audience.deviceIDs,
+                registry: registry, deviceIDs: audience.deviceIDs,
                 groups: audience.groups, tokens: audience.tokens,
                 strictGroups: audience.strictGroups, due: audience.due, at: now)
         }
         let selection = try DeliveryTargets.selectPushToStart(
-            configuration: configuration, deviceIDs: audience.deviceIDs,
+            registry: registry, deviceIDs: audience.deviceIDs,
             groups: audience.groups, strictGroups: audience.strictGroups)
         let missing = selection.devicesWithoutToken
         if !missing.isEmpty {
@@ -273,12 +278,12 @@ public struct PushSender: Sendable {
             } else {
                 results = try deliverPass(prepared.request, to: targets)
             }
-        } // A client made for this send, and its libcurl handles, are freed here, before the registry is read again.
+        } // A client made for this send, and its libcurl handles, are freed here, before the registry is written.
         nameProxies(in: &results)
         DeliveryAdvice.annotate(&results, keyID: credentials.keyID, topic: configuration.topic?.value)
         if targets.contains(where: { $0.deviceID != nil }) {
             do {
-                try RegistryBookkeeping.apply(&results, to: configuration.registry())
+                try RegistryBookkeeping.apply(&results, to: registry)
             } catch {
                 warn("the registry was not updated: \(error)")
             }
