@@ -82,7 +82,22 @@ url="http://127.0.0.1:$server_port"
 wrk -t2 -c64 -d"$DURATION" --latency -s "$here/serve-register.lua" "$url/register-apns" > "$work/register/wrk.out"
 server_cpu=$(cpu_seconds "$server_pid")
 curl -sf "$url/metrics" > "$work/register/metrics.txt"
+journal_bytes=$(stat -c %s "$state.journal" 2>/dev/null || echo 0)
 stop_server
+# A large file's batches go to the journal beside it, folded into the file when serve is idle and
+# when it stops: after SIGTERM the file alone must hold every registration.
+echo "   journal beside the file at the end of the run: $journal_bytes bytes; after SIGTERM: $([ -e "$state.journal" ] && echo present || echo folded into the file)"
+[ ! -e "$state.journal" ] || { echo "the journal was not folded into the state file when serve stopped" >&2; exit 1; }
+python3 - "$state" "$PREFILL" <<'PY'
+import json, sys
+devices = json.load(open(sys.argv[1]))["devices"]
+wrong = [i for i in range(1000) if devices.get(f"bench-{i}", {}).get("token") != f"{i:08x}" * 8]
+expected = int(sys.argv[2]) + 1000
+print(f"   the state file itself (json.load): {len(devices):,} devices; {1000 - len(wrong)} of the 1,000 benchmarked with the right token")
+if wrong or len(devices) != expected:
+    print(f"   expected {expected:,} devices; missing or wrong: {wrong[:20]}", file=sys.stderr)
+    sys.exit(1)
+PY
 summary=$(grep '^serve-register:' "$work/register/wrk.out")
 non2xx=$(sed -n 's/^ *Non-2xx or 3xx responses: *\([0-9]*\)/\1/p' "$work/register/wrk.out")
 sed -n '/Thread Stats/,/Latency Distribution/p;/Latency Distribution/,/requests in/p;/Requests\/sec/p' "$work/register/wrk.out" \

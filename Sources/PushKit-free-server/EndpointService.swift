@@ -21,7 +21,7 @@ final class EndpointService: Sendable {
 
     init(settings: EndpointSettings, delivery: EndpointDelivery, metrics: EndpointMetrics) {
         self.settings = settings
-        registry = settings.configuration.registry()
+        registry = settings.configuration.registry(appendingToJournal: true)
         writes = RegistryWriteQueue(registry: registry) { size in metrics.registryBatch(size: size) }
         self.delivery = delivery
         self.metrics = metrics

@@ -18,6 +18,9 @@ import Synchronization
 ///
 /// Other processes (`register-apns`, `send-push` pruning) take the same file lock, so nothing any of
 /// them writes is lost.
+///
+/// A large state file's batches go to its journal (`RegistryJournal`); the queue folds the journal
+/// into the file once no change has come for `foldDelay`, and when it shuts down.
 final class RegistryWriteQueue: Sendable {
     /// One change: applied under the lock to the registry as re-read; returns the request's answer.
     typealias Change = @Sendable (inout RegisteredDevices, Date) -> ChangeResult
@@ -38,7 +41,17 @@ final class RegistryWriteQueue: Sendable {
     private struct State {
         var pending: [Pending] = []
         var writing = false
+        /// Batches written so far: a fold waits for a `foldDelay` in which this does not move.
+        var batches = 0
+        /// Whether a task waits to fold the journal.
+        var foldScheduled = false
+        var stopped = false
     }
+
+    /// How long without a change before the journal is folded into the state file:
+    /// `PUSHKIT_REGISTRY_JOURNAL_IDLE_MS`, else one second.
+    static let foldDelay: Duration = .milliseconds(
+        getenv("PUSHKIT_REGISTRY_JOURNAL_IDLE_MS").flatMap { Int(String(cString: $0)) }.map { max(1, $0) } ?? 1_000)
 
     let registry: any RegistryStore
     private let thread: NIOThreadPool
@@ -87,11 +100,75 @@ final class RegistryWriteQueue: Sendable {
             } catch {
                 for pending in batch { pending.continuation.resume(throwing: error) }
             }
+            state.withLock { $0.batches += 1 }
+            scheduleFold()
         }
     }
 
-    /// Stops the writer thread once the changes handed to it are written.
+    // MARK: Folding the journal
+
+    /// The state file registry, when it appends to a journal.
+    private var journaling: DeviceRegistry? {
+        guard let registry = registry as? DeviceRegistry, registry.appendsToJournal else { return nil }
+        return registry
+    }
+
+    /// Starts a task that folds the journal once the queue has been idle for `foldDelay`, unless
+    /// one waits already or there is no journal.
+    private func scheduleFold() {
+        guard let registry = journaling, PosixFile.stamp(of: registry.journalPath) != nil else { return }
+        guard
+            let seen = state.withLock({ state -> Int? in
+                if state.foldScheduled || state.stopped { return nil }
+                state.foldScheduled = true
+                return state.batches
+            })
+        else { return }
+        Task.detached { [self] in
+            var seen = seen
+            while true {
+                try? await Task.sleep(for: Self.foldDelay)
+                // Idle: take the writer's place, so no batch runs during the fold; changes that
+                // come meanwhile wait for it, and `drain` takes them after.
+                let idle = state.withLock { state -> Bool? in
+                    if state.stopped {
+                        state.foldScheduled = false
+                        return nil
+                    }
+                    guard state.batches == seen, !state.writing, state.pending.isEmpty else {
+                        seen = state.batches
+                        return false
+                    }
+                    state.writing = true
+                    state.foldScheduled = false
+                    return true
+                }
+                guard let idle else { return }
+                if idle { break }
+            }
+            thread.submit { _ in
+                self.fold(registry)
+                self.drain()
+            }
+        }
+    }
+
+    /// Folds the journal into the state file; a failure is reported and leaves the journal, which
+    /// stays applied by every reader, for the next fold.
+    private func fold(_ registry: DeviceRegistry) {
+        do throws(RegistryError) {
+            try registry.foldJournal()
+        } catch {
+            StandardStreams.writeError(
+                "\(EndpointServer.tool): warning: the journal \(registry.journalPath) was not folded into the state file: \(error)\n"
+            )
+        }
+    }
+
+    /// Stops the writer thread once the changes handed to it are written, and folds the journal.
     func shutdown() async {
+        state.withLock { $0.stopped = true }
         try? await thread.shutdownGracefully()
+        if let registry = journaling, PosixFile.stamp(of: registry.journalPath) != nil { fold(registry) }
     }
 }

@@ -43,8 +43,12 @@ import Darwin
 /// One value (and its copies) remembers the version 1 registry it last read or wrote and reuses it
 /// while the file is unchanged (see `RegistryCache`), so a process that writes many batches parses
 /// the file once; it is re-read whenever another process or program changed it. A remembered
-/// registry also keeps an index of its tokens. The file is still written whole and `fsync`'d on
-/// every change.
+/// registry also keeps an index of its tokens.
+///
+/// A value with `appendsToJournal` set (`register-apns serve`) writes a large file's changes to a
+/// journal beside it, `<file>.journal`, instead of rewriting the file for each batch, and folds the
+/// journal into the file from time to time; every reader applies the journal (see `RegistryJournal`).
+/// Every other value writes the file whole and `fsync`s it on every change, folding in any journal.
 public struct DeviceRegistry: Sendable {
     /// The state file.
     public let path: String
@@ -77,16 +81,31 @@ public struct DeviceRegistry: Sendable {
     /// The registry last read or written through this value or a copy of it.
     let cache = RegistryCache()
 
+    /// Whether changes go to the journal when they can (see `RegistryJournal`): for a process that
+    /// writes many batches and folds the journal when idle or stopping (`register-apns serve`).
+    public var appendsToJournal = false
+    /// The smallest state file whose changes a journaling value appends rather than rewrites:
+    /// `PUSHKIT_REGISTRY_JOURNAL_BYTES`, else 1 MiB (about 3,000 devices, a 2 ms rewrite).
+    public var journalThreshold = DeviceRegistry.defaultJournalThreshold
+
+    /// `PUSHKIT_REGISTRY_JOURNAL_BYTES` when set to a number, else 1 MiB.
+    static var defaultJournalThreshold: Int {
+        getenv("PUSHKIT_REGISTRY_JOURNAL_BYTES").flatMap { Int(String(cString: $0)) }.map { max(0, $0) } ?? 1 << 20
+    }
+
+    /// The journal beside the state file: `<file>.journal` (see `RegistryJournal`).
+    public var journalPath: String { path + RegistryJournal.journalSuffix }
+
     // MARK: Reading and writing
 
     /// The registry as the file (and, beside a flat map, its sidecar) holds it now; empty when there is no file.
     /// - Throws: `RegistryError.corruptStateFile` (65) or `.io` (74).
     public func load() throws(RegistryError) -> RegisteredDevices {
-        if let entry = cache.current(at: path) { return entry.devices }
-        let (snapshot, devices) = try readSettled()
+        if let entry = cache.current(at: path), let devices = try journaled(entry, taken: false) { return devices }
+        let (snapshot, devices) = try readWithJournal()
         // A version 1 file has no sidecar: no look for one on every read.
         guard Self.takesSidecar(devices) else {
-            cache.remember(devices, stamp: snapshot.stamp, bytes: snapshot.data, at: path)
+            remember(devices, as: snapshot)
             return devices
         }
         return try combined(devices, sidecar: try read(sidecarPath))
@@ -115,8 +134,26 @@ public struct DeviceRegistry: Sendable {
         try locked(convertingToVersionOne: true) { devices in devices.writesFlatMap ? devices.count : nil }
     }
 
+    /// Folds the journal into the state file: writes the file whole, then removes the journal
+    /// (see `RegistryJournal`). Nothing is written when there is no journal.
+    /// - Returns: whether there was a journal to fold (one that no longer continued the file is
+    ///   removed all the same).
+    @discardableResult
+    public func foldJournal() throws(RegistryError) -> Bool {
+        do {
+            return try locked(convertingToVersionOne: false, folding: true) { _ in
+                PosixFile.stamp(of: journalPath) != nil
+            }
+        } catch let error as RegistryError {
+            throw error
+        } catch {
+            throw .io(FileSystemError("cannot fold the journal into", path: path, errno: EIO))
+        }
+    }
+
     private func locked<Result>(
-        convertingToVersionOne converting: Bool, _ body: (inout RegisteredDevices) throws -> Result
+        convertingToVersionOne converting: Bool, folding: Bool = false,
+        _ body: (inout RegisteredDevices) throws -> Result
     ) throws -> Result {
         let directory = PosixFile.parentDirectory(of: path)
         let lock: FileLock
@@ -127,7 +164,7 @@ public struct DeviceRegistry: Sendable {
             throw Self.classify(error)
         }
         return try withExtendedLifetime(lock) {
-            var (result, late) = try commit(convertingToVersionOne: converting, body)
+            var (result, late) = try commit(convertingToVersionOne: converting, folding: folding, body)
             // Registrations another program wrote into the file just replaced, after the last look
             // at it: adopted into the new file, by the same rule as entries found beside "version".
             var rounds = 0
@@ -146,7 +183,8 @@ public struct DeviceRegistry: Sendable {
     /// One change under the lock: read, apply, write, again while another program rewrites the file.
     /// - Returns: `body`'s result, and the registrations another program wrote into the replaced file.
     private func commit<Result>(
-        convertingToVersionOne converting: Bool, _ body: (inout RegisteredDevices) throws -> Result
+        convertingToVersionOne converting: Bool, folding: Bool = false,
+        _ body: (inout RegisteredDevices) throws -> Result
     ) throws -> (Result, [(String, DeviceToken)]) {
         // Only writers holding the lock change the sidecar: read once, it stays as read.
         let sidecar = try read(sidecarPath)
@@ -156,6 +194,7 @@ public struct DeviceRegistry: Sendable {
             // What was read, for telling another program's late writes from it (small files only).
             let stored = (snapshot.data?.count ?? .max) <= RegistryCache.comparedBytes ? devices : RegisteredDevices()
             devices = try combined(devices, sidecar: sidecar)
+            let membersBefore = devices.otherFields
             let result: Result
             do {
                 result = try body(&devices)
@@ -164,12 +203,28 @@ public struct DeviceRegistry: Sendable {
                 throw error
             }
             let converts = converting && devices.writesFlatMap
-            guard devices.changeCount > 0 || converts else {
+            let journal = PosixFile.stamp(of: journalPath) != nil
+            guard devices.changeCount > 0 || converts || (folding && journal) else {
                 remember(devices, as: snapshot)
                 return (result, [])
             }
+            if !folding, !converts, appends(devices, over: snapshot, membersBefore: membersBefore) {
+                try appendToJournal(&devices, over: snapshot)
+                return (result, [])
+            }
             let flat = devices.writesFlatMap && !converts
+            if devices.writesFlatMap || converts {
+                devices.journalBase = nil
+            } else if journal
+                || (appendsToJournal && devices.journalBase == nil
+                    && snapshot.stamp?.byteCount ?? 0 >= journalThreshold)
+            {
+                // A new version of the file for a journal to continue: the journal folded in (or
+                // one that did not continue the file) can never apply to it.
+                devices.journalBase = RegistryJournal.newBase()
+            }
             if let late = try write(devices, over: snapshot, read: stored, asFlatMap: flat) {
+                if journal { unlink(journalPath) }
                 if converts { unlink(sidecarPath) }
                 if flat || converts { cache.forget() } else { rememberWritten(&devices) }
                 return (result, late)
@@ -193,26 +248,92 @@ public struct DeviceRegistry: Sendable {
         /// The bytes read; for a remembered registry, only those of a file up to a megabyte.
         let data: Data?
         let stamp: PosixFile.Stamp?
+        /// How far the journal was read with it; `nil` when there was none.
+        var journal: RegistryJournal.Position?
+    }
+
+    /// Whether the change in `devices` goes to the journal rather than a rewrite of the file: this
+    /// value appends, the file is a large enough version 1 file written for a journal, the change
+    /// touches some devices and no top-level member, and the journal is under half the file's size.
+    private func appends(
+        _ devices: RegisteredDevices, over snapshot: Snapshot, membersBefore: [String: JSONValue]
+    )
+        -> Bool
+    {
+        guard appendsToJournal, devices.storedFormat == .versioned, devices.journalBase != nil,
+            let size = snapshot.stamp?.byteCount, size >= journalThreshold, devices.otherFields == membersBefore,
+            devices.changedDeviceIDs.count <= max(64, devices.count / 8)
+        else { return false }
+        let journalSize = snapshot.journal?.continuesFile == true ? snapshot.journal?.end ?? 0 : 0
+        return journalSize < max(journalThreshold, size / 2)
+    }
+
+    /// Appends the change in `devices` to the journal and remembers the registry as changed.
+    private func appendToJournal(_ devices: inout RegisteredDevices, over snapshot: Snapshot) throws(RegistryError) {
+        guard let base = devices.journalBase else { return }
+        let batch: [UInt8]
+        do throws(JSONSyntaxError) {
+            batch = try devices.journalBatch()
+        } catch {
+            // A record that does not read back as written: the change is not stored.
+            throw .corruptStateFile(path: journalPath, detail: error.detail)
+        }
+        let mode = PosixFile.permissions(of: path) ?? 0o600
+        let position = try RegistryJournal.append(
+            batch, at: journalPath, base: base, mode: mode, after: snapshot.journal)
+        cache.remember(devices, stamp: snapshot.stamp, bytes: snapshot.data, journal: position, at: path)
+    }
+
+    /// `entry`'s registry with what was appended to the journal since it was read applied, and
+    /// remembered so; `nil` when the journal was replaced (or removed) since: read the file again.
+    /// - Parameter taken: whether `entry` was taken out of the cache (its registry is then changed
+    ///   in place; otherwise a copy is).
+    private func journaled(_ entry: RegistryCache.Entry, taken: Bool) throws(RegistryError) -> RegisteredDevices? {
+        switch RegistryJournal.change(at: journalPath, since: entry.journal) {
+        case .unchanged:
+            return entry.devices
+        case .replaced:
+            return nil
+        case .grown:
+            guard let position = entry.journal else { return nil }
+            var entry = entry
+            entry.journal = try RegistryJournal.readMore(after: position, at: journalPath, into: &entry.devices)
+            cache.remember(entry.devices, stamp: entry.stamp, bytes: entry.bytes, journal: entry.journal, at: path)
+            return entry.devices
+        }
     }
 
     /// The registry to change, with the snapshot it came from: the one remembered when the file is
     /// still that one (taken out of the cache while it is changed, and given a token index, as it
     /// will take many changes), else the file read.
     private func readForChange(into devices: inout RegisteredDevices) throws(RegistryError) -> Snapshot {
-        guard let entry = cache.take(at: path) else {
+        guard var entry = cache.take(at: path) else {
             let snapshot: Snapshot
-            (snapshot, devices) = try readSettled()
+            (snapshot, devices) = try readWithJournal()
             return snapshot
         }
-        let snapshot = Snapshot(data: entry.bytes, stamp: entry.stamp)
-        devices = (consume entry).devices
+        switch RegistryJournal.change(at: journalPath, since: entry.journal) {
+        case .unchanged:
+            break
+        case .replaced:
+            let snapshot: Snapshot
+            (snapshot, devices) = try readWithJournal()
+            return snapshot
+        case .grown:
+            guard let position = entry.journal else { break }
+            entry.journal = try RegistryJournal.readMore(after: position, at: journalPath, into: &entry.devices)
+        }
+        let snapshot = Snapshot(data: entry.bytes, stamp: entry.stamp, journal: entry.journal)
+        // Moved out, so the registry has one owner and is changed without a copy.
+        devices = entry.devices
+        entry.devices = RegisteredDevices()
         devices.indexesTokens = true
         return snapshot
     }
 
-    /// Remembers an unchanged registry as the contents of the file `snapshot` read.
+    /// Remembers an unchanged registry as the contents of the file (and journal) `snapshot` read.
     private func remember(_ devices: RegisteredDevices, as snapshot: Snapshot) {
-        cache.remember(devices, stamp: snapshot.stamp, bytes: snapshot.data, at: path)
+        cache.remember(devices, stamp: snapshot.stamp, bytes: snapshot.data, journal: snapshot.journal, at: path)
     }
 
     /// Remembers the registry just written as version 1 as it now is in the file: changed records
@@ -223,7 +344,7 @@ public struct DeviceRegistry: Sendable {
             return
         }
         let bytes = stamp.byteCount <= RegistryCache.comparedBytes ? Data(devices.stateFileBytes()) : nil
-        cache.remember(devices, stamp: stamp, bytes: bytes, at: path)
+        cache.remember(devices, stamp: stamp, bytes: bytes, journal: nil, at: path)
     }
 
     /// Writes `devices` (a flat map with the sidecar just before it, or version 1), unless the file
@@ -324,6 +445,22 @@ public struct DeviceRegistry: Sendable {
         guard PosixFile.stamp(of: path) == snapshot.stamp else { return false }
         guard let data = snapshot.data, data.count <= 1 << 20 else { return true }
         return (try? PosixFile.readIfPresent(path)) == data
+    }
+
+    /// Reads and parses the state file and applies the journal beside it (see `RegistryJournal`).
+    /// The file is replaced before its journal is removed; when the file changed while they were
+    /// read, both are read again.
+    private func readWithJournal() throws(RegistryError) -> (Snapshot, RegisteredDevices) {
+        var attempt = 1
+        while true {
+            var (snapshot, devices) = try readSettled()
+            snapshot.journal = try RegistryJournal.read(at: journalPath, into: &devices)
+            if snapshot.journal == nil || PosixFile.stamp(of: path) == snapshot.stamp || attempt == Self.maximumAttempts
+            {
+                return (snapshot, devices)
+            }
+            attempt += 1
+        }
     }
 
     /// Reads and parses the state file, waiting out another program's rewrite in place.

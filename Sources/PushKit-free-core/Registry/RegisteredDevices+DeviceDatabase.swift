@@ -72,7 +72,7 @@ extension RegisteredDevices {
             devices.append(RegisteredDevice(id: DeviceRegistration.derivedDeviceID(for: token), record: record))
         }
         self.init(devices: devices)
-        changeCount = 0
+        markUnchanged()
     }
 
     /// A text column's value; numbers as SQLite prints them; NULL and empty text as unknown.

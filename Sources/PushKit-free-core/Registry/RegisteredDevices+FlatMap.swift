@@ -55,7 +55,7 @@ extension RegisteredDevices {
         }
         combined.storedFormat = .legacyFlatMap
         combined.adoptedLegacyEntries = []
-        combined.changeCount = 0
+        combined.markUnchanged()
         return combined
     }
 

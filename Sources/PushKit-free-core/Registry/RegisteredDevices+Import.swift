@@ -38,7 +38,7 @@ extension RegisteredDevices {
         } else {
             self = try RegisteredDevices(stateFile: data)
         }
-        changeCount = 0
+        markUnchanged()
     }
 
     /// True when the first line is a whole JSON object with a `device_id` member (a state file's
@@ -99,6 +99,7 @@ extension RegisteredDevices {
             holders[incoming.token, default: []].append(device.id)
         }
         guard !decided.isEmpty else { return summary }
+        changedDeviceIDs.formUnion(decided.keys)
 
         var merged: [RegisteredDevice] = []
         merged.reserveCapacity(devices.count + summary.added.count)

@@ -92,6 +92,9 @@ extension RegisteredDevices {
                 at: version.position)
         }
         var registry = RegisteredDevices(devices: devices ?? [])
+        if let index = stringMembers.firstIndex(where: { $0.key == journalBaseMember }) {
+            registry.journalBase = stringMembers.remove(at: index).value
+        }
         // A string member holding a token was added by a writer of the flat map (an earlier server
         // still running): a registration, newer than the record of that id in `devices`.
         var adopted: [String] = []
@@ -122,7 +125,7 @@ extension RegisteredDevices {
         }
         registry.storedFormat = adopted.isEmpty ? .versioned : .versionedWithLegacyEntries
         registry.adoptedLegacyEntries = adopted
-        registry.changeCount = 0
+        registry.markUnchanged()
         return registry
     }
 
@@ -158,21 +161,16 @@ extension RegisteredDevices {
         return bytes
     }
 
+    /// The top-level member naming the version of the file a journal continues (see `RegistryJournal`).
+    static let journalBaseMember = "journal_base"
+
     /// Makes this registry what reading the version 1 file just written from it would give: each
     /// record changed since it was read (or built) is encoded and read back, its bytes kept for the
     /// next write, and the top-level members likewise; stored as version 1, no changes counted. Costs
     /// what changed, plus a look at each device.
     mutating func adoptWrittenRecords() throws(JSONSyntaxError) {
         for index in devices.indices where devices[index].storedJSON == nil {
-            let id = devices[index].id
-            var writer = JSONWriter(capacity: 512)
-            devices[index].record.write(to: &writer)
-            let bytes = Data(writer.bytes)
-            let written = try JSONScanner.withScanner(over: bytes) {
-                (scanner: inout JSONScanner) throws(JSONSyntaxError) in
-                try DeviceRecord.read(from: &scanner, deviceID: id)
-            }
-            devices[index] = RegisteredDevice(id: id, record: written.record, storedJSON: bytes)
+            _ = try adoptWrittenRecord(at: index)
         }
         for (key, value) in otherFields {
             var writer = JSONWriter(capacity: 256)
@@ -181,7 +179,46 @@ extension RegisteredDevices {
         }
         storedFormat = .versioned
         adoptedLegacyEntries = []
-        changeCount = 0
+        markUnchanged()
+    }
+
+    /// One batch of the state file's journal (see `RegistryJournal`): the devices changed since the
+    /// registry was read or last written (`changedDeviceIDs`), `{"devices": {"<id>": <record> or
+    /// null, ...}}` and a newline. Like `adoptWrittenRecords()`, each changed record is encoded once
+    /// and read back, so this registry is what reading the journal gives; no changes counted after.
+    mutating func journalBatch() throws(JSONSyntaxError) -> [UInt8] {
+        var writer = JSONWriter(capacity: 64 + changedDeviceIDs.count * 400)
+        writer.raw("{\"devices\": {")
+        for (number, id) in changedDeviceIDs.sorted().enumerated() {
+            if number > 0 { writer.raw(", ") }
+            writer.string(id)
+            writer.raw(": ")
+            let (index, found) = position(of: id)
+            guard found else {
+                writer.raw("null")
+                continue
+            }
+            let bytes = try adoptWrittenRecord(at: index)
+            bytes.withUnsafeBytes { writer.bytes.append(contentsOf: $0) }
+        }
+        writer.raw("}}\n")
+        markUnchanged()
+        return writer.bytes
+    }
+
+    /// The bytes of the record at `index` as written: kept ones, or else encoded and read back
+    /// (so its times have the file's millisecond precision) and kept.
+    private mutating func adoptWrittenRecord(at index: Int) throws(JSONSyntaxError) -> Data {
+        if let stored = devices[index].storedJSON { return stored }
+        let id = devices[index].id
+        var writer = JSONWriter(capacity: 512)
+        devices[index].record.write(to: &writer)
+        let bytes = Data(writer.bytes)
+        let written = try JSONScanner.withScanner(over: bytes) { (scanner: inout JSONScanner) throws(JSONSyntaxError) in
+            try DeviceRecord.read(from: &scanner, deviceID: id)
+        }
+        devices[index] = RegisteredDevice(id: id, record: written.record, storedJSON: bytes)
+        return bytes
     }
 
     /// Writes the state file's bytes (see `stateFileBytes()`) to `output` in chunks of about a
@@ -213,7 +250,12 @@ extension RegisteredDevices {
             if writer.bytes.count >= chunkSize { try flush(&writer) }
         }
         writer.raw(devices.isEmpty ? "}" : "\n  }")
-        for (key, value) in otherFields.sorted(by: { $0.key < $1.key }) where key != "version" && key != "devices" {
+        if let journalBase {
+            writer.raw(",\n  \"journal_base\": ")
+            writer.string(journalBase)
+        }
+        for (key, value) in otherFields.sorted(by: { $0.key < $1.key })
+        where key != "version" && key != "devices" && (journalBase == nil || key != Self.journalBaseMember) {
             writer.raw(",\n  ")
             writer.string(key)
             writer.raw(": ")

@@ -47,8 +47,15 @@ public struct RegisteredDevices: Sendable {
     public var writesFlatMap: Bool {
         storedFormat == .legacyFlatMap || storedFormat == .versionedWithLegacyEntries
     }
+    /// The state file's `journal_base`: which version of the file a journal beside it continues
+    /// (see `RegistryJournal`); `nil` in a file never written for a journal. Not part of equality.
+    var journalBase: String?
     /// Incremented by every change, so `DeviceRegistry.update` can skip writing when nothing changed.
     public internal(set) var changeCount = 0
+    /// The ids of the devices changed, added or removed since the registry was read or last
+    /// written (`markUnchanged()`), for stores that write only what changed (the state file's
+    /// journal, PostgreSQL). Top-level members are not counted here: compare `otherFields`.
+    public internal(set) var changedDeviceIDs: Set<String> = []
     /// Device ids by token, when this registry keeps one (see `RegisteredDevices+TokenIndex.swift`);
     /// every change below keeps it right. Not part of equality.
     var tokenIndex: TokenIndex?
@@ -87,6 +94,12 @@ public struct RegisteredDevices: Sendable {
         return unique
     }
 
+    /// Counts no change: what a registry just read or written is.
+    mutating func markUnchanged() {
+        changeCount = 0
+        changedDeviceIDs = []
+    }
+
     /// The number of devices.
     public var count: Int { devices.count }
 
@@ -94,7 +107,7 @@ public struct RegisteredDevices: Sendable {
     public var deviceIDs: [String] { devices.map(\.id) }
 
     /// Where `deviceID` is or would be inserted, by binary search.
-    private func position(of deviceID: String) -> (index: Int, found: Bool) {
+    func position(of deviceID: String) -> (index: Int, found: Bool) {
         var low = 0
         var high = devices.count
         while low < high {
@@ -124,7 +137,18 @@ public struct RegisteredDevices: Sendable {
             case (false, nil): return
             }
             changeCount += 1
+            changedDeviceIDs.insert(deviceID)
         }
+    }
+
+    /// Stores `device` as read from a journal, its bytes kept for the next write (`nil` removes
+    /// the device `id`). Like the subscript, it checks no token's uniqueness: a journal holds
+    /// what registrations already checked.
+    mutating func store(_ device: RegisteredDevice?, as id: String) {
+        self[id] = device?.record
+        guard let storedJSON = device?.storedJSON else { return }
+        let (index, found) = position(of: id)
+        if found { devices[index].storedJSON = storedJSON }
     }
 
     /// The ids of the devices holding `token`, sorted.
@@ -264,6 +288,7 @@ public struct RegisteredDevices: Sendable {
             let (index, found) = position(of: id)
             guard found else { continue }
             devices[index].record.lastDeliveredAt = date
+            changedDeviceIDs.insert(id)
             changed += 1
         }
         if changed > 0 { changeCount += 1 }
@@ -299,6 +324,7 @@ extension RegisteredDevices: Equatable {
         guard devices[index].record.briefing != settings else { return true }
         devices[index].record.briefing = settings
         changeCount += 1
+        changedDeviceIDs.insert(deviceID)
         return true
     }
 
@@ -311,6 +337,7 @@ extension RegisteredDevices: Equatable {
             let (index, found) = position(of: id)
             guard found, devices[index].record.briefing != nil else { continue }
             devices[index].record.briefing?.lastSentOn = day
+            changedDeviceIDs.insert(id)
             changed += 1
         }
         if changed > 0 { changeCount += 1 }

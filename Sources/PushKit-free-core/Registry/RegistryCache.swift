@@ -11,7 +11,7 @@ import Darwin
 import Synchronization
 
 /// The registry a process last read from or wrote to one state file, reused while the file is
-/// unchanged, so that a process making many changes (`register-apns serve`) parses the file once
+/// unchanged (its journal is checked by `DeviceRegistry`), so that a process making many changes (`register-apns serve`) parses the file once
 /// rather than on every write batch.
 ///
 /// Shared by every copy of one `DeviceRegistry` value. Only a version 1 file is remembered: a flat
@@ -29,8 +29,10 @@ final class RegistryCache: Sendable {
         let bytes: Data?
         /// The file, held open for as long as it is remembered.
         let file: OpenFile
-        /// The registry that file holds, as reading it would give it.
+        /// The registry that file holds, as reading it would give it, with the journal applied.
         var devices: RegisteredDevices
+        /// How far the journal beside the file was read; `nil` when there was none.
+        var journal: RegistryJournal.Position?
     }
 
     /// A descriptor closed when the last entry holding it goes.
@@ -40,6 +42,11 @@ final class RegistryCache: Sendable {
         init?(_ path: String) {
             let descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { return nil }
+            self.descriptor = descriptor
+        }
+
+        /// Takes `descriptor` over: it is closed with this value.
+        init(descriptor: Int32) {
             self.descriptor = descriptor
         }
 
@@ -77,7 +84,10 @@ final class RegistryCache: Sendable {
     /// bytes (for a small file) are `bytes`. Nothing is remembered for a registry that is not a
     /// version 1 file, or when the file no longer has that stamp (a registry remembered before
     /// stays: every entry is checked against the file before it is used).
-    func remember(_ devices: RegisteredDevices, stamp: PosixFile.Stamp?, bytes: Data?, at path: String) {
+    func remember(
+        _ devices: RegisteredDevices, stamp: PosixFile.Stamp?, bytes: Data?, journal: RegistryJournal.Position?,
+        at path: String
+    ) {
         guard devices.storedFormat == .versioned, let stamp else {
             forget()
             return
@@ -89,7 +99,7 @@ final class RegistryCache: Sendable {
         guard fstat(file.descriptor, &info) == 0, UInt64(info.st_dev) == stamp.device,
             UInt64(info.st_ino) == stamp.inode, Int64(info.st_size) == stamp.size
         else { return }
-        let kept = Entry(stamp: stamp, bytes: small ? bytes : nil, file: file, devices: devices)
+        let kept = Entry(stamp: stamp, bytes: small ? bytes : nil, file: file, devices: devices, journal: journal)
         entry.withLock { $0 = kept }
     }
 

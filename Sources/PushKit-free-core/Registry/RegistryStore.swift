@@ -108,10 +108,15 @@ extension Configuration {
     /// The registry `state_file` names: a `postgres://` or `postgresql://` URL is a PostgreSQL
     /// database (`PostgresRegistry`), anything else the path of the JSON state file (`DeviceRegistry`).
     /// Opening a database registry connects nothing yet: the first read or write does.
-    public func registry(clock: any WallClock = SystemClock()) -> any RegistryStore {
+    /// - Parameter appendingToJournal: for a process that writes many batches (`register-apns
+    ///   serve`): a large state file's changes go to its journal (`DeviceRegistry.appendsToJournal`),
+    ///   and the process calls `DeviceRegistry.foldJournal()` when idle and before it exits.
+    public func registry(clock: any WallClock = SystemClock(), appendingToJournal: Bool = false) -> any RegistryStore {
         let location = stateFile.value
         if PostgresURL.isDatabaseURL(location) { return PostgresRegistry(url: location, clock: clock) }
-        return DeviceRegistry(path: location, clock: clock)
+        var registry = DeviceRegistry(path: location, clock: clock)
+        registry.appendsToJournal = appendingToJournal
+        return registry
     }
 
     /// Where the registry is, for messages: the state file's path, or the database URL with its

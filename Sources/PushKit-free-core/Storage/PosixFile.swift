@@ -158,7 +158,7 @@ public enum PosixFile {
     public struct Stamp: Sendable, Equatable {
         let device: UInt64
         let inode: UInt64
-        let size: Int64
+        private(set) var size: Int64
         let modifiedSeconds: Int
         let modifiedNanoseconds: Int
         let changedSeconds: Int
@@ -169,11 +169,42 @@ public enum PosixFile {
 
         /// When the file was last modified, in seconds since 1970.
         public var modifiedAt: Double { Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9 }
+
+        init(_ info: stat) {
+            #if canImport(Darwin)
+            let modified = info.st_mtimespec
+            let changed = info.st_ctimespec
+            #else
+            let modified = info.st_mtim
+            let changed = info.st_ctim
+            #endif
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            size = Int64(info.st_size)
+            modifiedSeconds = Int(modified.tv_sec)
+            modifiedNanoseconds = Int(modified.tv_nsec)
+            changedSeconds = Int(changed.tv_sec)
+            changedNanoseconds = Int(changed.tv_nsec)
+        }
+
+        /// This stamp with the size `byteCount`: what a file read only that far is known to be.
+        func truncated(to byteCount: Int) -> Stamp {
+            var stamp = self
+            stamp.size = Int64(byteCount)
+            return stamp
+        }
     }
 
     /// The stamp of the file at `path`; `nil` when there is none (or it cannot be examined).
     public static func stamp(of path: String) -> Stamp? {
         (try? examinedStamp(of: path)) ?? nil
+    }
+
+    /// The stamp of the open file `descriptor`; `nil` when it cannot be examined.
+    static func stamp(ofOpen descriptor: Int32) -> Stamp? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        return Stamp(info)
     }
 
     /// The stamp of the file at `path`; `nil` when there is none.
@@ -185,18 +216,7 @@ public enum PosixFile {
             if code == ENOENT { return nil }
             throw FileSystemError("cannot examine", path: path, errno: code)
         }
-        #if canImport(Darwin)
-        let modified = info.st_mtimespec
-        let changed = info.st_ctimespec
-        #else
-        let modified = info.st_mtim
-        let changed = info.st_ctim
-        #endif
-        return Stamp(
-            device: UInt64(info.st_dev), inode: UInt64(info.st_ino), size: Int64(info.st_size),
-            modifiedSeconds: Int(modified.tv_sec), modifiedNanoseconds: Int(modified.tv_nsec),
-            changedSeconds: Int(changed.tv_sec), changedNanoseconds: Int(changed.tv_nsec)
-        )
+        return Stamp(info)
     }
 
     /// What `replaceAtomically` appends to a path to name its temporary file.

@@ -100,16 +100,29 @@ final class PostgresSession: @unchecked Sendable {
         do {
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [PostgresSchema.writersLock])
             try catchUp(on: connection)
-            let before = copy ?? RegisteredDevices()
-            var after = before
-            let result = try body(&after)
-            guard after.changeCount != before.changeCount else {
+            // Changed in place, not copied: a copy of 100,000 devices and their token index per
+            // batch would cost more than the batch. Until the commit, `copy` is nil, so a failure
+            // part way makes the next attempt read the registry afresh.
+            var devices = copy ?? RegisteredDevices()
+            copy = nil
+            let membersBefore = devices.otherFields
+            let changesBefore = devices.changeCount
+            let result: Result
+            do {
+                result = try body(&devices)
+            } catch {
+                if devices.changeCount == changesBefore { copy = devices }
+                throw error
+            }
+            guard devices.changeCount != changesBefore else {
+                copy = devices
                 try connection.execute("ROLLBACK")
                 return result
             }
-            let revision = try write(before: before, after: after, on: connection)
+            let revision = try write(devices, membersChanged: devices.otherFields != membersBefore, on: connection)
             try connection.execute("COMMIT")
-            copy = after
+            devices.markUnchanged()
+            copy = devices
             seen = revision
             return result
         } catch {
@@ -154,36 +167,32 @@ final class PostgresSession: @unchecked Sendable {
             seen = Int64(revision)
             return
         }
+        // Changed in place (see `transaction`); nothing below fails.
+        copy = nil
         if let removals = row[2], case .array(let ids)? = try? JSONValue.parse(removals) {
             for case .string(let id) in ids { devices[id] = nil }
         }
         for device in changed.devices { devices[device.id] = device.record }
         if devices.otherFields != changed.otherFields { devices.otherFields = changed.otherFields }
+        // What was caught up is what the database holds: nothing for the next write to store.
+        devices.markUnchanged()
         copy = devices
         seen = Int64(revision)
     }
 
-    /// Writes the devices `after` changed, removed or added against `before`, and the top-level
-    /// members when they changed, under a new revision.
+    /// Writes the devices `devices` changed, removed or added since it was read or last written
+    /// (`changedDeviceIDs`), and the top-level members when they changed, under a new revision.
     /// - Returns: the revision written.
     private func write(
-        before: RegisteredDevices, after: RegisteredDevices, on connection: PostgresConnection
+        _ devices: RegisteredDevices, membersChanged: Bool, on connection: PostgresConnection
     ) throws(PostgresFailure) -> Int64 {
         var changed: [RegisteredDevice] = []
         var removed: [JSONValue] = []
-        var old = before.devices[...]
-        var new = after.devices[...]
-        while let next = new.first ?? old.first {
-            if let gone = old.first, new.first.map({ gone.id < $0.id }) ?? true {
-                removed.append(.string(gone.id))
-                old = old.dropFirst()
-            } else if let kept = old.first, kept.id == next.id, let current = new.first {
-                if !kept.hasSameRecord(as: current) { changed.append(current) }
-                old = old.dropFirst()
-                new = new.dropFirst()
+        for id in devices.changedDeviceIDs.sorted() {
+            if let record = devices[id] {
+                changed.append(RegisteredDevice(id: id, record: record))
             } else {
-                changed.append(next)
-                new = new.dropFirst()
+                removed.append(.string(id))
             }
         }
         let rows = try connection.execute("SELECT nextval('pushkit_revision')")
@@ -203,9 +212,8 @@ final class PostgresSession: @unchecked Sendable {
                 ON CONFLICT (device_id) DO UPDATE SET revision = excluded.revision
                 """, bytes: [ids, Array(revisionText.utf8)])
         }
-        let membersChanged = before.otherFields != after.otherFields
         if !changed.isEmpty || membersChanged {
-            let document = RegisteredDevices(devices: changed, otherFields: after.otherFields).stateFileBytes()
+            let document = RegisteredDevices(devices: changed, otherFields: devices.otherFields).stateFileBytes()
             if !changed.isEmpty {
                 try connection.execute(
                     """
