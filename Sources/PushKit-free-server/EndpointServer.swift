@@ -45,6 +45,10 @@ public enum EndpointServer {
                 "\(tool): registration routes accept requests without the secret from \(networks)\n")
         }
         let service = EndpointService(settings: settings, delivery: delivery, metrics: metrics)
+        // The state file is read before the server listens, not by the first registration (a
+        // large one is also given its journal_base now; see `DeviceRegistry.prepareJournal`).
+        // A database is not: it may be down at start, which the routes answer 503 for.
+        (service.registry as? DeviceRegistry)?.prepareJournal()
 
         var logger = Logger(label: "register-apns-serve") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .error

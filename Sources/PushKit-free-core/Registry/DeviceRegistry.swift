@@ -151,6 +151,24 @@ public struct DeviceRegistry: Sendable {
         }
     }
 
+    /// For a process about to append to the journal (`register-apns serve`, at start): reads the
+    /// registry now, so that the first batch does not parse the file; and a file large enough to
+    /// journal that was never written for a journal (no `journal_base`) is written whole with one,
+    /// so that the first batch does not either. A file that cannot be read is left to the first
+    /// request that needs it (and `GET /health`) to report.
+    public func prepareJournal() {
+        let needsBase = { (devices: RegisteredDevices) -> Bool in
+            appendsToJournal && devices.storedFormat == .versioned && devices.journalBase == nil
+                && (PosixFile.stamp(of: path)?.byteCount ?? 0) >= journalThreshold
+        }
+        // Read without the lock first: a server that reads a small file creates nothing on disk.
+        guard let devices = try? load(), needsBase(devices) else { return }
+        _ = try? update { devices in
+            // Counted as a change, the registry is written whole, which gives it a journal_base.
+            if needsBase(devices) { devices.changeCount += 1 }
+        }
+    }
+
     private func locked<Result>(
         convertingToVersionOne converting: Bool, folding: Bool = false,
         _ body: (inout RegisteredDevices) throws -> Result
@@ -254,7 +272,9 @@ public struct DeviceRegistry: Sendable {
 
     /// Whether the change in `devices` goes to the journal rather than a rewrite of the file: this
     /// value appends, the file is a large enough version 1 file written for a journal, the change
-    /// touches some devices and no top-level member, and the journal is under half the file's size.
+    /// touches some devices and no top-level member, and the journal is still smaller than the file
+    /// (a fold stalls the batches behind it for the time a whole write takes, so folds are kept
+    /// rare; a reader then parses at most twice the file).
     private func appends(
         _ devices: RegisteredDevices, over snapshot: Snapshot, membersBefore: [String: JSONValue]
     )
@@ -265,7 +285,7 @@ public struct DeviceRegistry: Sendable {
             devices.changedDeviceIDs.count <= max(64, devices.count / 8)
         else { return false }
         let journalSize = snapshot.journal?.continuesFile == true ? snapshot.journal?.end ?? 0 : 0
-        return journalSize < max(journalThreshold, size / 2)
+        return journalSize < max(journalThreshold, size)
     }
 
     /// Appends the change in `devices` to the journal and remembers the registry as changed.

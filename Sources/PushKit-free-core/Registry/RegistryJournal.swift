@@ -18,7 +18,7 @@ import Darwin
 /// batch here instead of rewriting the file when the file is version 1 and at least
 /// `DeviceRegistry.journalThreshold` bytes, and the batch changes a few devices and no top-level
 /// member. Every other write (any command-line tool, a batch changing many devices, a journal grown
-/// to half the file's size, serve idle for a second or stopping) folds the journal into the file:
+/// to the file's size, serve idle for a second or stopping) folds the journal into the file:
 /// the file is written whole with a new `journal_base`, then the journal is removed.
 ///
 /// JSON Lines. The first line names the version of the file the journal continues,
