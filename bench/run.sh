@@ -20,6 +20,9 @@ done
 echo "== serve.sh with a 100,000-device state file (registrations only)"
 PREFILL=100000 ONLY_REGISTRATION=1 bash serve.sh "$BIN" || { echo "serve.sh (100,000) failed"; status=1; }
 echo
+echo "== serve-postgres.sh with 100,000 devices in the file and in the database"
+PREFILL=100000 bash serve-postgres.sh "$BIN" || { echo "serve-postgres.sh (100,000) failed"; status=1; }
+echo
 echo "== summary (every row with its same-run reference)"
 if [ "${UPDATE_README:-0}" = 1 ]; then
   python3 table.py "$BENCH_ROWS" --readme ../README.md || status=1

@@ -7,9 +7,12 @@
 # Reports registrations/s (both servers together) and the worse of the two p99s, then checks every
 # one of the 1,000 devices in `register-apns list --json`.
 # Usage: bench/serve-postgres.sh BIN_DIR      DURATION=30s
+#        PREFILL=N: both registries start holding N other devices (the file written as serve.sh writes
+#        it, the database filled from it by register-apns import); the rows then name N
 set -euo pipefail
 BIN=${1:?usage: bench/serve-postgres.sh BIN_DIR}
 DURATION=${DURATION:-30s}
+PREFILL=${PREFILL:-0}
 here=$(cd "$(dirname "$0")" && pwd)
 for tool in register-apns register-apns-serve; do
   [ -x "$BIN/$tool" ] || { echo "no $BIN/$tool (build with: make build)" >&2; exit 66; }
@@ -45,9 +48,31 @@ start_server() { # log, then serve's arguments; sets $server_port
   return 1
 }
 
+# The PREFILL devices, as bench/serve.sh writes them, in $work/prefill.json.
+if [ "$PREFILL" -gt 0 ]; then
+  python3 - "$work/prefill.json" "$PREFILL" <<'PY'
+import json, sys
+path, count = sys.argv[1], int(sys.argv[2])
+with open(path, "w") as out:
+    out.write('{\n  "version": 1,\n  "devices": {\n')
+    out.write(",\n".join(f'    "prefill-{i:06d}": ' + json.dumps({
+        "token": f"ff{i:062x}", "environment": "production", "name": None, "model": None, "os_version": None,
+        "app_version": None, "groups": [], "registered_at": "2026-01-01T00:00:00.000Z",
+        "last_seen_at": "2026-01-01T00:00:00.000Z", "last_delivered_at": None}, separators=(",", ":")) for i in range(count)))
+    out.write("\n  }\n}\n")
+PY
+fi
+
 run() { # name, state (file path or URL)
   local name=$1 state=$2
   mkdir -p "$work/$name"
+  if [ "$PREFILL" -gt 0 ]; then
+    if [ "$name" = file ]; then cp "$work/prefill.json" "$state"; else
+      local started=$(date +%s.%N)
+      "$BIN/register-apns" import "$work/prefill.json" --state-file "$state" >/dev/null
+      echo "   the database filled with $PREFILL devices by register-apns import in $(python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$started" "$(date +%s.%N)") s"
+    fi
+  fi
   start_server "$work/$name/serve-1.err" --state-file "$state"; local first=$server_port
   start_server "$work/$name/serve-2.err" --state-file "$state"; local second=$server_port
   wrk -t1 -c32 -d"$DURATION" --latency -s "$here/serve-register.lua" "http://127.0.0.1:$first/register-apns" \
@@ -59,9 +84,10 @@ run() { # name, state (file path or URL)
   for pid in "${servers[@]}"; do kill -TERM "$pid"; wait "$pid" || true; done
   servers=()
   "$BIN/register-apns" list --json --state-file "$state" > "$work/$name/list.jsonl"
-  python3 - "$name" "$work/$name/wrk-1.out" "$work/$name/wrk-2.out" "$work/$name/list.jsonl" "${BENCH_ROWS:-/dev/null}" <<'PY'
+  python3 - "$name" "$work/$name/wrk-1.out" "$work/$name/wrk-2.out" "$work/$name/list.jsonl" "${BENCH_ROWS:-/dev/null}" "$PREFILL" <<'PY'
 import json, sys
 name, outputs, listing = sys.argv[1], sys.argv[2:4], sys.argv[4]
+prefill = int(sys.argv[6])
 runs = []
 for path in outputs:
     line = next(l for l in open(path) if l.startswith("serve-register:"))
@@ -76,6 +102,8 @@ print(f"   {name:<10} two servers: {rate:,.0f} registrations/s; p50 {p50:.2f} ms
       f" non-200 or errors {bad}; {1000 - len(wrong)} of 1,000 devices listed with the right token")
 with open(sys.argv[5], "a") as rows:
     what = f"two serves sharing one {'database' if name == 'postgres' else 'file'}"
+    if prefill:
+        what += f" with {prefill:,} other devices"
     rows.write(json.dumps({"group": "registry", "what": f"{what}: registrations (2 x wrk -c32)", "value": round(rate),
                            "unit": "registrations/s"}) + "\n")
     rows.write(json.dumps({"group": "registry", "what": f"{what}: registration p99 (worse server)",
@@ -85,7 +113,7 @@ if wrong or bad:
 PY
 }
 
-echo "two register-apns serve processes on one registry: 2 x wrk -t1 -c32 -d$DURATION, POST /register-apns, 1,000 devices"
+echo "two register-apns serve processes on one registry: 2 x wrk -t1 -c32 -d$DURATION, POST /register-apns, 1,000 devices$([ "$PREFILL" -gt 0 ] && echo ", $PREFILL other devices registered before")"
 run file "$work/file/devices.json"
 mkdir -p "$cluster"
 chmod o+x "$work"  # the server runs as postgres when this runs as root
