@@ -101,7 +101,10 @@ public struct DeviceRegistry: Sendable {
     /// The registry as the file (and, beside a flat map, its sidecar) holds it now; empty when there is no file.
     /// - Throws: `RegistryError.corruptStateFile` (65) or `.io` (74).
     public func load() throws(RegistryError) -> RegisteredDevices {
-        if let entry = cache.current(at: path), let devices = try journaled(entry, taken: false) { return devices }
+        if var entry = cache.peekAny(), try refresh(&entry) {
+            cache.remember(entry)
+            return entry.devices
+        }
         let (snapshot, devices) = try readWithJournal()
         // A version 1 file has no sidecar: no look for one on every read.
         guard Self.takesSidecar(devices) else {
@@ -227,9 +230,20 @@ public struct DeviceRegistry: Sendable {
                 return (result, [])
             }
             if !folding, !converts, appends(devices, over: snapshot, membersBefore: membersBefore) {
-                try appendToJournal(&devices, over: snapshot)
+                let position = try appendToJournal(&devices, over: snapshot)
+                // Grown as large as the file: folded now, in the same hold of the lock, with nothing
+                // else in the fold. The batch is committed either way: a fold that fails leaves the
+                // journal to the next one.
+                if let size = snapshot.stamp?.byteCount, position.end >= max(journalThreshold, size) {
+                    _ = try? commit(convertingToVersionOne: false, folding: true) { _ in }
+                }
                 return (result, [])
             }
+            // Folding alone (no change besides): the file written is the file read with its journal
+            // through `end` applied, which a reader that got that far can take without reading it.
+            let folded =
+                folding && devices.changeCount == 0 && snapshot.journal?.continuesFile == true
+                ? devices.journalBase.map { "\($0) \(snapshot.journal?.end ?? 0)" } : nil
             let flat = devices.writesFlatMap && !converts
             if devices.writesFlatMap || converts {
                 devices.journalBase = nil
@@ -241,6 +255,7 @@ public struct DeviceRegistry: Sendable {
                 // one that did not continue the file) can never apply to it.
                 devices.journalBase = RegistryJournal.newBase()
             }
+            devices.journalFolded = folded
             if let late = try write(devices, over: snapshot, read: stored, asFlatMap: flat) {
                 if journal { unlink(journalPath) }
                 if converts { unlink(sidecarPath) }
@@ -271,10 +286,10 @@ public struct DeviceRegistry: Sendable {
     }
 
     /// Whether the change in `devices` goes to the journal rather than a rewrite of the file: this
-    /// value appends, the file is a large enough version 1 file written for a journal, the change
-    /// touches some devices and no top-level member, and the journal is still smaller than the file
-    /// (a fold stalls the batches behind it for the time a whole write takes, so folds are kept
-    /// rare; a reader then parses at most twice the file).
+    /// value appends, the file is a large enough version 1 file written for a journal, and the
+    /// change touches some devices and no top-level member. (A journal grown as large as the file
+    /// is folded after the append: a fold stalls the batches behind it for the time a whole write
+    /// takes, so folds are kept rare, and a reader parses at most twice the file.)
     private func appends(
         _ devices: RegisteredDevices, over snapshot: Snapshot, membersBefore: [String: JSONValue]
     )
@@ -284,13 +299,17 @@ public struct DeviceRegistry: Sendable {
             let size = snapshot.stamp?.byteCount, size >= journalThreshold, devices.otherFields == membersBefore,
             devices.changedDeviceIDs.count <= max(64, devices.count / 8)
         else { return false }
-        let journalSize = snapshot.journal?.continuesFile == true ? snapshot.journal?.end ?? 0 : 0
-        return journalSize < max(journalThreshold, size)
+        return true
     }
 
     /// Appends the change in `devices` to the journal and remembers the registry as changed.
-    private func appendToJournal(_ devices: inout RegisteredDevices, over snapshot: Snapshot) throws(RegistryError) {
-        guard let base = devices.journalBase else { return }
+    /// - Returns: where the journal now ends.
+    private func appendToJournal(
+        _ devices: inout RegisteredDevices, over snapshot: Snapshot
+    ) throws(RegistryError) -> RegistryJournal.Position {
+        guard let base = devices.journalBase else {
+            throw .corruptStateFile(path: path, detail: "no journal_base to append to")
+        }
         let batch: [UInt8]
         do throws(JSONSyntaxError) {
             batch = try devices.journalBatch()
@@ -302,46 +321,71 @@ public struct DeviceRegistry: Sendable {
         let position = try RegistryJournal.append(
             batch, at: journalPath, base: base, mode: mode, after: snapshot.journal)
         cache.remember(devices, stamp: snapshot.stamp, bytes: snapshot.data, journal: position, at: path)
+        return position
     }
 
-    /// `entry`'s registry with what was appended to the journal since it was read applied, and
-    /// remembered so; `nil` when the journal was replaced (or removed) since: read the file again.
-    /// - Parameter taken: whether `entry` was taken out of the cache (its registry is then changed
-    ///   in place; otherwise a copy is).
-    private func journaled(_ entry: RegistryCache.Entry, taken: Bool) throws(RegistryError) -> RegisteredDevices? {
+    /// Brings a remembered entry up to the file and journal now there, without parsing the file:
+    /// - the file unchanged: what was appended to the journal since is applied (a journal made
+    ///   since, or one replacing a journal that did not continue the file, from its start);
+    /// - the file replaced by a fold of the very journal the entry read (`adoptFold`).
+    /// - Returns: `false` when the file must be read (`entry` may then be half brought up).
+    private func refresh(_ entry: inout RegistryCache.Entry) throws(RegistryError) -> Bool {
+        guard RegistryCache.isCurrent(entry, at: path) else { return try adoptFold(&entry) }
         switch RegistryJournal.change(at: journalPath, since: entry.journal) {
         case .unchanged:
-            return entry.devices
-        case .replaced:
-            return nil
+            return true
         case .grown:
-            guard let position = entry.journal else { return nil }
-            var entry = entry
+            guard let position = entry.journal else { return false }
             entry.journal = try RegistryJournal.readMore(after: position, at: journalPath, into: &entry.devices)
-            cache.remember(entry.devices, stamp: entry.stamp, bytes: entry.bytes, journal: entry.journal, at: path)
-            return entry.devices
+            return true
+        case .replaced:
+            // A journal that continued the file is only ever removed by replacing the file.
+            guard entry.journal?.continuesFile != true else { return false }
+            entry.journal = try RegistryJournal.read(at: journalPath, into: &entry.devices)
+            return true
         }
     }
 
-    /// The registry to change, with the snapshot it came from: the one remembered when the file is
-    /// still that one (taken out of the cache while it is changed, and given a token index, as it
+    /// Takes the file now there as `entry`'s, when another process wrote it by folding the journal
+    /// `entry` read, and nothing else (its `journal_folded` names the entry's base and the journal's
+    /// end): the rest of that journal is read through the descriptor the entry holds (a removed
+    /// journal stays readable while open), then the new journal, if any, is applied. Two servers
+    /// on one file then never parse the file again for each other's folds.
+    /// - Returns: `false` when the file is something else and must be read.
+    private func adoptFold(_ entry: inout RegistryCache.Entry) throws(RegistryError) -> Bool {
+        guard let position = entry.journal, position.continuesFile, let base = entry.devices.journalBase else {
+            return false
+        }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        let file = RegistryCache.OpenFile(descriptor: descriptor)
+        guard let markers = RegistryJournal.foldMarkers(ofOpen: descriptor),
+            var stamp = PosixFile.stamp(ofOpen: descriptor)
+        else { return false }
+        entry.journal = try RegistryJournal.readMore(after: position, at: journalPath, into: &entry.devices)
+        guard markers.folded == "\(base) \(entry.journal?.end ?? 0)" else { return false }
+        var bytes: Data?
+        if stamp.byteCount <= RegistryCache.comparedBytes {
+            // A small file is compared byte for byte before reuse: its bytes are kept.
+            (bytes, stamp) = try RegistryJournal.contents(of: file, from: 0, path: path)
+        }
+        entry.devices.journalBase = markers.base
+        entry.devices.journalFolded = markers.folded
+        entry.stamp = stamp
+        entry.bytes = bytes
+        entry.file = file
+        entry.journal = try RegistryJournal.read(at: journalPath, into: &entry.devices)
+        return true
+    }
+
+    /// The registry to change, with the snapshot it came from: the one remembered, brought up to
+    /// date (`refresh`; taken out of the cache while it is changed, and given a token index, as it
     /// will take many changes), else the file read.
     private func readForChange(into devices: inout RegisteredDevices) throws(RegistryError) -> Snapshot {
-        guard var entry = cache.take(at: path) else {
+        guard var entry = cache.takeAny(), try refresh(&entry) else {
             let snapshot: Snapshot
             (snapshot, devices) = try readWithJournal()
             return snapshot
-        }
-        switch RegistryJournal.change(at: journalPath, since: entry.journal) {
-        case .unchanged:
-            break
-        case .replaced:
-            let snapshot: Snapshot
-            (snapshot, devices) = try readWithJournal()
-            return snapshot
-        case .grown:
-            guard let position = entry.journal else { break }
-            entry.journal = try RegistryJournal.readMore(after: position, at: journalPath, into: &entry.devices)
         }
         let snapshot = Snapshot(data: entry.bytes, stamp: entry.stamp, journal: entry.journal)
         // Moved out, so the registry has one owner and is changed without a copy.
@@ -474,6 +518,7 @@ public struct DeviceRegistry: Sendable {
         var attempt = 1
         while true {
             var (snapshot, devices) = try readSettled()
+            cache.fileReads.add(1, ordering: .relaxed)
             snapshot.journal = try RegistryJournal.read(at: journalPath, into: &devices)
             if snapshot.journal == nil || PosixFile.stamp(of: path) == snapshot.stamp || attempt == Self.maximumAttempts
             {

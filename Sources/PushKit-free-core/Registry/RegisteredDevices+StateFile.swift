@@ -95,6 +95,9 @@ extension RegisteredDevices {
         if let index = stringMembers.firstIndex(where: { $0.key == journalBaseMember }) {
             registry.journalBase = stringMembers.remove(at: index).value
         }
+        if let index = stringMembers.firstIndex(where: { $0.key == journalFoldedMember }) {
+            registry.journalFolded = stringMembers.remove(at: index).value
+        }
         // A string member holding a token was added by a writer of the flat map (an earlier server
         // still running): a registration, newer than the record of that id in `devices`.
         var adopted: [String] = []
@@ -163,6 +166,8 @@ extension RegisteredDevices {
 
     /// The top-level member naming the version of the file a journal continues (see `RegistryJournal`).
     static let journalBaseMember = "journal_base"
+    /// The top-level member telling a journal's reader that the file is its file and journal folded.
+    static let journalFoldedMember = "journal_folded"
 
     /// Makes this registry what reading the version 1 file just written from it would give: each
     /// record changed since it was read (or built) is encoded and read back, its bytes kept for the
@@ -236,7 +241,19 @@ extension RegisteredDevices {
         chunkSize: Int, _ flush: (inout JSONWriter) throws(Failure) -> Void
     ) throws(Failure) {
         var writer = JSONWriter(capacity: chunkSize == .max ? 64 + devices.count * 400 : chunkSize + 4096)
-        writer.raw("{\n  \"version\": 1,\n  \"devices\": {")
+        writer.raw("{\n  \"version\": 1,")
+        // Before the devices, so a reader can tell a fold from the file's first bytes (`journalHeader`).
+        if let journalBase {
+            writer.raw("\n  \"journal_base\": ")
+            writer.string(journalBase)
+            writer.raw(",")
+        }
+        if journalBase != nil, let journalFolded {
+            writer.raw("\n  \"journal_folded\": ")
+            writer.string(journalFolded)
+            writer.raw(",")
+        }
+        writer.raw("\n  \"devices\": {")
         // By index, not by element: a copy of each device would retain every field of its record.
         for index in devices.indices {
             writer.raw(index == 0 ? "\n    " : ",\n    ")
@@ -250,12 +267,10 @@ extension RegisteredDevices {
             if writer.bytes.count >= chunkSize { try flush(&writer) }
         }
         writer.raw(devices.isEmpty ? "}" : "\n  }")
-        if let journalBase {
-            writer.raw(",\n  \"journal_base\": ")
-            writer.string(journalBase)
-        }
         for (key, value) in otherFields.sorted(by: { $0.key < $1.key })
-        where key != "version" && key != "devices" && (journalBase == nil || key != Self.journalBaseMember) {
+        where key != "version" && key != "devices"
+            && (journalBase == nil || (key != Self.journalBaseMember && key != Self.journalFoldedMember))
+        {
             writer.raw(",\n  ")
             writer.string(key)
             writer.raw(": ")

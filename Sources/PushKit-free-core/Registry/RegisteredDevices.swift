@@ -50,6 +50,10 @@ public struct RegisteredDevices: Sendable {
     /// The state file's `journal_base`: which version of the file a journal beside it continues
     /// (see `RegistryJournal`); `nil` in a file never written for a journal. Not part of equality.
     var journalBase: String?
+    /// The state file's `journal_folded`, `"<base> <bytes>"`: the file was written by folding the
+    /// journal of that base through that many bytes into the file of that base, and nothing else
+    /// (see `RegistryJournal`). `nil` after any other write. Not part of equality.
+    var journalFolded: String?
     /// Incremented by every change, so `DeviceRegistry.update` can skip writing when nothing changed.
     public internal(set) var changeCount = 0
     /// The ids of the devices changed, added or removed since the registry was read or last

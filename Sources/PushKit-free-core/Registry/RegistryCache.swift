@@ -24,11 +24,11 @@ final class RegistryCache: Sendable {
     /// One remembered version of the file.
     struct Entry: Sendable {
         /// The file's stamp when `devices` was read from it or written to it.
-        let stamp: PosixFile.Stamp
+        var stamp: PosixFile.Stamp
         /// The file's bytes, for a file of up to a megabyte (compared whole before reuse).
-        let bytes: Data?
+        var bytes: Data?
         /// The file, held open for as long as it is remembered.
-        let file: OpenFile
+        var file: OpenFile
         /// The registry that file holds, as reading it would give it, with the journal applied.
         var devices: RegisteredDevices
         /// How far the journal beside the file was read; `nil` when there was none.
@@ -57,6 +57,9 @@ final class RegistryCache: Sendable {
     static let comparedBytes = 1 << 20
 
     private let entry = Mutex<Entry?>(nil)
+    /// How many times the file itself was read and parsed through this cache's registry (tests
+    /// check that a registry brought up to date from the journal did not).
+    let fileReads = Atomic<Int>(0)
 
     /// An empty cache.
     init() {}
@@ -68,16 +71,23 @@ final class RegistryCache: Sendable {
         return Self.isCurrent(entry, at: path) ? entry : nil
     }
 
-    /// Like `current(at:)`, but the entry is taken out, so that the caller's changes to its
-    /// registry copy nothing (and a change that fails leaves nothing half changed behind).
-    func take(at path: String) -> Entry? {
-        guard
-            let entry = entry.withLock({ entry -> Entry? in
-                defer { entry = nil }
-                return entry
-            })
-        else { return nil }
-        return Self.isCurrent(entry, at: path) ? entry : nil
+    /// The remembered entry, taken out whether or not the file is still the one remembered (see
+    /// `isCurrent`): a registry that read a journal to its end may take a fold of it as its own.
+    func takeAny() -> Entry? {
+        entry.withLock { entry -> Entry? in
+            defer { entry = nil }
+            return entry
+        }
+    }
+
+    /// The remembered entry, left remembered, whether or not the file is still the one remembered.
+    func peekAny() -> Entry? {
+        entry.withLock { $0 }
+    }
+
+    /// Keeps `kept`, an entry checked against its file by the caller.
+    func remember(_ kept: Entry) {
+        entry.withLock { $0 = kept }
     }
 
     /// Remembers `devices` as the contents of the file at `path`, whose stamp is `stamp` and whose
@@ -108,7 +118,8 @@ final class RegistryCache: Sendable {
         entry.withLock { $0 = nil }
     }
 
-    private static func isCurrent(_ entry: Entry, at path: String) -> Bool {
+    /// Whether the file at `path` is still the one `entry` remembers (stamp, and bytes when small).
+    static func isCurrent(_ entry: Entry, at path: String) -> Bool {
         guard PosixFile.stamp(of: path) == entry.stamp else { return false }
         guard let bytes = entry.bytes else { return true }
         return (try? PosixFile.readIfPresent(path)) == bytes

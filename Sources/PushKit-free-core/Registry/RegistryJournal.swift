@@ -254,8 +254,35 @@ enum RegistryJournal {
         for change in changes { devices.store(change.device, as: change.id) }
     }
 
+    /// The `journal_base` and `journal_folded` members a state file written for a journal has
+    /// before its `devices`, read from its first 4 KB without parsing the devices; `nil` when the
+    /// file does not start with both.
+    static func foldMarkers(ofOpen descriptor: Int32) -> (base: String, folded: String)? {
+        var prefix = Data(count: 4096)
+        let count = prefix.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, $0.count, 0) }
+        guard count > 0 else { return nil }
+        prefix.count = count
+        let found = try? JSONScanner.withScanner(over: prefix) {
+            (scanner: inout JSONScanner) throws(JSONSyntaxError) -> (String?, String?) in
+            var base: String?
+            var folded: String?
+            guard try scanner.peekKind() == .object, try scanner.beginObject() else { return (nil, nil) }
+            repeat {
+                switch try scanner.readMemberName() {
+                case "devices": return (base, folded)
+                case RegisteredDevices.journalBaseMember: base = try scanner.readString()
+                case RegisteredDevices.journalFoldedMember: folded = try scanner.readString()
+                default: _ = try scanner.readValue(depth: 1)
+                }
+            } while try scanner.nextMember()
+            return (base, folded)
+        }
+        guard let (base, folded) = found, let base, let folded else { return nil }
+        return (base, folded)
+    }
+
     /// Everything in `file` from `offset` to its end, and the file's stamp after reading.
-    private static func contents(
+    static func contents(
         of file: RegistryCache.OpenFile, from offset: Int, path: String
     ) throws(RegistryError) -> (Data, PosixFile.Stamp) {
         var data = Data(count: 64 * 1024)

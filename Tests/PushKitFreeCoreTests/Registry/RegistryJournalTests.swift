@@ -271,4 +271,45 @@ struct RegistryJournalTests {
         #expect(journalExists)
         #expect(try fileBytes() == file, "the first batch goes to the journal")
     }
+
+    @Test("another server's journal and folds are taken without reading the file again; a command-line write is not")
+    func foldsAdoptedWithoutParsing() throws {
+        try writeRegistry(count: 100)
+        let one = journaling()
+        let two = journaling()
+        one.prepareJournal()
+        _ = try two.load()
+        let reads = { two.cache.fileReads.load(ordering: .relaxed) }
+        let before = reads()
+        try one.register([registration("a", 201)]) // a new journal
+        try two.register([registration("b", 202)])
+        try one.register([registration("c", 203)])
+        #expect(try one.foldJournal()) // one folds: the file is replaced, with journal_folded
+        let header = try #require(String(data: fileBytes().prefix(300), encoding: .utf8))
+        #expect(header.contains("\"journal_folded\": "), "\(header)")
+        try two.register([registration("d", 204)]) // two takes the fold as its own
+        #expect(try two.load() == (try fresh()))
+        #expect(reads() == before, "two never parsed the file again")
+        #expect(try fresh().count == 104)
+
+        // Folding past the file's size, mid-batch, is a fold of the journal alone too.
+        var folds = 0
+        for number in 1...300 {
+            try one.register([registration("more-\(number)", 1_000 + number, name: String(repeating: "x", count: 100))])
+            if !journalExists { folds += 1 }
+            try two.register([registration("other-\(number)", 5_000 + number)])
+        }
+        #expect(folds >= 1)
+        #expect(reads() == before)
+        #expect(try two.load() == (try fresh()) && (try one.load()) == (try fresh()))
+
+        // A command-line write folds the journal together with its own change: read again.
+        try plain().register([registration("cli", 9_999)])
+        let header2 = try #require(String(data: fileBytes().prefix(300), encoding: .utf8))
+        #expect(!header2.contains("journal_folded"))
+        try two.register([registration("e", 205)])
+        #expect(reads() == before + 1)
+        #expect(try two.load() == (try fresh()))
+        #expect(try fresh()["cli"] != nil && (try fresh()).count == 706)
+    }
 }
