@@ -512,15 +512,18 @@ public struct DeviceRegistry: Sendable {
     }
 
     /// Reads and parses the state file and applies the journal beside it (see `RegistryJournal`).
-    /// The file is replaced before its journal is removed; when the file changed while they were
-    /// read, both are read again.
+    /// A fold replaces the file before it removes the journal: when a file written for a journal
+    /// was replaced while the two were read (the journal read may be the next file's, or none
+    /// where the old file's was), both are read again. A file never written for a journal has no
+    /// journal to miss.
     private func readWithJournal() throws(RegistryError) -> (Snapshot, RegisteredDevices) {
         var attempt = 1
         while true {
             var (snapshot, devices) = try readSettled()
             cache.fileReads.add(1, ordering: .relaxed)
             snapshot.journal = try RegistryJournal.read(at: journalPath, into: &devices)
-            if snapshot.journal == nil || PosixFile.stamp(of: path) == snapshot.stamp || attempt == Self.maximumAttempts
+            if devices.journalBase == nil || PosixFile.stamp(of: path) == snapshot.stamp
+                || attempt == Self.maximumAttempts
             {
                 return (snapshot, devices)
             }
