@@ -209,6 +209,11 @@ struct CrashConsistencyTests {
 
     @Test("register-apns serve SIGKILLed with registrations in flight, restarted on the same file: every 200 kept")
     func serveKilledInFlight() throws {
+        // The whole-file write, killed at its temporary file: the rounds at PUSHKIT_SOAK_SCALE=10 make
+        // the file pass 1 MiB, where serve would append to the journal instead and write no temporary
+        // file to kill at. The journal's own crash test is ServeJournalTests.killedWhileJournaling.
+        var environment = self.environment
+        environment["PUSHKIT_REGISTRY_JOURNAL_BYTES"] = String(Int.max)
         var schedule = KillSchedule()
         let rounds = 5 * KillSchedule.scale, clients = 8
         var acknowledged: [String: String] = [:]
@@ -327,6 +332,11 @@ struct CrashConsistencyTests {
         let devices = try #require(object["devices"] as? [String: [String: Any]], sourceLocation: sourceLocation)
         var stored: [String: String] = [:]
         for (id, record) in devices { stored[id] = record["token"] as? String ?? "" }
+        // These tests write the file whole (serve's journal is kept out: see `serveKilledInFlight`),
+        // so the file alone is the registry.
+        #expect(
+            !FileManager.default.fileExists(atPath: stateFile + ".journal"), "no journal beside the file",
+            sourceLocation: sourceLocation)
 
         let attributes = try FileManager.default.attributesOfItem(atPath: stateFile)
         #expect(
