@@ -48,19 +48,9 @@ start_server() { # log, then serve's arguments; sets $server_port
   return 1
 }
 
-# The PREFILL devices, as bench/serve.sh writes them, in $work/prefill.json.
+# The PREFILL devices (bench/prefill.py, as serve.sh makes them) in $work/prefill.json.
 if [ "$PREFILL" -gt 0 ]; then
-  python3 - "$work/prefill.json" "$PREFILL" <<'PY'
-import json, sys
-path, count = sys.argv[1], int(sys.argv[2])
-with open(path, "w") as out:
-    out.write('{\n  "version": 1,\n  "devices": {\n')
-    out.write(",\n".join(f'    "prefill-{i:06d}": ' + json.dumps({
-        "token": f"ff{i:062x}", "environment": "production", "name": None, "model": None, "os_version": None,
-        "app_version": None, "groups": [], "registered_at": "2026-01-01T00:00:00.000Z",
-        "last_seen_at": "2026-01-01T00:00:00.000Z", "last_delivered_at": None}, separators=(",", ":")) for i in range(count)))
-    out.write("\n  }\n}\n")
-PY
+  python3 "$here/prefill.py" "$work/prefill.json" "$PREFILL"
 fi
 
 run() { # name, state (file path or URL)

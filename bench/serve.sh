@@ -63,18 +63,8 @@ echo "a. registration throughput: wrk -t2 -c64 -d$DURATION, POST /register-apns,
 mkdir -p "$work/register"
 state="$work/register/devices.json"
 if [ "$PREFILL" -gt 0 ]; then
-  # Every batch re-reads and rewrites the whole file, so its size is part of what is measured.
-  python3 - "$state" "$PREFILL" <<'PY'
-import json, sys
-path, count = sys.argv[1], int(sys.argv[2])
-with open(path, "w") as out:
-    out.write('{\n  "version": 1,\n  "devices": {\n')
-    out.write(",\n".join(f'    "prefill-{i:06d}": ' + json.dumps({
-        "token": f"ff{i:062x}", "environment": "production", "name": None, "model": None, "os_version": None,
-        "app_version": None, "groups": [], "registered_at": "2026-01-01T00:00:00.000Z",
-        "last_seen_at": "2026-01-01T00:00:00.000Z", "last_delivered_at": None}, separators=(",", ":")) for i in range(count)))
-    out.write("\n  }\n}\n")
-PY
+  # The registry's size is part of what is measured (every batch once rewrote the whole file).
+  python3 "$here/prefill.py" "$state" "$PREFILL"
   echo "   state file prefilled with $PREFILL other devices ($(du -h "$state" | cut -f1))"
 fi
 start_server "$work/register/serve.err" --state-file "$state"
