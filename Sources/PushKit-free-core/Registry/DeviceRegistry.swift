@@ -467,7 +467,7 @@ public struct DeviceRegistry: Sendable {
     ) -> [(String, DeviceToken)] {
         let started = ContinuousClock.now
         while true {
-            let data = Self.contents(of: descriptor)
+            let data = try? PosixFile.contents(ofOpen: descriptor, path: path)
             if data == original { return [] }
             if let data, let late = try? RegisteredDevices(stateFile: data), late.storedFormat != .absent {
                 let adopted = Set(late.adoptedLegacyEntries)
@@ -481,26 +481,6 @@ public struct DeviceRegistry: Sendable {
             if ContinuousClock.now - started > .milliseconds(500) { return [] }
             usleep(2_000)
         }
-    }
-
-    /// Everything in the open file `descriptor`, read from the start; `nil` when it cannot be read.
-    private static func contents(of descriptor: Int32) -> Data? {
-        var data = Data(count: 64 * 1024)
-        var length = 0
-        while true {
-            if length == data.count { data.count *= 2 }
-            let count = data.withUnsafeMutableBytes { buffer in
-                pread(descriptor, buffer.baseAddress! + length, buffer.count - length, off_t(length))
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                return nil
-            }
-            if count == 0 { break }
-            length += count
-        }
-        data.count = length
-        return data
     }
 
     /// Whether the file is still what `snapshot` read: the same bytes (for files up to a megabyte,

@@ -159,7 +159,7 @@ enum RegistryJournal {
             throw .io(failure)
         }
         let reopened = open(path, O_RDONLY | O_CLOEXEC)
-        guard reopened >= 0, let stamp = stamp(of: reopened) else {
+        guard reopened >= 0, let stamp = PosixFile.stamp(ofOpen: reopened) else {
             if reopened >= 0 { close(reopened) }
             throw .io(FileSystemError("cannot examine", path: path, errno: errno))
         }
@@ -285,30 +285,18 @@ enum RegistryJournal {
     static func contents(
         of file: RegistryCache.OpenFile, from offset: Int, path: String
     ) throws(RegistryError) -> (Data, PosixFile.Stamp) {
-        var data = Data(count: 64 * 1024)
-        var length = 0
-        while true {
-            if length == data.count { data.count *= 2 }
-            let count = data.withUnsafeMutableBytes { buffer in
-                pread(file.descriptor, buffer.baseAddress! + length, buffer.count - length, off_t(offset + length))
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw .io(FileSystemError("cannot read", path: path, errno: errno))
-            }
-            if count == 0 { break }
-            length += count
+        let data: Data
+        do throws(FileSystemError) {
+            data = try PosixFile.contents(ofOpen: file.descriptor, from: offset, path: path)
+        } catch {
+            throw .io(error)
         }
-        data.count = length
-        guard let stamp = stamp(of: file.descriptor) else {
+        guard let stamp = PosixFile.stamp(ofOpen: file.descriptor) else {
             throw .io(FileSystemError("cannot examine", path: path, errno: errno))
         }
         // Appended to while read: the stamp must describe no more than what was read, or the next
         // look would take the rest as read. Claiming less only makes the next look read again.
-        return (data, stamp.byteCount == offset + length ? stamp : stamp.truncated(to: offset + length))
-    }
-
-    private static func stamp(of descriptor: Int32) -> PosixFile.Stamp? {
-        PosixFile.stamp(ofOpen: descriptor)
+        let end = offset + data.count
+        return (data, stamp.byteCount == end ? stamp : stamp.truncated(to: end))
     }
 }

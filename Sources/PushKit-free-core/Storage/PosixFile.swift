@@ -200,6 +200,27 @@ public enum PosixFile {
         (try? examinedStamp(of: path)) ?? nil
     }
 
+    /// Everything in the open file `descriptor` from `offset` to its end, read with `pread` (the
+    /// descriptor's position is left alone); `path` names the file in the error.
+    static func contents(ofOpen descriptor: Int32, from offset: Int = 0, path: String) throws(FileSystemError) -> Data {
+        var data = Data(count: 64 * 1024)
+        var length = 0
+        while true {
+            if length == data.count { data.count *= 2 }
+            let count = data.withUnsafeMutableBytes { buffer in
+                pread(descriptor, buffer.baseAddress! + length, buffer.count - length, off_t(offset + length))
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FileSystemError("cannot read", path: path, errno: errno)
+            }
+            if count == 0 { break }
+            length += count
+        }
+        data.count = length
+        return data
+    }
+
     /// The stamp of the open file `descriptor`; `nil` when it cannot be examined.
     static func stamp(ofOpen descriptor: Int32) -> Stamp? {
         var info = stat()
