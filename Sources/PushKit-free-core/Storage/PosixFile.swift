@@ -42,20 +42,7 @@ public enum PosixFile {
         {
             return Data(bytesNoCopy: mapped, count: expected, deallocator: .unmap)
         }
-        var data = Data(count: expected + 64 * 1024)
-        var length = 0
-        while true {
-            if length == data.count { data.count *= 2 }
-            let count = data.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + length, $0.count - length) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw FileSystemError("cannot read", path: path, errno: errno)
-            }
-            if count == 0 { break }
-            length += count
-        }
-        data.count = length
-        return data
+        return try contents(ofOpen: descriptor, path: path, capacity: expected + 64 * 1024)
     }
 
     #if os(Linux)
@@ -201,9 +188,12 @@ public enum PosixFile {
     }
 
     /// Everything in the open file `descriptor` from `offset` to its end, read with `pread` (the
-    /// descriptor's position is left alone); `path` names the file in the error.
-    static func contents(ofOpen descriptor: Int32, from offset: Int = 0, path: String) throws(FileSystemError) -> Data {
-        var data = Data(count: 64 * 1024)
+    /// descriptor's position is left alone) into a buffer of `capacity` bytes, doubled while it
+    /// fills; `path` names the file in the error.
+    static func contents(
+        ofOpen descriptor: Int32, from offset: Int = 0, path: String, capacity: Int = 64 * 1024
+    ) throws(FileSystemError) -> Data {
+        var data = Data(count: max(capacity, 1))
         var length = 0
         while true {
             if length == data.count { data.count *= 2 }
