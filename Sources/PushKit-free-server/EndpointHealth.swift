@@ -5,6 +5,9 @@ import Synchronization
 ///
 /// - The state file is readable and parses as a registry (a missing file is an empty registry); a
 ///   PostgreSQL registry answers (one statement bringing the server's copy up to date).
+/// - The last registration batch was written, or, when the file system refused it (a full disk),
+///   room for the state file can now be allocated beside it (`DeviceRegistry.checkWritable()`):
+///   a server whose every registration fails is not healthy, and becomes so again without one.
 /// - When sending is configured (a provider key path is set), sending can work: a topic, a key
 ///   that loads with its key id and team id, libcurl.
 ///
@@ -14,6 +17,7 @@ import Synchronization
 /// the whole story goes to the server's log once, not on every probe.
 final class EndpointHealth: Sendable {
     private let registry: any RegistryStore
+    private let writes: RegistryWriteQueue
     private let delivery: EndpointDelivery
     private let log: @Sendable (String) -> Void
     private let state = Mutex(State())
@@ -31,8 +35,12 @@ final class EndpointHealth: Sendable {
         var reported: [String] = []
     }
 
-    init(registry: any RegistryStore, delivery: EndpointDelivery, log: @escaping @Sendable (String) -> Void) {
+    init(
+        registry: any RegistryStore, writes: RegistryWriteQueue, delivery: EndpointDelivery,
+        log: @escaping @Sendable (String) -> Void
+    ) {
         self.registry = registry
+        self.writes = writes
         self.delivery = delivery
         self.log = log
     }
@@ -55,6 +63,7 @@ final class EndpointHealth: Sendable {
                 state.stateFile = verdict
                 verdicts.append(verdict)
             }
+            if let problem = writeProblem() { verdicts.append(Verdict(identity: nil, problem: problem)) }
             if let keyPath = delivery.configuration.keyPath?.value {
                 let key = Self.identity(of: keyPath)
                 if let cached = state.sending, cached.identity == key.identity, key.identity != nil {
@@ -90,6 +99,21 @@ final class EndpointHealth: Sendable {
         } catch {
             return (error.publicSummary, error.description)
         }
+    }
+
+    /// The file system's refusal of the last batch, unless writing works again now.
+    private func writeProblem() -> (summary: String, detail: String)? {
+        guard let failure = writes.writeFailure else { return nil }
+        if let registry = registry as? DeviceRegistry {
+            do throws(RegistryError) {
+                try registry.checkWritable()
+                writes.clearWriteFailure()
+                return nil
+            } catch {
+                return ("registrations cannot be written: \(error.publicSummary)", error.description)
+            }
+        }
+        return ("registrations cannot be written: \(failure.publicSummary)", failure.description)
     }
 
     private enum Examined {

@@ -26,7 +26,7 @@ final class EndpointService: Sendable {
         self.delivery = delivery
         self.metrics = metrics
         limiter = RateLimiter(perMinute: settings.rateLimit)
-        health = EndpointHealth(registry: registry, delivery: delivery) { line in
+        health = EndpointHealth(registry: registry, writes: writes, delivery: delivery) { line in
             StandardStreams.writeError("\(EndpointServer.tool): \(line)\n")
         }
     }

@@ -46,6 +46,9 @@ final class RegistryWriteQueue: Sendable {
         /// Whether a task waits to fold the journal.
         var foldScheduled = false
         var stopped = false
+        /// Why the last batch could not be written, when it failed on the file system (a full
+        /// disk, an I/O error); cleared by the next batch written.
+        var writeFailure: RegistryError?
     }
 
     /// How long without a change before the journal is folded into the state file:
@@ -95,13 +98,33 @@ final class RegistryWriteQueue: Sendable {
             do {
                 let now = registry.clock.now()
                 let results = try registry.update { devices in batch.map { $0.change(&devices, now) } }
+                state.withLock { $0.writeFailure = nil }
                 for (pending, result) in zip(batch, results) { pending.continuation.resume(returning: result) }
                 onBatch(batch.count)
             } catch {
+                if let error = error as? RegistryError, Self.isWriteFailure(error) {
+                    state.withLock { $0.writeFailure = error }
+                }
                 for pending in batch { pending.continuation.resume(throwing: error) }
             }
             state.withLock { $0.batches += 1 }
             scheduleFold()
+        }
+    }
+
+    /// Why the last batch could not be written, when the file system refused it; `nil` once a
+    /// batch is written again (or `clearWriteFailure()` says writes work).
+    var writeFailure: RegistryError? { state.withLock { $0.writeFailure } }
+
+    /// Forgets the last batch's failure: a probe found that writing works again.
+    func clearWriteFailure() { state.withLock { $0.writeFailure = nil } }
+
+    /// A failure of the file system under the registry (the same for the next batch), not of one
+    /// batch's contents or of a program racing it.
+    private static func isWriteFailure(_ error: RegistryError) -> Bool {
+        switch error {
+        case .io, .cannotCreate: true
+        default: false
         }
     }
 

@@ -116,6 +116,7 @@ struct SoakTests {
     func soakRound(round: Int) throws {
         let fault = ConnectionFault.allCases[round % ConnectionFault.allCases.count]
         let seed = UInt64(Self.environment["PUSHKIT_SOAK_SEED"] ?? "") ?? UInt64.random(in: 1...UInt64(UInt32.max))
+        print("soak round \(round): seed \(seed) (PUSHKIT_SOAK_SEED=\(seed) repeats this run)")
         let setup = try ProviderSetup()
         let devicesFile = setup.directory.file("devices.json")
 

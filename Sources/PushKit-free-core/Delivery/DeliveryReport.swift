@@ -15,18 +15,19 @@ public struct DeliveryReport: Sendable {
         self.seconds = seconds
         // One pass over the results for every count the summary and the callers ask for (a large
         // fan-out has tens of thousands), reading fields in place rather than copying each result.
-        var counts = (delivered: 0, skipped: 0, pruned: 0, failed: 0, unregisteredKept: 0)
+        var counts = (delivered: 0, skipped: 0, pruned: 0, failed: 0, unregisteredKept: 0, pruneFailures: 0)
         for index in results.indices {
             switch results[index].outcome {
             case .delivered: counts.delivered += 1
             case .skipped: counts.skipped += 1
             case .rejected, .failed: counts.failed += 1
+            case .unregistered where results[index].pruneFailure != nil: counts.pruneFailures += 1
             case .unregistered where !results[index].pruned: counts.unregisteredKept += 1
             case .unregistered: break
             }
             if results[index].pruned { counts.pruned += 1 }
         }
-        (delivered, skipped, pruned, failed, unregisteredKept) = counts
+        (delivered, skipped, pruned, failed, unregisteredKept, pruneFailures) = counts
     }
 
     /// Every target reported `skipped` for `reason`, without anything sent.
@@ -49,13 +50,16 @@ public struct DeliveryReport: Sendable {
     public let failed: Int
     /// Devices answered 410 that stay registered (the app registered again after the 410).
     private let unregisteredKept: Int
+    /// Devices answered 410 that stay registered because the registry could not be written.
+    public let pruneFailures: Int
 
     /// The process exit status:
-    /// 0 when every device was delivered (a dead token that was answered 410 counts as handled);
+    /// 0 when every device was delivered (a dead token that was answered 410 counts as handled,
+    /// once it is pruned: 74 when the registry could not be written to prune it);
     /// 69 when nothing got an HTTP answer and every failure was a connect or TLS failure;
     /// 75 when only temporary failures are left; 1 otherwise.
     public var exitStatus: ExitStatus {
-        if failed == 0 { return .success }
+        if failed == 0 { return pruneFailures > 0 ? .ioError : .success }
         let unsuccessful = results.filter { $0.outcome == .rejected || $0.outcome == .failed }
         let answered = results.contains { $0.status != 0 }
         if !answered, unsuccessful.allSatisfy({ $0.transportFailure == .connect || $0.transportFailure == .tls }) {
@@ -103,6 +107,9 @@ public struct DeliveryReport: Sendable {
                 let status = results[index].status
                 text += status == 0 ? "no answer: \(reason)" : "\(status) \(reason)"
             }
+            if results[index].pruneFailure != nil {
+                text += " (not removed from registry: it could not be written)"
+            }
             if results[index].pruned {
                 text +=
                     results[index].target.tokenKind == .pushToStart
@@ -143,6 +150,7 @@ public struct DeliveryReport: Sendable {
             "pruned": .bool(result.pruned),
         ]
         if let advice = result.advice { members["advice"] = .string(advice) }
+        if let failure = result.pruneFailure { members["prune_error"] = .string(failure) }
         return members
     }
 
@@ -164,6 +172,7 @@ public struct DeliveryReport: Sendable {
     /// The summary line for standard error.
     public var summary: String {
         var parts = ["\(delivered) delivered", "\(failed) failed", "\(pruned) pruned"]
+        if pruneFailures > 0 { parts.append("\(pruneFailures) not pruned (the registry could not be written)") }
         if unregisteredKept > 0 { parts.append("\(unregisteredKept) unregistered kept") }
         if skipped > 0 { parts.append("\(skipped) skipped") }
         let hundredths = Int((seconds * 100).rounded())

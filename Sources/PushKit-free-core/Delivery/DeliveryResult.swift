@@ -34,6 +34,9 @@ public struct DeliveryResult: Sendable, Equatable {
     public var attempts: Int
     /// Whether the device was removed from the registry (only for `unregistered`).
     public var pruned = false
+    /// For `unregistered`: the device was to be removed, but the registry could not be written
+    /// (the message says why); it is still registered, and the next 410 prunes it.
+    public var pruneFailure: String?
     /// Whether the environment was recorded in the registry by this run.
     public var learnedEnvironment = false
     /// For `unregistered`: when APNs says the token stopped being valid.

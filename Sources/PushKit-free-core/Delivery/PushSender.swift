@@ -286,6 +286,7 @@ public struct PushSender: Sendable {
                 try RegistryBookkeeping.apply(&results, to: registry)
             } catch {
                 warn("the registry was not updated: \(error)")
+                RegistryBookkeeping.markPruneFailed(&results, reason: "\(error)")
             }
         }
         do {

@@ -15,6 +15,8 @@ public enum RegistryBookkeeping {
     /// Applies `results` to `registry`, setting `pruned` and `learnedEnvironment` on them (`pruned`
     /// means the push-to-start token was cleared, for a push-to-start target).
     /// Results without a device id (`--token`) are left alone.
+    /// `results` change only when the registry was written: a failed write (a full disk) leaves
+    /// every `pruned` false, so nothing reports a prune that did not happen.
     public static func apply(_ results: inout [DeliveryResult], to registry: any RegistryStore) throws {
         guard
             results.contains(where: {
@@ -24,26 +26,30 @@ public enum RegistryBookkeeping {
             return
         }
         let now = registry.clock.now()
+        let original = results
+        var updated = results
         try registry.update { devices in
+            // Run again from the start when another program rewrote the file meanwhile.
+            updated = original
             var delivered: [String] = []
             var scheduledDays: [String: LocalDate] = [:]
-            for index in results.indices {
-                guard let deviceID = results[index].target.deviceID else { continue }
-                let token = results[index].target.token
-                let isPushToStart = results[index].target.tokenKind == .pushToStart
-                switch results[index].outcome {
+            for index in updated.indices {
+                guard let deviceID = updated[index].target.deviceID else { continue }
+                let token = updated[index].target.token
+                let isPushToStart = updated[index].target.tokenKind == .pushToStart
+                switch updated[index].outcome {
                 case .unregistered where isPushToStart:
-                    results[index].pruned = devices.clearPushToStartTokenIfUnregistered(
-                        deviceID: deviceID, token: token, unregisteredAt: results[index].unregisteredAt)
+                    updated[index].pruned = devices.clearPushToStartTokenIfUnregistered(
+                        deviceID: deviceID, token: token, unregisteredAt: updated[index].unregisteredAt)
                 case .unregistered:
-                    results[index].pruned = devices.removeIfUnregistered(
-                        deviceID: deviceID, token: token, unregisteredAt: results[index].unregisteredAt)
+                    updated[index].pruned = devices.removeIfUnregistered(
+                        deviceID: deviceID, token: token, unregisteredAt: updated[index].unregisteredAt)
                 case .delivered:
                     delivered.append(deviceID)
-                    if let day = results[index].target.scheduledDay { scheduledDays[deviceID] = day }
-                    if results[index].target.recordedEnvironment == nil, !isPushToStart {
-                        results[index].learnedEnvironment = devices.recordEnvironment(
-                            results[index].environment, deviceID: deviceID, token: token)
+                    if let day = updated[index].target.scheduledDay { scheduledDays[deviceID] = day }
+                    if updated[index].target.recordedEnvironment == nil, !isPushToStart {
+                        updated[index].learnedEnvironment = devices.recordEnvironment(
+                            updated[index].environment, deviceID: deviceID, token: token)
                     }
                 case .rejected, .failed, .skipped:
                     break
@@ -51,6 +57,15 @@ public enum RegistryBookkeeping {
             }
             devices.recordDelivery(to: delivered, at: now)
             devices.recordBriefingSent(scheduledDays)
+        }
+        results = updated
+    }
+
+    /// Marks the devices `apply` would have pruned as not pruned, for `reason` (the registry could not be written).
+    public static func markPruneFailed(_ results: inout [DeliveryResult], reason: String) {
+        for index in results.indices
+        where results[index].outcome == .unregistered && results[index].target.deviceID != nil {
+            results[index].pruneFailure = reason
         }
     }
 }

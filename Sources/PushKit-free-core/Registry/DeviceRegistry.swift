@@ -172,6 +172,19 @@ public struct DeviceRegistry: Sendable {
         }
     }
 
+    /// Whether a whole state file (and its journal) can be written now: allocates that much room in
+    /// a temporary file beside it and removes it, writing no data. For a health check that saw a
+    /// write refused (a full disk) and must notice when writing works again.
+    /// - Throws: `RegistryError.cannotCreate` (73) or `.io` (74) naming what the file system refused.
+    public func checkWritable() throws(RegistryError) {
+        let size = (PosixFile.stamp(of: path)?.byteCount ?? 0) + (PosixFile.stamp(of: journalPath)?.byteCount ?? 0)
+        do throws(FileSystemError) {
+            try PosixFile.checkRoom(beside: path, bytes: max(size, 4096))
+        } catch {
+            throw Self.classify(error)
+        }
+    }
+
     private func locked<Result>(
         convertingToVersionOne converting: Bool, folding: Bool = false,
         _ body: (inout RegisteredDevices) throws -> Result
@@ -185,16 +198,22 @@ public struct DeviceRegistry: Sendable {
             throw Self.classify(error)
         }
         return try withExtendedLifetime(lock) {
-            var (result, late) = try commit(convertingToVersionOne: converting, folding: folding, body)
+            var (result, late) = try commit(convertingToVersionOne: converting, folding: folding, lock: lock, body)
             // Registrations another program wrote into the file just replaced, after the last look
             // at it: adopted into the new file, by the same rule as entries found beside "version".
             var rounds = 0
             while !late.isEmpty, rounds < Self.maximumAttempts {
                 rounds += 1
                 let entries = late
-                (_, late) = try commit(convertingToVersionOne: false) { devices in
-                    if devices.storedFormat == .versioned { devices.storedFormat = .versionedWithLegacyEntries }
-                    for (id, token) in entries { devices.adoptLegacyEntry(deviceID: id, token: token) }
+                do {
+                    (_, late) = try commit(convertingToVersionOne: false, lock: lock) { devices in
+                        if devices.storedFormat == .versioned { devices.storedFormat = .versionedWithLegacyEntries }
+                        for (id, token) in entries { devices.adoptLegacyEntry(deviceID: id, token: token) }
+                    }
+                } catch {
+                    // `body`'s change is committed: a failure to adopt another program's late
+                    // writes must not report it as failed.
+                    break
                 }
             }
             return result
@@ -204,7 +223,7 @@ public struct DeviceRegistry: Sendable {
     /// One change under the lock: read, apply, write, again while another program rewrites the file.
     /// - Returns: `body`'s result, and the registrations another program wrote into the replaced file.
     private func commit<Result>(
-        convertingToVersionOne converting: Bool, folding: Bool = false,
+        convertingToVersionOne converting: Bool, folding: Bool = false, lock: FileLock,
         _ body: (inout RegisteredDevices) throws -> Result
     ) throws -> (Result, [(String, DeviceToken)]) {
         // Only writers holding the lock change the sidecar: read once, it stays as read.
@@ -212,6 +231,7 @@ public struct DeviceRegistry: Sendable {
         for attempt in 1...Self.maximumAttempts {
             var devices = RegisteredDevices()
             let snapshot = try readForChange(into: &devices)
+            try refuseEmptied(devices, read: snapshot, lock: lock)
             // What was read, for telling another program's late writes from it (small files only).
             let stored = (snapshot.data?.count ?? .max) <= RegistryCache.comparedBytes ? devices : RegisteredDevices()
             devices = try combined(devices, sidecar: sidecar)
@@ -225,6 +245,13 @@ public struct DeviceRegistry: Sendable {
             }
             let converts = converting && devices.writesFlatMap
             let journal = PosixFile.stamp(of: journalPath) != nil
+            if journal, snapshot.journal == nil {
+                // Only writers holding the lock make a journal: one there now was there when the
+                // registry was read, so it was not read. Folding or replacing it would lose batches.
+                throw RegistryError.io(
+                    FileSystemError(
+                        "cannot read", path: journalPath, errno: EIO, detail: "it is there but was not read"))
+            }
             guard devices.changeCount > 0 || converts || (folding && journal) else {
                 remember(devices, as: snapshot)
                 return (result, [])
@@ -235,7 +262,7 @@ public struct DeviceRegistry: Sendable {
                 // else in the fold. The batch is committed either way: a fold that fails leaves the
                 // journal to the next one.
                 if let size = snapshot.stamp?.byteCount, position.end >= max(journalThreshold, size) {
-                    _ = try? commit(convertingToVersionOne: false, folding: true) { _ in }
+                    _ = try? commit(convertingToVersionOne: false, folding: true, lock: lock) { _ in }
                 }
                 return (result, [])
             }
@@ -257,6 +284,7 @@ public struct DeviceRegistry: Sendable {
             }
             devices.journalFolded = folded
             if let late = try write(devices, over: snapshot, read: stored, asFlatMap: flat) {
+                lock.record(Self.heldRecord(devices.count))
                 if journal { unlink(journalPath) }
                 if converts { unlink(sidecarPath) }
                 if flat || converts { cache.forget() } else { rememberWritten(&devices) }
@@ -274,6 +302,23 @@ public struct DeviceRegistry: Sendable {
             unlink(sidecarPath)
         }
         throw RegistryError.keptChanging(path: path)
+    }
+
+    /// What the lock file records after a writer replaced the state file: how many devices it held.
+    static func heldRecord(_ count: Int) -> String { "devices \(count)" }
+
+    /// Refuses to write over a state file that reads empty although it held devices when these
+    /// tools last wrote it (the lock file says how many): a program rewriting it in place
+    /// (`slow-command > devices.json`, a script's `write_text`) has truncated it and not yet written
+    /// it again, and a rename now would throw that program's contents away with the inode it
+    /// writes to. An empty file never written by these tools still counts as an empty registry.
+    private func refuseEmptied(
+        _ devices: RegisteredDevices, read snapshot: Snapshot, lock: FileLock
+    ) throws(RegistryError) {
+        guard snapshot.data != nil, devices.storedFormat == .absent, let line = lock.recordedLine(),
+            line.hasPrefix("devices "), let held = Int(line.dropFirst("devices ".count)), held > 0
+        else { return }
+        throw .emptiedInPlace(path: path, heldDevices: held)
     }
 
     /// One reading of the state file, to notice another program's rewrite before replacing it.

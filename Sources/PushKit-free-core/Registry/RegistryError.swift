@@ -14,6 +14,10 @@ public enum RegistryError: PushKitError {
     /// Another program (one that takes no lock) rewrote the state file every time this one was about
     /// to replace it; it was left as that program wrote it (exit 75).
     case keptChanging(path: String)
+    /// The state file reads empty, but held `heldDevices` devices when these tools last wrote it:
+    /// another program is most likely rewriting it in place (`slow-command > devices.json`), and
+    /// writing now would throw its contents away. Nothing was written (exit 75).
+    case emptiedInPlace(path: String, heldDevices: Int)
     /// The PostgreSQL registry at `location` (the URL, password masked) could not be reached, or the
     /// connection was lost, for as long as the tools try again (exit 75). `detail` is libpq's message.
     case databaseUnavailable(location: String, detail: String)
@@ -30,7 +34,7 @@ public enum RegistryError: PushKitError {
         case .corruptStateFile, .invalidInput, .unknownDevice: .dataError
         case .cannotCreate: .cannotCreate
         case .io: .ioError
-        case .keptChanging, .databaseUnavailable: .temporaryFailure
+        case .keptChanging, .emptiedInPlace, .databaseUnavailable: .temporaryFailure
         case .databaseMisconfigured: .configuration
         case .databaseFailed: .unavailable
         }
@@ -50,6 +54,10 @@ public enum RegistryError: PushKitError {
         case .keptChanging(let path):
             "state file \(path) was rewritten by another program each time this one was about to replace it; "
                 + "it was left as that program wrote it (try again)"
+        case .emptiedInPlace(let path, let held):
+            "state file \(path) is empty, but held \(held) device\(held == 1 ? "" : "s") when last written: another "
+                + "program may be rewriting it in place; nothing was written (try again when it is done, "
+                + "or remove the file to start an empty registry)"
         case .databaseUnavailable(let location, let detail):
             "the device registry \(location) cannot be reached: \(detail) (try again)"
         case .databaseMisconfigured(let location, let detail):

@@ -73,11 +73,13 @@ enum RegistryJournal {
     /// - Returns: how far it was read; `nil` when there is no journal.
     /// - Throws: `RegistryError.corruptStateFile` for a journal that does not parse, `.io` when it cannot be read.
     static func read(at path: String, into devices: inout RegisteredDevices) throws(RegistryError) -> Position? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        if descriptor < 0 {
-            let code = errno
-            if code == ENOENT { return nil }
-            throw .io(FileSystemError("cannot open", path: path, errno: code))
+        let descriptor: Int32
+        do throws(FileSystemError) {
+            // A journal that is there is never taken for none: its batches were acknowledged.
+            guard let opened = try PosixFile.openIfPresent(path) else { return nil }
+            descriptor = opened
+        } catch {
+            throw .io(error)
         }
         let file = RegistryCache.OpenFile(descriptor: descriptor)
         let (data, stamp) = try contents(of: file, from: 0, path: path)
@@ -129,9 +131,11 @@ enum RegistryJournal {
             }
             end = header.bytes.count
         }
-        let descriptor = open(path, O_WRONLY | O_CLOEXEC)
+        // Read and write: the descriptor that wrote the batch is the one the position keeps, so
+        // nothing can fail between the batch being synced (acknowledged) and the answer.
+        let descriptor = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)
         if descriptor < 0 { throw .io(FileSystemError("cannot open", path: path, errno: errno)) }
-        defer { close(descriptor) }
+        let file = RegistryCache.OpenFile(descriptor: descriptor)
         // A batch whose append was cut off (its writer killed) is not part of the journal.
         var failure: FileSystemError?
         var info = stat()
@@ -158,14 +162,11 @@ enum RegistryJournal {
             _ = ftruncate(descriptor, off_t(end))
             throw .io(failure)
         }
-        let reopened = open(path, O_RDONLY | O_CLOEXEC)
-        guard reopened >= 0, let stamp = PosixFile.stamp(ofOpen: reopened) else {
-            if reopened >= 0 { close(reopened) }
+        guard let stamp = PosixFile.stamp(ofOpen: descriptor) else {
+            // fstat of an open descriptor does not fail; were it to, the batch would still be stored.
             throw .io(FileSystemError("cannot examine", path: path, errno: errno))
         }
-        return Position(
-            file: RegistryCache.OpenFile(descriptor: reopened), stamp: stamp, end: end + line.count,
-            continuesFile: true)
+        return Position(file: file, stamp: stamp, end: end + line.count, continuesFile: true)
     }
 
     /// What `DeviceRegistry` appends to the state file's path to name its journal.

@@ -16,7 +16,8 @@ public final class FileLock {
     /// Opens (creating if needed) `path` and blocks until the exclusive lock is held.
     public init(exclusiveAt path: String) throws(FileSystemError) {
         self.path = path
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // Not through a symbolic link: another user able to plant one would choose what is created.
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
         if descriptor < 0 {
             throw FileSystemError("cannot open lock file", path: path, errno: errno, exitStatus: .cannotCreate)
         }
@@ -27,6 +28,23 @@ public final class FileLock {
             throw FileSystemError("cannot lock", path: path, errno: code)
         }
         self.descriptor = descriptor
+    }
+
+    /// The line the lock file holds (see `record(_:)`), without its newline; `nil` when it holds none.
+    public func recordedLine() -> String? {
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, $0.count, 0) }
+        guard count > 0, let end = buffer[..<count].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
+        return String(decoding: buffer[..<end], as: UTF8.self)
+    }
+
+    /// Makes the lock file hold `line` (under 256 bytes, no newline): what a writer wants the next
+    /// one to know. Best effort and not synced: the next holder must not depend on it.
+    public func record(_ line: String) {
+        let bytes = Array((line + "\n").utf8)
+        guard recordedLine() != line else { return }
+        _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, $0.count, 0) }
+        _ = ftruncate(descriptor, off_t(bytes.count))
     }
 
     deinit {

@@ -8,10 +8,13 @@ public struct FileSystemError: PushKitError {
     public let reason: String
     public let exitStatus: ExitStatus
 
-    public init(_ action: String, path: String, errno code: Int32, exitStatus: ExitStatus = .ioError) {
+    /// - Parameter detail: said after the system's reason, when that alone would mislead.
+    public init(
+        _ action: String, path: String, errno code: Int32, exitStatus: ExitStatus = .ioError, detail: String? = nil
+    ) {
         self.action = action
         self.path = path
-        self.reason = PosixFile.describe(errno: code)
+        self.reason = PosixFile.describe(errno: code) + (detail.map { " (\($0))" } ?? "")
         self.exitStatus = exitStatus
     }
 

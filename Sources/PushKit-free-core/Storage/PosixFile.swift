@@ -25,13 +25,7 @@ public enum PosixFile {
     ///   rewritten in place: truncating a mapped file under a reader kills the reader with SIGBUS.
     /// - Throws: `FileSystemError` for any other failure (permission, a directory, I/O).
     public static func readIfPresent(_ path: String, mapLargeFiles: Bool = false) throws(FileSystemError) -> Data? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        if descriptor < 0 {
-            let code = errno
-            if code == ENOENT { return nil }
-            throw FileSystemError(
-                "cannot read", path: path, errno: code, exitStatus: code == EACCES ? .noInput : .ioError)
-        }
+        guard let descriptor = try openIfPresent(path, action: "cannot read") else { return nil }
         defer { close(descriptor) }
         // Read straight into a buffer of the file's size (state files reach tens of megabytes);
         // keep reading past it in case the file grew.
@@ -44,6 +38,33 @@ public enum PosixFile {
         }
         return try contents(ofOpen: descriptor, path: path, capacity: expected + 64 * 1024)
     }
+
+    /// Opens `path` read-only; `nil` only when there is no such file.
+    ///
+    /// `open` saying `ENOENT` is not enough to call a file absent: a file replaced by `rename`
+    /// between two calls, or a faulty or remote file system, can make one `open` fail for a file
+    /// that is there. A registry that took that for "no file" would write an empty one over every
+    /// device. So the file counts as absent only when `stat` agrees; while the two disagree the
+    /// open is tried again, and after `openAttempts` tries it is an error.
+    /// - Throws: `FileSystemError` (`action`, the path and the reason) for any other failure; a
+    ///   permission refused is 66, the rest 74.
+    static func openIfPresent(_ path: String, action: String = "cannot open") throws(FileSystemError) -> Int32? {
+        for _ in 1...openAttempts {
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            if descriptor >= 0 { return descriptor }
+            let code = errno
+            guard code == ENOENT else {
+                throw FileSystemError(action, path: path, errno: code, exitStatus: code == EACCES ? .noInput : .ioError)
+            }
+            var info = stat()
+            if stat(path, &info) != 0, errno == ENOENT { return nil }
+        }
+        throw FileSystemError(
+            action, path: path, errno: ENOENT, detail: "the file is there, but opening it keeps failing")
+    }
+
+    /// How often `openIfPresent` opens a file that `stat` finds but `open` does not.
+    static let openAttempts = 5
 
     #if os(Linux)
     private static let mapFlags = MAP_PRIVATE | MAP_POPULATE
@@ -136,6 +157,26 @@ public enum PosixFile {
             close(directoryDescriptor)
         }
         return true
+    }
+
+    /// Allocates `bytes` in a new temporary file beside `path`, then removes it: whether a file of
+    /// that size could be written there now, without writing it.
+    /// - Throws: `FileSystemError` naming the temporary file and the system's reason (ENOSPC, EROFS…).
+    public static func checkRoom(beside path: String, bytes: Int) throws(FileSystemError) {
+        let temporary = "\(path)\(temporarySuffix)\(getpid())-room"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
+        if descriptor < 0 {
+            throw FileSystemError("cannot create", path: temporary, errno: errno, exitStatus: .cannotCreate)
+        }
+        defer {
+            close(descriptor)
+            unlink(temporary)
+        }
+        let code = posix_fallocate(descriptor, 0, off_t(bytes))
+        // A file system that cannot allocate ahead (EOPNOTSUPP) says nothing either way.
+        if code != 0, code != EOPNOTSUPP, code != EINVAL {
+            throw FileSystemError("cannot write", path: temporary, errno: code)
+        }
     }
 
     /// What identifies one version of a file without reading it: device, inode, size, and the times
@@ -231,7 +272,7 @@ public enum PosixFile {
     }
 
     /// What `replaceAtomically` appends to a path to name its temporary file.
-    static let temporarySuffix = ".tmp-"
+    public static let temporarySuffix = ".tmp-"
 
     /// Removes the temporary files `replaceAtomically(path, ...)` left behind when a writer was
     /// killed mid-write. Call it only while holding the lock every writer of `path` holds, so no

@@ -6,13 +6,27 @@ extension RegistryError {
     var publicSummary: String {
         switch self {
         case .corruptStateFile: "the state file is not a valid registry (not JSON, or not its shape)"
-        case .io(let failure), .cannotCreate(let failure): "the state file cannot be read: \(failure.reason)"
+        case .io(let failure), .cannotCreate(let failure):
+            "\(failure.action) \(Self.role(of: failure.path)): \(failure.reason)"
         case .keptChanging: "the state file kept changing while it was read (another program rewrites it)"
+        case .emptiedInPlace: "the state file reads empty while another program rewrites it"
         case .invalidInput, .unknownDevice: "the state file cannot be used"
         case .databaseUnavailable: "the registry's database cannot be reached"
         case .databaseMisconfigured: "the registry's database cannot be used as configured"
         case .databaseFailed: "the registry's database refused the change"
         }
+    }
+}
+
+extension RegistryError {
+    /// What the file at `path` is to the registry, for an answer that must not show paths.
+    static func role(of path: String) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        if name.hasSuffix(".journal") { return "the state file's journal" }
+        if name.hasSuffix(".lock") { return "the state file's lock" }
+        if name.hasSuffix(".meta.json") { return "the state file's sidecar" }
+        if name.contains(PosixFile.temporarySuffix) { return "a temporary file beside the state file" }
+        return PosixFile.entry(at: path) == .directory ? "the state file's directory" : "the state file"
     }
 }
 
@@ -22,14 +36,21 @@ extension EndpointError {
     /// the network is down) is a 503 with `Retry-After`: the request can be sent again as it is.
     static func registry(_ action: String, _ error: RegistryError) -> EndpointError {
         let message = "the device registry \(action): \(error.publicSummary)"
-        if case .databaseUnavailable = error {
+        switch error {
+        case .databaseUnavailable:
             return EndpointError(
                 status: 503, message, headers: ["Retry-After": String(databaseRetryAfter)], logDetail: error.description
             )
+        case .keptChanging, .emptiedInPlace:
+            return EndpointError(
+                status: 503, message, headers: ["Retry-After": String(rewriteRetryAfter)], logDetail: error.description)
+        default:
+            return .internalError(message, logDetail: error.description)
         }
-        return .internalError(message, logDetail: error.description)
     }
 
     /// The seconds a client is asked to wait when the registry's database cannot be reached.
     static let databaseRetryAfter = 5
+    /// The seconds a client is asked to wait while another program rewrites the state file.
+    static let rewriteRetryAfter = 1
 }

@@ -34,13 +34,15 @@ struct KillSchedule {
     let seed: UInt64
     private var generator: SplitMix64
 
-    init(seed: UInt64? = nil) {
+    /// Chooses the seed and prints it at once, so a run that fails, hangs or is killed can be repeated.
+    init(seed: UInt64? = nil, test: String = #function) {
         let chosen =
             seed
             ?? UInt64(ProcessInfo.processInfo.environment["PUSHKIT_CRASH_SEED"] ?? "")
             ?? UInt64.random(in: 1...UInt64(UInt32.max))
         self.seed = chosen
         generator = SplitMix64(seed: chosen)
+        print("\(test): seed \(chosen) (PUSHKIT_CRASH_SEED=\(chosen) repeats this run)")
     }
 
     /// `PUSHKIT_SOAK_SCALE`, at least 1.
