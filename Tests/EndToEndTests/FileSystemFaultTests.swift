@@ -152,6 +152,70 @@ struct FileSystemFaultTests: ClientToolSuite {
         #expect(try listed(environment).count == 16)
     }
 
+    /// Each device's token, name and groups, as `register-apns list --json` shows them.
+    func details() throws -> [String: String] {
+        let run = try BuiltTool.run("register-apns", ["list", "--json"], environment: environment)
+        #expect(run.status == 0, "\(run.stderr)")
+        return try listedDevices(run.stdout).mapValues { record in
+            let groups = (record["groups"] as? [String] ?? []).joined(separator: ",")
+            return "\(record["token"] as? String ?? "-") \(record["name"] as? String ?? "-") [\(groups)]"
+        }
+    }
+
+    @Test(
+        "flat-map mode with failing renames: a command that fails leaves the registry as it was, one that succeeds whole"
+    )
+    func flatMapWithFailingRenames() throws {
+        let flatMap = (0..<4).map { #""p\#($0)": "\#(hexToken($0, filler: "3c"))""# }.joined(separator: ", ")
+        try "{\(flatMap)}\n".write(toFile: stateFile, atomically: true, encoding: .utf8)
+        for n in 0..<4 {
+            try register(
+                "p\(n)", hexToken(n, filler: "3c"), ["--name", "Phone \(n)", "--group", "g\(n)"], env: environment)
+        }
+        #expect(try String(contentsOfFile: stateFile, encoding: .utf8).hasPrefix("{\n  \"p0\""), "still a flat map")
+
+        var outcomes = (failed: 0, succeeded: 0)
+        // Every rename failing, every second one, every third one, each from each phase: the
+        // pending sidecar, the flat map and the final rename each fail in some command.
+        let schedules = [(1, 0), (2, 0), (2, 1), (3, 0), (3, 1), (3, 2)]
+        for (round, (every, phase)) in (schedules + schedules + schedules).enumerated() {
+            let faulty = FaultShim.environment(
+                environment,
+                [
+                    "PUSHKIT_FAULT_RENAME": "*", "PUSHKIT_FAULT_RENAME_EVERY": String(every),
+                    "PUSHKIT_FAULT_RENAME_PHASE": String(phase),
+                ])
+            let command: [String]
+            switch round % 3 {
+            case 0: command = ["add", "new-\(round)", hexToken(100 + round, filler: "3c"), "--name", "New \(round)"]
+            case 1: command = ["remove", "p\(round % 4)"]
+            default:
+                command = ["add", "p\(round % 4)", hexToken(round % 4, filler: "3c"), "--name", "Renamed \(round)"]
+            }
+            let before = try details()
+            let run = try BuiltTool.run("register-apns", command, environment: faulty)
+            let after = try details()
+            if run.status != 0 {
+                outcomes.failed += 1
+                #expect(
+                    after == before,
+                    "round \(round) (\(command.joined(separator: " "))) failed but changed the registry")
+                continue
+            }
+            outcomes.succeeded += 1
+            switch round % 3 {
+            case 0: #expect(after["new-\(round)"]?.contains("New \(round)") == true, "round \(round): \(after)")
+            case 1: #expect(after["p\(round % 4)"] == nil, "round \(round)")
+            default: #expect(after["p\(round % 4)"]?.contains("Renamed \(round)") == true, "round \(round): \(after)")
+            }
+            #expect(
+                after.count == before.count + [1, -1, 0][round % 3]
+                    + (before["p\(round % 4)"] == nil && round % 3 == 2 ? 1 : 0))
+        }
+        print("flat map with failing renames: \(outcomes.failed) commands failed, \(outcomes.succeeded) succeeded")
+        #expect(outcomes.failed > 0 && outcomes.succeeded > 0)
+    }
+
     @Test("send-push on a full disk: the 410 is reported as not pruned, exit 74, and the device stays")
     func pruneOnFullDisk() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)

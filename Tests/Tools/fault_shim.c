@@ -7,7 +7,7 @@
 //
 // PUSHKIT_FAULT_ENOENT=<suffix>  open() of a path ending in <suffix> fails with ENOENT,
 //     PUSHKIT_FAULT_ENOENT_COUNT times (default 1) per process, while stat() still finds it.
-// PUSHKIT_FAULT_RENAME=<suffix>  rename() onto a path ending in <suffix> fails with EIO every
+// PUSHKIT_FAULT_RENAME=<suffix>  rename() onto a path ending in <suffix> (any path: *) fails with EIO every
 //     PUSHKIT_FAULT_RENAME_EVERY-th time (default 2: every other one), counted per process from
 //     PUSHKIT_FAULT_RENAME_PHASE (default 0).
 // PUSHKIT_FAULT_ENOSPC=<prefix>  writes to, and allocations in, files whose path starts with
@@ -49,6 +49,7 @@ static void note(const char *what, const char *path) {
 
 static int ends_with(const char *text, const char *suffix) {
     if (text == NULL || suffix == NULL || *suffix == 0) return 0;
+    if (strcmp(suffix, "*") == 0) return 1;
     size_t a = strlen(text), b = strlen(suffix);
     return a >= b && strcmp(text + a - b, suffix) == 0;
 }

@@ -20,7 +20,11 @@ import Darwin
 /// A flat map `{"<device id>": "<token>"}` (what the server these tools replace writes, with no
 /// lock, truncating the file and writing it in place) stays a flat map, so that server and its own
 /// readers keep working; what it cannot hold goes to the sidecar `<file>.meta.json` (see
-/// `RegisteredDevices+FlatMap.swift`), written under the same lock just before the file. Registrations
+/// `RegisteredDevices+FlatMap.swift`). A change is written as `<file>.meta.json.pending`, then the
+/// flat map, then the pending sidecar is renamed over the sidecar: a pending sidecar counts only
+/// while it describes exactly the flat map's devices and tokens, so a change whose flat map was
+/// not written (a failed rename, a full disk, a kill) leaves nothing of it, and one whose flat map
+/// was written is whole even if the last rename fails. Registrations
 /// that server adds beside `version` and `devices` of a version 1 file are adopted, and that file is
 /// written back as a flat map. Against that server's writes:
 /// - contents read empty or unparseable from a file modified in the last two seconds are read again
@@ -71,6 +75,10 @@ public struct DeviceRegistry: Sendable {
     /// devices (environments, names, groups, times, top-level members). Ignored beside a version 1 file.
     public var sidecarPath: String { path + ".meta.json" }
 
+    /// Beside a flat map, a change's sidecar before its flat map is written: `<file>.meta.json.pending`
+    /// (see the type's comment).
+    public var pendingSidecarPath: String { sidecarPath + ".pending" }
+
     /// How often `update` applies its change again when another program keeps rewriting the file.
     static let maximumAttempts = 20
 
@@ -111,7 +119,7 @@ public struct DeviceRegistry: Sendable {
             remember(devices, as: snapshot)
             return devices
         }
-        return try combined(devices, sidecar: try read(sidecarPath))
+        return try combined(devices, sidecar: try sidecarFiles().details(for: devices, decode: decode))
     }
 
     /// Changes the registry under the writers' lock and writes it back atomically.
@@ -227,14 +235,24 @@ public struct DeviceRegistry: Sendable {
         _ body: (inout RegisteredDevices) throws -> Result
     ) throws -> (Result, [(String, DeviceToken)]) {
         // Only writers holding the lock change the sidecar: read once, it stays as read.
-        let sidecar = try read(sidecarPath)
+        var sidecars = try sidecarFiles()
         for attempt in 1...Self.maximumAttempts {
             var devices = RegisteredDevices()
             let snapshot = try readForChange(into: &devices)
             try refuseEmptied(devices, read: snapshot, lock: lock)
             // What was read, for telling another program's late writes from it (small files only).
             let stored = (snapshot.data?.count ?? .max) <= RegistryCache.comparedBytes ? devices : RegisteredDevices()
-            devices = try combined(devices, sidecar: sidecar)
+            let details = try sidecars.details(for: devices, decode: decode)
+            if details != nil, details == sidecars.pending {
+                // The last writer's change, committed but not put in place: put it in place before
+                // a new pending sidecar can replace it.
+                guard rename(pendingSidecarPath, sidecarPath) == 0 else {
+                    throw RegistryError.io(FileSystemError("cannot replace", path: sidecarPath, errno: errno))
+                }
+                PosixFile.syncDirectory(of: sidecarPath)
+                sidecars = SidecarFiles(sidecar: details, pending: nil)
+            }
+            devices = try combined(devices, sidecar: details)
             let membersBefore = devices.otherFields
             let result: Result
             do {
@@ -287,19 +305,13 @@ public struct DeviceRegistry: Sendable {
                 lock.record(Self.heldRecord(devices.count))
                 if journal { unlink(journalPath) }
                 if converts { unlink(sidecarPath) }
+                if converts { unlink(pendingSidecarPath) }
                 if flat || converts { cache.forget() } else { rememberWritten(&devices) }
                 return (result, late)
             }
             if attempt == Self.maximumAttempts { break }
             // Let a writer busy rewriting the file finish; a little longer each time (190 ms in all).
             usleep(UInt32(attempt) * 1_000)
-        }
-        // The sidecar written for the last attempt describes a change that did not happen.
-        if let sidecar {
-            let mode = PosixFile.permissions(of: sidecarPath) ?? 0o600
-            try? PosixFile.replaceAtomically(sidecarPath, with: sidecar, mode: mode)
-        } else {
-            unlink(sidecarPath)
         }
         throw RegistryError.keptChanging(path: path)
     }
@@ -486,9 +498,7 @@ public struct DeviceRegistry: Sendable {
                 try devices.writeStateFile(to: &output)
             }
             if asFlatMap {
-                try PosixFile.replaceAtomically(sidecarPath, mode: mode, writing: versionOne)
-                let flatMap = devices.flatMapBytes()
-                committed = try PosixFile.replaceAtomically(path, with: flatMap, mode: mode, committingIf: stillCurrent)
+                committed = try writeFlatMap(devices, over: snapshot, mode: mode, committingIf: stillCurrent)
             } else {
                 if devices.storedFormat == .legacyFlatMap, let original = snapshot.data {
                     try PosixFile.replaceAtomically(legacyBackupPath, with: original, mode: mode)
@@ -502,6 +512,43 @@ public struct DeviceRegistry: Sendable {
         guard committed else { return nil }
         guard replaced >= 0, let original = snapshot.data, original.count <= 1 << 20 else { return [] }
         return lateRegistrations(in: replaced, over: original, read: stored)
+    }
+
+    /// Writes a flat map and its sidecar so that a failure at any step leaves the old registry or
+    /// the new one, never a mix: the pending sidecar, then the flat map (the commit), then the
+    /// pending sidecar renamed over the sidecar. When the flat map's bytes do not change, the
+    /// sidecar alone is replaced (that is the commit).
+    /// - Returns: `false` when the file changed before the commit (nothing that counts was written).
+    private func writeFlatMap(
+        _ devices: RegisteredDevices, over snapshot: Snapshot, mode: mode_t,
+        committingIf stillCurrent: @escaping () -> Bool
+    ) throws(FileSystemError) -> Bool {
+        let versionOne = { (output: inout FileOutput) throws(FileSystemError) in
+            try devices.writeStateFile(to: &output)
+        }
+        let flatMap = devices.flatMapBytes()
+        PosixFile.removeStaleTemporaries(of: pendingSidecarPath)
+        if let original = snapshot.data, original.elementsEqual(flatMap) {
+            unlink(pendingSidecarPath)
+            return try PosixFile.replaceAtomically(
+                sidecarPath, mode: mode, committingIf: stillCurrent, writing: versionOne)
+        }
+        try PosixFile.replaceAtomically(pendingSidecarPath, mode: mode, writing: versionOne)
+        let committed: Bool
+        do throws(FileSystemError) {
+            committed = try PosixFile.replaceAtomically(path, with: flatMap, mode: mode, committingIf: stillCurrent)
+        } catch {
+            unlink(pendingSidecarPath)
+            throw error
+        }
+        guard committed else {
+            unlink(pendingSidecarPath)
+            return false
+        }
+        // The change is committed: a failure here leaves the pending sidecar, which matches the
+        // flat map and so counts, for the next writer to put in place.
+        if rename(pendingSidecarPath, sidecarPath) == 0 { PosixFile.syncDirectory(of: sidecarPath) }
+        return true
     }
 
     /// The registrations another program (which opened the file before our rename) wrote into the
@@ -586,6 +633,29 @@ public struct DeviceRegistry: Sendable {
             if let failure { throw failure }
             return (Snapshot(data: data, stamp: stamp), devices)
         }
+    }
+
+    /// The sidecar and the pending sidecar beside a flat map, as read.
+    private struct SidecarFiles {
+        let sidecar: Data?
+        let pending: Data?
+
+        /// The details that go with the flat map `stored`: the pending sidecar when it describes
+        /// exactly `stored`'s devices and tokens (its writer replaced the flat map and did not get
+        /// to rename it), else the sidecar.
+        func details(
+            for stored: RegisteredDevices, decode: (Data, String) throws(RegistryError) -> RegisteredDevices
+        ) throws(RegistryError) -> Data? {
+            guard let pending, stored.storedFormat == .legacyFlatMap || stored.storedFormat == .absent,
+                let described = try? decode(pending, ""), described.count == stored.count,
+                stored.devices.allSatisfy({ described[$0.id]?.token == $0.record.token })
+            else { return sidecar }
+            return pending
+        }
+    }
+
+    private func sidecarFiles() throws(RegistryError) -> SidecarFiles {
+        SidecarFiles(sidecar: try read(sidecarPath), pending: try read(pendingSidecarPath))
     }
 
     /// `stored` with the details of the sidecar, when `stored` is a flat map (or empty) and there is one.

@@ -151,12 +151,18 @@ public enum PosixFile {
             unlink(temporary)
             throw failure
         }
-        let directoryDescriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directoryDescriptor >= 0 {
-            fsync(directoryDescriptor)
-            close(directoryDescriptor)
-        }
+        syncDirectory(of: path)
         return true
+    }
+
+    /// `fsync`s the directory holding `path`, so a rename in it is durable (best effort).
+    public static func syncDirectory(of path: String) {
+        let directory = PosixFile.parentDirectory(of: path)
+        let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if descriptor >= 0 {
+            fsync(descriptor)
+            close(descriptor)
+        }
     }
 
     /// Allocates `bytes` in a new temporary file beside `path`, then removes it: whether a file of
