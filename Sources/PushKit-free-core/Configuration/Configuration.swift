@@ -154,6 +154,11 @@ public struct Configuration: Sendable {
 
         let managementURLs =
             [productionManagementURL, sandboxManagementURL] + (managementURLOverride.map { [$0] } ?? [])
+        let sent: [Setting<String>] =
+            [keyID, teamID, topic, proxy, urlOverride].compactMap { $0 } + [productionURL, sandboxURL] + managementURLs
+        for setting in sent where HeaderValue.hasControlCharacter(setting.value) {
+            throw ConfigurationError("\(setting.source) \(HeaderValue.refusal)")
+        }
         for url in [productionURL, sandboxURL] + (urlOverride.map { [$0] } ?? []) + managementURLs {
             guard url.value.hasPrefix("https://") || url.value.hasPrefix("http://") else {
                 throw ConfigurationError("\(url.source) must be an http(s) URL, not \"\(url.value)\"")

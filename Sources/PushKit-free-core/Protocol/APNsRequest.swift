@@ -46,6 +46,12 @@ public struct APNsRequest: Sendable {
                 "\(setting: .priority) \(priority.rawValue) is not allowed for background notifications; APNs requires 5"
             )
         }
+        if HeaderValue.hasControlCharacter(bundleID) {
+            throw .invalid("the topic \(HeaderValue.refusal)")
+        }
+        if let collapseID, HeaderValue.hasControlCharacter(collapseID) {
+            throw .invalid("\(setting: .collapseID) \(HeaderValue.refusal)")
+        }
         if let collapseID, collapseID.utf8.count > Self.maximumCollapseIDBytes {
             throw .invalid(
                 "\(setting: .collapseID) is \(collapseID.utf8.count) bytes; APNs allows at most \(Self.maximumCollapseIDBytes)"
