@@ -45,6 +45,13 @@ public enum EndpointServer {
                 "\(tool): registration routes accept requests without the secret from \(networks)\n")
         }
         let service = EndpointService(settings: settings, delivery: delivery, metrics: metrics)
+        if let registry = service.registry as? DeviceRegistry,
+            let mode = PosixFile.permissionsOpenToOthers(of: registry.path)
+        {
+            StandardStreams.writeError(
+                "\(tool): warning: \(registry.path) is readable by other users (mode \(String(mode, radix: 8))); "
+                    + "chmod 600 it (the tools keep a file's mode when they replace it)\n")
+        }
         // The state file is read before the server listens, not by the first registration (a
         // large one is also given its journal_base now; see `DeviceRegistry.prepareJournal`).
         // A database is not: it may be down at start, which the routes answer 503 for.

@@ -41,7 +41,9 @@ public struct PushLog: Sendable {
             bytes += record.serialized()
             bytes.append(0x0a)
         }
-        try PosixFile.createPrivateDirectory(PosixFile.parentDirectory(of: path))
+        let directory = PosixFile.parentDirectory(of: path)
+        try PosixFile.createPrivateDirectory(directory)
+        try PosixFile.checkPrivateDirectory(directory)
         try FileLock.withExclusiveLock(at: path + ".lock") { () throws(FileSystemError) in
             var status = stat()
             if stat(path, &status) == 0, Int(status.st_size) > 0, Int(status.st_size) + bytes.count > limit {
@@ -49,7 +51,8 @@ public struct PushLog: Sendable {
                     throw FileSystemError("cannot rotate", path: path, errno: errno)
                 }
             }
-            let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o600)
+            // Not through a symbolic link: another user who could plant one would choose the file appended to.
+            let descriptor = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
             if descriptor < 0 {
                 throw FileSystemError("cannot open", path: path, errno: errno, exitStatus: .cannotCreate)
             }

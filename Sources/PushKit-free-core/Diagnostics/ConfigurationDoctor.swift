@@ -137,6 +137,7 @@ public struct ConfigurationDoctor: Sendable {
         }
         switch PosixFile.entry(at: path) {
         case .directory:
+            if let problem = PosixFile.unsafeDirectoryProblem(path) { return finding(.error, problem) }
             return PosixFile.isWritableDirectory(path)
                 ? finding(.ok, "")
                 : finding(.error, "cannot write in \(path) (from \(setting.source)): read-only or not this user's")
@@ -189,7 +190,14 @@ public struct ConfigurationDoctor: Sendable {
             guard PosixFile.entry(at: path) != .missing else {
                 return finding(.ok, "no devices registered yet (register-apns creates it)")
             }
-            return finding(.ok, "\(devices.count) device\(devices.count == 1 ? "" : "s")")
+            let count = "\(devices.count) device\(devices.count == 1 ? "" : "s")"
+            if let mode = PosixFile.permissionsOpenToOthers(of: path) {
+                return finding(
+                    .warning,
+                    "\(count); readable by other users (mode \(String(mode, radix: 8))): the tokens and names are "
+                        + "private; chmod 600 \(path) (the tools keep a file's mode when they replace it)")
+            }
+            return finding(.ok, count)
         } catch {
             return finding(.error, error.description)
         }

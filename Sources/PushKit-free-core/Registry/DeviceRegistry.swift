@@ -201,6 +201,7 @@ public struct DeviceRegistry: Sendable {
         let lock: FileLock
         do throws(FileSystemError) {
             if !directory.isEmpty { try PosixFile.createPrivateDirectory(directory) }
+            try PosixFile.checkPrivateDirectory(directory)
             lock = try FileLock(exclusiveAt: lockPath)
         } catch {
             throw Self.classify(error)
@@ -687,8 +688,13 @@ public struct DeviceRegistry: Sendable {
         }
     }
 
-    /// Failures to create the directory, lock, temporary or backup file are 73; the rest 74.
+    /// Failures to create the directory, lock, temporary or backup file are 73; an unsafe
+    /// directory 78; the rest 74.
     private static func classify(_ error: FileSystemError) -> RegistryError {
-        error.exitStatus == .cannotCreate ? .cannotCreate(error) : .io(error)
+        switch error.exitStatus {
+        case .cannotCreate: .cannotCreate(error)
+        case .configuration: .unsafeLocation(error)
+        default: .io(error)
+        }
     }
 }

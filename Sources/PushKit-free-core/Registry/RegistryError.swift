@@ -11,6 +11,9 @@ public enum RegistryError: PushKitError {
     case cannotCreate(FileSystemError)
     /// Reading, locking or replacing the state file failed (exit 74).
     case io(FileSystemError)
+    /// The state file's directory is writable by other users or belongs to one (exit 78): nothing
+    /// is written there until it is made private.
+    case unsafeLocation(FileSystemError)
     /// Another program (one that takes no lock) rewrote the state file every time this one was about
     /// to replace it; it was left as that program wrote it (exit 75).
     case keptChanging(path: String)
@@ -35,7 +38,7 @@ public enum RegistryError: PushKitError {
         case .cannotCreate: .cannotCreate
         case .io: .ioError
         case .keptChanging, .emptiedInPlace, .databaseUnavailable: .temporaryFailure
-        case .databaseMisconfigured: .configuration
+        case .databaseMisconfigured, .unsafeLocation: .configuration
         case .databaseFailed: .unavailable
         }
     }
@@ -49,7 +52,7 @@ public enum RegistryError: PushKitError {
             message
         case .unknownDevice(let idOrToken, let path):
             "no device with id or token \"\(idOrToken)\" in \(path)"
-        case .cannotCreate(let error), .io(let error):
+        case .cannotCreate(let error), .io(let error), .unsafeLocation(let error):
             error.description
         case .keptChanging(let path):
             "state file \(path) was rewritten by another program each time this one was about to replace it; "

@@ -18,5 +18,13 @@ public struct FileSystemError: PushKitError {
         self.exitStatus = exitStatus
     }
 
+    /// A refusal that is no system call's failure: `reason` says what is wrong with `path` (exit 78).
+    public init(refusing reason: String, path: String) {
+        self.action = "refusing to write in"
+        self.path = path
+        self.reason = reason
+        self.exitStatus = .configuration
+    }
+
     public var description: String { "\(action) \(path): \(reason)" }
 }

@@ -86,6 +86,31 @@ public enum PosixFile {
         }
     }
 
+    /// What makes the directory `path` unsafe for the state, as ssh's StrictModes judges a home
+    /// directory: writable by group or others (they could replace or plant files in it), or owned
+    /// by a user other than this one and root. `nil` when it is safe, or missing.
+    public static func unsafeDirectoryProblem(_ path: String) -> String? {
+        var info = stat()
+        guard stat(path.isEmpty ? "." : path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
+        let mode = info.st_mode & 0o7777
+        if info.st_uid != geteuid(), info.st_uid != 0 {
+            return "\(path) belongs to another user (uid \(info.st_uid)), who can replace the files in it"
+        }
+        if mode & 0o022 != 0 {
+            return
+                "\(path) is writable by \(mode & 0o002 != 0 ? "every user" : "its group") (mode \(String(mode, radix: 8))), "
+                + "who could replace or plant files in it; chmod 700 \(path)"
+        }
+        return nil
+    }
+
+    /// Refuses to write state into an unsafe directory (see `unsafeDirectoryProblem`).
+    /// - Throws: `FileSystemError` (exit 78, a configuration to fix).
+    public static func checkPrivateDirectory(_ path: String) throws(FileSystemError) {
+        guard let problem = unsafeDirectoryProblem(path) else { return }
+        throw FileSystemError(refusing: problem, path: path)
+    }
+
     /// Replaces `path` with `data` so that a reader sees the old file or the new one, never a mix,
     /// and a crash at any point leaves one of them whole.
     ///

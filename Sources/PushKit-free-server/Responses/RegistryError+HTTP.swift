@@ -8,6 +8,7 @@ extension RegistryError {
         case .corruptStateFile: "the state file is not a valid registry (not JSON, or not its shape)"
         case .io(let failure), .cannotCreate(let failure):
             "\(failure.action) \(Self.role(of: failure.path)): \(failure.reason)"
+        case .unsafeLocation: "the state file's directory is writable by other users (see the server's log)"
         case .keptChanging: "the state file kept changing while it was read (another program rewrites it)"
         case .emptiedInPlace: "the state file reads empty while another program rewrites it"
         case .invalidInput, .unknownDevice: "the state file cannot be used"

@@ -374,6 +374,30 @@ struct PushLogTests {
         )
     }
 
+    @Test(
+        "a push.log planted as a symbolic link by another user is not followed: the append fails, the target is untouched"
+    )
+    func plantedLink() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("log-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let log = PushLog(stateDirectory: directory + "/state", limit: 4096)
+        try FileManager.default.createDirectory(
+            atPath: directory + "/state", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let victim = directory + "/victim.txt"
+        try "the victim's own text\n".write(toFile: victim, atomically: true, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: log.path, withDestinationPath: victim)
+        let record = PushLog.errorRecord("x", exitStatus: 78, at: midnightUTC, messageID: nil)
+        #expect(throws: FileSystemError.self) { try log.append([record]) }
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "the victim's own text\n")
+
+        try FileManager.default.removeItem(atPath: log.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: directory + "/state")
+        #expect(throws: FileSystemError.self, "a state directory every user can write to is refused") {
+            try log.append([record])
+        }
+        #expect(!FileManager.default.fileExists(atPath: log.path))
+    }
+
     @Test("a delivery report becomes one record per device with masked tokens")
     func reportRecords() throws {
         let target = DeliveryTarget(
