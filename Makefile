@@ -15,7 +15,7 @@ COMPANIONS = register-apns-serve
 
 # Installs what a fresh Debian machine lacks: libcurl's headers (for the CCurl bridge) and the
 # command-line tools the tests and benchmarks drive (openssl, curl with HTTP/2, nghttp, h2load,
-# hyperfine), PostgreSQL's server (the PostgreSQL registry's tests start a throw-away cluster) and
+# hyperfine, libfaketime for a client whose clock is behind), PostgreSQL's server (the PostgreSQL registry's tests start a throw-away cluster) and
 # libpq5 (loaded at run time by the tools when state_file is a postgres:// URL).
 deps:
 	@missing=""; \
@@ -27,6 +27,7 @@ deps:
 	command -v nghttp >/dev/null || missing="$$missing nghttp2-client"; \
 	[ -e /usr/share/zoneinfo/Europe/Berlin ] || missing="$$missing tzdata"; \
 	command -v at >/dev/null || missing="$$missing at"; \
+	command -v faketime >/dev/null || missing="$$missing faketime"; \
 	command -v tinyproxy >/dev/null || missing="$$missing tinyproxy"; \
 	command -v systemd-analyze >/dev/null || missing="$$missing systemd"; \
 	{ ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null | grep -q 'libsqlite3\.so\.0 ' || missing="$$missing libsqlite3-0"; \

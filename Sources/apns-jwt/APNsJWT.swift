@@ -27,7 +27,7 @@ struct APNsJWT: ParsableCommand {
     /// parsing: with nothing to parse, argument parsing's reflection over the commands was more than
     /// half of a warm run (issue 19). Every other command line is parsed as usual.
     static func main() {
-        guard CommandLine.arguments.count == 1 else { return main(nil) }
+        guard CommandLine.arguments.count == 1 else { return mainEscapingMessages() }
         do {
             try Print.printToken(ConfigurationFlags(), refresh: false)
         } catch {

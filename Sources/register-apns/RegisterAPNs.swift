@@ -49,7 +49,7 @@ struct RegisterAPNs: ParsableCommand {
         if arguments.first == "serve" {
             Serve.replaceProcess(arguments: Array(arguments.dropFirst()))
         }
-        main(nil)
+        mainEscapingMessages()
     }
 }
 

@@ -10,6 +10,9 @@ import Foundation
 
 @main
 struct SendPush: ParsableCommand {
+    /// Runs as `main(_:)` does, with argument parsing's messages escaped (see `mainEscapingMessages`).
+    static func main() { mainEscapingMessages() }
+
     static let configuration = CommandConfiguration(
         commandName: "send-push",
         abstract: "Send a notification to registered devices over one HTTP/2 connection, and act on every APNs answer.",

@@ -285,7 +285,7 @@ extension ServeEndToEndTests {
         try FileManager.default.createDirectory(atPath: stateFile, withIntermediateDirectories: false)
         let directory = try server.request("GET", "/health")
         #expect(
-            directory.status == 503 && directory.error?.contains("cannot be read") == true
+            directory.status == 503 && directory.error?.contains("cannot read the state file: Is a directory") == true
                 && !directory.body.contains(stateFile))
         try FileManager.default.removeItem(atPath: stateFile)
         #expect(try server.request("GET", "/health").status == 200)

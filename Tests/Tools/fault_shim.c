@@ -12,6 +12,11 @@
 //     PUSHKIT_FAULT_RENAME_PHASE (default 0).
 // PUSHKIT_FAULT_ENOSPC=<prefix>  writes to, and allocations in, files whose path starts with
 //     <prefix> fail with ENOSPC: a full disk under that directory.
+// PUSHKIT_FAULT_RANDOM=<prefix>  every open, rename, write and sync of a file whose path starts
+//     with <prefix> fails with probability PUSHKIT_FAULT_PROBABILITY (default 0.05), drawn from
+//     PUSHKIT_FAULT_SEED (and the process id): an open without O_CREAT with ENOENT (the file is
+//     still there) or EIO, any other open or a rename with EIO, a write with ENOSPC or EIO, a sync
+//     with EIO.
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -45,6 +50,48 @@ static void note(const char *what, const char *path) {
         real_write(fd, line, (size_t)length < sizeof line ? (size_t)length : sizeof line - 1);
     }
     close(fd);
+}
+
+// A random draw for PUSHKIT_FAULT_RANDOM: whether this call fails (xorshift64*, seeded per process).
+static int random_fault(void) {
+    static unsigned long long state = 0;
+    static double probability = -1;
+    if (probability < 0) {
+        const char *text = getenv("PUSHKIT_FAULT_PROBABILITY");
+        probability = text ? atof(text) : 0.05;
+        const char *seed = getenv("PUSHKIT_FAULT_SEED");
+        state = ((seed ? strtoull(seed, NULL, 10) : 1) * 0x9E3779B97F4A7C15ULL) ^ (unsigned long long)getpid();
+        if (state == 0) state = 1;
+    }
+    state ^= state >> 12;
+    state ^= state << 25;
+    state ^= state >> 27;
+    unsigned long long value = state * 0x2545F4914F6CDD1DULL;
+    return (double)(value >> 11) / 9007199254740992.0 < probability;
+}
+
+// Whether `path` is under PUSHKIT_FAULT_RANDOM and this call draws a fault.
+static int random_fault_at(const char *path) {
+    const char *prefix = getenv("PUSHKIT_FAULT_RANDOM");
+    if (prefix == NULL || *prefix == 0 || path == NULL || !active()) return 0;
+    if (strncmp(path, prefix, strlen(prefix)) != 0) return 0;
+    return random_fault();
+}
+
+// The path descriptor `fd` names, in `target` (empty when it cannot be told).
+static void descriptor_path(int fd, char *target, size_t size) {
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t length = readlink(link, target, size - 1);
+    target[length > 0 ? length : 0] = 0;
+}
+
+static int random_fault_on(int fd) {
+    const char *prefix = getenv("PUSHKIT_FAULT_RANDOM");
+    if (prefix == NULL || *prefix == 0) return 0;
+    char target[4096];
+    descriptor_path(fd, target, sizeof target);
+    return random_fault_at(target);
 }
 
 static int ends_with(const char *text, const char *suffix) {
@@ -82,6 +129,11 @@ static int spurious_enoent(const char *path) {
             va_end(arguments);                                                             \
         }                                                                                  \
         if (spurious_enoent(path)) return -1;                                              \
+        if (random_fault_at(path)) {                                                       \
+            errno = (flags & O_CREAT) || random_fault() ? EIO : ENOENT;                     \
+            note(errno == ENOENT ? "random ENOENT open" : "random EIO open", path);        \
+            return -1;                                                                     \
+        }                                                                                  \
         return real(path, flags, mode);                                                    \
     }
 OPEN_WRAPPER(open)
@@ -99,6 +151,11 @@ OPEN_WRAPPER(open64)
             va_end(arguments);                                                             \
         }                                                                                  \
         if (spurious_enoent(path)) return -1;                                              \
+        if (random_fault_at(path)) {                                                       \
+            errno = (flags & O_CREAT) || random_fault() ? EIO : ENOENT;                     \
+            note(errno == ENOENT ? "random ENOENT open" : "random EIO open", path);        \
+            return -1;                                                                     \
+        }                                                                                  \
         return real(directory, path, flags, mode);                                         \
     }
 OPENAT_WRAPPER(openat)
@@ -123,6 +180,11 @@ int rename(const char *from, const char *to) {
             return -1;
         }
     }
+    if (random_fault_at(to)) {
+        note("random EIO rename", to);
+        errno = EIO;
+        return -1;
+    }
     return real(from, to);
 }
 
@@ -141,10 +203,18 @@ static int on_full_disk(int fd) {
     return 1;
 }
 
+// A write under PUSHKIT_FAULT_RANDOM that draws a fault: ENOSPC or EIO.
+static int random_write_fault(int fd) {
+    if (!random_fault_on(fd)) return 0;
+    errno = random_fault() ? EIO : ENOSPC;
+    note(errno == EIO ? "random EIO write" : "random ENOSPC write", "-");
+    return 1;
+}
+
 ssize_t write(int fd, const void *buffer, size_t count) {
     static ssize_t (*real)(int, const void *, size_t);
     if (!real) real = (ssize_t(*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
-    if (count > 0 && on_full_disk(fd)) return -1;
+    if (count > 0 && (on_full_disk(fd) || random_write_fault(fd))) return -1;
     return real(fd, buffer, count);
 }
 
@@ -152,7 +222,7 @@ ssize_t write(int fd, const void *buffer, size_t count) {
     ssize_t name(int fd, const void *buffer, size_t count, offset_type offset) {                    \
         static ssize_t (*real)(int, const void *, size_t, offset_type);                             \
         if (!real) real = (ssize_t(*)(int, const void *, size_t, offset_type))dlsym(RTLD_NEXT, #name); \
-        if (count > 0 && on_full_disk(fd)) return -1;                                               \
+        if (count > 0 && (on_full_disk(fd) || random_write_fault(fd))) return -1;                   \
         return real(fd, buffer, count, offset);                                                     \
     }
 PWRITE_WRAPPER(pwrite, off_t)
@@ -178,3 +248,17 @@ int posix_fallocate64(int fd, off64_t offset, off64_t length) {
     if (length > 0 && on_full_disk(fd)) return ENOSPC;
     return real(fd, offset, length);
 }
+
+#define SYNC_WRAPPER(name)                                                                 \
+    int name(int fd) {                                                                     \
+        static int (*real)(int);                                                           \
+        if (!real) real = (int (*)(int))dlsym(RTLD_NEXT, #name);                           \
+        if (random_fault_on(fd)) {                                                         \
+            note("random EIO " #name, "-");                                                \
+            errno = EIO;                                                                   \
+            return -1;                                                                     \
+        }                                                                                  \
+        return real(fd);                                                                   \
+    }
+SYNC_WRAPPER(fsync)
+SYNC_WRAPPER(fdatasync)

@@ -111,12 +111,14 @@ public struct ProviderKey: Sendable {
     /// The text of the PEM file at `path`, named `origin` in errors.
     /// - Throws: `ProviderKeyError`: exit 66 when missing or unreadable, 78 when not text.
     public static func readPEM(path: String, origin: String) throws(ProviderKeyError) -> String {
-        let data: Data
-        do {
-            data = try InputFile.read(path, named: origin)
+        let read: Data?
+        do throws(FileSystemError) {
+            // A .p8 key is about 250 bytes: a FIFO, a device or anything large is not one.
+            read = try PosixFile.readRegularFile(path, limit: 64 * 1024)
         } catch {
-            throw ProviderKeyError(error.message, exitStatus: .noInput)
+            throw ProviderKeyError("cannot read \(origin): \(error.reason)", exitStatus: .noInput)
         }
+        guard let data = read else { throw ProviderKeyError("\(origin) does not exist", exitStatus: .noInput) }
         guard let text = String(data: data, encoding: .utf8) else {
             throw ProviderKeyError("\(origin) is not text; expected a PEM file", exitStatus: .configuration)
         }

@@ -19,7 +19,7 @@ public enum CertificateAuthorityFile {
         }
         let data: Data?
         do {
-            data = try PosixFile.readIfPresent(path)
+            data = try PosixFile.readRegularFile(path, limit: 16 << 20)
         } catch {
             return ConfigurationError(
                 "cannot read the CA file \(path) (from \(setting.source)): \(error.reason)",

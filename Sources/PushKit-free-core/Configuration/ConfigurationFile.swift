@@ -59,7 +59,7 @@ public struct ConfigurationFile: Sendable {
     ) throws(ConfigurationError) -> ConfigurationFile {
         let data: Data?
         do {
-            data = try PosixFile.readIfPresent(path)
+            data = try PosixFile.readRegularFile(path, limit: 1 << 20)
         } catch {
             throw ConfigurationError(
                 "cannot read config file \(path) (from \(source)): \(error.reason)", exitStatus: .noInput)

@@ -100,13 +100,8 @@ public struct ConfigurationDoctor: Sendable {
                 setting: "environment", value: c.environment.value.rawValue, source: c.environment.source.kind,
                 severity: .ok, message: ""))
         let url = c.baseURL(for: c.environment.value)
-        findings.append(
-            DoctorFinding(setting: "apns url", value: url.value, source: url.source.kind, severity: .ok, message: ""))
-        let manageURL = c.managementURL(for: c.environment.value)
-        findings.append(
-            DoctorFinding(
-                setting: "manage url", value: manageURL.value, source: manageURL.source.kind, severity: .ok,
-                message: ""))
+        findings.append(urlFinding(url, name: "apns url"))
+        findings.append(urlFinding(c.managementURL(for: c.environment.value), name: "manage url"))
         findings += keyScopeFindings()
         if let caFile = c.caFile {
             let problem = CertificateAuthorityFile.problem(caFile)
@@ -126,6 +121,35 @@ public struct ConfigurationDoctor: Sendable {
         if !PostgresURL.isDatabaseURL(c.stateFile.value) { findings.append(devicesFileFinding(c.stateFile)) }
         findings.append(clockFinding())
         return findings
+    }
+
+    /// An APNs URL, shown without credentials: plain `http://` is only for a server on this
+    /// machine (the emulator); to any other host it would carry the provider token in clear.
+    private func urlFinding(_ setting: Setting<String>, name: String) -> DoctorFinding {
+        let shown = ProxyAddress.masked(setting.value)
+        func finding(_ severity: DoctorFinding.Severity, _ message: String) -> DoctorFinding {
+            DoctorFinding(
+                setting: name, value: shown, source: setting.source.kind, severity: severity, message: message)
+        }
+        guard ProxyAddress.scheme(of: setting.value) == "http" else { return finding(.ok, "") }
+        let host = Self.host(of: setting.value)
+        if host == "localhost" || host.hasPrefix("127.") || host == "::1" { return finding(.ok, "") }
+        return finding(
+            .error,
+            "plain http to \(host) would send the provider token unencrypted; use https (http:// is for an "
+                + "emulator on this machine)")
+    }
+
+    /// The host of a URL: after the scheme and any credentials, before the port or path.
+    static func host(of url: String) -> String {
+        var rest = url[(url.firstRange(of: "://")?.upperBound ?? url.startIndex)...]
+        if let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
+        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
+            return String(rest[rest.index(after: rest.startIndex)..<close]).lowercased()
+        }
+        if let colon = rest.lastIndex(of: ":") { rest = rest[..<colon] }
+        return rest.lowercased()
     }
 
     /// A directory the tools write to (the token cache, push.log, the devices file): it must be a

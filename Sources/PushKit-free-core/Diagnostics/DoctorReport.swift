@@ -2,7 +2,7 @@
 public enum DoctorReport {
     public static func render(_ findings: [DoctorFinding]) -> String {
         let settingWidth = findings.map(\.setting.count).max() ?? 0
-        let valueWidth = min(findings.map(\.value.count).max() ?? 0, 60)
+        let valueWidth = min(findings.map { TerminalText.escaped($0.value).count }.max() ?? 0, 60)
         var text = ""
         for finding in findings {
             let mark =
@@ -12,9 +12,11 @@ public enum DoctorReport {
                 case .error: "FAIL"
                 }
             let source = finding.source.isEmpty ? "" : "[\(finding.source)]"
-            var line =
-                "\(mark)  \(pad(finding.setting, settingWidth))  \(pad(finding.value, valueWidth))  \(pad(source, 9))"
-            if !finding.message.isEmpty { line += "  " + finding.message }
+            // Values and messages come from files, the environment and flags: shown escaped, so a
+            // topic or path holding control characters cannot rewrite the terminal or fake a line.
+            let value = TerminalText.escaped(finding.value)
+            var line = "\(mark)  \(pad(finding.setting, settingWidth))  \(pad(value, valueWidth))  \(pad(source, 9))"
+            if !finding.message.isEmpty { line += "  " + TerminalText.escaped(finding.message) }
             text += String(line.reversed().drop(while: { $0 == " " }).reversed()) + "\n"
         }
         let errors = findings.filter { $0.severity == .error }.count

@@ -19,8 +19,8 @@ public struct FileSystemError: PushKitError {
     }
 
     /// A refusal that is no system call's failure: `reason` says what is wrong with `path` (exit 78).
-    public init(refusing reason: String, path: String) {
-        self.action = "refusing to write in"
+    public init(refusing reason: String, path: String, action: String = "refusing to write in") {
+        self.action = action
         self.path = path
         self.reason = reason
         self.exitStatus = .configuration

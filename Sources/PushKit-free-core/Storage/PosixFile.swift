@@ -39,6 +39,33 @@ public enum PosixFile {
         return try contents(ofOpen: descriptor, path: path, capacity: expected + 64 * 1024)
     }
 
+    /// Reads a small file that must be a regular file: a key, a secret, a config or CA file. A
+    /// FIFO, a device (`/dev/zero`), a socket or a directory is refused without reading (opened
+    /// non-blocking, so a FIFO nobody writes to does not hang), and so is a file over `limit` bytes.
+    /// - Returns: the contents; `nil` when there is no such file.
+    /// - Throws: `FileSystemError` naming what the file is, or how large.
+    public static func readRegularFile(_ path: String, limit: Int) throws(FileSystemError) -> Data? {
+        guard let descriptor = try openIfPresent(path, action: "cannot read", flags: O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        else { return nil }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw FileSystemError("cannot read", path: path, errno: errno) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw FileSystemError(
+                refusing: "not a regular file (a pipe, a device or a directory)", path: path, action: "cannot read")
+        }
+        guard Int(info.st_size) <= limit else {
+            throw FileSystemError(
+                refusing: "\(info.st_size) bytes, more than such a file holds (at most \(limit))", path: path,
+                action: "cannot read")
+        }
+        let data = try contents(ofOpen: descriptor, path: path, capacity: Int(info.st_size) + 1)
+        guard data.count <= limit else {
+            throw FileSystemError(refusing: "grew past \(limit) bytes while read", path: path, action: "cannot read")
+        }
+        return data
+    }
+
     /// Opens `path` read-only; `nil` only when there is no such file.
     ///
     /// `open` saying `ENOENT` is not enough to call a file absent: a file replaced by `rename`
@@ -48,9 +75,11 @@ public enum PosixFile {
     /// open is tried again, and after `openAttempts` tries it is an error.
     /// - Throws: `FileSystemError` (`action`, the path and the reason) for any other failure; a
     ///   permission refused is 66, the rest 74.
-    static func openIfPresent(_ path: String, action: String = "cannot open") throws(FileSystemError) -> Int32? {
+    static func openIfPresent(
+        _ path: String, action: String = "cannot open", flags: Int32 = O_RDONLY | O_CLOEXEC
+    ) throws(FileSystemError) -> Int32? {
         for _ in 1...openAttempts {
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            let descriptor = open(path, flags)
             if descriptor >= 0 { return descriptor }
             let code = errno
             guard code == ENOENT else {

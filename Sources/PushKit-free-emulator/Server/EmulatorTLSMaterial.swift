@@ -126,6 +126,11 @@ public struct EmulatorTLSMaterial: Sendable {
             certificateChainPEM: serverPEM, privateKeyPEM: serverKey.pemRepresentation, caPath: caPath)
     }
 
+    /// How far before its making a certificate is valid from: a week, so a client whose clock is
+    /// behind (by hours, as after a suspend) meets APNs' answer about its provider token
+    /// (`ExpiredProviderToken`), as it would with Apple, rather than a TLS failure.
+    static let backdating: TimeInterval = 7 * 24 * 3600
+
     private static func makeAuthority(now: Date) throws -> (Certificate, P256.Signing.PrivateKey) {
         let key = P256.Signing.PrivateKey()
         let name = try DistinguishedName {
@@ -137,7 +142,7 @@ public struct EmulatorTLSMaterial: Sendable {
             version: .v3,
             serialNumber: Certificate.SerialNumber(),
             publicKey: publicKey,
-            notValidBefore: now.addingTimeInterval(-3600),
+            notValidBefore: now.addingTimeInterval(-Self.backdating),
             notValidAfter: now.addingTimeInterval(10 * 365 * 24 * 3600),
             issuer: name,
             subject: name,
@@ -170,7 +175,7 @@ public struct EmulatorTLSMaterial: Sendable {
             version: .v3,
             serialNumber: Certificate.SerialNumber(),
             publicKey: Certificate.PublicKey(key.publicKey),
-            notValidBefore: now.addingTimeInterval(-3600),
+            notValidBefore: now.addingTimeInterval(-Self.backdating),
             notValidAfter: now.addingTimeInterval(397 * 24 * 3600),
             issuer: authority.subject,
             subject: subject,

@@ -27,7 +27,7 @@ extension RegistryError {
         if name.hasSuffix(".lock") { return "the state file's lock" }
         if name.hasSuffix(".meta.json") { return "the state file's sidecar" }
         if name.contains(PosixFile.temporarySuffix) { return "a temporary file beside the state file" }
-        return PosixFile.entry(at: path) == .directory ? "the state file's directory" : "the state file"
+        return "the state file"
     }
 }
 

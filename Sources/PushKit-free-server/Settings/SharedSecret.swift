@@ -35,7 +35,7 @@ public struct SharedSecret: Sendable {
         }
         let data: Data
         do {
-            guard let read = try PosixFile.readIfPresent(path) else {
+            guard let read = try PosixFile.readRegularFile(path, limit: 4096) else {
                 throw ConfigurationError("--secret-file \(path) does not exist")
             }
             data = read
