@@ -305,8 +305,10 @@ public struct DeviceRegistry: Sendable {
             if let late = try write(devices, over: snapshot, read: stored, asFlatMap: flat) {
                 lock.record(Self.heldRecord(devices.count))
                 if journal { unlink(journalPath) }
-                if converts { unlink(sidecarPath) }
-                if converts { unlink(pendingSidecarPath) }
+                if converts {
+                    unlink(sidecarPath)
+                    unlink(pendingSidecarPath)
+                }
                 if flat || converts { cache.forget() } else { rememberWritten(&devices) }
                 return (result, late)
             }
