@@ -51,7 +51,9 @@ struct GatewayRoutes: Sendable {
         router.add(middleware: RequestIDMiddleware())
         let socket = GatewaySocket(
             service: service,
-            auth: AuthMiddleware(secret: service.settings.secret, openRegistration: service.settings.openRegistration))
+            auth: AuthMiddleware(
+                secret: service.settings.secret, openRegistration: service.settings.openRegistration,
+                failures: service.authFailures))
         router.group("gateway").ws("ws") { inbound, outbound, context in
             try await socket.serve(inbound: inbound, outbound: outbound, context: context)
         }
