@@ -49,7 +49,9 @@ public struct EndpointSettings: Sendable {
         }
         if noAuth && !listen.isLoopback {
             throw ConfigurationError(
-                "--no-auth is only allowed on a loopback address (127.0.0.1, ::1), not \(listen.host): anyone who can reach \(listen) could register devices and send notifications",
+                "--no-auth is only allowed on a loopback address (127.0.0.1, ::1, localhost), not \(listen.host) "
+                    + "(it must resolve to loopback addresses only): anyone who can reach \(listen) could "
+                    + "register devices and send notifications",
                 exitStatus: .usage)
         }
         if !noAuth && secretFile == nil {

@@ -14,14 +14,25 @@ public struct SharedSecret: Sendable {
     public let serverKey: String
 
     /// A secret from its text (tests, and the file's contents).
-    /// - Throws: `ConfigurationError` (78) when it is empty.
+    /// - Throws: `ConfigurationError` (78) when it is empty, only whitespace, or begins or ends with
+    ///   whitespace: a header's value is read without the whitespace around it, so such a secret
+    ///   could never be presented.
     public init(_ secret: String, source: String = "the secret") throws(ConfigurationError) {
         guard !secret.isEmpty else { throw ConfigurationError("\(source) is empty") }
+        guard !secret.trimmingWhitespace.isEmpty else {
+            throw ConfigurationError("\(source) holds only whitespace; make a secret with openssl rand -hex 32")
+        }
+        guard secret.trimmingWhitespace == secret else {
+            throw ConfigurationError(
+                "\(source): the secret begins or ends with whitespace, which no request can present "
+                    + "(a header's value is read without it); remove it")
+        }
         serverKey = HexDigest.sha256(secret)
         digest = Array(serverKey.utf8)
     }
 
-    /// Reads the secret from `path`: the file's text without a trailing newline.
+    /// Reads the secret from `path`: the file's text without its trailing line ends (`\n`, or a
+    /// Windows editor's `\r\n`).
     /// - Throws: `ConfigurationError` (78) when the file is missing, unreadable, empty, or readable
     ///   or writable by group or others (`chmod 600` fixes that).
     public static func load(path: String) throws(ConfigurationError) -> SharedSecret {
@@ -45,7 +56,8 @@ public struct SharedSecret: Sendable {
             throw ConfigurationError("--secret-file \(path) cannot be read: \(error)")
         }
         var text = String(decoding: data, as: UTF8.self)
-        while let last = text.last, last == "\n" || last == "\r" { text.removeLast() }
+        // "\r\n" is one Character: compare scalars, so that a CRLF file is read as its secret.
+        while let last = text.unicodeScalars.last, last == "\n" || last == "\r" { text.unicodeScalars.removeLast() }
         return try SharedSecret(text, source: "--secret-file \(path)")
     }
 
