@@ -44,6 +44,12 @@ public enum EndpointServer {
             StandardStreams.writeError(
                 "\(tool): registration routes accept requests without the secret from \(networks)\n")
         }
+        if let secret = settings.secret, secret.serverKey == nil {
+            StandardStreams.writeError(
+                "\(tool): warning: the secret is shorter than \(SharedSecret.serverKeyMinimumLength) characters: "
+                    + "/triggerReplyFinished leaves server_key out of its notifications (anyone who saw one "
+                    + "could test guesses of the secret against it); make one with openssl rand -hex 32\n")
+        }
         let openFiles = OpenFileLimit.raiseToHardLimit()
         let limit = ConnectionLimit(
             maximum: settings.maxConnections

@@ -80,4 +80,30 @@ struct ServeAuthHardeningTests {
             #expect(refused.stderr.contains("--secret-file \(file)") && refused.stderr.contains("whitespace"))
         }
     }
+
+    @Test("server_key is the SHA-256 the app matches only for a long secret, and it is never a credential")
+    func serverKeyNeedsALongSecret() throws {
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        let secret = "proxy-chat-secret-" + String(repeating: "7f3a", count: 8)
+        let file = try setup.directory.write("long.secret", secret + "\n")
+        let server = try RunningServe(["--secret-file", file], environment: emulator.asAPNs(for: environment))
+        let auth = ["Authorization": "Bearer \(secret)"]
+        let cwd = "/home/ada/agents/helper"
+        try server.request(
+            "POST", "/registerSubscription",
+            json: #"{"cwd": "\#(cwd)", "installation_id": "ada-phone", "apns_token": "\#(hexToken(71))"}"#,
+            headers: auth)
+        let sent = try server.request("POST", "/triggerReplyFinished", json: #"{"cwd": "\#(cwd)"}"#, headers: auth)
+        #expect(sent.json?["devices_notified"] as? Int == 1, "\(sent.body)")
+        let payload = try #require(emulator.waitForRecords(1).first?["payload"] as? [String: Any])
+        let serverKey = try #require(payload["server_key"] as? String, "\(payload)")
+        #expect(serverKey == (try sha256Hex(secret)), "the app hashes the secret it stores and compares")
+        let replayed = try server.request("GET", "/api/v1/devices", headers: ["Authorization": "Bearer \(serverKey)"])
+        #expect(replayed.status == 401, "the server_key of a payload is not the secret")
+        #expect(!server.stderr.contains("shorter than"))
+
+        let short = try setup.directory.write("short.secret", "s3cret-for-tests\n")
+        let warned = try RunningServe(["--secret-file", short], environment: environment)
+        #expect(warned.stderr.contains("shorter than 32 characters") && warned.stderr.contains("server_key"))
+    }
 }

@@ -9,9 +9,14 @@ import PushKitFreeCore
 /// read, and compared in constant time.
 public struct SharedSecret: Sendable {
     private let digest: [UInt8]
-    /// The hex SHA-256 of the secret: what `/triggerReplyFinished` puts in `server_key`, so an app
-    /// can tell which server sent a notification without learning the secret.
-    public let serverKey: String
+    /// The hex SHA-256 of the secret: what `/triggerReplyFinished` puts in `server_key`, because the
+    /// proxy-chat app finds the server a notification came from by hashing each secret it stores and
+    /// comparing. Anyone who sees a payload can hash guesses the same way, so it is given only for a
+    /// secret of at least `serverKeyMinimumLength` characters (`openssl rand -hex 32` makes 64, the
+    /// app 44), which cannot be guessed; `nil` for a shorter one. It is never accepted as the secret.
+    public let serverKey: String?
+    /// The shortest secret whose SHA-256 is put in notifications.
+    public static let serverKeyMinimumLength = 32
 
     /// A secret from its text (tests, and the file's contents).
     /// - Throws: `ConfigurationError` (78) when it is empty, only whitespace, or begins or ends with
@@ -27,8 +32,9 @@ public struct SharedSecret: Sendable {
                 "\(source): the secret begins or ends with whitespace, which no request can present "
                     + "(a header's value is read without it); remove it")
         }
-        serverKey = HexDigest.sha256(secret)
-        digest = Array(serverKey.utf8)
+        let hash = HexDigest.sha256(secret)
+        serverKey = secret.count >= Self.serverKeyMinimumLength ? hash : nil
+        digest = Array(hash.utf8)
     }
 
     /// Reads the secret from `path`: the file's text without its trailing line ends (`\n`, or a
