@@ -19,8 +19,14 @@ BASE=${BASE:-http://127.0.0.1:8100}
 if [ -z "${SECRET:-}" ]; then
     SECRET=$(cat "${SECRET_FILE:-/etc/pushkit-free/serve.secret}")
 fi
-# Note: a header given on the command line shows in `ps` while curl runs.
-AUTH="Authorization: Bearer $SECRET"
+# curl reads the secret's header from a file (-H @FILE), owner-only: a header given on curl's
+# command line would show in `ps` to every user while curl runs. printf is a shell builtin.
+HEADERS=$(mktemp -d)
+trap 'rm -rf "$HEADERS"' EXIT
+printf 'Authorization: Bearer %s\n' "$SECRET" > "$HEADERS/auth"
+printf 'X-OpenClaw-Auth: %s\n' "$SECRET" > "$HEADERS/openclaw-auth"
+AUTH="@$HEADERS/auth"
+OPENCLAW_AUTH="@$HEADERS/openclaw-auth"
 JSON="Content-Type: application/json"
 
 # APNs tokens as the app gets them from didRegisterForRemoteNotificationsWithDeviceToken, in hex.
@@ -54,11 +60,11 @@ curl -fsS -H "$AUTH" -H "$JSON" --data-binary @- "$BASE/api/v1/devices/register"
 EOF
 
 # Webhook style (OpenClaw's ios-device hook), here with the X-OpenClaw-Auth header: register ...
-curl -fsS -H "X-OpenClaw-Auth: $SECRET" -H "$JSON" --data-binary @- "$BASE/hooks/ios-device" <<EOF
+curl -fsS -H "$OPENCLAW_AUTH" -H "$JSON" --data-binary @- "$BASE/hooks/ios-device" <<EOF
 {"action": "register", "device_token": "$OLD_PHONE_TOKEN", "device_name": "Old iPhone", "os_version": "17.6"}
 EOF
 # ... and unregister (by the APNs token, or "apns_token"). -> {"status":"unregistered"}
-curl -fsS -H "X-OpenClaw-Auth: $SECRET" -H "$JSON" --data-binary @- "$BASE/hooks/ios-device" <<EOF
+curl -fsS -H "$OPENCLAW_AUTH" -H "$JSON" --data-binary @- "$BASE/hooks/ios-device" <<EOF
 {"action": "unregister", "device_token": "$OLD_PHONE_TOKEN"}
 EOF
 
@@ -94,7 +100,7 @@ EOF
 
 # Webhook style (OpenClaw's ios-notify hook): "message" may stand for "body".
 # -> {"status":"sent","devices_notified":3}
-curl -fsS -H "X-OpenClaw-Auth: $SECRET" -H "$JSON" --data-binary @- "$BASE/hooks/ios-notify" <<EOF
+curl -fsS -H "$OPENCLAW_AUTH" -H "$JSON" --data-binary @- "$BASE/hooks/ios-notify" <<EOF
 {"title": "Reminder", "message": "Stand-up in 5 minutes."}
 EOF
 

@@ -38,6 +38,26 @@ public struct ServeOptions: ParsableArguments {
         help: ArgumentHelp("Registration requests per client per minute; 0 turns the limit off.", valueName: "n"))
     public var rateLimit = 30
 
+    @Option(
+        name: .customLong("header-timeout"),
+        help: ArgumentHelp(
+            "Seconds a connection has from accept (TLS handshake included) to a complete request head.",
+            valueName: "seconds"))
+    public var headerTimeout: Double = 10
+
+    @Option(
+        name: .customLong("idle-timeout"),
+        help: ArgumentHelp("Seconds a kept-alive connection may wait for its next request.", valueName: "seconds"))
+    public var idleTimeout: Double = 60
+
+    @Option(
+        name: .customLong("max-connections"),
+        help: ArgumentHelp(
+            "Connections held at once (default: the open-file limit less 128); past it the oldest one "
+                + "still without a request head is closed.",
+            valueName: "n"))
+    public var maxConnections: Int?
+
     @OptionGroup(title: "Delivery") public var delivery: DeliveryOptions<RequestDeliveryDefaults>
 
     @OptionGroup public var shared: SharedOptions
@@ -47,5 +67,12 @@ public struct ServeOptions: ParsableArguments {
     public func validate() throws {
         if (tlsCertificate == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if rateLimit < 0 { throw ValidationError("--rate-limit must be 0 or more, not \(rateLimit)") }
+        for (name, seconds) in [("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout)]
+        where !(seconds > 0 && seconds <= 86_400) {
+            throw ValidationError("\(name) must be a number of seconds above 0 and at most 86400, not \(seconds)")
+        }
+        if let maxConnections, maxConnections < 1 {
+            throw ValidationError("--max-connections must be 1 or more, not \(maxConnections)")
+        }
     }
 }

@@ -44,6 +44,16 @@ public enum EndpointServer {
             StandardStreams.writeError(
                 "\(tool): registration routes accept requests without the secret from \(networks)\n")
         }
+        if let secret = settings.secret, secret.serverKey == nil {
+            StandardStreams.writeError(
+                "\(tool): warning: the secret is shorter than \(SharedSecret.serverKeyMinimumLength) characters: "
+                    + "/triggerReplyFinished leaves server_key out of its notifications (anyone who saw one "
+                    + "could test guesses of the secret against it); make one with openssl rand -hex 32\n")
+        }
+        let openFiles = OpenFileLimit.raiseToHardLimit()
+        let limit = ConnectionLimit(
+            maximum: settings.maxConnections
+                ?? ConnectionLimit.defaultMaximum(openFileLimit: openFiles ?? 1024))
         let service = EndpointService(settings: settings, delivery: delivery, metrics: metrics)
         if let registry = service.registry as? DeviceRegistry,
             let mode = PosixFile.permissionsOpenToOthers(of: registry.path)
@@ -62,7 +72,7 @@ public enum EndpointServer {
         let scheme = settings.tls == nil ? "http" : "https"
         let app = Application(
             router: EndpointRouter.make(service),
-            server: try serverBuilder(settings, socketRouter: GatewayRoutes.socketRouter(service)),
+            server: try serverBuilder(settings, limit: limit, socketRouter: GatewayRoutes.socketRouter(service)),
             configuration: ApplicationConfiguration(
                 address: .hostname(settings.listen.host, port: settings.listen.port),
                 serverName: nil, reuseAddress: true),
@@ -79,17 +89,20 @@ public enum EndpointServer {
         StandardStreams.writeError("\(tool): stopped\n")
     }
 
-    /// HTTP/1.1 with the WebSocket upgrade of `/gateway/ws`, over TLS when the settings say.
+    /// HTTP/1.1 with the WebSocket upgrade of `/gateway/ws`, over TLS when the settings say; at most
+    /// `limit` connections, each with `--header-timeout` to send its request head.
     private static func serverBuilder(
-        _ settings: EndpointSettings, socketRouter: Router<EndpointRequestContext>
+        _ settings: EndpointSettings, limit: ConnectionLimit, socketRouter: Router<EndpointRequestContext>
     ) throws -> HTTPServerBuilder {
         let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
-            http1: .init(idleTimeout: .seconds(60)), ws: .init(maxFrameSize: GatewayMessage.sizeLimit))
+            http1: .init(idleTimeout: TimeAmount(settings.idleTimeout)),
+            ws: .init(maxFrameSize: GatewayMessage.sizeLimit))
         let socketResponder = socketRouter.buildResponder()
         let http1 = HTTPServerBuilder { responder in
             GatewayUpgradeChannel(
                 base: HTTP1WebSocketUpgradeChannel(
-                    responder: responder, webSocketResponder: socketResponder, configuration: configuration))
+                    responder: responder, webSocketResponder: socketResponder, configuration: configuration),
+                headerTimeout: settings.headerTimeout, limit: limit)
         }
         guard let tls = settings.tls else { return http1 }
         do {

@@ -18,6 +18,9 @@ final class EndpointService: Sendable {
     /// The per-client allowance of registry changes: `RateLimitMiddleware` spends it per request on
     /// the registration routes, the gateway per message that changes the registry.
     let limiter: RateLimiter
+    /// The per-client allowance of failed authentications (`AuthMiddleware`), as many a minute as
+    /// registrations.
+    let authFailures: RateLimiter
 
     init(settings: EndpointSettings, delivery: EndpointDelivery, metrics: EndpointMetrics) {
         self.settings = settings
@@ -26,6 +29,7 @@ final class EndpointService: Sendable {
         self.delivery = delivery
         self.metrics = metrics
         limiter = RateLimiter(perMinute: settings.rateLimit)
+        authFailures = RateLimiter(perMinute: settings.rateLimit)
         health = EndpointHealth(registry: registry, writes: writes, delivery: delivery) { line in
             StandardStreams.writeError("\(EndpointServer.tool): \(line)\n")
         }

@@ -37,10 +37,17 @@ struct GatewaySession: Sendable {
     /// The device id `register` named, used by the first `device_token` that names none.
     private var announcedDeviceID: String?
 
-    init(service: EndpointService, transport: Transport, client: String) {
+    /// Whether the caller presented the secret; without it (an `--open-registration` peer) a
+    /// `briefing_config` over HTTP must name its device by its APNs token, which only the device
+    /// and its server know, never by a device id, so that a peer can neither change another
+    /// device's briefing nor learn whether a device id exists.
+    let trusted: Bool
+
+    init(service: EndpointService, transport: Transport, client: String, trusted: Bool = true) {
         self.service = service
         self.transport = transport
         self.client = client
+        self.trusted = trusted
     }
 
     /// The route the messages came by, for the metrics.
@@ -99,9 +106,13 @@ struct GatewaySession: Sendable {
     private mutating func configureBriefing(_ members: [String: JSONValue]) async throws(EndpointError) -> JSONValue {
         let fields = RequestBodyFields(members)
         var named: String?
+        var byToken = false
         do throws(RegistrationBodyError) {
             named = try fields.string("device_id")
-            if named == nil { named = try fields.string("token", "device_token") }
+            if named == nil {
+                named = try fields.string("token", "device_token")
+                byToken = named != nil
+            }
         } catch {
             throw EndpointError(error)
         }
@@ -125,11 +136,23 @@ struct GatewaySession: Sendable {
                     "a briefing_config sent over HTTP names its device: \"device_id\", or \"token\" "
                         + "(the device's APNs token, hex)")
             }
+            if !trusted, !byToken || (try? DeviceToken(validating: named)) == nil {
+                throw .unauthorized(
+                    "without the secret, a briefing_config names its device by its APNs token (\"token\"), "
+                        + "not by \"device_id\"")
+            }
             target = named
         }
         let settings = try GatewayMessage.briefingSettings(members)
+        let byTokenOnly = !trusted
         let result = try await service.write { devices, now in
-            guard let device = EndpointService.device(target, in: devices),
+            let found =
+                byTokenOnly
+                ? (try? DeviceToken(validating: target)).flatMap { token in
+                    devices.devices.first { $0.record.token == token }
+                }
+                : EndpointService.device(target, in: devices)
+            guard let device = found,
                 devices.setBriefing(settings, deviceID: device.id, at: now)
             else { return .updated(nil) }
             return .updated(devices[device.id].map { RegisteredDevice(id: device.id, record: $0) })

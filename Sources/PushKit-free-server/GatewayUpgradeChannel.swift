@@ -7,6 +7,13 @@ import NIOHTTP1
 
 /// The server's connections: HTTP/1.1 with the WebSocket upgrade of `GET /gateway/ws`, and no other.
 ///
+/// Every connection is counted in `limit` and must send a complete request head within
+/// `headerTimeout` of being accepted (`RequestHeadDeadline`); a request that cannot be parsed is
+/// answered 400 and the connection closed (SwiftNIO's `HTTPServerProtocolErrorHandler`, which
+/// hummingbird-websocket leaves out). hummingbird-websocket adds its idle timeout only once the
+/// first request is known not to be an upgrade, so without these a client that never finishes its
+/// head held its connection, and a file descriptor, for as long as it liked.
+///
 /// hummingbird-websocket's channel hands every request that carries an `Upgrade` header to SwiftNIO's
 /// upgrade handler, which answers anything it cannot upgrade with a bare 400 or a dropped connection:
 /// `curl --http2` on a plain-HTTP URL (`Upgrade: h2c`), or an upgrade asked of another route, would
@@ -16,13 +23,30 @@ import NIOHTTP1
 struct GatewayUpgradeChannel: ServerChildChannel {
     typealias Value = HTTP1WebSocketUpgradeChannel.Value
     let base: HTTP1WebSocketUpgradeChannel
+    let headerTimeout: Duration
+    let limit: ConnectionLimit
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
-        base.setup(channel: channel, logger: logger).flatMapThrowing { value in
+        guard let ticket = limit.open(channel) else {
+            return channel.close().flatMapThrowing { throw ChannelError.ioOnClosedChannel }
+        }
+        let limit = self.limit
+        channel.closeFuture.whenComplete { _ in limit.closed(ticket) }
+        let timeout = TimeAmount(headerTimeout)
+        return base.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let operations = channel.pipeline.syncOperations
+            let deadline = RequestHeadDeadline(timeout: timeout)
+            try operations.addHandler(deadline, position: .first)
             let upgrader = try operations.handler(
                 type: NIOTypedHTTPServerUpgradeHandler<HTTP1WebSocketUpgradeChannel.UpgradeResult>.self)
-            try operations.addHandler(UpgradeRequestFilter(), position: .before(upgrader))
+            let errors = HTTPServerProtocolErrorHandler()
+            let closer = ParseErrorClose()
+            try operations.addHandlers([errors, closer], position: .before(upgrader))
+            let filter = UpgradeRequestFilter(errorHandlers: [errors, closer]) {
+                deadline.headReceived()
+                limit.headReceived(ticket)
+            }
+            try operations.addHandler(filter, position: .before(upgrader))
             return value
         }
     }
@@ -36,17 +60,35 @@ struct GatewayUpgradeChannel: ServerChildChannel {
 /// `GET /gateway/ws`, then leaves the pipeline: SwiftNIO's upgrade handler looks at the first request
 /// only (after it, hummingbird-websocket answers a WebSocket upgrade with a redirect to a new
 /// connection and serves the rest as HTTP), and after an upgrade the bytes are WebSocket frames.
+///
+/// It also reports the first head (`headReceived`), and takes the HTTP error handler out along with
+/// itself when the connection becomes a WebSocket.
 final class UpgradeRequestFilter: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
 
+    private let errorHandlers: [any RemovableChannelHandler]
+    private let headReceived: () -> Void
+
+    /// - Parameters:
+    ///   - errorHandlers: the handlers that answer parse errors, which see HTTP parts only: taken out
+    ///     when the connection becomes a WebSocket.
+    ///   - headReceived: called with the first request head.
+    init(errorHandlers: [any RemovableChannelHandler] = [], headReceived: @escaping () -> Void = {}) {
+        self.errorHandlers = errorHandlers
+        self.headReceived = headReceived
+    }
+
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         var part = data
-        if case .head(var head) = unwrapInboundIn(data), head.headers.contains(name: "upgrade"),
-            !Self.asksForGatewaySocket(head)
-        {
-            head.headers.remove(name: "upgrade")
-            part = wrapInboundOut(.head(head))
+        if case .head(var head) = unwrapInboundIn(data) {
+            headReceived()
+            if Self.asksForGatewaySocket(head) {
+                for handler in errorHandlers { context.pipeline.syncOperations.removeHandler(handler, promise: nil) }
+            } else if head.headers.contains(name: "upgrade") {
+                head.headers.remove(name: "upgrade")
+                part = wrapInboundOut(.head(head))
+            }
         }
         context.fireChannelRead(part)
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)

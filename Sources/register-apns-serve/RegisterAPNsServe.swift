@@ -51,7 +51,10 @@ struct RegisterAPNsServe: AsyncParsableCommand {
                 tls: serve.tlsCertificate.flatMap { certificate in serve.tlsKey.map { (certificate, $0) } },
                 deliveryPolicy: try serve.delivery.policy(),
                 notificationPolicy: policy,
-                openRegistration: try serve.openRegistration.flatMap { try IPNetwork.list(parsing: $0) }
+                openRegistration: try serve.openRegistration.flatMap { try IPNetwork.list(parsing: $0) },
+                headerTimeout: .milliseconds(Int64(serve.headerTimeout * 1000)),
+                idleTimeout: .milliseconds(Int64(serve.idleTimeout * 1000)),
+                maxConnections: serve.maxConnections
             )
         } catch {
             throw ToolSupport.exitCode(for: error, tool: EndpointServer.tool)

@@ -203,6 +203,35 @@ struct GatewayWebSocketEndToEndTests {
         #expect(lines.map { Self.type($0) } == ["device_token_confirmed", "ack"])
     }
 
+    /// The server's resident memory in KiB (`VmRSS` of /proc/PID/status).
+    static func residentKiB(_ server: RunningServe) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(server.process.processIdentifier)/status", encoding: .utf8)
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return try #require(line.split(separator: " ").compactMap { Int($0) }.first, "\(status)")
+    }
+
+    @Test("a message of endless empty continuation frames is closed with 1009, and the server does not grow")
+    func emptyContinuationFlood() throws {
+        let server = try serve()
+        #expect(try converse(server, [["send": ["type": "ping"]]]).map { Self.type($0) } == ["pong"])
+        let before = try Self.residentKiB(server)
+        let flood = try BuiltTool.runSystem(
+            "python3",
+            [
+                RepositoryFiles.path("Tests/Tools/ws_fragment_flood.py"), "\(server.port)", "1000000", "--header",
+                "Authorization: Bearer \(Self.secret)",
+            ])
+        let after = try Self.residentKiB(server)
+        print(
+            "flood: \(flood.stdout.trimmingCharacters(in: .whitespacesAndNewlines)); VmRSS \(before) KiB -> \(after) KiB"
+        )
+        let result = try #require(jsonLines(flood.stdout).first, "\(flood.stdout)\(flood.stderr)")
+        #expect(result["close_code"] as? Int == 1009, "\(result)")
+        #expect(after - before < 32 * 1024, "serve grew from \(before) KiB to \(after) KiB")
+        // The connection's end is its own: the server answers others as before.
+        #expect(try converse(server, [["send": ["type": "ping"]]]).map { Self.type($0) } == ["pong"])
+    }
+
     @Test("SIGTERM with a socket open: the socket is closed normally and the server exits 0")
     func shutdownClosesSockets() throws {
         let server = try serve()

@@ -54,15 +54,17 @@ extension ServeEndToEndTests {
             ("POST", "/hooks/ios-notify", #"{"title": "t"}"#),
             ("POST", "/triggerReplyFinished", #"{"cwd": "/a"}"#),
         ]
-        for (method, path, body) in closed {
-            let answer = try server.request(method, path, json: body)
-            #expect(answer.status == 401, "\(method) \(path): \(answer.status)")
-        }
         // A wrong secret is not waved through because the network is open.
         let wrong = try server.request(
             "POST", "/register-apns", json: #"{"device_token": "x", "apns_token": "\#(Self.token(5))"}"#,
             headers: ["Authorization": "Bearer wrong"])
         #expect(wrong.status == 401 && wrong.error == "wrong secret")
+        // Each refusal spends the client's allowance of failed authentications (--rate-limit 5):
+        // four more 401s, then 429.
+        for (index, (method, path, body)) in closed.enumerated() {
+            let answer = try server.request(method, path, json: body)
+            #expect(answer.status == (index < 4 ? 401 : 429), "\(method) \(path): \(answer.status)")
+        }
         #expect(try stateBytes() == before)
 
         // Still rate-limited: five registration requests were made (the refused unregister among them).

@@ -47,7 +47,9 @@ struct EndpointTests {
         let secret = try SharedSecret("correct horse")
         #expect(secret.matches("correct horse"))
         #expect(!secret.matches("correct hors") && !secret.matches("correct horse ") && !secret.matches(""))
-        #expect(secret.serverKey == HexDigest.sha256("correct horse"))
+        #expect(secret.serverKey == nil, "a short secret's hash is not put in notifications")
+        let long = String(repeating: "0123456789abcdef", count: 2)
+        #expect(try SharedSecret(long).serverKey == HexDigest.sha256(long))
         #expect(SharedSecret.presented(authorization: "Bearer  abc ", openClawAuth: nil) == "abc")
         #expect(SharedSecret.presented(authorization: "bearer abc", openClawAuth: "other") == "abc")
         #expect(SharedSecret.presented(authorization: "Basic abc", openClawAuth: "xyz") == "xyz")
@@ -96,6 +98,20 @@ struct EndpointTests {
         #expect(limiter.admit("a") != nil)
         let off = RateLimiter(perMinute: 0)
         #expect((0..<1000).allSatisfy { _ in off.admit("a") == nil })
+    }
+
+    @Test("the rate limit keys an IPv6 client by its /64, an IPv4-mapped one by its IPv4 address")
+    func rateLimitKeys() {
+        #expect(RateLimiter.key("2001:db8:1:2::5") == RateLimiter.key("2001:db8:1:2:ffff:ffff:ffff:1"))
+        #expect(RateLimiter.key("2001:db8:1:2::5") == "2001:db8:1:2::/64")
+        #expect(RateLimiter.key("2001:db8:1:3::5") != RateLimiter.key("2001:db8:1:2::5"))
+        #expect(RateLimiter.key("::ffff:10.0.0.5") == "10.0.0.5" && RateLimiter.key("10.0.0.5") == "10.0.0.5")
+        #expect(RateLimiter.key("fe80::1%eth0") == RateLimiter.key("fe80::2"))
+        let limiter = RateLimiter(perMinute: 1) { 0 }
+        #expect(limiter.admit("2001:db8::1") == nil)
+        #expect(limiter.admit("2001:db8::2") != nil, "another address of the same /64 shares the allowance")
+        #expect(limiter.exhausted("2001:db8::3") != nil && limiter.exhausted("2001:db9::1") == nil)
+        #expect(limiter.admit("2001:db9::1") == nil)
     }
 
     @Test("--listen: host:port, [IPv6]:port, :port; loopback is 127/8, ::1 and localhost")

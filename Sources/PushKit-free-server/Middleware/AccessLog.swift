@@ -26,12 +26,13 @@ enum AccessLog {
         return line + "\n"
     }
 
-    /// The path with every segment that is a device token masked.
+    /// The path with every segment that is a device token masked, written plainly or
+    /// percent-encoded (`%37%34...` is the same token to the routes, so it is to the log).
     static func maskedPath(_ path: String) -> String {
         guard path.utf8.count >= DeviceToken.minimumBytes * 2 else { return path }
         return path.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
             guard segment.utf8.count >= DeviceToken.minimumBytes * 2,
-                let token = try? DeviceToken(validating: String(segment))
+                let token = try? DeviceToken(validating: EndpointRoute.percentDecoded(segment))
             else { return String(segment) }
             return token.masked
         }.joined(separator: "/")

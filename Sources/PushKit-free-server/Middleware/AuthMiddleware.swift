@@ -7,10 +7,16 @@ import Hummingbird
 ///
 /// Added to every group but the health checks' (`/metrics` needs the secret wherever the server
 /// listens: one rule docs/openapi.yaml can state); with `--no-auth` there is no secret to check.
+///
+/// Failed attempts are limited per client like registrations (`--rate-limit` a minute, in a bucket of
+/// their own, `EndpointService.authFailures`): a client past it gets 429 without its secret being
+/// looked at, so the secret cannot be guessed at the speed of the network.
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = EndpointRequestContext
     let secret: SharedSecret?
     let openRegistration: [IPNetwork]
+    /// The allowance of failed attempts.
+    let failures: RateLimiter
 
     static let openClawAuth = HTTPField.Name("X-OpenClaw-Auth")!
 
@@ -33,14 +39,24 @@ struct AuthMiddleware: RouterMiddleware {
         let presented = SharedSecret.presented(
             authorization: request.headers[.authorization],
             openClawAuth: request.headers[Self.openClawAuth])
+        if presented == nil, route?.acceptsOpenRegistration == true,
+            openRegistration.contains(where: { $0.contains(client) })
+        {
+            return true
+        }
+        if let retryAfter = failures.exhausted(client) {
+            throw EndpointError.rateLimited(
+                retryAfter: retryAfter, limit: failures.perMinute, what: "failed authentications")
+        }
         guard let presented else {
-            if route?.acceptsOpenRegistration == true, openRegistration.contains(where: { $0.contains(client) }) {
-                return true
-            }
+            _ = failures.admit(client)
             throw EndpointError.unauthorized(
                 "missing credentials: send Authorization: Bearer <secret> or X-OpenClaw-Auth: <secret>")
         }
-        guard secret.matches(presented) else { throw EndpointError.unauthorized("wrong secret") }
+        guard secret.matches(presented) else {
+            _ = failures.admit(client)
+            throw EndpointError.unauthorized("wrong secret")
+        }
         return false
     }
 }

@@ -80,7 +80,12 @@ public enum AgentSubscription {
         }
 
         /// Registers the device in `devices`, in the agent's group, and records the agent.
-        public func apply(to devices: inout RegisteredDevices, at now: Date) -> RegisteredDevices.RegistrationOutcome {
+        /// - Parameter trusted: whether the caller presented the secret. Without it (an
+        ///   `--open-registration` peer) the display name, which titles every subscriber's
+        ///   notifications, is recorded only while no other device subscribes to the agent.
+        public func apply(
+            to devices: inout RegisteredDevices, at now: Date, trusted: Bool = true
+        ) -> RegisteredDevices.RegistrationOutcome {
             var registration = self.registration
             var groups = replacesGroups ? (registration.groups ?? []) : (devices[registration.deviceID]?.groups ?? [])
             if !groups.contains(agentKey) { groups.append(agentKey) }
@@ -88,13 +93,22 @@ public enum AgentSubscription {
             var agents = devices.otherFields[AgentSubscription.registryMember]?.objectValue ?? [:]
             var agent = agents[agentKey]?.objectValue ?? [:]
             agent["cwd"] = .string(cwd)
-            if let displayName { agent["display_name"] = .string(displayName) }
+            if let displayName,
+                trusted || !AgentSubscription.othersSubscribe(to: agentKey, besides: registration.deviceID, in: devices)
+            {
+                agent["display_name"] = .string(displayName)
+            }
             if agents[agentKey] != .object(agent) {
                 agents[agentKey] = .object(agent)
                 devices.otherFields[AgentSubscription.registryMember] = .object(agents)
             }
             return devices.register(registration, at: now)
         }
+    }
+
+    /// Whether a device other than `deviceID` is subscribed to the agent `agentKey`.
+    static func othersSubscribe(to agentKey: String, besides deviceID: String, in devices: RegisteredDevices) -> Bool {
+        devices.devices.contains { $0.id != deviceID && $0.record.groups.contains(agentKey) }
     }
 
     /// The display name an agent subscribed with, if any.

@@ -65,10 +65,12 @@ public struct EndpointError: HTTPResponseError, Sendable, Equatable, CustomStrin
     /// 422: a well-formed body whose APNs token is not one (or whose time zone does not exist).
     public static func invalidToken(_ message: String) -> EndpointError { EndpointError(status: 422, message) }
     /// 429: over the rate limit; try again after `retryAfter` seconds.
-    public static func rateLimited(retryAfter: Int, limit: Int) -> EndpointError {
+    public static func rateLimited(
+        retryAfter: Int, limit: Int, what: String = "registration requests"
+    ) -> EndpointError {
         EndpointError(
             status: 429,
-            "too many registration requests from this client (limit \(limit) a minute); retry after \(retryAfter) s",
+            "too many \(what) from this client (limit \(limit) a minute); retry after \(retryAfter) s",
             headers: ["Retry-After": String(retryAfter)])
     }
     /// 503: the server cannot send (no provider key, no libcurl); `logDetail` says why, for the log.

@@ -22,7 +22,11 @@ enum EndpointRouter {
         health.addHealthChecks(to: router.group())
 
         let guarded = router.group()
-            .add(middleware: AuthMiddleware(secret: settings.secret, openRegistration: settings.openRegistration))
+            .add(
+                middleware: AuthMiddleware(
+                    secret: settings.secret, openRegistration: settings.openRegistration,
+                    failures: service.authFailures)
+            )
             .add(middleware: RateLimitMiddleware(limiter: service.limiter))
         health.addMetrics(to: guarded)
         NativeRoutes(service: service).add(to: guarded)

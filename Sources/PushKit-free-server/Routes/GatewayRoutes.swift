@@ -35,7 +35,8 @@ struct GatewayRoutes: Sendable {
 
     @Sendable func message(_ request: Request, context: Context) async throws -> Response {
         let data = try await request.bodyBytes(limit: GatewayMessage.sizeLimit)
-        var session = GatewaySession(service: service, transport: .http, client: context.client)
+        var session = GatewaySession(
+            service: service, transport: .http, client: context.client, trusted: !context.openNetwork)
         let message = try GatewayMessage(data)
         defer { context.notes.token = session.token }
         return .json(try await session.answer(message))
@@ -51,7 +52,9 @@ struct GatewayRoutes: Sendable {
         router.add(middleware: RequestIDMiddleware())
         let socket = GatewaySocket(
             service: service,
-            auth: AuthMiddleware(secret: service.settings.secret, openRegistration: service.settings.openRegistration))
+            auth: AuthMiddleware(
+                secret: service.settings.secret, openRegistration: service.settings.openRegistration,
+                failures: service.authFailures))
         router.group("gateway").ws("ws") { inbound, outbound, context in
             try await socket.serve(inbound: inbound, outbound: outbound, context: context)
         }

@@ -32,7 +32,19 @@ struct GatewaySocket: Sendable {
         }
         log(context, status: 101, since: opened, token: nil, message: nil)
         var session = GatewaySession(service: service, transport: .socket, client: context.client)
-        for try await frame in inbound.messages(maxSize: GatewayMessage.sizeLimit) {
+        var assembler = GatewayMessageAssembler(sizeLimit: GatewayMessage.sizeLimit)
+        for try await dataFrame in inbound {
+            let frame: WebSocketMessage
+            switch assembler.add(dataFrame) {
+            case .incomplete:
+                continue
+            case .message(let message):
+                frame = message
+            case .refused(let code, let reason):
+                log(context, status: 413, since: opened, token: session.token, message: "-")
+                try await outbound.close(code, reason: Self.closeReason(reason))
+                return
+            }
             let started = ContinuousClock.now
             var type: String?
             let reply: JSONValue

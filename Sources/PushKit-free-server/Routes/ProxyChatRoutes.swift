@@ -15,7 +15,10 @@ struct ProxyChatRoutes: Sendable {
     @Sendable func registerSubscription(_ request: Request, context: Context) async throws -> Response {
         let subscription = try AgentSubscription.Request(try await request.jsonBody())
         context.notes.token = subscription.registration.token
-        _ = try await service.write { devices, now in .registered(subscription.apply(to: &devices, at: now)) }
+        let trusted = !context.openNetwork
+        _ = try await service.write { devices, now in
+            .registered(subscription.apply(to: &devices, at: now, trusted: trusted))
+        }
         service.metrics.registered(route: .registerSubscription)
         return .json([
             "status": "subscribed", "agent": .string(subscription.agentKey),

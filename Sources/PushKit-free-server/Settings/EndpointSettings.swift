@@ -18,6 +18,15 @@ public struct EndpointSettings: Sendable {
     /// `--open-registration`: networks whose peers may use the registration routes without the
     /// secret (never the routes that list, remove or send).
     public var openRegistration: [IPNetwork]
+    /// How long a connection may take from being accepted (its TLS handshake included) to a complete
+    /// request head; past it, it is closed without an answer.
+    public var headerTimeout: Duration
+    /// How long a connection may stay open between requests (keep-alive) before it is closed.
+    public var idleTimeout: Duration
+    /// The most connections held at once; `nil` for the open-file limit less
+    /// `ConnectionLimit.reservedDescriptors`. Past it, the oldest connection still waiting for its
+    /// request head is closed to make room.
+    public var maxConnections: Int?
 
     /// Checks the combination: a secret is required unless `noAuth` on loopback, `--no-auth` never
     /// on an address others can reach, and `--open-registration` only beside a secret (with
@@ -27,7 +36,8 @@ public struct EndpointSettings: Sendable {
         configuration: Configuration, listen: ListenAddress, secretFile: String?, noAuth: Bool, rateLimit: Int,
         tls: (certificate: String, key: String)?, deliveryPolicy: DeliveryPolicy,
         notificationPolicy: NotificationPolicy,
-        openRegistration: [IPNetwork] = []
+        openRegistration: [IPNetwork] = [],
+        headerTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(60), maxConnections: Int? = nil
     ) throws(ConfigurationError) {
         if noAuth && secretFile != nil {
             throw ConfigurationError("--no-auth and --secret-file cannot be used together", exitStatus: .usage)
@@ -39,7 +49,9 @@ public struct EndpointSettings: Sendable {
         }
         if noAuth && !listen.isLoopback {
             throw ConfigurationError(
-                "--no-auth is only allowed on a loopback address (127.0.0.1, ::1), not \(listen.host): anyone who can reach \(listen) could register devices and send notifications",
+                "--no-auth is only allowed on a loopback address (127.0.0.1, ::1, localhost), not \(listen.host) "
+                    + "(it must resolve to loopback addresses only): anyone who can reach \(listen) could "
+                    + "register devices and send notifications",
                 exitStatus: .usage)
         }
         if !noAuth && secretFile == nil {
@@ -57,5 +69,8 @@ public struct EndpointSettings: Sendable {
         self.deliveryPolicy = deliveryPolicy
         self.notificationPolicy = notificationPolicy
         self.openRegistration = openRegistration
+        self.headerTimeout = headerTimeout
+        self.idleTimeout = idleTimeout
+        self.maxConnections = maxConnections
     }
 }

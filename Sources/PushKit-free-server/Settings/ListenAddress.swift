@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import PushKitFreeCore
 
 /// Where `register-apns serve` listens: `HOST:PORT`, `[IPv6]:PORT`, or `:PORT` (loopback).
@@ -39,9 +44,51 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         self.port = port
     }
 
-    /// Whether only this machine can connect: 127.0.0.0/8, ::1 or localhost.
+    /// Whether only this machine can connect: every address the host resolves to is a loopback
+    /// address (127.0.0.0/8, ::1, or ::ffff:127.0.0.0/104), and there is at least one. The addresses
+    /// are checked, not the name: `127.example.com` or `localhost.example.com` may resolve anywhere.
     public var isLoopback: Bool {
-        host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" || host.hasPrefix("127.")
+        let addresses = Self.resolve(host)
+        return !addresses.isEmpty && addresses.allSatisfy(Self.isLoopbackAddress)
+    }
+
+    /// Whether `bytes` (4 or 16) is a loopback address.
+    static func isLoopbackAddress(_ bytes: [UInt8]) -> Bool {
+        switch bytes.count {
+        case 4: bytes[0] == 127
+        case 16:
+            bytes == Array(repeating: 0, count: 15) + [1]
+                || (bytes.prefix(12) == (Array(repeating: 0, count: 10) + [0xff, 0xff])[...] && bytes[12] == 127)
+        default: false
+        }
+    }
+
+    /// The addresses `host` resolves to (an address is itself), as 4 or 16 bytes each; none when it
+    /// does not resolve.
+    static func resolve(_ host: String) -> [[UInt8]] {
+        if let bytes = IPNetwork.addressBytes(host) { return [bytes] }
+        var hints = addrinfo()
+        hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
+        var list: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(host, nil, &hints, &list) == 0 else { return [] }
+        defer { freeaddrinfo(list) }
+        var addresses: [[UInt8]] = []
+        var entry = list
+        while let info = entry?.pointee {
+            if info.ai_family == AF_INET, let address = info.ai_addr {
+                address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { pointer in
+                    var inet = pointer.pointee.sin_addr
+                    addresses.append(withUnsafeBytes(of: &inet) { Array($0) })
+                }
+            } else if info.ai_family == AF_INET6, let address = info.ai_addr {
+                address.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { pointer in
+                    var inet6 = pointer.pointee.sin6_addr
+                    addresses.append(withUnsafeBytes(of: &inet6) { Array($0) })
+                }
+            }
+            entry = info.ai_next
+        }
+        return addresses
     }
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }

@@ -9,19 +9,36 @@ import PushKitFreeCore
 /// read, and compared in constant time.
 public struct SharedSecret: Sendable {
     private let digest: [UInt8]
-    /// The hex SHA-256 of the secret: what `/triggerReplyFinished` puts in `server_key`, so an app
-    /// can tell which server sent a notification without learning the secret.
-    public let serverKey: String
+    /// The hex SHA-256 of the secret: what `/triggerReplyFinished` puts in `server_key`, because the
+    /// proxy-chat app finds the server a notification came from by hashing each secret it stores and
+    /// comparing. Anyone who sees a payload can hash guesses the same way, so it is given only for a
+    /// secret of at least `serverKeyMinimumLength` characters (`openssl rand -hex 32` makes 64, the
+    /// app 44), which cannot be guessed; `nil` for a shorter one. It is never accepted as the secret.
+    public let serverKey: String?
+    /// The shortest secret whose SHA-256 is put in notifications.
+    public static let serverKeyMinimumLength = 32
 
     /// A secret from its text (tests, and the file's contents).
-    /// - Throws: `ConfigurationError` (78) when it is empty.
+    /// - Throws: `ConfigurationError` (78) when it is empty, only whitespace, or begins or ends with
+    ///   whitespace: a header's value is read without the whitespace around it, so such a secret
+    ///   could never be presented.
     public init(_ secret: String, source: String = "the secret") throws(ConfigurationError) {
         guard !secret.isEmpty else { throw ConfigurationError("\(source) is empty") }
-        serverKey = HexDigest.sha256(secret)
-        digest = Array(serverKey.utf8)
+        guard !secret.trimmingWhitespace.isEmpty else {
+            throw ConfigurationError("\(source) holds only whitespace; make a secret with openssl rand -hex 32")
+        }
+        guard secret.trimmingWhitespace == secret else {
+            throw ConfigurationError(
+                "\(source): the secret begins or ends with whitespace, which no request can present "
+                    + "(a header's value is read without it); remove it")
+        }
+        let hash = HexDigest.sha256(secret)
+        serverKey = secret.count >= Self.serverKeyMinimumLength ? hash : nil
+        digest = Array(hash.utf8)
     }
 
-    /// Reads the secret from `path`: the file's text without a trailing newline.
+    /// Reads the secret from `path`: the file's text without its trailing line ends (`\n`, or a
+    /// Windows editor's `\r\n`).
     /// - Throws: `ConfigurationError` (78) when the file is missing, unreadable, empty, or readable
     ///   or writable by group or others (`chmod 600` fixes that).
     public static func load(path: String) throws(ConfigurationError) -> SharedSecret {
@@ -45,7 +62,8 @@ public struct SharedSecret: Sendable {
             throw ConfigurationError("--secret-file \(path) cannot be read: \(error)")
         }
         var text = String(decoding: data, as: UTF8.self)
-        while let last = text.last, last == "\n" || last == "\r" { text.removeLast() }
+        // "\r\n" is one Character: compare scalars, so that a CRLF file is read as its secret.
+        while let last = text.unicodeScalars.last, last == "\n" || last == "\r" { text.unicodeScalars.removeLast() }
         return try SharedSecret(text, source: "--secret-file \(path)")
     }
 

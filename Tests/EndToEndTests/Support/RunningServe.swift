@@ -22,7 +22,11 @@ final class RunningServe {
     ///   - arguments: after `serve --listen 127.0.0.1:0` (a later `--listen` wins), e.g.
     ///     `["--no-auth", "--state-file", path]`.
     ///   - environment: the server's whole environment besides PATH (use `ProviderSetup`).
-    init(_ arguments: [String], environment: [String: String], timeout: TimeInterval = 30) throws {
+    ///   - limits: `ulimit` commands run before the server by `bash -c '<limits> && exec ...'`, e.g.
+    ///     `ulimit -n 1024` for a soft and hard open-file limit of 1,024.
+    init(
+        _ arguments: [String], environment: [String: String], timeout: TimeInterval = 30, limits: String? = nil
+    ) throws {
         ownedDirectory = try TemporaryDirectory()
         stdoutPath = ownedDirectory.file("stdout")
         stderrPath = ownedDirectory.file("stderr")
@@ -30,6 +34,10 @@ final class RunningServe {
         _ = FileManager.default.createFile(atPath: stderrPath, contents: nil)
         process = BuiltTool.process(
             "register-apns", ["serve", "--listen", "127.0.0.1:0"] + arguments, environment: environment)
+        if let limits, let tool = process.executableURL?.path {
+            process.executableURL = URL(fileURLWithPath: "/bin/bash")
+            process.arguments = ["-c", "\(limits) && exec \"$0\" \"$@\"", tool] + (process.arguments ?? [])
+        }
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: stdoutPath))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+
+/// What a peer of an `--open-registration` network can do without the secret on the built
+/// `register-apns serve`: register its own device, and nothing that changes what other people's
+/// devices show, or tells it whether another device exists.
+@Suite("register-apns serve --open-registration: a peer registers only itself")
+struct ServeOpenRegistrationTests {
+    static let secret = "open-registration-secret-0123456789abcdef"
+    static let auth = ["Authorization": "Bearer \(secret)"]
+
+    let setup: ProviderSetup
+    let stateFile: String
+
+    init() throws {
+        setup = try ProviderSetup()
+        stateFile = setup.directory.file("state/devices.json")
+    }
+
+    func serve() throws -> RunningServe {
+        var env = setup.environment
+        env["APNS_STATE_FILE"] = stateFile
+        let secretFile = try setup.directory.write("secret", Self.secret + "\n")
+        return try RunningServe(
+            ["--secret-file", secretFile, "--open-registration", "127.0.0.0/8"], environment: env)
+    }
+
+    func state() throws -> [String: Any] {
+        try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stateFile))) as? [String: Any])
+    }
+
+    func displayName(cwd: String) throws -> String? {
+        let agents = try state()["agents"] as? [String: [String: Any]]
+        return agents?[try sha256Hex(cwd)]?["display_name"] as? String
+    }
+
+    func post(
+        _ server: RunningServe, _ path: String, _ object: [String: Any], headers: [String: String] = [:]
+    )
+        throws -> HTTPExchange
+    {
+        try server.request("POST", path, body: try JSONSerialization.data(withJSONObject: object), headers: headers)
+    }
+
+    @Test("without the secret, agent_display_name cannot rename an agent another device subscribes to")
+    func displayNameOfOthersAgent() throws {
+        let server = try serve()
+        let shared = "/home/ada/agents/helper"
+        let owner = try post(
+            server, "/registerSubscription",
+            [
+                "cwd": shared, "installation_id": "ada-phone", "apns_token": hexToken(51),
+                "agent_display_name": "Helper",
+            ],
+            headers: Self.auth)
+        #expect(owner.status == 200, "\(owner.body)")
+        let peer = try post(
+            server, "/registerSubscription",
+            ["cwd": shared, "installation_id": "peer-phone", "apns_token": hexToken(52), "agent_display_name": "Pwned"])
+        #expect(peer.status == 200 && peer.json?["status"] as? String == "subscribed", "\(peer.body)")
+        #expect(try displayName(cwd: shared) == "Helper", "a peer renamed the agent every subscriber sees")
+
+        // An agent no one else subscribes to is the peer's to name; with the secret anything goes.
+        let own = "/home/peer/agents/mine"
+        #expect(
+            try post(
+                server, "/registerSubscription",
+                ["cwd": own, "installation_id": "peer-phone", "apns_token": hexToken(52), "agent_display_name": "Mine"]
+            ).status == 200)
+        #expect(try displayName(cwd: own) == "Mine")
+        #expect(
+            try post(
+                server, "/registerSubscription",
+                [
+                    "cwd": shared, "installation_id": "ada-phone", "apns_token": hexToken(51),
+                    "agent_display_name": "Aide",
+                ],
+                headers: Self.auth
+            ).status == 200)
+        #expect(try displayName(cwd: shared) == "Aide")
+    }
+
+    @Test("without the secret, /gateway/messages changes only the briefing of the device whose token it holds")
+    func briefingOfOthersDevice() throws {
+        let server = try serve()
+        let briefing: [String: Any] = ["type": "briefing_config", "enabled": true, "time": "03:00", "timezone": "UTC"]
+        #expect(
+            try post(
+                server, "/register-apns", ["device_token": "ada-phone", "apns_token": hexToken(61)], headers: Self.auth
+            ).status == 200)
+        let before = try Data(contentsOf: URL(fileURLWithPath: stateFile))
+
+        // By device id: the same refusal whether the device exists or not.
+        let existing = try post(server, "/gateway/messages", briefing.merging(["device_id": "ada-phone"]) { $1 })
+        let missing = try post(server, "/gateway/messages", briefing.merging(["device_id": "nobody-here"]) { $1 })
+        #expect(existing.status == 401 && missing.status == 401, "\(existing.body) \(missing.body)")
+        #expect(existing.json?["message"] as? String == missing.json?["message"] as? String)
+        #expect((existing.json?["message"] as? String)?.contains("APNs token") == true, "\(existing.body)")
+        // A device id in "token" is not a token.
+        let idAsToken = try post(server, "/gateway/messages", briefing.merging(["token": "ada-phone"]) { $1 })
+        #expect(idAsToken.status == 401, "\(idAsToken.body)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: stateFile)) == before, "nothing was changed")
+
+        // Its own device, by the token it registered: served as before.
+        let token = hexToken(62)
+        let registered = try post(
+            server, "/gateway/messages", ["type": "device_token", "token": token, "platform": "ios"])
+        #expect(registered.json?["type"] as? String == "device_token_confirmed", "\(registered.body)")
+        let own = try post(server, "/gateway/messages", briefing.merging(["token": token]) { $1 })
+        #expect(own.status == 200 && own.json?["type"] as? String == "ack", "\(own.body)")
+        // With the secret, a device id names the device as before.
+        let trusted = try post(
+            server, "/gateway/messages", briefing.merging(["device_id": "ada-phone"]) { $1 }, headers: Self.auth)
+        #expect(trusted.status == 200, "\(trusted.body)")
+    }
+}
