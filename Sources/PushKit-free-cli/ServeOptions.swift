@@ -41,7 +41,8 @@ public struct ServeOptions: ParsableArguments {
     @Option(
         name: .customLong("header-timeout"),
         help: ArgumentHelp(
-            "Seconds a connection has from accept (TLS handshake included) to a complete request head.",
+            "Seconds a connection has from accept (TLS handshake included) to a complete request head, "
+                + "and a request from its head to the end of its body.",
             valueName: "seconds"))
     public var headerTimeout: Double = 10
 
@@ -53,8 +54,8 @@ public struct ServeOptions: ParsableArguments {
     @Option(
         name: .customLong("max-connections"),
         help: ArgumentHelp(
-            "Connections held at once (default: the open-file limit less 128); past it the oldest one "
-                + "still without a request head is closed.",
+            "Connections held at once (default: the open-file limit less 128); past it the one idle "
+                + "longest (no request head yet, or its last request answered) is closed.",
             valueName: "n"))
     public var maxConnections: Int?
 

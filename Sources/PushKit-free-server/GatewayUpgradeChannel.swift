@@ -8,7 +8,8 @@ import NIOHTTP1
 /// The server's connections: HTTP/1.1 with the WebSocket upgrade of `GET /gateway/ws`, and no other.
 ///
 /// Every connection is counted in `limit` and must send a complete request head within
-/// `headerTimeout` of being accepted (`RequestHeadDeadline`); a request that cannot be parsed is
+/// `headerTimeout` of being accepted (`RequestHeadDeadline`), and each request's body within the
+/// same time of its head (`RequestProgress`); a request that cannot be parsed is
 /// answered 400 and the connection closed (SwiftNIO's `HTTPServerProtocolErrorHandler`, which
 /// hummingbird-websocket leaves out). hummingbird-websocket adds its idle timeout only once the
 /// first request is known not to be an upgrade, so without these a client that never finishes its
@@ -41,8 +42,9 @@ struct GatewayUpgradeChannel: ServerChildChannel {
                 type: NIOTypedHTTPServerUpgradeHandler<HTTP1WebSocketUpgradeChannel.UpgradeResult>.self)
             let errors = HTTPServerProtocolErrorHandler()
             let closer = ParseErrorClose()
-            try operations.addHandlers([errors, closer], position: .before(upgrader))
-            let filter = UpgradeRequestFilter(errorHandlers: [errors, closer]) {
+            let progress = RequestProgress(timeout: timeout, limit: limit, ticket: ticket)
+            try operations.addHandlers([errors, closer, progress], position: .before(upgrader))
+            let filter = UpgradeRequestFilter(errorHandlers: [errors, closer, progress]) {
                 deadline.headReceived()
                 limit.headReceived(ticket)
             }

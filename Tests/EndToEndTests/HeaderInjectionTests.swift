@@ -63,6 +63,7 @@ struct HeaderInjectionTests: ClientToolSuite {
         let check = try BuiltTool.run("apns-jwt", ["check"], environment: variable)
         #expect(check.status == 78, "check says it is wrong: \(check.stdout)\(check.stderr)")
         #expect(check.stdout.contains("must not contain control characters"), "\(check.stdout)")
+        #expect(!check.stdout.contains("\r"), "check shows nothing raw")
         #expect(emulator.records().isEmpty, "nothing reached APNs")
     }
 }

@@ -70,6 +70,16 @@ struct HostileInputTests: ClientToolSuite {
         }
     }
 
+    @Test("check shows a key path holding escape sequences escaped, never raw")
+    func checkEscapesValues() throws {
+        var env = setup.environment
+        env["APNS_KEY_PATH"] = setup.directory.file("key\u{1B}]0;owned\u{07}.p8")
+        let check = try BuiltTool.run("apns-jwt", ["check"], environment: env)
+        #expect(check.status == 78, "\(check.stdout)")
+        #expect(!check.stdout.contains("\u{1B}") && !check.stdout.contains("\u{07}"), "\(check.stdout)")
+        #expect(check.stdout.contains("key\\u{1B}]0;owned\\u{7}.p8"), "\(check.stdout)")
+    }
+
     @Test("check: plain http to another host is an error, credentials in a URL are masked")
     func plainHTTPAndCredentials() throws {
         var env = setup.environment

@@ -98,6 +98,50 @@ struct ServeConnectionLimitsTests {
         #expect(try honestHealth(server).status == "200")
     }
 
+    @Test("a request whose announced body never ends is closed --header-timeout after its head")
+    func unfinishedBodiesAreClosed() throws {
+        let server = try RunningServe(["--no-auth", "--header-timeout", "2"], environment: environment)
+        let started = Date()
+        var connections: [RawConnection] = []
+        for _ in 0..<5 {
+            let connection = try RawConnection(port: server.port)
+            try connection.send(
+                "POST /register-apns HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Content-Length: 1000\r\n\r\n{\"device_token\": ")
+            connections.append(connection)
+        }
+        let closed = RawConnection.closedByPeer(connections, timeout: 30)
+        for index in connections.indices {
+            #expect(closed[index] != nil, "a connection whose body never ended is still open after 30 s")
+            if let when = closed[index] {
+                #expect(when.timeIntervalSince(started) >= 2, "closed before the timeout")
+            }
+        }
+        #expect(try honestHealth(server).status == "200")
+    }
+
+    @Test(
+        "1,100 connections idling after an answered request against a 1,024-descriptor limit: an honest client gets in")
+    func idleAfterAnswerMakesRoom() throws {
+        RawConnection.allowOpenFiles(4096)
+        let server = try RunningServe(
+            ["--no-auth", "--header-timeout", "600", "--idle-timeout", "600"], environment: environment,
+            limits: "ulimit -n 1024")
+        var held: [RawConnection] = []
+        for _ in 0..<1100 {
+            guard let connection = try? RawConnection(port: server.port, timeout: 2) else { continue }
+            try? connection.send("GET /health/live HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            held.append(connection)
+        }
+        print("opened \(held.count) connections that each sent one request and then waited")
+        for attempt in 1...3 {
+            let (status, seconds) = try honestHealth(server)
+            print("honest GET /health #\(attempt): \(status) in \(String(format: "%.2f", seconds)) s")
+            #expect(status == "200", "attempt \(attempt) with \(held.count) idle connections held: \(server.stderr)")
+        }
+        withExtendedLifetime(held) {}
+    }
+
     @Test("a request that cannot be parsed is answered 400 and its connection closed")
     func malformedRequestGets400() throws {
         let server = try RunningServe(["--no-auth"], environment: environment)

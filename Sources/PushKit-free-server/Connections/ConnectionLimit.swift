@@ -4,11 +4,12 @@ import Synchronization
 /// The connections `register-apns serve` holds at once, so that connections that never send a request
 /// cannot use up its file descriptors and lock out everyone else.
 ///
-/// Each connection is counted from accept until it closes. While it has not sent its first complete
-/// request head it may be dropped: when a new connection would pass `maximum`, the oldest such one
-/// is closed to make room, so an honest client, which sends its request at once, still gets in while
-/// hundreds of silent or slow ones are held. When every connection has sent a request, the new one
-/// is closed instead. Safe to call from any event loop.
+/// Each connection is counted from accept until it closes. While it has no request in progress (it
+/// has not sent its first complete request head, or its last request was answered and it waits to
+/// send another) it may be dropped: when a new connection would pass `maximum`, the one that became
+/// droppable longest ago is closed to make room, so an honest client, which sends its request at
+/// once, still gets in while hundreds of silent, slow or idle ones are held. When every connection
+/// has a request in progress, the new one is closed instead. Safe to call from any event loop.
 final class ConnectionLimit: Sendable {
     /// Descriptors kept for everything but client connections: the state file, its lock and journal,
     /// the connections to APNs, the event loops' own.
@@ -64,7 +65,17 @@ final class ConnectionLimit: Sendable {
         return ticket
     }
 
-    /// The connection sent a complete request head: it is no longer dropped to make room.
+    /// The connection's request was answered: it may be dropped to make room until its next head.
+    func answered(_ ticket: Ticket) {
+        state.withLock { state in
+            guard state.open[ticket.id] != nil, !state.waitingIDs.contains(ticket.id) else { return }
+            state.waiting.append(ticket.id)
+            state.waitingIDs.insert(ticket.id)
+        }
+    }
+
+    /// The connection sent a complete request head: it is not dropped to make room while the
+    /// request is in progress.
     func headReceived(_ ticket: Ticket) {
         state.withLock { state in
             state.waitingIDs.remove(ticket.id)
