@@ -12,8 +12,10 @@ import PushKitFreeCore
 /// `device_id` member names (in that message or in `register` before it), else the one the core
 /// derives from the token (`DeviceRegistration.derivedDeviceID(for:)`). A later `device_token` on
 /// the same connection is the token rotating: it updates that device. `briefing_config` is stored
-/// on the connection's device, so it must follow a `device_token`. Over HTTP each message names its
-/// device itself.
+/// on the connection's device; one sent before the first `device_token` (the Ember app sends its
+/// settings, then its token) is checked, acknowledged and kept, and stored once the token has
+/// registered the device. Over HTTP each message names its device itself. The gateway's other
+/// features' messages (inbox, memory) get no answer on a connection and `ack` over HTTP.
 ///
 /// Messages that change the registry spend the client's allowance (`EndpointService.limiter`) and
 /// are answered once the change is on disk (`RegistryWriteQueue`).
@@ -36,6 +38,8 @@ struct GatewaySession: Sendable {
     private(set) var token: DeviceToken?
     /// The device id `register` named, used by the first `device_token` that names none.
     private var announcedDeviceID: String?
+    /// A `briefing_config` sent before the connection's first `device_token`, stored with it.
+    private var pendingBriefing: [String: JSONValue]?
 
     /// Whether the caller presented the secret; without it (an `--open-registration` peer) a
     /// `briefing_config` over HTTP must name its device by its APNs token, which only the device
@@ -54,10 +58,19 @@ struct GatewaySession: Sendable {
     var route: EndpointRoute { transport == .socket ? .gatewaySocket : .gatewayMessage }
 
     /// Answers one message.
-    /// - Returns: the reply message (`registered`, `device_token_confirmed`, `ack`, `pong`).
+    /// - Returns: the reply message (`registered`, `device_token_confirmed`, `ack`, `pong`); `nil`
+    ///   for a message of the gateway's other features on a connection, which gets none.
     /// - Throws: `EndpointError`: its status is the HTTP route's answer, its message the `error`
     ///   message's text; nothing was changed.
-    mutating func answer(_ message: GatewayMessage) async throws(EndpointError) -> JSONValue {
+    mutating func answer(_ message: GatewayMessage) async throws(EndpointError) -> JSONValue? {
+        // `.none`, not `nil`: JSONValue takes the nil literal too, and `null` would be sent.
+        if case .gatewayFeature = message { return transport == .socket ? .none : .some(GatewayReply.ack) }
+        if case .briefingConfig(let members) = message, transport == .socket, deviceID == nil {
+            // Before the token: checked now (an error names what is wrong), stored with the token.
+            _ = try GatewayMessage.briefingSettings(members)
+            pendingBriefing = members
+            return GatewayReply.ack
+        }
         if message.changesRegistry, let retryAfter = service.limiter.admit(client) {
             throw .rateLimited(retryAfter: retryAfter, limit: service.limiter.perMinute)
         }
@@ -75,6 +88,8 @@ struct GatewaySession: Sendable {
             return try await register(message)
         case .briefingConfig(let members):
             return try await configureBriefing(members)
+        case .gatewayFeature:
+            return .none
         }
     }
 
@@ -100,6 +115,12 @@ struct GatewaySession: Sendable {
         let outcome = try await service.register(registration, route: route)
         if transport == .socket { deviceID = id }
         token = registration.token
+        if let pending = pendingBriefing {
+            // Checked when it came and acknowledged then; the device now exists. The token is
+            // registered whatever becomes of it (it could only fail to be written).
+            pendingBriefing = nil
+            _ = try? await configureBriefing(pending)
+        }
         return GatewayReply.deviceTokenConfirmed(deviceID: outcome.device.id)
     }
 

@@ -126,6 +126,9 @@ extension FuzzTarget {
             try FuzzViolation.require(
                 (0..<1440).contains(settings.minuteOfDay) && settings.lastSentOn == nil,
                 "a briefing_config was read as \(settings)")
+        case .gatewayFeature(let type):
+            try FuzzViolation.require(
+                GatewayMessage.gatewayFeatureTypes.contains(type), "\(type) was taken for a gateway feature's message")
         case .register, .ping:
             break
         }

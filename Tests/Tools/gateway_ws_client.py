@@ -9,6 +9,7 @@ A wss:// URL is verified against --cafile (the server's self-signed certificate 
 The plan is {"steps": [...]}; each step acts on a named connection ("on", default "a"), opened by
 its first step, and prints one JSON line:
   {"on": "a", "send": {...}}         sends the object as a text message, prints {"on", "reply"}
+  {"on": "a", "post": {...}}         sends the object and awaits no reply, prints {"on", "sent": true}
   {"on": "a", "text": "..."}         sends the text as it is (not JSON, say), prints {"on", "reply"}
   {"on": "a", "binary": "..."}       sends the UTF-8 bytes as a binary message, prints {"on", "reply"}
   {"on": "a", "receive": true}       prints the next message the server sends, {"on", "reply"}
@@ -64,6 +65,9 @@ def run(plan, url, headers, tls, stack):
             if "send" in step:
                 socket.send(json.dumps(step["send"]))
                 line["reply"] = json.loads(socket.recv(timeout=TIMEOUT))
+            elif "post" in step:
+                socket.send(json.dumps(step["post"]))
+                line["sent"] = True
             elif "text" in step:
                 socket.send(step["text"])
                 line["reply"] = json.loads(socket.recv(timeout=TIMEOUT))

@@ -8,8 +8,9 @@ import PushKitFreeCore
 /// One message of the Ember gateway's protocol that `register-apns serve` serves: a JSON object
 /// whose `type` is `register`, `device_token`, `briefing_config` or `ping`.
 ///
-/// The app's connection carries other features too (inbox, memory); a message of another type is
-/// refused with an error naming its type, and nothing else happens.
+/// The app's connection carries the gateway's other features too (inbox, memory): their messages
+/// (`gatewayFeatureTypes`) are taken without an answer, since the Ember app closes its stream on an
+/// `error`; a message of any other type is refused with an error naming its type.
 public enum GatewayMessage: Sendable, Equatable {
     /// `{"type": "register", "client", "version", "capabilities"}`: the app says hello. A
     /// `device_id` member names the app's own id for its device.
@@ -21,9 +22,18 @@ public enum GatewayMessage: Sendable, Equatable {
     case briefingConfig([String: JSONValue])
     /// `{"type": "ping"}`.
     case ping
+    /// A message of the gateway's other features (`gatewayFeatureTypes`): nothing to do here.
+    case gatewayFeature(type: String)
 
     /// The types served, in the order the protocol uses them.
     public static let servedTypes = ["register", "device_token", "briefing_config", "ping"]
+
+    /// The Ember app's messages for its gateway's inbox and memory, which a push endpoint takes and
+    /// leaves alone: the app sends `inbox_subscribe` and its configuration before its
+    /// `device_token`, and an `error` would end its stream before the token is sent.
+    public static let gatewayFeatureTypes = [
+        "inbox_subscribe", "inbox_refresh", "inbox_read", "inbox_config", "memory_sync", "memory_delete",
+    ]
 
     /// The largest message read, over the socket or as an HTTP body: far above what the served
     /// messages need, so that the app's other messages get their error instead of a closed socket.
@@ -66,6 +76,8 @@ public enum GatewayMessage: Sendable, Equatable {
                 self = .briefingConfig(object)
             case "ping":
                 self = .ping
+            case let other where Self.gatewayFeatureTypes.contains(other):
+                self = .gatewayFeature(type: other)
             default:
                 throw .invalidBody(
                     "\"\(type)\" messages are not served here: this endpoint serves only "
@@ -83,6 +95,7 @@ public enum GatewayMessage: Sendable, Equatable {
         case .deviceToken: "device_token"
         case .briefingConfig: "briefing_config"
         case .ping: "ping"
+        case .gatewayFeature(let type): type
         }
     }
 
@@ -90,7 +103,7 @@ public enum GatewayMessage: Sendable, Equatable {
     public var changesRegistry: Bool {
         switch self {
         case .deviceToken, .briefingConfig: true
-        case .register, .ping: false
+        case .register, .ping, .gatewayFeature: false
         }
     }
 

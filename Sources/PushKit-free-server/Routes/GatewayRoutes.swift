@@ -39,7 +39,7 @@ struct GatewayRoutes: Sendable {
             service: service, transport: .http, client: context.client, trusted: !context.openNetwork)
         let message = try GatewayMessage(data)
         defer { context.notes.token = session.token }
-        return .json(try await session.answer(message))
+        return .json(try await session.answer(message) ?? GatewayReply.ack)
     }
 
     /// The router hummingbird-websocket consults for a request to upgrade: `/gateway/ws` only.

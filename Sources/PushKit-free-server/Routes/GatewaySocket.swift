@@ -47,7 +47,7 @@ struct GatewaySocket: Sendable {
             }
             let started = ContinuousClock.now
             var type: String?
-            let reply: JSONValue
+            let reply: JSONValue?
             let status: Int
             do throws(EndpointError) {
                 guard case .text(let text) = frame else {
@@ -67,7 +67,7 @@ struct GatewaySocket: Sendable {
                 status = Int(error.status.code)
             }
             log(context, status: status, since: started, token: session.token, message: type ?? "-")
-            try await outbound.write(.text(reply.serializedString()))
+            if let reply { try await outbound.write(.text(reply.serializedString())) }
         }
     }
 
