@@ -335,7 +335,9 @@ struct SendPush: ParsableCommand {
             let message = "no devices to send to (registry: \(configuration.registryLocation))"
             ToolSupport.warn(message, tool: Self.tool)
             if requireDevice { throw ExitCode(ExitStatus.noInput.rawValue) }
-            if background && !dryRun {
+            // The legacy call comes from a hook that discards standard error: push.log is where
+            // anyone will see that the push went nowhere.
+            if (background || !legacy.isEmpty) && !dryRun {
                 try log.append([PushLog.noteRecord(outcome: "no_devices", message, at: Date(), messageID: messageID)])
             }
         case .stopped:

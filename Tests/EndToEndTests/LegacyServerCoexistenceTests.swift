@@ -118,6 +118,9 @@ struct LegacyServerCoexistenceTests {
             _ = try setup.directory.write("sven-apns-tokens.json", "{}")
             try legacyRegister(initial)
         case .versionOne:
+            // A version 1 file an earlier release made (a new file at this name is a flat map now,
+            // `SvenFiles`): kept version 1 until the old server writes into it.
+            _ = try setup.directory.write("sven-apns-tokens.json", #"{"version": 1, "devices": {}}"#)
             for (id, token) in initial {
                 try BuiltTool.run("register-apns", ["add", id, token], environment: env).expectSuccess()
             }

@@ -40,6 +40,8 @@ public struct Configuration: Sendable {
     public let proxyEnvironment: [String: String]
     public let stateDirectory: Setting<String>
     public let stateFile: Setting<String>
+    /// The home directory (`HOME`), for what other designs keep under it (`SvenFiles`).
+    public let homeDirectory: String
 
     /// Warnings found while resolving (unknown config keys), one line each.
     public var warnings: [String] { file.warnings }
@@ -102,6 +104,7 @@ public struct Configuration: Sendable {
         let paths = XDGPaths(environment: environmentVariables)
         self.file = file
         self.fileSource = fileSource
+        homeDirectory = paths.home
 
         func pick(
             flag: String?, _ flagName: String, env names: [String], keys: [String]
@@ -150,6 +153,9 @@ public struct Configuration: Sendable {
             ?? Setting(paths.stateDirectory, from: .defaultValue)
         stateFile =
             expanded(try pick(flag: flags.stateFile, "--state-file", env: ["APNS_STATE_FILE"], keys: ["state_file"]))
+            ?? (file.exists ? SvenFiles.tokenMap(besideConfig: file.path) : nil).map {
+                Setting($0, from: .derived(rule: "the Sven token map beside \(file.path)"))
+            }
             ?? Setting(stateDirectory.value + "/devices.json", from: .defaultValue)
 
         let managementURLs =

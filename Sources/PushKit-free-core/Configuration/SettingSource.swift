@@ -8,6 +8,9 @@ public enum SettingSource: Sendable, Equatable, CustomStringConvertible {
     case configFile(key: String, path: String)
     /// The built-in default.
     case defaultValue
+    /// Derived from another setting by a stated rule; `rule` says which (e.g. the Sven design's
+    /// token map beside its config file, `SvenFiles`).
+    case derived(rule: String)
 
     /// Short label for reports: `flag`, `env`, `file` or `default`.
     public var kind: String {
@@ -16,6 +19,7 @@ public enum SettingSource: Sendable, Equatable, CustomStringConvertible {
         case .environment: "env"
         case .configFile: "file"
         case .defaultValue: "default"
+        case .derived: "file"
         }
     }
 
@@ -25,6 +29,7 @@ public enum SettingSource: Sendable, Equatable, CustomStringConvertible {
         case .environment(let name): name
         case .configFile(let key, let path): "\(key) in \(path)"
         case .defaultValue: "the default"
+        case .derived(let rule): rule
         }
     }
 }

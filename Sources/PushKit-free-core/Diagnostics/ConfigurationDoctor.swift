@@ -211,10 +211,19 @@ public struct ConfigurationDoctor: Sendable {
         }
         do {
             let devices = try DeviceRegistry(path: path).load()
+            let sven = SvenFiles.tokenMap(home: configuration.homeDirectory)
+            if devices.devices.isEmpty, sven != path, PosixFile.entry(at: sven) == .other {
+                // The Sven design's config copied without state_file: every push would go nowhere.
+                return finding(
+                    .warning,
+                    "no devices here, but the Sven server keeps its phones in \(sven): set state_file to it "
+                        + "(or run register-apns import \(sven)), or send-push has no one to send to")
+            }
             guard PosixFile.entry(at: path) != .missing else {
                 return finding(.ok, "no devices registered yet (register-apns creates it)")
             }
-            let count = "\(devices.count) device\(devices.count == 1 ? "" : "s")"
+            var count = "\(devices.count) device\(devices.count == 1 ? "" : "s")"
+            if case .derived(let rule) = setting.source { count += " (\(rule))" }
             if let mode = PosixFile.permissionsOpenToOthers(of: path) {
                 return finding(
                     .warning,

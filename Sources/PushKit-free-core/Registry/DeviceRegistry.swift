@@ -243,6 +243,10 @@ public struct DeviceRegistry: Sendable {
             try refuseEmptied(devices, read: snapshot, lock: lock)
             // What was read, for telling another program's late writes from it (small files only).
             let stored = (snapshot.data?.count ?? .max) <= RegistryCache.comparedBytes ? devices : RegisteredDevices()
+            if devices.storedFormat == .absent, snapshot.data == nil, SvenFiles.createsFlatMap(path) {
+                // No file yet where the Sven design's old script reads a flat map: create one.
+                devices.storedFormat = .legacyFlatMap
+            }
             let details = try sidecars.details(for: devices, decode: decode)
             if details != nil, details == sidecars.pending {
                 // The last writer's change, committed but not put in place: put it in place before
