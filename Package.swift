@@ -225,7 +225,9 @@ let package = Package(
                 "apns-jwt", "register-apns", "register-apns-serve", "send-push", "apns-emulator",
                 "PushKitFreeCore", "PushKitFreeCLI", "PushKitFreeEmulator",
             ],
-            path: "Tests/EndToEndTests"
+            path: "Tests/EndToEndTests",
+            // Read from the source tree by the golden tests (RepositoryFiles), not bundled.
+            exclude: ["Fixtures"]
         ),
     ],
     swiftLanguageModes: [.v6]

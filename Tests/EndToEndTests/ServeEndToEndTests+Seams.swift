@@ -195,8 +195,9 @@ extension ServeEndToEndTests {
         #expect(
             bad.status == 400 && bad.json?["detail"] as? String == bad.error && bad.error?.contains("not JSON") == true)
         let native = try server.request(
-            "POST", "/hooks/ios-device", json: #"{"action": "unregister", "device_token": "nobody"}"#)
-        #expect(native.status == 404 && native.json?["detail"] == nil && native.error != nil)
+            "POST", "/gateway/messages",
+            json: #"{"type": "briefing_config", "device_id": "nobody", "time": "07:00", "timezone": "UTC"}"#)
+        #expect(native.status == 404 && native.json?["detail"] == nil && native.error != nil, "\(native.body)")
         let nativeBad = try server.request("POST", "/register-apns", json: "not json")
         #expect(nativeBad.status == 400 && nativeBad.json?.keys.sorted() == ["error"])
 

@@ -141,7 +141,8 @@ struct ServeExamplesTests {
         let aps = (broadcast["payload"] as? [String: Any])?["aps"] as? [String: Any]
         #expect(aps?["category"] as? String == "BUILD")
         #expect(aps?["badge"] as? Int == 1)
-        #expect((broadcast["payload"] as? [String: Any])?["build_id"] as? String == "312")
+        let envelope = (broadcast["payload"] as? [String: Any])?["openclaw"] as? [String: Any]
+        #expect(envelope?["build_id"] as? String == "312", "the OpenClaw app reads its data under openclaw")
         let reminders = records.filter { Self.alert($0)?["title"] as? String == "Reminder" }
         #expect(
             reminders.allSatisfy { Self.alert($0)?["body"] as? String == "Stand-up in 5 minutes." },

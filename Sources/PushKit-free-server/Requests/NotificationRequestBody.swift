@@ -46,4 +46,11 @@ public struct NotificationRequestBody: Sendable, Equatable {
         spec.content.customData = data
         return spec
     }
+
+    /// The alert as the design whose `profile` it is would send it (`PayloadProfile.apply`).
+    public func specification(_ profile: PayloadProfile) -> PushSpecification {
+        var spec = specification
+        profile.apply(to: &spec)
+        return spec
+    }
 }

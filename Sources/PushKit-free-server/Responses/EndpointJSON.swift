@@ -71,10 +71,11 @@ public enum EndpointJSON {
         result.reason ?? (result.status > 0 ? "HTTP \(result.status)" : result.outcome.rawValue)
     }
 
-    /// `{"sent": N, "results": [...]}`: N devices took the notification.
+    /// `{"sent": N, "results": [...]}`, as the OpenClaw notification service answers: N is the number
+    /// of devices attempted (its `len(results)`), each listed with whether it took the notification.
     public static func sendReport(_ report: DeliveryReport, tokens: TokenDisplay = .masked) -> JSONValue {
         .object([
-            "sent": .number(Double(report.delivered)),
+            "sent": .number(Double(report.results.count)),
             "results": .array(report.results.map { result($0, tokens: tokens) }),
         ])
     }

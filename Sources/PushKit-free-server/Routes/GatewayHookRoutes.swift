@@ -43,7 +43,8 @@ struct GatewayHookRoutes: Sendable {
                 throw EndpointError(error)
             }
             guard let token, !token.isEmpty else { throw EndpointError.badRequest("\"device_token\" is missing") }
-            _ = try await service.unregister(token, route: .deviceHook, notes: context.notes)
+            // The gateway's notifier deletes from its map and answers the same whether it was there.
+            try await unregisterIfPresent(token, notes: context.notes)
             return .json(["status": "unregistered"])
         case let other?:
             throw EndpointError.badRequest("\"action\" must be register or unregister, not \"\(other)\"")
@@ -53,8 +54,28 @@ struct GatewayHookRoutes: Sendable {
     }
 
     @Sendable func notifyHook(_ request: Request, context: Context) async throws -> Response {
-        let notification = try NotificationRequestBody(try await request.jsonBody())
-        let report = try await service.sendToAll(notification.specification)
+        let notification = try NotificationRequestBody(Self.titled(try await request.jsonBody()))
+        let report = try await service.sendToAll(notification.specification(.openClawGateway))
         return .json(["status": "sent", "devices_notified": .number(Double(report.delivered))])
+    }
+
+    /// The hook's body with the title `OpenClaw` when it has none (`PayloadProfile.openClawGateway`).
+    static func titled(_ json: JSONValue) -> JSONValue {
+        guard var members = json.objectValue else { return json }
+        switch members["title"] {
+        case nil, .null?, .string("")?: break
+        default: return json  // a title, or a member of the wrong type for the body's reader to refuse
+        }
+        members["title"] = .string(PayloadProfile.openClawGateway.title ?? "OpenClaw")
+        return .object(members)
+    }
+
+    /// Removes the device `token` names, when there is one.
+    private func unregisterIfPresent(_ token: String, notes: RequestNotes) async throws(EndpointError) {
+        do {
+            _ = try await service.unregister(token, route: .deviceHook, notes: notes)
+        } catch {
+            guard error.status == .notFound else { throw error }
+        }
     }
 }

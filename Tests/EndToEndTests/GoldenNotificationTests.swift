@@ -1,0 +1,99 @@
+import Foundation
+import Testing
+
+/// One golden test per server-side call site of the designs this project replaces: the fixture in
+/// `Fixtures/Golden/` holds the input, the APNs request (headers and payload, key by key) and the
+/// HTTP answer the design's own code produces for it, derived by reading the design's text; the
+/// test drives our route with the same input and compares what reaches the emulator and what comes
+/// back. A change that alters any app's notification fails here.
+@Suite("golden notifications: each design's call site sends what its own server sent")
+struct GoldenNotificationTests {
+    let setup: ProviderSetup
+    let stateFile: String
+
+    init() throws {
+        setup = try ProviderSetup()
+        stateFile = setup.directory.file("state/devices.json")
+    }
+
+    static func fixture(_ name: String) throws -> [String: Any] {
+        let data = try Data(
+            contentsOf: URL(fileURLWithPath: RepositoryFiles.path("Tests/EndToEndTests/Fixtures/Golden/\(name).json")))
+        return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+    }
+
+    /// JSON values compared as JSON (numbers by value, objects regardless of order).
+    static func same(_ a: Any?, _ b: Any?) -> Bool {
+        switch (a, b) {
+        case (nil, nil), (nil, is NSNull), (is NSNull, nil), (is NSNull, is NSNull): return true
+        case (let x as [String: Any], let y as [String: Any]):
+            return Set(x.keys) == Set(y.keys) && x.keys.allSatisfy { same(x[$0], y[$0]) }
+        case (let x as [Any], let y as [Any]):
+            return x.count == y.count && zip(x, y).allSatisfy { same($0, $1) }
+        case (let x as NSNumber, let y as NSNumber): return x == y
+        case (let x as String, let y as String): return x == y
+        default: return false
+        }
+    }
+
+    /// Runs the fixture `name` against serve (one device registered) and compares.
+    func check(_ name: String) throws {
+        let golden = try Self.fixture(name)
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        var env = emulator.asAPNs(for: setup.environment)
+        env["APNS_STATE_FILE"] = stateFile
+        let token = hexToken(1)
+        try BuiltTool.run("register-apns", ["add", "phone", token], environment: env).expectSuccess()
+        let server = try RunningServe(["--no-auth", "--rate-limit", "0"], environment: env)
+
+        let request = try #require(golden["request"] as? [String: Any])
+        let path = (request["path"] as? String ?? "").replacingOccurrences(of: "{token}", with: token)
+        let body = try JSONSerialization.data(withJSONObject: request["body"] ?? [:])
+        let answer = try server.request(request["method"] as? String ?? "POST", path, body: body)
+
+        let expectedAnswer = try #require(golden["answer"] as? [String: Any])
+        #expect(answer.status == expectedAnswer["status"] as? Int, "\(name): \(answer.status) \(answer.body)")
+        let json = answer.json ?? [:]
+        for (member, value) in expectedAnswer["members"] as? [String: Any] ?? [:] {
+            #expect(Self.same(json[member], value), "\(name): answer member \(member) is \(json[member] ?? "absent")")
+        }
+        if let resultMembers = expectedAnswer["result_members"] as? [String: Any] {
+            let first = (json["results"] as? [[String: Any]])?.first ?? [:]
+            for (member, value) in resultMembers {
+                #expect(
+                    Self.same(first[member], value), "\(name): result member \(member) is \(first[member] ?? "absent")")
+            }
+        }
+
+        let apns = try #require(golden["apns"] as? [String: Any])
+        let record = try #require(emulator.waitForRecords(1).first)
+        for key in ["push_type", "priority", "expiration", "collapse_id"] {
+            #expect(
+                Self.same(record[key], apns[key]),
+                "\(name): \(key) is \(record[key] ?? "absent"), not \(apns[key] ?? "absent")")
+        }
+        #expect(record["device_token"] as? String == token)
+        #expect(
+            Self.same(record["payload"], apns["payload"]),
+            "\(name): the payload is \(record["payload"] ?? "absent"), not \(apns["payload"] ?? "absent")")
+    }
+
+    @Test("OpenClaw notification service: POST /api/v1/notifications/send")
+    func openClawServiceSend() throws { try check("openclaw-service-send") }
+
+    @Test("OpenClaw notification service: POST /api/v1/notifications/send/{device_token}")
+    func openClawServiceSendToDevice() throws { try check("openclaw-service-send-device") }
+
+    @Test("OpenClaw gateway extension: POST /hooks/ios-notify")
+    func openClawGatewayNotify() throws { try check("openclaw-gateway-notify") }
+
+    @Test("OpenClaw gateway extension: unregistering an unknown token answers 200, as its notifier does")
+    func openClawGatewayUnregisterUnknown() throws {
+        var env = setup.environment
+        env["APNS_STATE_FILE"] = stateFile
+        let server = try RunningServe(["--no-auth"], environment: env)
+        let answer = try server.request(
+            "POST", "/hooks/ios-device", json: #"{"action": "unregister", "device_token": "\#(hexToken(5))"}"#)
+        #expect(answer.status == 200 && answer.json?["status"] as? String == "unregistered", "\(answer.body)")
+    }
+}
