@@ -64,7 +64,7 @@ struct GatewayHookRoutes: Sendable {
         guard var members = json.objectValue else { return json }
         switch members["title"] {
         case nil, .null?, .string("")?: break
-        default: return json  // a title, or a member of the wrong type for the body's reader to refuse
+        default: return json // a title, or a member of the wrong type for the body's reader to refuse
         }
         members["title"] = .string(PayloadProfile.openClawGateway.title ?? "OpenClaw")
         return .object(members)
