@@ -446,6 +446,8 @@ struct SendPush: ParsableCommand {
             spec.legacy = (legacy[0], legacy[1])
         }
         spec.configuredTitle = try configuration.file.string("title")
+        // The app's conventions, declared once in the config file: what the flags leave unset.
+        try PayloadProfile.configured(in: configuration.file)?.apply(to: &spec)
         return spec
     }
 }

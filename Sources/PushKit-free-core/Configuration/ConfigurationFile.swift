@@ -13,7 +13,7 @@ public struct ConfigurationFile: Sendable {
     /// Every key the tools read from the file.
     public static let knownKeys: Set<String> = NotificationPolicy.configKeys.union([
         "team_id", "key_id", "bundle_id", "topic", "key_path", "use_sandbox", "environment",
-        "production_url", "sandbox_url", "ca_file", "proxy", "state_file", "state_dir", "title",
+        "production_url", "sandbox_url", "ca_file", "proxy", "state_file", "state_dir", "title", "profile",
         "production_manage_url", "sandbox_manage_url",
     ])
 

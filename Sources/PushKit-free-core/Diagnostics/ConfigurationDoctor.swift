@@ -99,6 +99,7 @@ public struct ConfigurationDoctor: Sendable {
             DoctorFinding(
                 setting: "environment", value: c.environment.value.rawValue, source: c.environment.source.kind,
                 severity: .ok, message: ""))
+        if c.file.values["profile"] != nil { findings.append(profileFinding()) }
         let url = c.baseURL(for: c.environment.value)
         findings.append(urlFinding(url, name: "apns url"))
         findings.append(urlFinding(c.managementURL(for: c.environment.value), name: "manage url"))
@@ -121,6 +122,27 @@ public struct ConfigurationDoctor: Sendable {
         if !PostgresURL.isDatabaseURL(c.stateFile.value) { findings.append(devicesFileFinding(c.stateFile)) }
         findings.append(clockFinding())
         return findings
+    }
+
+    /// The config file's notification profile (`PayloadProfile.configured`): what it fills in.
+    private func profileFinding() -> DoctorFinding {
+        let file = configuration.file
+        do {
+            guard let profile = try PayloadProfile.configured(in: file) else {
+                return DoctorFinding(setting: "profile", value: "(none)", source: "file", severity: .ok, message: "")
+            }
+            let name = file.values["profile"]?.stringValue ?? "declared in the config file"
+            var parts: [String] = []
+            if let category = profile.category { parts.append("category \(category)") }
+            if let thread = profile.threadID { parts.append("thread-id \(thread)") }
+            if profile.mutableContent { parts.append("mutable-content") }
+            if let expiration = profile.expiration { parts.append("apns-expiration \(expiration)") }
+            if let key = profile.dataKey { parts.append("data under \(key)") }
+            return DoctorFinding(
+                setting: "profile", value: name, source: "file", severity: .ok, message: parts.joined(separator: ", "))
+        } catch {
+            return DoctorFinding(setting: "profile", value: "", source: "file", severity: .error, message: error.message)
+        }
     }
 
     /// An APNs URL, shown without credentials: plain `http://` is only for a server on this

@@ -60,17 +60,97 @@ public struct PayloadProfile: Sendable, Equatable {
     ]
 
     /// `spec` with what this profile declares wherever `spec` leaves it unset, and its custom data
-    /// put under `dataKey`.
+    /// put under `dataKey` when it is built (`PushSpecification.dataEnvelope`). Only alerts built from parts take a profile: a background push or a
+    /// Live Activity update carries no alert, and a complete payload file is sent as written.
     public func apply(to spec: inout PushSpecification) {
+        guard spec.pushType == .alert, spec.payloadFile == nil, spec.content.liveActivity == nil else { return }
         if spec.content.title == nil, spec.legacy == nil { spec.content.title = title }
         if spec.content.category == nil { spec.content.category = category }
         if spec.content.threadID == nil { spec.content.threadID = threadID }
         if spec.sound == nil { spec.sound = sound }
         if mutableContent { spec.content.mutableContent = true }
         if spec.expiration == nil { spec.expiration = expiration }
-        if spec.content.customData.isEmpty, let defaultData { spec.content.customData = defaultData }
-        if let dataKey, !spec.content.customData.isEmpty {
-            spec.content.customData = [dataKey: .object(spec.content.customData)]
+        if spec.content.customData.isEmpty, spec.data.isEmpty, let defaultData { spec.content.customData = defaultData }
+        if spec.dataEnvelope == nil { spec.dataEnvelope = dataKey }
+    }
+}
+
+extension PayloadProfile {
+    /// The Ember app's briefing notification: category `BRIEFING`, and `destination: "briefing"`
+    /// beside `aps`, which the app's tap handler routes on (seed 002).
+    public static let emberBriefing = PayloadProfile(
+        name: "ember-briefing", category: "BRIEFING", defaultData: ["destination": "briefing"])
+
+    /// Every built-in profile by name, as a configuration names them.
+    public static let named: [String: PayloadProfile] = builtIn.merging([emberBriefing.name: emberBriefing]) { a, _ in a
+    }
+
+    /// The profile the config file's `profile` names, or `nil` when it names none.
+    ///
+    /// `"profile": "openclaw"` takes a built-in one (`named`); an object declares one:
+    /// `{"extends": "openclaw", "title", "category", "thread_id", "sound", "mutable_content",
+    /// "expiration", "data_key", "data"}`, each optional, on top of the profile it extends.
+    /// - Throws: `ConfigurationError` (78) naming the member at fault.
+    public static func configured(in file: ConfigurationFile) throws(ConfigurationError) -> PayloadProfile? {
+        guard let value = file.values["profile"], value != .null else { return nil }
+        let place = "profile in \(file.path)"
+        if let name = value.stringValue { return try builtIn(name, place: place) }
+        guard let members = value.objectValue else {
+            throw ConfigurationError("\(place) must be a profile's name or an object, not \(value.typeName)")
         }
+        let known: Set<String> = [
+            "extends", "title", "category", "thread_id", "sound", "mutable_content", "expiration", "data_key", "data",
+        ]
+        if let unknown = members.keys.sorted().first(where: { !known.contains($0) }) {
+            throw ConfigurationError(
+                "\(place) has \"\(unknown)\"; a profile has \(known.sorted().joined(separator: ", "))")
+        }
+        func text(_ key: String) throws(ConfigurationError) -> String?? {
+            guard let member = members[key] else { return .none }
+            if member == .null { return .some(nil) }
+            guard let string = member.stringValue else {
+                throw ConfigurationError("\(key) of \(place) must be a string or null, not \(member.typeName)")
+            }
+            return .some(string)
+        }
+        var profile = PayloadProfile(name: "configured")
+        if let base = try text("extends") ?? nil { profile = try builtIn(base, place: place) }
+        if let title = try text("title") { profile.title = title }
+        if let category = try text("category") { profile.category = category }
+        if let threadID = try text("thread_id") { profile.threadID = threadID }
+        if let sound = try text("sound") { profile.sound = sound }
+        if let dataKey = try text("data_key") {
+            if dataKey == "aps" || dataKey?.isEmpty == true {
+                throw ConfigurationError("data_key of \(place) must name a key beside \"aps\", not \"\(dataKey ?? "")\"")
+            }
+            profile.dataKey = dataKey
+        }
+        if let member = members["mutable_content"] {
+            guard case .bool(let flag) = member else {
+                throw ConfigurationError("mutable_content of \(place) must be true or false, not \(member.typeName)")
+            }
+            profile.mutableContent = flag
+        }
+        if let member = members["expiration"] {
+            guard member == .null || (member.integerValue.map { $0 >= 0 } ?? false) else {
+                throw ConfigurationError("expiration of \(place) must be 0 or more seconds since 1970, or null")
+            }
+            profile.expiration = member.integerValue
+        }
+        if let member = members["data"] {
+            guard member == .null || member.objectValue != nil else {
+                throw ConfigurationError("data of \(place) must be an object or null, not \(member.typeName)")
+            }
+            profile.defaultData = member.objectValue
+        }
+        return profile
+    }
+
+    private static func builtIn(_ name: String, place: String) throws(ConfigurationError) -> PayloadProfile {
+        guard let profile = named[name] else {
+            throw ConfigurationError(
+                "\(place) names \"\(name)\"; the built-in profiles are \(named.keys.sorted().joined(separator: ", "))")
+        }
+        return profile
     }
 }

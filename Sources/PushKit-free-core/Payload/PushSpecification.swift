@@ -12,6 +12,9 @@ public struct PushSpecification: Sendable {
     public var sound: String?
     /// `--data`, each a JSON object merged beside `aps`.
     public var data: [String] = []
+    /// The key the custom data goes under, as one object, instead of beside `aps` (a payload
+    /// profile's `dataKey`, e.g. `openclaw`); `nil` leaves it beside `aps`.
+    public var dataEnvelope: String?
     /// `--payload-file`: the bytes of a complete payload (or a simulator `.apns` file).
     public var payloadFile: Data?
     public var pushType = APNsPushType.alert
@@ -69,6 +72,10 @@ public struct PushSpecification: Sendable {
                         "\(setting: .data) cannot set \"aps\"; use the notification flags or \(setting: .payloadFile)")
                 }
                 content.customData.merge(object) { _, new in new }
+            }
+            if let key = dataEnvelope, !content.customData.isEmpty {
+                if key == "aps" { throw PayloadError.invalid("the custom data cannot go under \"aps\"") }
+                content.customData = [key: .object(content.customData)]
             }
             (payload, shortened) = try PayloadFitter.fit(content, limit: pushType.maximumPayloadSize)
         }
