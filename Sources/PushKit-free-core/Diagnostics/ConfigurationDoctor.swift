@@ -141,7 +141,8 @@ public struct ConfigurationDoctor: Sendable {
             return DoctorFinding(
                 setting: "profile", value: name, source: "file", severity: .ok, message: parts.joined(separator: ", "))
         } catch {
-            return DoctorFinding(setting: "profile", value: "", source: "file", severity: .error, message: error.message)
+            return DoctorFinding(
+                setting: "profile", value: "", source: "file", severity: .error, message: error.message)
         }
     }
 

@@ -121,7 +121,8 @@ extension PayloadProfile {
         if let sound = try text("sound") { profile.sound = sound }
         if let dataKey = try text("data_key") {
             if dataKey == "aps" || dataKey?.isEmpty == true {
-                throw ConfigurationError("data_key of \(place) must name a key beside \"aps\", not \"\(dataKey ?? "")\"")
+                throw ConfigurationError(
+                    "data_key of \(place) must name a key beside \"aps\", not \"\(dataKey ?? "")\"")
             }
             profile.dataKey = dataKey
         }
