@@ -36,22 +36,60 @@ struct GoldenNotificationTests {
         }
     }
 
-    /// Runs the fixture `name` against serve (one device registered) and compares.
+    /// The serve secret of these tests: 44 characters, as the proxy-chat app makes them.
+    static let secret = "Zm9yLXRlc3RzLW9ubHktbm90LWEtcmVhbC1zZWNyZXQ="
+
+    /// `value` with the fixture's placeholders filled in: `{token}` (the registered device's
+    /// token), `{server_key}` (SHA-256 of the secret, hex) and `{agent_key}` (SHA-256 of the cwd).
+    static func filled(_ value: Any, _ placeholders: [String: String]) -> Any {
+        switch value {
+        case let text as String:
+            return placeholders.reduce(text) { $0.replacingOccurrences(of: $1.key, with: $1.value) }
+        case let object as [String: Any]: return object.mapValues { filled($0, placeholders) }
+        case let array as [Any]: return array.map { filled($0, placeholders) }
+        default: return value
+        }
+    }
+
+    /// Sends one request of a fixture (`method`, `path`, `body`) with the secret.
+    func send(
+        _ request: [String: Any], to server: RunningServe, _ placeholders: [String: String]
+    ) throws
+        -> HTTPExchange
+    {
+        let path = Self.filled(request["path"] ?? "", placeholders) as? String ?? ""
+        let body = try JSONSerialization.data(withJSONObject: Self.filled(request["body"] ?? [:], placeholders))
+        return try server.request(
+            request["method"] as? String ?? "POST", path, body: body,
+            headers: ["Authorization": "Bearer \(Self.secret)", "Content-Type": "application/json"])
+    }
+
+    /// Runs the fixture `name` against serve (one device registered, then the fixture's `setup`
+    /// requests) and compares.
     func check(_ name: String) throws {
         let golden = try Self.fixture(name)
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = emulator.asAPNs(for: setup.environment)
         env["APNS_STATE_FILE"] = stateFile
         let token = hexToken(1)
-        try BuiltTool.run("register-apns", ["add", "phone", token], environment: env).expectSuccess()
-        let server = try RunningServe(["--no-auth", "--rate-limit", "0"], environment: env)
-
+        let setupRequests = golden["setup"] as? [[String: Any]] ?? []
+        if setupRequests.isEmpty {
+            try BuiltTool.run("register-apns", ["add", "phone", token], environment: env).expectSuccess()
+        }
+        let secretFile = try setup.directory.write("serve.secret", Self.secret + "\n")
+        let server = try RunningServe(["--secret-file", secretFile, "--rate-limit", "0"], environment: env)
+        var placeholders = ["{token}": token, "{server_key}": try sha256Hex(Self.secret)]
         let request = try #require(golden["request"] as? [String: Any])
-        let path = (request["path"] as? String ?? "").replacingOccurrences(of: "{token}", with: token)
-        let body = try JSONSerialization.data(withJSONObject: request["body"] ?? [:])
-        let answer = try server.request(request["method"] as? String ?? "POST", path, body: body)
+        if let cwd = (request["body"] as? [String: Any])?["cwd"] as? String {
+            placeholders["{agent_key}"] = try sha256Hex(cwd)
+        }
+        for step in setupRequests {
+            let answer = try send(step, to: server, placeholders)
+            #expect(answer.status == 200, "\(name): setup \(step["path"] ?? ""): \(answer.status) \(answer.body)")
+        }
+        let answer = try send(request, to: server, placeholders)
 
-        let expectedAnswer = try #require(golden["answer"] as? [String: Any])
+        let expectedAnswer = try #require(Self.filled(golden["answer"] ?? [:], placeholders) as? [String: Any])
         #expect(answer.status == expectedAnswer["status"] as? Int, "\(name): \(answer.status) \(answer.body)")
         let json = answer.json ?? [:]
         for (member, value) in expectedAnswer["members"] as? [String: Any] ?? [:] {
@@ -65,7 +103,7 @@ struct GoldenNotificationTests {
             }
         }
 
-        let apns = try #require(golden["apns"] as? [String: Any])
+        let apns = try #require(Self.filled(golden["apns"] ?? [:], placeholders) as? [String: Any])
         let record = try #require(emulator.waitForRecords(1).first)
         for key in ["push_type", "priority", "expiration", "collapse_id"] {
             #expect(
@@ -86,6 +124,9 @@ struct GoldenNotificationTests {
 
     @Test("OpenClaw gateway extension: POST /hooks/ios-notify")
     func openClawGatewayNotify() throws { try check("openclaw-gateway-notify") }
+
+    @Test("proxy chat: POST /triggerReplyFinished to the devices subscribed to the agent")
+    func proxyChatReplyFinished() throws { try check("proxy-chat-reply-finished") }
 
     @Test("OpenClaw gateway extension: unregistering an unknown token answers 200, as its notifier does")
     func openClawGatewayUnregisterUnknown() throws {
