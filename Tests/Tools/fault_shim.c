@@ -117,6 +117,16 @@ static int spurious_enoent(const char *path) {
     return 1;
 }
 
+// Whether this open of `path` fails (errno set): a spurious ENOENT, or a random fault (an open
+// that would create the file gets EIO, another ENOENT or EIO).
+static int open_fault(const char *path, int flags) {
+    if (spurious_enoent(path)) return 1;
+    if (!random_fault_at(path)) return 0;
+    errno = (flags & O_CREAT) || random_fault() ? EIO : ENOENT;
+    note(errno == ENOENT ? "random ENOENT open" : "random EIO open", path);
+    return 1;
+}
+
 #define OPEN_WRAPPER(name)                                                                 \
     int name(const char *path, int flags, ...) {                                           \
         static int (*real)(const char *, int, ...);                                        \
@@ -128,12 +138,7 @@ static int spurious_enoent(const char *path) {
             mode = va_arg(arguments, mode_t);                                              \
             va_end(arguments);                                                             \
         }                                                                                  \
-        if (spurious_enoent(path)) return -1;                                              \
-        if (random_fault_at(path)) {                                                       \
-            errno = (flags & O_CREAT) || random_fault() ? EIO : ENOENT;                     \
-            note(errno == ENOENT ? "random ENOENT open" : "random EIO open", path);        \
-            return -1;                                                                     \
-        }                                                                                  \
+        if (open_fault(path, flags)) return -1;                                            \
         return real(path, flags, mode);                                                    \
     }
 OPEN_WRAPPER(open)
@@ -150,12 +155,7 @@ OPEN_WRAPPER(open64)
             mode = va_arg(arguments, mode_t);                                              \
             va_end(arguments);                                                             \
         }                                                                                  \
-        if (spurious_enoent(path)) return -1;                                              \
-        if (random_fault_at(path)) {                                                       \
-            errno = (flags & O_CREAT) || random_fault() ? EIO : ENOENT;                     \
-            note(errno == ENOENT ? "random ENOENT open" : "random EIO open", path);        \
-            return -1;                                                                     \
-        }                                                                                  \
+        if (open_fault(path, flags)) return -1;                                            \
         return real(directory, path, flags, mode);                                         \
     }
 OPENAT_WRAPPER(openat)
