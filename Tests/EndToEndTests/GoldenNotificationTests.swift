@@ -76,6 +76,10 @@ struct GoldenNotificationTests {
         if setupRequests.isEmpty {
             try BuiltTool.run("register-apns", ["add", "phone", token], environment: env).expectSuccess()
         }
+        if let tool = golden["tool"] as? [String: Any] {
+            try runTool(tool, golden: golden, name: name, env: env, emulator: emulator, token: token)
+            return
+        }
         let secretFile = try setup.directory.write("serve.secret", Self.secret + "\n")
         let server = try RunningServe(["--secret-file", secretFile, "--rate-limit", "0"], environment: env)
         var placeholders = ["{token}": token, "{server_key}": try sha256Hex(Self.secret)]
@@ -103,6 +107,30 @@ struct GoldenNotificationTests {
             }
         }
 
+        try compare(golden, placeholders, emulator: emulator, token: token, name: name)
+    }
+
+    /// A call site that is a command (the reply hook's `send-push MESSAGE_ID PREVIEW`): the
+    /// fixture's `tool` run with its `config` as the config file; its exit status is the answer.
+    func runTool(
+        _ tool: [String: Any], golden: [String: Any], name: String, env: [String: String],
+        emulator: RunningEmulator, token: String
+    ) throws {
+        var env = env
+        let config = try JSONSerialization.data(withJSONObject: tool["config"] ?? [:])
+        env["PUSHKIT_CONFIG"] = try setup.directory.write("config.json", String(decoding: config, as: UTF8.self))
+        let run = try BuiltTool.run(
+            tool["command"] as? String ?? "", tool["arguments"] as? [String] ?? [], environment: env)
+        let expected = (golden["answer"] as? [String: Any])?["exit"] as? Int ?? 0
+        #expect(Int(run.status) == expected, "\(name): exit \(run.status): \(run.stderr)")
+        try compare(golden, ["{token}": token], emulator: emulator, token: token, name: name)
+    }
+
+    /// The emulator's one record against the fixture's `apns`.
+    func compare(
+        _ golden: [String: Any], _ placeholders: [String: String], emulator: RunningEmulator, token: String,
+        name: String
+    ) throws {
         let apns = try #require(Self.filled(golden["apns"] ?? [:], placeholders) as? [String: Any])
         let record = try #require(emulator.waitForRecords(1).first)
         for key in ["push_type", "priority", "expiration", "collapse_id"] {
@@ -124,6 +152,9 @@ struct GoldenNotificationTests {
 
     @Test("OpenClaw gateway extension: POST /hooks/ios-notify")
     func openClawGatewayNotify() throws { try check("openclaw-gateway-notify") }
+
+    @Test("Sven: the reply hook's send-push MESSAGE_ID PREVIEW, the preview cut at 100 characters")
+    func svenLegacyCall() throws { try check("sven-legacy-send-push") }
 
     @Test("proxy chat: POST /triggerReplyFinished to the devices subscribed to the agent")
     func proxyChatReplyFinished() throws { try check("proxy-chat-reply-finished") }
