@@ -13,12 +13,13 @@ every minute costs one send-push dry run a minute. Arguments after `due` go to b
 calls (`briefing.py due --now 2030-03-10T11:00:00Z` shows what would happen then).
 
 It asks an OpenAI-compatible chat endpoint (Ollama, llama.cpp's server, vLLM, LM Studio, OpenAI)
-for one or two inviting sentences, and pushes them with category START_CONVERSATION, thread id
-morning_briefing or evening_check_in, and
-    {"type": "start_conversation", "context": "morning_briefing"}
-beside "aps", so the app can open a new conversation in that context when tapped. When the
-endpoint is down, slow or answers something that is not a chat completion, a fixed text goes
-out instead: the phone still buzzes at 08:00.
+for one or two inviting sentences, and pushes them as the OpenClaw notification service's outreach
+scheduler does (`send-push --profile openclaw`): "Good Morning ☀️" with category OPENCLAW_BRIEFING,
+or "Evening Check-in" with OPENCLAW_MESSAGE, and
+    {"type": "start_conversation", "context": "morning_briefing"}   (or "evening_summary")
+under "openclaw", so the OpenClaw app opens a new conversation in that context when tapped. When
+the endpoint is down, slow or answers something that is not a chat completion, the service's own
+fixed text goes out instead: the phone still buzzes at 08:00.
 
 Settings (environment; cron: lines in the crontab; systemd: Environment= or the EnvironmentFile):
     LLM_BASE_URL   the server, without /v1 (default http://127.0.0.1:11434, Ollama)
@@ -45,21 +46,22 @@ import urllib.request
 
 KINDS = {
     "morning": {
-        "title": "Good morning",
+        "title": "Good Morning ☀️",
+        "category": "OPENCLAW_BRIEFING",
         "context": "morning_briefing",
         "prompt": "Write the opening line of my morning briefing: one or two short, friendly sentences "
         "that make me want to tap and hear the rest. No greeting emoji, no quotes.",
-        "fallback": "Good morning! Your briefing is ready when you are.",
+        "fallback": "Good morning! Ready to start your day?",
     },
     "evening": {
-        "title": "Evening check-in",
-        "context": "evening_check_in",
+        "title": "Evening Check-in",
+        "category": "OPENCLAW_MESSAGE",
+        "context": "evening_summary",
         "prompt": "Write one or two short, warm sentences inviting me to check in about how my day went. "
         "No emoji, no quotes.",
-        "fallback": "How did today go? Tap to check in.",
+        "fallback": "How was your day? I'm here if you'd like to chat.",
     },
 }
-CATEGORY = "START_CONVERSATION"
 # A notification shows about two lines on a lock screen; longer answers are cut at a word.
 MAX_CHARACTERS = 200
 
@@ -147,7 +149,7 @@ def main():
     text = ask_model(kind["prompt"]) or kind["fallback"]
     result = send_push([
         *selection, "--title", kind["title"], "--body", "-",
-        "--category", CATEGORY, "--thread-id", kind["context"],
+        "--profile", "openclaw", "--category", kind["category"],
         "--data", json.dumps({"type": "start_conversation", "context": kind["context"]}),
         "--timeout", "60", "--json",
     ], text)

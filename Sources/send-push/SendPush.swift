@@ -105,6 +105,12 @@ struct SendPush: ParsableCommand {
             valueName: "time"))
     var now: InstantArgument?
 
+    @Option(
+        help: ArgumentHelp(
+            "A built-in payload profile (openclaw, openclaw-gateway, ember-briefing), or none: in place of the config's profile.",
+            valueName: "name"))
+    var profile: String?
+
     @OptionGroup(title: "Live Activity") var liveActivity: LiveActivityOptions
 
     // MARK: Policy
@@ -145,6 +151,11 @@ struct SendPush: ParsableCommand {
         false
 
     mutating func validate() throws {
+        if let profile, profile != "none", PayloadProfile.named[profile] == nil {
+            throw ValidationError(
+                "--profile must be none or one of \(PayloadProfile.named.keys.sorted().joined(separator: ", ")), "
+                    + "not \"\(profile)\"")
+        }
         // `send-push help ...` asks for help; no word of it may become a push.
         if legacy.first == "help" { throw CleanExit.helpRequest(self) }
         // After `--` every argument is positional (argument parser hands the `--` on here too).
@@ -446,8 +457,13 @@ struct SendPush: ParsableCommand {
             spec.legacy = (legacy[0], legacy[1])
         }
         spec.configuredTitle = try configuration.file.string("title")
-        // The app's conventions, declared once in the config file: what the flags leave unset.
-        try PayloadProfile.configured(in: configuration.file)?.apply(to: &spec)
+        // The app's conventions, declared once in the config file (or named by --profile): what
+        // the flags leave unset.
+        if let profile {
+            PayloadProfile.named[profile]?.apply(to: &spec) // `none`, or a name validate() checked
+        } else {
+            try PayloadProfile.configured(in: configuration.file)?.apply(to: &spec)
+        }
         return spec
     }
 }

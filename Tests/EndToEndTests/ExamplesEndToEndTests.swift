@@ -169,18 +169,20 @@ struct ExamplesEndToEndTests: ClientToolSuite {
     static let briefingText = "Three meetings today, rain after four, and the build is green."
 
     /// What the phone receives for a briefing of `context` with `title` and `body`.
-    static func briefingPayload(title: String, body: String, context: String) -> NSDictionary {
+    /// What the OpenClaw service's outreach scheduler sends (seed 000's morning_briefing and
+    /// evening_summary, through its APNs client).
+    static func briefingPayload(title: String, body: String, category: String, context: String) -> NSDictionary {
         [
             "aps": [
-                "alert": ["title": title, "body": body], "category": "START_CONVERSATION", "thread-id": context,
-                "sound": "default",
+                "alert": ["title": title, "body": body], "category": category, "thread-id": "openclaw",
+                "sound": "default", "mutable-content": 1,
             ],
-            "type": "start_conversation", "context": context,
+            "openclaw": ["type": "start_conversation", "context": context],
         ] as NSDictionary
     }
 
     @Test(
-        "briefing.py: the model's text goes out with category, thread id and data; a model that is down or answers garbage gives the fallback text"
+        "briefing.py: the model's text goes out as the OpenClaw outreach scheduler sends it; a model that is down or answers garbage gives the fallback text"
     )
     func briefing() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
@@ -203,7 +205,10 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         #expect((request["body"] as? [String: Any])?["model"] as? String == "test-model")
         #expect(
             emulator.waitForRecords(1).first?["payload"] as? NSDictionary
-                == Self.briefingPayload(title: "Good morning", body: Self.briefingText, context: "morning_briefing"))
+                == Self.briefingPayload(
+                    title: "Good Morning ☀️", body: Self.briefingText, category: "OPENCLAW_BRIEFING",
+                    context: "morning_briefing"))
+        #expect(emulator.waitForRecords(1).first?["expiration"] as? Int == 0)
 
         model.answer(raw: "<html>502 Bad Gateway</html>")
         let garbage = try run(["python3", Self.examples + "/briefing.py", "evening"], env: env)
@@ -220,10 +225,11 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         #expect(
             records.dropFirst().map { $0["payload"] as? NSDictionary } == [
                 Self.briefingPayload(
-                    title: "Evening check-in", body: "How did today go? Tap to check in.", context: "evening_check_in"),
+                    title: "Evening Check-in", body: "How was your day? I'm here if you'd like to chat.",
+                    category: "OPENCLAW_MESSAGE", context: "evening_summary"),
                 Self.briefingPayload(
-                    title: "Good morning", body: "Good morning! Your briefing is ready when you are.",
-                    context: "morning_briefing"),
+                    title: "Good Morning ☀️", body: "Good morning! Ready to start your day?",
+                    category: "OPENCLAW_BRIEFING", context: "morning_briefing"),
             ])
         #expect(try run(["python3", Self.examples + "/briefing.py", "noon"], env: env).status == 64)
     }
@@ -266,7 +272,10 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         #expect(records.map { $0["device_token"] as? String } == [hexToken(1, filler: "ef")])
         #expect(
             records.first?["payload"] as? NSDictionary
-                == Self.briefingPayload(title: "Good morning", body: Self.briefingText, context: "morning_briefing"))
+                == Self.briefingPayload(
+                    title: "Good Morning ☀️", body: Self.briefingText, category: "OPENCLAW_BRIEFING",
+                    context: "morning_briefing"))
+        #expect(emulator.waitForRecords(1).first?["expiration"] as? Int == 0)
         #expect(try run(["python3", script, "due", "--bogus"], env: env).status == 64)
     }
 
@@ -323,8 +332,12 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         let records = emulator.waitForRecords(2)
         #expect(
             records.map { $0["payload"] as? NSDictionary } == [
-                Self.briefingPayload(title: "Good morning", body: Self.briefingText, context: "morning_briefing"),
-                Self.briefingPayload(title: "Evening check-in", body: Self.briefingText, context: "evening_check_in"),
+                Self.briefingPayload(
+                    title: "Good Morning ☀️", body: Self.briefingText, category: "OPENCLAW_BRIEFING",
+                    context: "morning_briefing"),
+                Self.briefingPayload(
+                    title: "Evening Check-in", body: Self.briefingText, category: "OPENCLAW_MESSAGE",
+                    context: "evening_summary"),
             ])
         #expect(
             model.requests().allSatisfy {
@@ -397,8 +410,12 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         let records = emulator.waitForRecords(3)
         #expect(
             records.prefix(2).map { $0["payload"] as? NSDictionary } == [
-                Self.briefingPayload(title: "Good morning", body: Self.briefingText, context: "morning_briefing"),
-                Self.briefingPayload(title: "Evening check-in", body: Self.briefingText, context: "evening_check_in"),
+                Self.briefingPayload(
+                    title: "Good Morning ☀️", body: Self.briefingText, category: "OPENCLAW_BRIEFING",
+                    context: "morning_briefing"),
+                Self.briefingPayload(
+                    title: "Evening Check-in", body: Self.briefingText, category: "OPENCLAW_MESSAGE",
+                    context: "evening_summary"),
             ])
         let taskRecord = try #require(records.last)
         #expect(Self.alert(taskRecord) == ["title": "Task finished", "body": "train-model is done"] as NSDictionary)

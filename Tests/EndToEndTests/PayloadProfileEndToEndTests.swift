@@ -65,6 +65,21 @@ struct PayloadProfileEndToEndTests: ClientToolSuite {
         #expect(record["expiration"] == nil || record["expiration"] is NSNull)
     }
 
+    @Test("--profile names a built-in profile in place of the config's; none turns it off; another name is 64")
+    func profileFlag() throws {
+        let (_, payload) = try send(profile: #""openclaw""#, ["--body", "b", "--profile", "ember-briefing"])
+        #expect((payload["aps"] as? [String: Any])?["category"] as? String == "BRIEFING")
+        #expect((payload["aps"] as? [String: Any])?["thread-id"] == nil, "the config's openclaw profile is not applied")
+        var env = clientEnvironment(nil)
+        env["PUSHKIT_CONFIG"] = try setup.directory.write("config.json", #"{"profile": "openclaw"}"#)
+        let bad = try BuiltTool.run(
+            "send-push", ["--body", "b", "--token", hexToken(1), "--profile", "nope"], environment: env)
+        #expect(bad.status == 64 && bad.stderr.contains("--profile must be none or one of"), "\(bad.stderr)")
+        let off = try BuiltTool.run(
+            "send-push", ["--body", "b", "--token", hexToken(1), "--profile", "none", "--dry-run"], environment: env)
+        #expect(off.status == 0 && !off.stdout.contains("OPENCLAW_MESSAGE"), "\(off.stdout)\(off.stderr)")
+    }
+
     @Test("a profile that is not one: exit 78 naming it, and check says so")
     func invalid() throws {
         var env = clientEnvironment(nil)
