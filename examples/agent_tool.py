@@ -18,8 +18,13 @@ A tool call may take a few seconds, so this waits for `send-push --json` (at mos
 the devices whose outcome is "delivered". The reply hook (reply_hook.py) is the opposite case: the
 back end must not wait there, and nobody reads the answer.
 
-urgency maps to the interruption level (send-push --urgency): low = passive (no sound, no
-lighting up), normal = active, high = time-sensitive (breaks through Focus, if the user allows).
+It sends what the OpenClaw design's tool handler sends (`send-push --profile openclaw`): category
+OPENCLAW_ALERT for urgency high, else OPENCLAW_MESSAGE, and {"type": "start_conversation",
+"context": "ai_initiated"} under "openclaw", so the OpenClaw app opens a conversation when tapped.
+urgency is optional (default normal), as there, and also sets the interruption level (send-push
+--urgency): low = passive (no sound, no lighting up), normal = active, high = time-sensitive
+(breaks through Focus, if the user allows). With no device registered the answer is
+{"success": true, "devices_notified": 0}, as the design's, with a "note" saying so.
 """
 import json
 import subprocess
@@ -45,20 +50,24 @@ TOOL = {
                     "Use high only for what cannot wait.",
                 },
             },
-            "required": ["title", "message", "urgency"],
+            "required": ["title", "message"],
             "additionalProperties": False,
         },
     },
 }
 
 SEND_TIMEOUT_SECONDS = 10
+# As the OpenClaw design's handle_send_notification: the category by urgency, and the data its app reads.
+CATEGORIES = {"low": "OPENCLAW_MESSAGE", "normal": "OPENCLAW_MESSAGE", "high": "OPENCLAW_ALERT"}
+DATA = {"type": "start_conversation", "context": "ai_initiated"}
 
 
 def send_notification(title, message, urgency="normal"):
     """Sends the notification to every registered device and says how many got it.
 
     Returns {"success": True, "devices_notified": N} (plus "devices_failed" when some did not get
-    it), or {"success": False, "error": "..."}. Never raises.
+    it, and a "note" when no device is registered), or {"success": False, "error": "..."}. Never
+    raises.
     """
     if not isinstance(title, str) or not title.strip():
         return {"success": False, "error": "title must be a non-empty string"}
@@ -68,6 +77,7 @@ def send_notification(title, message, urgency="normal"):
         return {"success": False, "error": f"urgency must be one of {', '.join(URGENCIES)}"}
     command = [
         "send-push", "--title", title, "--body", "-", "--urgency", urgency,
+        "--profile", "openclaw", "--category", CATEGORIES[urgency], "--data", json.dumps(DATA),
         "--json", "--timeout", str(SEND_TIMEOUT_SECONDS), "--require-device",
     ]
     try:
@@ -95,7 +105,7 @@ def send_notification(title, message, urgency="normal"):
             answer["devices_failed"] = len(outcomes) - delivered
         return answer
     if result.returncode == 66:
-        return {"success": False, "error": "no device is registered to receive notifications"}
+        return {"success": True, "devices_notified": 0, "note": "no device is registered to receive notifications"}
     # Why nothing went out: a device's reason (quiet hours, frequency cap, APNs' answer) or the
     # last line send-push wrote to standard error (configuration, unreachable APNs).
     reasons = [o.get("reason") or o.get("outcome") for o in outcomes]
