@@ -64,6 +64,13 @@ struct GoldenNotificationTests {
             headers: ["Authorization": "Bearer \(Self.secret)", "Content-Type": "application/json"])
     }
 
+    /// Whether `actual` holds `expected`: an object every expected member (recursively), else the same value.
+    static func contains(_ actual: Any?, _ expected: Any) -> Bool {
+        guard let object = expected as? [String: Any] else { return same(actual, expected) }
+        guard let actualObject = actual as? [String: Any] else { return false }
+        return object.allSatisfy { contains(actualObject[$0.key], $0.value) }
+    }
+
     /// Runs the fixture `name` against serve (one device registered, then the fixture's `setup`
     /// requests) and compares.
     func check(_ name: String) throws {
@@ -73,7 +80,8 @@ struct GoldenNotificationTests {
         env["APNS_STATE_FILE"] = stateFile
         let token = hexToken(1)
         let setupRequests = golden["setup"] as? [[String: Any]] ?? []
-        if setupRequests.isEmpty {
+        // A registration fixture says `"setup": []`: its request registers the device itself.
+        if golden["setup"] == nil {
             try BuiltTool.run("register-apns", ["add", "phone", token], environment: env).expectSuccess()
         }
         if let tool = golden["tool"] as? [String: Any] {
@@ -82,7 +90,9 @@ struct GoldenNotificationTests {
         }
         let secretFile = try setup.directory.write("serve.secret", Self.secret + "\n")
         let server = try RunningServe(["--secret-file", secretFile, "--rate-limit", "0"], environment: env)
-        var placeholders = ["{token}": token, "{server_key}": try sha256Hex(Self.secret)]
+        var placeholders = [
+            "{token}": token, "{token16}": String(token.prefix(16)), "{server_key}": try sha256Hex(Self.secret),
+        ]
         let request = try #require(golden["request"] as? [String: Any])
         if let cwd = (request["body"] as? [String: Any])?["cwd"] as? String {
             placeholders["{agent_key}"] = try sha256Hex(cwd)
@@ -98,6 +108,10 @@ struct GoldenNotificationTests {
         let json = answer.json ?? [:]
         for (member, value) in expectedAnswer["members"] as? [String: Any] ?? [:] {
             #expect(Self.same(json[member], value), "\(name): answer member \(member) is \(json[member] ?? "absent")")
+        }
+        for (member, value) in expectedAnswer["contains"] as? [String: Any] ?? [:] {
+            #expect(
+                Self.contains(json[member], value), "\(name): answer member \(member) is \(json[member] ?? "absent")")
         }
         if let resultMembers = expectedAnswer["result_members"] as? [String: Any] {
             let first = (json["results"] as? [[String: Any]])?.first ?? [:]
@@ -126,11 +140,16 @@ struct GoldenNotificationTests {
         try compare(golden, ["{token}": token], emulator: emulator, token: token, name: name)
     }
 
-    /// The emulator's one record against the fixture's `apns`.
+    /// The emulator's one record against the fixture's `apns`; none at all when it has no `apns`
+    /// (a registration).
     func compare(
         _ golden: [String: Any], _ placeholders: [String: String], emulator: RunningEmulator, token: String,
         name: String
     ) throws {
+        guard golden["apns"] != nil else {
+            #expect(emulator.records().isEmpty, "\(name): a registration sends nothing")
+            return
+        }
         let apns = try #require(Self.filled(golden["apns"] ?? [:], placeholders) as? [String: Any])
         let record = try #require(emulator.waitForRecords(1).first)
         for key in ["push_type", "priority", "expiration", "collapse_id"] {
@@ -152,6 +171,15 @@ struct GoldenNotificationTests {
 
     @Test("OpenClaw gateway extension: POST /hooks/ios-notify")
     func openClawGatewayNotify() throws { try check("openclaw-gateway-notify") }
+
+    @Test("Sven: POST /register-apns with the app's JSON body")
+    func svenRegister() throws { try check("sven-register-apns") }
+
+    @Test("OpenClaw notification service: POST /api/v1/devices/register")
+    func openClawServiceRegister() throws { try check("openclaw-service-register") }
+
+    @Test("OpenClaw gateway extension: POST /hooks/ios-device, register")
+    func openClawGatewayRegister() throws { try check("openclaw-gateway-register") }
 
     @Test("Sven: the reply hook's send-push MESSAGE_ID PREVIEW, the preview cut at 100 characters")
     func svenLegacyCall() throws { try check("sven-legacy-send-push") }
