@@ -24,17 +24,13 @@ public enum SvenFiles {
 
     /// The token map beside the config file at `configPath`, when that is the design's config file.
     public static func tokenMap(besideConfig configPath: String) -> String? {
-        guard name(of: configPath) == configName else { return nil }
+        guard PosixFile.fileName(of: configPath) == configName else { return nil }
         let directory = PosixFile.parentDirectory(of: configPath)
         return (directory.isEmpty ? "" : directory + "/") + tokenMapName
     }
 
     /// Whether a state file at `path` that does not exist yet is created as a flat map.
     public static func createsFlatMap(_ path: String) -> Bool {
-        name(of: path) == tokenMapName
-    }
-
-    private static func name(of path: String) -> String {
-        path.split(separator: "/").last.map(String.init) ?? path
+        PosixFile.fileName(of: path) == tokenMapName
     }
 }

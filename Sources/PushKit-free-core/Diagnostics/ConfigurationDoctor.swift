@@ -155,24 +155,12 @@ public struct ConfigurationDoctor: Sendable {
                 setting: name, value: shown, source: setting.source.kind, severity: severity, message: message)
         }
         guard ProxyAddress.scheme(of: setting.value) == "http" else { return finding(.ok, "") }
-        let host = Self.host(of: setting.value)
-        if host == "localhost" || host.hasPrefix("127.") || host == "::1" { return finding(.ok, "") }
+        let host = ProxyResolution.host(of: setting.value).lowercased()
+        if host == "localhost" || host.hasPrefix("127.") || host == "[::1]" { return finding(.ok, "") }
         return finding(
             .error,
             "plain http to \(host) would send the provider token unencrypted; use https (http:// is for an "
                 + "emulator on this machine)")
-    }
-
-    /// The host of a URL: after the scheme and any credentials, before the port or path.
-    static func host(of url: String) -> String {
-        var rest = url[(url.firstRange(of: "://")?.upperBound ?? url.startIndex)...]
-        if let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) { rest = rest[..<end] }
-        if let at = rest.lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
-        if rest.hasPrefix("["), let close = rest.firstIndex(of: "]") {
-            return String(rest[rest.index(after: rest.startIndex)..<close]).lowercased()
-        }
-        if let colon = rest.lastIndex(of: ":") { rest = rest[..<colon] }
-        return rest.lowercased()
     }
 
     /// A directory the tools write to (the token cache, push.log, the devices file): it must be a

@@ -2,7 +2,7 @@
 /// the send says otherwise (title, category, thread id, sound, `mutable-content`, expiration), and
 /// the key its custom data goes under (`nil`: beside `aps`).
 ///
-/// The designs this project replaces each have one, built in (`builtIn`); each of their route
+/// The designs this project replaces each have one, built in (`named`); each of their route
 /// families sends with its design's profile, so the app reads what its own server sent.
 public struct PayloadProfile: Sendable, Equatable {
     /// How configurations and messages name it.
@@ -54,11 +54,6 @@ public struct PayloadProfile: Sendable, Equatable {
         name: "openclaw-gateway", title: "OpenClaw", category: "OPENCLAW_MESSAGE", threadID: "openclaw",
         sound: "default", mutableContent: true, dataKey: "openclaw", defaultData: ["type": "start_conversation"])
 
-    /// The profiles a configuration can name.
-    public static let builtIn: [String: PayloadProfile] = [
-        openClaw.name: openClaw, openClawGateway.name: openClawGateway,
-    ]
-
     /// `spec` with what this profile declares wherever `spec` leaves it unset, and its custom data
     /// put under `dataKey` when it is built (`PushSpecification.dataEnvelope`). Only alerts built from parts take a profile: a background push or a
     /// Live Activity update carries no alert, and a complete payload file is sent as written.
@@ -81,9 +76,9 @@ extension PayloadProfile {
     public static let emberBriefing = PayloadProfile(
         name: "ember-briefing", category: "BRIEFING", defaultData: ["destination": "briefing"])
 
-    /// Every built-in profile by name, as a configuration names them.
-    public static let named: [String: PayloadProfile] = builtIn.merging([emberBriefing.name: emberBriefing]) { a, _ in a
-    }
+    /// Every built-in profile by name, as a configuration and `send-push --profile` name them.
+    public static let named: [String: PayloadProfile] = Dictionary(
+        uniqueKeysWithValues: [openClaw, openClawGateway, emberBriefing].map { ($0.name, $0) })
 
     /// The profile the config file's `profile` names, or `nil` when it names none.
     ///
@@ -94,7 +89,7 @@ extension PayloadProfile {
     public static func configured(in file: ConfigurationFile) throws(ConfigurationError) -> PayloadProfile? {
         guard let value = file.values["profile"], value != .null else { return nil }
         let place = "profile in \(file.path)"
-        if let name = value.stringValue { return try builtIn(name, place: place) }
+        if let name = value.stringValue { return try builtInProfile(name, place: place) }
         guard let members = value.objectValue else {
             throw ConfigurationError("\(place) must be a profile's name or an object, not \(value.typeName)")
         }
@@ -114,7 +109,7 @@ extension PayloadProfile {
             return .some(string)
         }
         var profile = PayloadProfile(name: "configured")
-        if let base = try text("extends") ?? nil { profile = try builtIn(base, place: place) }
+        if let base = try text("extends") ?? nil { profile = try builtInProfile(base, place: place) }
         if let title = try text("title") { profile.title = title }
         if let category = try text("category") { profile.category = category }
         if let threadID = try text("thread_id") { profile.threadID = threadID }
@@ -147,7 +142,7 @@ extension PayloadProfile {
         return profile
     }
 
-    private static func builtIn(_ name: String, place: String) throws(ConfigurationError) -> PayloadProfile {
+    private static func builtInProfile(_ name: String, place: String) throws(ConfigurationError) -> PayloadProfile {
         guard let profile = named[name] else {
             throw ConfigurationError(
                 "\(place) names \"\(name)\"; the built-in profiles are \(named.keys.sorted().joined(separator: ", "))")

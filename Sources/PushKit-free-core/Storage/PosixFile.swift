@@ -339,7 +339,7 @@ public enum PosixFile {
     /// live writer's file is taken.
     public static func removeStaleTemporaries(of path: String) {
         let directory = parentDirectory(of: path)
-        let prefix = (path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path) + temporarySuffix
+        let prefix = fileName(of: path) + temporarySuffix
         guard let stream = opendir(directory.isEmpty ? "." : directory) else { return }
         defer { closedir(stream) }
         while let entry = readdir(stream) {
@@ -394,6 +394,11 @@ public enum PosixFile {
 }
 
 extension PosixFile {
+    /// The last component of `path`: everything after the last `/` (all of it when there is none).
+    public static func fileName(of path: String) -> String {
+        path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
+    }
+
     /// The directory part of `path`: everything before the last `/`; "" for a bare name, "/" for a
     /// top-level entry. Plain string arithmetic, no `URL` round trip.
     public static func parentDirectory(of path: String) -> String {

@@ -8,12 +8,15 @@ public struct NotificationRequestBody: Sendable, Equatable {
     public var subtitle: String?
     public var category: String?
     public var badge: Int?
-    /// Members put beside `aps` in the payload.
+    /// Members put beside `aps` in the payload (under the profile's `dataKey`, when it has one).
     public var data: [String: JSONValue]
+    /// The conventions of the design whose route took the body (`PayloadProfile`); `nil`: none.
+    public var profile: PayloadProfile?
 
-    /// Reads a body; every member is optional, but there must be a title or a body.
+    /// Reads a body; every member is optional, but there must be a title or a body. A profile's
+    /// title stands in for a title that is missing or empty (the OpenClaw gateway's `OpenClaw`).
     /// - Throws: `EndpointError` 400 naming the member at fault.
-    public init(_ json: JSONValue) throws(EndpointError) {
+    public init(_ json: JSONValue, profile: PayloadProfile? = nil) throws(EndpointError) {
         guard let object = json.objectValue else {
             throw .badRequest("expected a JSON object, not \(json.typeName)")
         }
@@ -28,6 +31,8 @@ public struct NotificationRequestBody: Sendable, Equatable {
         } catch {
             throw EndpointError(error)
         }
+        self.profile = profile
+        if (title ?? "").isEmpty, let fallback = profile?.title { title = fallback }
         if (title ?? "").isEmpty && (body ?? "").isEmpty {
             throw .badRequest("nothing to send: give \"title\" or \"body\"")
         }
@@ -35,7 +40,8 @@ public struct NotificationRequestBody: Sendable, Equatable {
         if data["aps"] != nil { throw .badRequest("\"data\" cannot set \"aps\"; it goes beside it") }
     }
 
-    /// The alert as `send-push --title ... --body ... --data ...` would send it.
+    /// The alert as `send-push --title ... --body ... --data ...` would send it, with the profile's
+    /// conventions where the body leaves them unset (`PayloadProfile.apply`).
     public var specification: PushSpecification {
         var spec = PushSpecification()
         spec.content.title = title
@@ -44,13 +50,7 @@ public struct NotificationRequestBody: Sendable, Equatable {
         spec.content.category = category
         spec.content.badge = badge
         spec.content.customData = data
-        return spec
-    }
-
-    /// The alert as the design whose `profile` it is would send it (`PayloadProfile.apply`).
-    public func specification(_ profile: PayloadProfile) -> PushSpecification {
-        var spec = specification
-        profile.apply(to: &spec)
+        profile?.apply(to: &spec)
         return spec
     }
 }

@@ -22,7 +22,7 @@ extension RegistryError {
 extension RegistryError {
     /// What the file at `path` is to the registry, for an answer that must not show paths.
     static func role(of path: String) -> String {
-        let name = path.split(separator: "/").last.map(String.init) ?? path
+        let name = PosixFile.fileName(of: path)
         if name.hasSuffix(".journal") { return "the state file's journal" }
         if name.hasSuffix(".lock") { return "the state file's lock" }
         if name.hasSuffix(".meta.json") { return "the state file's sidecar" }

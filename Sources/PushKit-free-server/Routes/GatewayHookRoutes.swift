@@ -54,20 +54,9 @@ struct GatewayHookRoutes: Sendable {
     }
 
     @Sendable func notifyHook(_ request: Request, context: Context) async throws -> Response {
-        let notification = try NotificationRequestBody(Self.titled(try await request.jsonBody()))
-        let report = try await service.sendToAll(notification.specification(.openClawGateway))
+        let notification = try NotificationRequestBody(try await request.jsonBody(), profile: .openClawGateway)
+        let report = try await service.sendToAll(notification.specification)
         return .json(["status": "sent", "devices_notified": .number(Double(report.delivered))])
-    }
-
-    /// The hook's body with the title `OpenClaw` when it has none (`PayloadProfile.openClawGateway`).
-    static func titled(_ json: JSONValue) -> JSONValue {
-        guard var members = json.objectValue else { return json }
-        switch members["title"] {
-        case nil, .null?, .string("")?: break
-        default: return json // a title, or a member of the wrong type for the body's reader to refuse
-        }
-        members["title"] = .string(PayloadProfile.openClawGateway.title ?? "OpenClaw")
-        return .object(members)
     }
 
     /// Removes the device `token` names, when there is one.

@@ -35,14 +35,14 @@ struct OpenClawRoutes: Sendable {
     @Sendable func sendToAll(_ request: Request, context: Context) async throws -> Response {
         // A title or a body is enough here, where the service's FastAPI model wants both (422):
         // a lenient difference no caller of the service can meet, kept (docs/migrating/openclaw.md).
-        let notification = try NotificationRequestBody(try await request.jsonBody())
-        let report = try await service.sendToAll(notification.specification(.openClaw))
+        let notification = try NotificationRequestBody(try await request.jsonBody(), profile: .openClaw)
+        let report = try await service.sendToAll(notification.specification)
         return .json(EndpointJSON.sendReport(report, tokens: .openClaw))
     }
 
     /// Sends to the one device the path names, by device id or token.
     @Sendable func sendToDevice(_ request: Request, context: Context) async throws -> Response {
-        let notification = try NotificationRequestBody(try await request.jsonBody())
+        let notification = try NotificationRequestBody(try await request.jsonBody(), profile: .openClaw)
         let idOrToken = Self.token(context)
         guard let device = EndpointService.device(idOrToken, in: try service.readRegistry()) else {
             throw EndpointError.deviceNotFound("no device with token or id \"\(AccessLog.maskedPath(idOrToken))\"")
@@ -50,7 +50,7 @@ struct OpenClawRoutes: Sendable {
         context.notes.token = device.record.token
         // The pipeline reads the device again when it sends: it may be removed meanwhile (404).
         let report = try await service.delivery.send(
-            notification.specification(.openClaw),
+            notification.specification,
             to: PushSender.Audience(deviceIDs: [device.id]))
         service.metrics.delivered(report)
         guard let result = report.results.first else {
