@@ -21,9 +21,10 @@ back end must not wait there, and nobody reads the answer.
 It sends what the OpenClaw design's tool handler sends (`send-push --profile openclaw`): category
 OPENCLAW_ALERT for urgency high, else OPENCLAW_MESSAGE, and {"type": "start_conversation",
 "context": "ai_initiated"} under "openclaw", so the OpenClaw app opens a conversation when tapped.
-urgency is optional (default normal), as there, and also sets the interruption level (send-push
---urgency): low = passive (no sound, no lighting up), normal = active, high = time-sensitive
-(breaks through Focus, if the user allows). With no device registered the answer is
+urgency is optional (default normal), as there; low and high also set the interruption level
+(send-push --urgency): low = passive (no sound, no lighting up), high = time-sensitive (breaks
+through Focus, if the user allows). normal sends exactly what the design sends (iOS's default
+level, active). With no device registered the answer is
 {"success": true, "devices_notified": 0}, as the design's, with a "note" saying so.
 """
 import json
@@ -76,10 +77,10 @@ def send_notification(title, message, urgency="normal"):
     if urgency not in URGENCIES:
         return {"success": False, "error": f"urgency must be one of {', '.join(URGENCIES)}"}
     command = [
-        "send-push", "--title", title, "--body", "-", "--urgency", urgency,
+        "send-push", "--title", title, "--body", "-",
         "--profile", "openclaw", "--category", CATEGORIES[urgency], "--data", json.dumps(DATA),
         "--json", "--timeout", str(SEND_TIMEOUT_SECONDS), "--require-device",
-    ]
+    ] + ([] if urgency == "normal" else ["--urgency", urgency])
     try:
         result = subprocess.run(
             command, input=message, capture_output=True, encoding="utf-8", errors="replace",

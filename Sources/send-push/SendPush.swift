@@ -64,7 +64,10 @@ struct SendPush: ParsableCommand {
     @Option(name: .customLong("relevance-score"), parsing: .unconditional, help: "0 to 1.") var relevanceScore: Double?
     @Option(name: .customLong("target-content-id"), help: "Window or content to bring forward.") var targetContentID:
         String?
-    @Option(help: ArgumentHelp("JSON object merged beside 'aps' (repeatable).", valueName: "json")) var data: [String] =
+    @Option(
+        help: ArgumentHelp(
+            "JSON object merged beside 'aps', or under the profile's data key (repeatable).", valueName: "json"))
+    var data: [String] =
         []
     @Option(
         name: .customLong("payload-file"),

@@ -577,7 +577,7 @@ struct ExamplesEndToEndTests: ClientToolSuite {
     /// (as a child of the test, stopped at the end). `at now + 1 minutes` is due at the start of
     /// the next minute but one, so this waits up to a minute for atd to run it.
     @Test(
-        "remind-in.sh with at: the job is queued for N minutes and atd's run of it sends the text as typed",
+        "remind-in.sh with at: the job is queued for N minutes and atd's run of it sends the text and options as typed",
         .timeLimit(.minutes(4)))
     func reminderWithAt() throws {
         let which = try run(
@@ -598,7 +598,9 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         calendar.timeZone = TimeZone.current
         #expect(poll(timeout: 10) { calendar.component(.second, from: Date()) < 50 })
         let submitted = Date()
-        let result = try run([Self.examples + "/remind-in.sh", "1", Self.reminderText], env: env)
+        // An option after the text, quoted for at's shell like the text ($, a single quote).
+        let data = #"{"note": "it's $HOME"}"#
+        let result = try run([Self.examples + "/remind-in.sh", "1", Self.reminderText, "--data", data], env: env)
         #expect(result.status == 0, "\(result.stderr)")
         let job = try #require(result.stderr.firstMatch(of: /job (\d+) at (.+)/), "\(result.stderr)")
         defer { _ = try? run(["atrm", String(job.1)], env: ["PATH": Self.path]) }
@@ -617,6 +619,7 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         let record = emulator.waitForRecords(1, timeout: 100).first
         #expect(record != nil, "atd did not run job \(job.1)")
         #expect(Self.alert(record) == ["title": "Reminder", "body": Self.reminderText] as NSDictionary)
+        #expect((record?["payload"] as? [String: Any])?["note"] as? String == "it's $HOME")
         let sent = (record?["time"] as? String).flatMap {
             try? Date($0, strategy: .iso8601.year().month().day().time(includingFractionalSeconds: true))
         }
@@ -642,6 +645,81 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         #expect(broken.status == 78)
         #expect(broken.stderr.contains("missing.p8"), "the doctor's report: \(broken.stderr)")
         #expect(!FileManager.default.fileExists(atPath: argumentsFile), "nothing was scheduled")
+    }
+
+    @Test(
+        "openclaw_events.py reminder --in: remind-in.sh schedules send-push with the OpenClaw reminder's options, which then send it as the design does"
+    )
+    func openClawReminderLater() throws {
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        var env = clientEnvironment(emulator)
+        try register("phone", hexToken(1, filler: "ef"), env: env)
+        let argumentsFile = setup.directory.file("systemd-run.args")
+        env["PATH"] =
+            try shims([
+                "systemctl": #"[ "$1 $2" = "--user show-environment" ] && exit 0; exit 1"#,
+                "systemd-run":
+                    #"python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@" > "\#(argumentsFile)""#,
+            ]) + ":" + Self.path
+        let result = try run(
+            [Self.examples + "/openclaw_events.py", "reminder", "--in", "25", "-"], env: env,
+            stdin: "Stand-up in 5 minutes\n")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(emulator.records().isEmpty, "nothing is sent now")
+
+        let arguments = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: argumentsFile))) as? [String])
+        #expect(arguments.contains("--on-active=25m"))
+        let command = Array(arguments[(try #require(arguments.firstIndex(of: "--")) + 1)...])
+        let data = #"{"type": "start_conversation", "context": "reminder"}"#
+        #expect(
+            command == [
+                BuiltTool.path("send-push"), "--title", "Reminder", "--body", "Stand-up in 5 minutes", "--timeout",
+                "60",
+                "--profile", "openclaw", "--category", "OPENCLAW_REMINDER", "--data", data,
+            ])
+        try run(command, env: env).expectSuccess()
+        let payload = emulator.waitForRecords(1).first?["payload"] as? [String: Any]
+        let aps = payload?["aps"] as? [String: Any]
+        #expect(aps?["category"] as? String == "OPENCLAW_REMINDER" && aps?["thread-id"] as? String == "openclaw")
+        #expect(payload?["openclaw"] as? NSDictionary == ["type": "start_conversation", "context": "reminder"])
+    }
+
+    @Test("openclaw_events.py refuses bad usage with 64 and sends nothing")
+    func openClawEventsUsage() throws {
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        let env = clientEnvironment(emulator)
+        try register("phone", hexToken(1, filler: "ef"), env: env)
+        let script = Self.examples + "/openclaw_events.py"
+        for arguments in [
+            [], ["remind", "x"], ["task-complete", "build"], ["task-complete", "build", ""], ["reminder"],
+            ["reminder", "--in", "0", "x"], ["reminder", "--in", "soon", "x"], ["proactive", "a", "b"],
+            ["proactive", "-"],
+        ] {
+            let result = try run([script] + arguments, env: env, stdin: "")
+            #expect(result.status == 64, "\(arguments): \(result.status) \(result.stderr)")
+            #expect(result.stderr.contains("usage: openclaw_events.py"), "\(arguments): \(result.stderr)")
+        }
+        #expect(emulator.records().isEmpty)
+    }
+
+    @Test("remind-in.sh checks the send-push options it is given now, and a stray word is a usage error")
+    func reminderChecksOptions() throws {
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        var env = clientEnvironment(emulator)
+        let argumentsFile = setup.directory.file("systemd-run.args")
+        env["PATH"] =
+            try shims(["systemctl": "exit 0", "systemd-run": "echo \"$@\" > \(argumentsFile)"]) + ":" + Self.path
+        let misspelt = try run([Self.examples + "/remind-in.sh", "5", "x", "--categry", "A"], env: env)
+        #expect(misspelt.status == 64, "\(misspelt.stderr)")
+        #expect(misspelt.stderr.contains("--categry"), "send-push's own message: \(misspelt.stderr)")
+        let badData = try run([Self.examples + "/remind-in.sh", "5", "x", "--data", "[1]"], env: env)
+        #expect(badData.status != 0, "\(badData.stderr)")
+        #expect(try run([Self.examples + "/remind-in.sh", "5", "x", "y", "--sound", "none"], env: env).status == 64)
+        #expect(!FileManager.default.fileExists(atPath: argumentsFile), "nothing was scheduled")
+        let fine = try run([Self.examples + "/remind-in.sh", "5", "x", "--sound", "none"], env: env)
+        #expect(fine.status == 0, "\(fine.stderr)")
+        #expect(try String(contentsOfFile: argumentsFile, encoding: .utf8).contains("--sound none"))
     }
 
     // MARK: Registration handler

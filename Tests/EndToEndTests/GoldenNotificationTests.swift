@@ -51,17 +51,24 @@ struct GoldenNotificationTests {
         }
     }
 
-    /// Sends one request of a fixture (`method`, `path`, `body`) with the secret.
+    /// Sends one request of a fixture (`method`, `path`, `body`; none for a GET or DELETE without
+    /// one) with the secret the way its design's caller sends it: `"auth": "x-openclaw-auth"` in the
+    /// OpenClaw service's header, else as a Bearer token.
     func send(
         _ request: [String: Any], to server: RunningServe, _ placeholders: [String: String]
     ) throws
         -> HTTPExchange
     {
         let path = Self.filled(request["path"] ?? "", placeholders) as? String ?? ""
-        let body = try JSONSerialization.data(withJSONObject: Self.filled(request["body"] ?? [:], placeholders))
-        return try server.request(
-            request["method"] as? String ?? "POST", path, body: body,
-            headers: ["Authorization": "Bearer \(Self.secret)", "Content-Type": "application/json"])
+        let method = request["method"] as? String ?? "POST"
+        var headers = ["Authorization": "Bearer \(Self.secret)"]
+        if request["auth"] as? String == "x-openclaw-auth" { headers = ["X-OpenClaw-Auth": Self.secret] }
+        var body: Data?
+        if request["body"] != nil || !["GET", "DELETE"].contains(method) {
+            body = try JSONSerialization.data(withJSONObject: Self.filled(request["body"] ?? [:], placeholders))
+            headers["Content-Type"] = "application/json"
+        }
+        return try server.request(method, path, body: body, headers: headers)
     }
 
     /// Whether `actual` holds `expected`: an object every expected member (recursively), else the same value.
@@ -71,8 +78,8 @@ struct GoldenNotificationTests {
         return object.allSatisfy { contains(actualObject[$0.key], $0.value) }
     }
 
-    /// Runs the fixture `name` against serve (one device registered, then the fixture's `setup`
-    /// requests) and compares.
+    /// Runs the fixture `name`: one device registered (unless it says `"setup": []`), serve started
+    /// for its `setup` requests and its `request`, or its `tool` run; then compares.
     func check(_ name: String) throws {
         let golden = try Self.fixture(name)
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
@@ -84,60 +91,90 @@ struct GoldenNotificationTests {
         if golden["setup"] == nil {
             try BuiltTool.run("register-apns", ["add", "phone", token], environment: env).expectSuccess()
         }
-        if let tool = golden["tool"] as? [String: Any] {
-            try runTool(tool, golden: golden, name: name, env: env, emulator: emulator, token: token)
-            return
-        }
-        let secretFile = try setup.directory.write("serve.secret", Self.secret + "\n")
-        let server = try RunningServe(["--secret-file", secretFile, "--rate-limit", "0"], environment: env)
         var placeholders = [
             "{token}": token, "{token16}": String(token.prefix(16)), "{server_key}": try sha256Hex(Self.secret),
         ]
-        let request = try #require(golden["request"] as? [String: Any])
-        if let cwd = (request["body"] as? [String: Any])?["cwd"] as? String {
+        let request = golden["request"] as? [String: Any]
+        if let cwd = (request?["body"] as? [String: Any])?["cwd"] as? String {
             placeholders["{agent_key}"] = try sha256Hex(cwd)
         }
+        var server: RunningServe?
+        if request != nil || !setupRequests.isEmpty {
+            let secretFile = try setup.directory.write("serve.secret", Self.secret + "\n")
+            server = try RunningServe(["--secret-file", secretFile, "--rate-limit", "0"], environment: env)
+        }
         for step in setupRequests {
-            let answer = try send(step, to: server, placeholders)
+            let answer = try send(step, to: try #require(server), placeholders)
             #expect(answer.status == 200, "\(name): setup \(step["path"] ?? ""): \(answer.status) \(answer.body)")
         }
-        let answer = try send(request, to: server, placeholders)
-
-        let expectedAnswer = try #require(Self.filled(golden["answer"] ?? [:], placeholders) as? [String: Any])
-        #expect(answer.status == expectedAnswer["status"] as? Int, "\(name): \(answer.status) \(answer.body)")
-        let json = answer.json ?? [:]
-        for (member, value) in expectedAnswer["members"] as? [String: Any] ?? [:] {
-            #expect(Self.same(json[member], value), "\(name): answer member \(member) is \(json[member] ?? "absent")")
+        if let tool = golden["tool"] as? [String: Any] {
+            try runTool(tool, golden: golden, name: name, env: env, placeholders: placeholders)
+        } else {
+            let answer = try send(try #require(request), to: try #require(server), placeholders)
+            let expectedAnswer = try #require(Self.filled(golden["answer"] ?? [:], placeholders) as? [String: Any])
+            #expect(answer.status == expectedAnswer["status"] as? Int, "\(name): \(answer.status) \(answer.body)")
+            Self.compareAnswer(answer.json ?? [:], expectedAnswer, name: name)
         }
-        for (member, value) in expectedAnswer["contains"] as? [String: Any] ?? [:] {
-            #expect(
-                Self.contains(json[member], value), "\(name): answer member \(member) is \(json[member] ?? "absent")")
-        }
-        if let resultMembers = expectedAnswer["result_members"] as? [String: Any] {
-            let first = (json["results"] as? [[String: Any]])?.first ?? [:]
-            for (member, value) in resultMembers {
-                #expect(
-                    Self.same(first[member], value), "\(name): result member \(member) is \(first[member] ?? "absent")")
-            }
-        }
-
         try compare(golden, placeholders, emulator: emulator, token: token, name: name)
     }
 
-    /// A call site that is a command (the reply hook's `send-push MESSAGE_ID PREVIEW`): the
-    /// fixture's `tool` run with its `config` as the config file; its exit status is the answer.
+    /// The answer's JSON against the fixture's `answer`: `members` each the same value, `contains`
+    /// each holding the expected members, `first` the first element of an array member holding them
+    /// (`"*"` stands for any value, for times), `keys` an array member's elements having exactly those keys.
+    static func compareAnswer(_ json: [String: Any], _ expected: [String: Any], name: String) {
+        for (member, value) in expected["members"] as? [String: Any] ?? [:] {
+            #expect(same(json[member], value), "\(name): answer member \(member) is \(json[member] ?? "absent")")
+        }
+        for (member, value) in expected["contains"] as? [String: Any] ?? [:] {
+            #expect(contains(json[member], value), "\(name): answer member \(member) is \(json[member] ?? "absent")")
+        }
+        for (member, value) in expected["first"] as? [String: [String: Any]] ?? [:] {
+            let first = (json[member] as? [[String: Any]])?.first ?? [:]
+            for (key, expectedValue) in value where expectedValue as? String != "*" || first[key] == nil {
+                #expect(same(first[key], expectedValue), "\(name): \(member)[0].\(key) is \(first[key] ?? "absent")")
+            }
+        }
+        for (member, keys) in expected["keys"] as? [String: [String]] ?? [:] {
+            let elements = json[member] as? [[String: Any]] ?? []
+            #expect(
+                !elements.isEmpty && elements.allSatisfy { Set($0.keys) == Set(keys) },
+                "\(name): \(member) is \(elements)")
+        }
+    }
+
+    /// A call site that is a command (the reply hook's `send-push MESSAGE_ID PREVIEW`, the outreach
+    /// scheduler's sends): the fixture's `tool` run with its `config` as the config file and its
+    /// `environment`; the answer is its exit status and, with `stdout_json`, the members of the JSON
+    /// it prints. A `command` with a slash is a script of this repository
+    /// (`examples/openclaw_events.py`), run with the built tools first on PATH; any other is a built tool.
     func runTool(
         _ tool: [String: Any], golden: [String: Any], name: String, env: [String: String],
-        emulator: RunningEmulator, token: String
+        placeholders: [String: String]
     ) throws {
         var env = env
-        let config = try JSONSerialization.data(withJSONObject: tool["config"] ?? [:])
+        let config = try JSONSerialization.data(withJSONObject: Self.filled(tool["config"] ?? [:], placeholders))
         env["PUSHKIT_CONFIG"] = try setup.directory.write("config.json", String(decoding: config, as: UTF8.self))
-        let run = try BuiltTool.run(
-            tool["command"] as? String ?? "", tool["arguments"] as? [String] ?? [], environment: env)
-        let expected = (golden["answer"] as? [String: Any])?["exit"] as? Int ?? 0
-        #expect(Int(run.status) == expected, "\(name): exit \(run.status): \(run.stderr)")
-        try compare(golden, ["{token}": token], emulator: emulator, token: token, name: name)
+        for (variable, value) in tool["environment"] as? [String: String] ?? [:] { env[variable] = value }
+        let command = tool["command"] as? String ?? ""
+        let arguments = Self.filled(tool["arguments"] ?? [], placeholders) as? [String] ?? []
+        let run: ToolResult
+        if command.contains("/") {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: RepositoryFiles.path(command))
+            process.arguments = arguments
+            env["PATH"] =
+                BuiltTool.binDirectory + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+            process.environment = env.merging(BuiltTool.sanitizerOptions) { _, new in new }
+            run = try RunningTool(process, stdin: nil).wait()
+        } else {
+            run = try BuiltTool.run(command, arguments, environment: env)
+        }
+        let answer = Self.filled(golden["answer"] ?? [:], placeholders) as? [String: Any] ?? [:]
+        #expect(Int(run.status) == answer["exit"] as? Int ?? 0, "\(name): exit \(run.status): \(run.stderr)")
+        if let members = answer["stdout_json"] as? [String: Any] {
+            let printed = (try? JSONSerialization.jsonObject(with: Data(run.stdout.utf8))) as? [String: Any]
+            #expect(printed.map { Self.same($0, members) } == true, "\(name): printed \(run.stdout)")
+        }
     }
 
     /// The emulator's one record against the fixture's `apns`; none at all when it has no `apns`
@@ -163,29 +200,22 @@ struct GoldenNotificationTests {
             "\(name): the payload is \(record["payload"] ?? "absent"), not \(apns["payload"] ?? "absent")")
     }
 
-    @Test("OpenClaw notification service: POST /api/v1/notifications/send")
-    func openClawServiceSend() throws { try check("openclaw-service-send") }
+    /// Every fixture in `Fixtures/Golden/`, one test case each: a new fixture is run without a line here.
+    static let fixtureNames: [String] = {
+        let directory = RepositoryFiles.path("Tests/EndToEndTests/Fixtures/Golden")
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return files.filter { $0.hasSuffix(".json") }.map { String($0.dropLast(".json".count)) }.sorted()
+    }()
 
-    @Test("OpenClaw notification service: POST /api/v1/notifications/send/{device_token}")
-    func openClawServiceSendToDevice() throws { try check("openclaw-service-send-device") }
+    @Test("each design's call site: the same APNs request and answer as its own server", arguments: fixtureNames)
+    func callSite(_ name: String) throws { try check(name) }
 
-    @Test("OpenClaw gateway extension: POST /hooks/ios-notify")
-    func openClawGatewayNotify() throws { try check("openclaw-gateway-notify") }
-
-    @Test("Sven: POST /register-apns with the app's JSON body")
-    func svenRegister() throws { try check("sven-register-apns") }
-
-    @Test("OpenClaw notification service: POST /api/v1/devices/register")
-    func openClawServiceRegister() throws { try check("openclaw-service-register") }
-
-    @Test("OpenClaw gateway extension: POST /hooks/ios-device, register")
-    func openClawGatewayRegister() throws { try check("openclaw-gateway-register") }
-
-    @Test("Sven: the reply hook's send-push MESSAGE_ID PREVIEW, the preview cut at 100 characters")
-    func svenLegacyCall() throws { try check("sven-legacy-send-push") }
-
-    @Test("proxy chat: POST /triggerReplyFinished to the devices subscribed to the agent")
-    func proxyChatReplyFinished() throws { try check("proxy-chat-reply-finished") }
+    @Test("every design has its call sites in the fixtures")
+    func fixturesCoverEveryDesign() throws {
+        let designs = try Self.fixtureNames.map { try #require(Self.fixture($0)["design"] as? String).prefix(3) }
+        #expect(Set(designs) == ["000", "001", "002", "003", "004"], "\(Self.fixtureNames)")
+        #expect(Self.fixtureNames.count >= 30)
+    }
 
     @Test("OpenClaw gateway extension: unregistering an unknown token answers 200, as its notifier does")
     func openClawGatewayUnregisterUnknown() throws {

@@ -1,14 +1,11 @@
 """schemathesis hooks for Tests/Tools/api_contract.py (loaded through SCHEMATHESIS_HOOKS).
 
-Three disagreements are dropped, and only these:
+Two disagreements are dropped, and only these:
 - POST /register-apns without a body but with `device_token` or `apns_token` in the query string
   is accepted. That is the query form docs/openapi.yaml describes for that operation (the FastAPI
   handler it replaces reads both fields from the query string). OpenAPI cannot state it beside the
   JSON body: the document declares the body required (an optional one would make a request with
   neither body nor query valid), so schemathesis calls such a request invalid.
-- A `timezone` that is a string but no zone of the tz database is refused with 422 naming it. The
-  document says so (schema `TimeZone`), but JSON Schema cannot list the database's names, so
-  schemathesis generates strings like "Xq" and calls them valid.
 - GET (and HEAD) /gateway/ws without the WebSocket handshake is answered 426, as documented: the
   route's only success is the upgrade (101), a handshake schemathesis does not make (its headers
   and key cannot be stated as parameters that would make it one). Tests/EndToEndTests/
@@ -20,8 +17,6 @@ import schemathesis
 from schemathesis.core import NOT_SET
 from schemathesis.core.failures import AcceptedNegativeData
 from schemathesis.openapi.checks import RejectedPositiveData
-
-UNKNOWN_TIME_ZONE = "is not an IANA time zone"
 
 QUERY_FORM_FIELDS = ("device_token", "apns_token")
 
@@ -35,16 +30,6 @@ def is_query_form(case):
     return any(field in (case.query or {}) for field in QUERY_FORM_FIELDS)
 
 
-def is_unknown_time_zone(response):
-    """A 422 whose error is the server's refusal of a time zone name the tz database lacks."""
-    if response.status_code != 422:
-        return False
-    try:
-        return UNKNOWN_TIME_ZONE in response.json().get("error", "")
-    except (ValueError, AttributeError):
-        return False
-
-
 def is_socket_without_handshake(case, response):
     """GET or HEAD /gateway/ws answered 426: a plain request to the WebSocket route."""
     return case.operation.path == "/gateway/ws" and response.status_code == 426
@@ -52,9 +37,7 @@ def is_socket_without_handshake(case, response):
 
 @schemathesis.hook
 def filter_failure(context, failure, case, response):
-    """Keep every failure but the three the module's description names."""
+    """Keep every failure but the two the module's description names."""
     if isinstance(failure, AcceptedNegativeData) and is_query_form(case) and response.status_code == 200:
         return False
-    if isinstance(failure, RejectedPositiveData) and is_socket_without_handshake(case, response):
-        return False
-    return not (isinstance(failure, RejectedPositiveData) and is_unknown_time_zone(response))
+    return not (isinstance(failure, RejectedPositiveData) and is_socket_without_handshake(case, response))

@@ -240,7 +240,10 @@ struct TimeZoneDatabaseTests {
 
     @Test("many tasks and threads converting in several zones at once get the single-threaded answers")
     func concurrentConversions() async throws {
-        let zones = try Self.zones.map { try SystemTimeZone(identifier: $0) } + [try SystemTimeZone(identifier: nil)]
+        // The raw database: `right/…` (leap seconds counted) is a file the tools refuse as a zone name.
+        let zones =
+            try Self.zones.map { try SystemTimeZone(identifier: $0, database: database) }
+            + [try SystemTimeZone(identifier: nil)]
         let dates = stride(from: utc(2020, 1, 1), to: utc(2045, 1, 1), by: 86_400 * 9 + 1_777)
             .map { Date(timeIntervalSince1970: Double($0)) }
         let expected = zones.map { zone in dates.map { zone.minuteOfDay(at: $0) } }

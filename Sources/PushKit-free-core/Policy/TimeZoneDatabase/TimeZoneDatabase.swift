@@ -15,11 +15,20 @@ import Darwin
 struct TimeZoneDatabase: Sendable {
     /// Where the zone files are.
     let directory: String
+    /// The names a zone may have (`nil`: any file's name); the directory's other files are not zones.
+    let names: Set<String>?
 
-    /// The database the C library would use: `$TZDIR` when set and not empty, else `/usr/share/zoneinfo`.
+    init(directory: String, names: Set<String>? = nil) {
+        self.directory = directory
+        self.names = names
+    }
+
+    /// The database the C library would use: `$TZDIR` when set and not empty, else `/usr/share/zoneinfo`,
+    /// with the zone names of `TimeZoneNames` (so `localtime` or `posix/UTC` are not zones).
     static var system: TimeZoneDatabase {
         let directory = environmentValue("TZDIR") ?? ""
-        return TimeZoneDatabase(directory: directory.isEmpty ? "/usr/share/zoneinfo" : directory)
+        return TimeZoneDatabase(
+            directory: directory.isEmpty ? "/usr/share/zoneinfo" : directory, names: TimeZoneNames.all)
     }
 
     /// The zone file the C library reads when `TZ` is not set.
@@ -30,12 +39,14 @@ struct TimeZoneDatabase: Sendable {
         getenv(name).map { String(cString: $0) }
     }
 
-    /// The zone named `identifier` (`Europe/Berlin`): a relative name without `..` whose file is TZif.
+    /// The zone named `identifier` (`Europe/Berlin`): one of `names` (when set), a relative name
+    /// without `..` whose file is TZif.
     /// - Returns: `nil` when there is no such zone.
     func zone(named identifier: String) -> TZifFile? {
         guard !identifier.isEmpty, !identifier.hasPrefix("/"), !identifier.split(separator: "/").contains("..") else {
             return nil
         }
+        if let names, !names.contains(identifier) { return nil }
         return Self.readZone(at: directory + "/" + identifier)
     }
 
