@@ -68,14 +68,14 @@ let package = Package(
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto")
             ],
-            path: "Sources/PushKit-free-core"
+            path: "Sources/PushKitFreeCore"
         ),
         // The libcurl HTTP/2 client, apart from the core so that only send-push loads libcurl
         // (its shared libraries cost ~6 ms at every start of a tool that links it).
         .target(
             name: "PushKitFreeTransport",
             dependencies: ["PushKitFreeCore", "CCurlShim"],
-            path: "Sources/PushKit-free-transport"
+            path: "Sources/PushKitFreeTransport"
         ),
         .target(
             name: "PushKitFreeCLI",
@@ -83,7 +83,7 @@ let package = Package(
                 "PushKitFreeCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Sources/PushKit-free-cli"
+            path: "Sources/PushKitFreeCLI"
         ),
         // The emulator's server (SwiftNIO, HTTP/2, TLS) lives apart so the other tools never link NIO.
         .target(
@@ -98,7 +98,7 @@ let package = Package(
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
-            path: "Sources/PushKit-free-emulator"
+            path: "Sources/PushKitFreeEmulator"
         ),
 
         // The HTTP endpoint (`register-apns serve`) on Hummingbird 2, apart so only its executable
@@ -121,7 +121,7 @@ let package = Package(
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            path: "Sources/PushKit-free-server"
+            path: "Sources/PushKitFreeServer"
         ),
 
         // MARK: Tools
