@@ -192,7 +192,9 @@ let package = Package(
         ),
         .testTarget(
             name: "PushKitFreeCLITests",
-            dependencies: ["PushKitFreeCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            dependencies: [
+                "PushKitFreeCLI", "PushKitFreeCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             path: "Tests/PushKitFreeCLITests"
         ),
         .testTarget(

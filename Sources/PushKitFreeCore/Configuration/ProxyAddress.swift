@@ -72,7 +72,7 @@ public enum ProxyAddress {
     }
 
     /// "http://, https://, socks5h://, socks5://, socks4a:// or socks4://".
-    static var schemeList: String {
+    package static var schemeList: String {
         schemes.dropLast().map { "\($0)://" }.joined(separator: ", ") + " or \(schemes.last!)://"
     }
 }

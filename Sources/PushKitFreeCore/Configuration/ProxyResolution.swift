@@ -69,7 +69,7 @@ public struct ProxyResolution: Sendable, Equatable {
     }
 
     /// The host of `url` without user info or port; IPv6 literals keep their brackets.
-    static func host(of url: String) -> String {
+    package static func host(of url: String) -> String {
         var rest = Substring(url)
         if let separator = rest.firstRange(of: "://") { rest = rest[separator.upperBound...] }
         if let end = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) { rest = rest[..<end] }

@@ -23,8 +23,10 @@ public struct NotificationPolicy: Sendable {
     public var minimumInterval: Int?
     /// The category an urgency adds when the notification names none.
     public var urgencyCategories: [Urgency: String] = [:]
-    /// `push.log` is rotated before it would grow past this many bytes.
-    public var logLimit = PushLog.defaultLimit
+    /// `push.log` is rotated before it would grow past this many bytes (`log_max_bytes`).
+    public var logLimit = NotificationPolicy.defaultLogLimit
+    /// `logLimit` when the config file sets none: 1 MiB.
+    public static let defaultLogLimit = 1 << 20
 
     /// The config keys read here (for `ConfigurationFile.knownKeys`).
     public static let configKeys: Set<String> = [

@@ -11,7 +11,7 @@ public struct FileOutput {
     /// The temporary file's path, for error messages.
     public let path: String
 
-    init(descriptor: Int32, path: String) {
+    package init(descriptor: Int32, path: String) {
         self.descriptor = descriptor
         self.path = path
     }

@@ -1,3 +1,5 @@
+import PushKitFreeCore
+
 /// Renders the requests a run would send, for `send-push --dry-run`: method and URL (device token
 /// masked unless `fullTokens`), headers with the provider token redacted, and the payload.
 public enum DryRun {

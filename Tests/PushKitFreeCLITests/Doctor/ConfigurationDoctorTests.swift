@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import PushKitFreeCLI
 @testable import PushKitFreeCore
 
 /// A clock fixed at one instant.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import PushKitFreeCLI
 @testable import PushKitFreeCore
 
 /// `key-scope.json`: what APNs said about a key's scope, noted by sends, reported by `apns-jwt check`.

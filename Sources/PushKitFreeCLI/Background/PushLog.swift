@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PushKitFreeCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -17,7 +18,7 @@ import Darwin
 /// (replacing the previous one), so the two files together stay under twice the limit.
 public struct PushLog: Sendable {
     /// 1 MiB.
-    public static let defaultLimit = 1 << 20
+    public static let defaultLimit = NotificationPolicy.defaultLogLimit
 
     /// The log file.
     public let path: String

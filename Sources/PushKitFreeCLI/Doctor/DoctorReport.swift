@@ -1,3 +1,5 @@
+import PushKitFreeCore
+
 /// Renders doctor findings as an aligned plain-text report, one setting a line, then a verdict.
 public enum DoctorReport {
     public static func render(_ findings: [DoctorFinding]) -> String {

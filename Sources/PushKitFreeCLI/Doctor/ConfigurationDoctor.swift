@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PushKitFreeCore
 
 /// One line of `apns-jwt check`: a setting, its value and source, and what is wrong with it.
 public struct DoctorFinding: Sendable, Equatable {
