@@ -151,7 +151,7 @@ public struct GatewayDeviceToken: Sendable, Equatable {
 
     /// - Throws: `RegistrationBodyError` for a missing `token`, or a `platform` other than `ios`.
     init(_ fields: RequestBodyFields) throws(RegistrationBodyError) {
-        guard let token = try fields.string("token", "device_token") else {
+        guard let token = try fields.string("token") else {
             throw .invalidBody("\"token\" is missing: the device's APNs token (hex)")
         }
         if let platform = try fields.string("platform"), platform != "ios" {
