@@ -70,6 +70,14 @@ let package = Package(
             ],
             path: "Sources/PushKitFreeCore"
         ),
+        // The device registry: devices and their rules, the JSON state file (cache, journal, the
+        // replaced scripts' flat map), PostgreSQL, imports and registration bodies. Every tool but
+        // the emulator links it; the core's send pipeline reaches it through `DeviceDirectory`.
+        .target(
+            name: "PushKitFreeRegistry",
+            dependencies: ["PushKitFreeCore"],
+            path: "Sources/PushKitFreeRegistry"
+        ),
         // The libcurl HTTP/2 client, apart from the core so that only send-push loads libcurl
         // (its shared libraries cost ~6 ms at every start of a tool that links it).
         .target(
@@ -80,7 +88,7 @@ let package = Package(
         .target(
             name: "PushKitFreeCLI",
             dependencies: [
-                "PushKitFreeCore",
+                "PushKitFreeCore", "PushKitFreeRegistry",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/PushKitFreeCLI"
@@ -106,7 +114,7 @@ let package = Package(
         .target(
             name: "PushKitFreeServer",
             dependencies: [
-                "PushKitFreeCore", "PushKitFreeTransport",
+                "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeTransport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -128,7 +136,7 @@ let package = Package(
         .executableTarget(
             name: "apns-jwt",
             dependencies: [
-                "PushKitFreeCore", "PushKitFreeCLI",
+                "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeCLI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/apns-jwt",
@@ -140,7 +148,7 @@ let package = Package(
         .executableTarget(
             name: "register-apns",
             dependencies: [
-                "PushKitFreeCore", "PushKitFreeCLI", "PushKitFreeTransport",
+                "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeCLI", "PushKitFreeTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/register-apns",
@@ -151,7 +159,7 @@ let package = Package(
         .executableTarget(
             name: "register-apns-serve",
             dependencies: [
-                "PushKitFreeCore", "PushKitFreeCLI", "PushKitFreeServer", "PushKitFreeTransport",
+                "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeCLI", "PushKitFreeServer", "PushKitFreeTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/register-apns-serve",
@@ -160,7 +168,7 @@ let package = Package(
         .executableTarget(
             name: "send-push",
             dependencies: [
-                "PushKitFreeCore", "PushKitFreeCLI", "PushKitFreeTransport",
+                "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeCLI", "PushKitFreeTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/send-push",
@@ -182,13 +190,31 @@ let package = Package(
         // dependencies are the modules whose parsers read outside input.
         .target(
             name: "FuzzHarness",
-            dependencies: ["PushKitFreeCore", "PushKitFreeEmulator", "PushKitFreeServer"],
+            dependencies: ["PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeEmulator", "PushKitFreeServer"],
             path: "Tests/FuzzHarness"
         ),
         .testTarget(
             name: "PushKitFreeCoreTests",
-            dependencies: ["PushKitFreeCore", .product(name: "Crypto", package: "swift-crypto")],
+            // The registry too: the send pipeline's tests use the state file as its DeviceDirectory.
+            dependencies: [
+                "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             path: "Tests/PushKitFreeCoreTests"
+        ),
+        // What the core's and the registry's tests share: a hand-set clock, tokens, registrations.
+        .target(
+            name: "PushKitFreeTestSupport",
+            dependencies: ["PushKitFreeCore", "PushKitFreeRegistry"],
+            path: "Tests/PushKitFreeTestSupport"
+        ),
+        .testTarget(
+            name: "PushKitFreeRegistryTests",
+            dependencies: [
+                "PushKitFreeRegistry", "PushKitFreeCore", "PushKitFreeTestSupport",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/PushKitFreeRegistryTests"
         ),
         .testTarget(
             name: "PushKitFreeCLITests",
@@ -206,13 +232,13 @@ let package = Package(
         ),
         .testTarget(
             name: "FuzzHarnessTests",
-            dependencies: ["FuzzHarness", "PushKitFreeCore"],
+            dependencies: ["FuzzHarness", "PushKitFreeCore", "PushKitFreeRegistry"],
             path: "Tests/FuzzHarnessTests"
         ),
         .testTarget(
             name: "PushKitFreeServerTests",
             dependencies: [
-                "PushKitFreeServer", "PushKitFreeCore",
+                "PushKitFreeServer", "PushKitFreeCore", "PushKitFreeRegistry",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -225,7 +251,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "apns-jwt", "register-apns", "register-apns-serve", "send-push", "apns-emulator",
-                "PushKitFreeCore", "PushKitFreeCLI", "PushKitFreeEmulator",
+                "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeCLI", "PushKitFreeEmulator",
             ],
             path: "Tests/EndToEndTests",
             // Read from the source tree by the golden tests (RepositoryFiles), not bundled.

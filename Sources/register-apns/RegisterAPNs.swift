@@ -1,6 +1,7 @@
 import ArgumentParser
 import PushKitFreeCLI
 import PushKitFreeCore
+import PushKitFreeRegistry
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -1,6 +1,7 @@
 import ArgumentParser
 import PushKitFreeCLI
 import PushKitFreeCore
+import PushKitFreeRegistry
 import PushKitFreeTransport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -286,7 +287,7 @@ struct SendPush: ParsableCommand {
         let sender = PushSender(
             configuration: configuration, notificationPolicy: policy,
             deliveryPolicy: try delivery.policy(),
-            transports: CurlTransportSource(keepsClient: false))
+            transports: CurlTransportSource(keepsClient: false), devices: configuration.registry())
         let audience = PushSender.Audience(
             deviceIDs: device, groups: group, tokens: token, strictGroups: true,
             pushToStart: liveActivity.event == .start, due: due)
@@ -390,7 +391,7 @@ struct SendPush: ParsableCommand {
             configuration: configuration, deliveryPolicy: deliveryPolicy, transports: transports)
         let prepared = try PushSender(
             configuration: configuration, notificationPolicy: policy, deliveryPolicy: deliveryPolicy,
-            transports: transports
+            transports: transports, devices: configuration.registry()
         ).prepare(try specification(configuration), urgency: urgency)
         let request = try BroadcastSender.request(prepared.request, to: target, warn: warn)
         if dryRun {

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PushKitFreeCore
+import PushKitFreeRegistry
 
 extension FuzzTarget {
     /// An APNs answer body, read as delivery reads it for each status Apple sends errors with, then

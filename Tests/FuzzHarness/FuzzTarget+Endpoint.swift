@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PushKitFreeCore
+import PushKitFreeRegistry
 import PushKitFreeServer
 
 extension FuzzTarget {

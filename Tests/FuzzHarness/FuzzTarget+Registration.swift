@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PushKitFreeCore
+import PushKitFreeRegistry
 
 extension FuzzTarget {
     /// `register-apns add --from-json`: one body, an array of them, or JSON Lines, with and without

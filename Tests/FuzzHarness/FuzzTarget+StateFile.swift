@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PushKitFreeCore
+import PushKitFreeRegistry
 
 extension FuzzTarget {
     /// The state file as `DeviceRegistry` reads it, and a file to import as `register-apns import`

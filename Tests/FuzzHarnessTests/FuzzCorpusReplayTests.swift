@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import PushKitFreeCore
+import PushKitFreeRegistry
 @testable import FuzzHarness
 
 /// Replays every kept fuzz input (`Fuzz/Corpus/<target>/`) through the checks the libFuzzer

@@ -1,5 +1,6 @@
 import Foundation
 import PushKitFreeCore
+import PushKitFreeRegistry
 @testable import PushKitFreeServer
 import Testing
 

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PushKitFreeCore
+import PushKitFreeRegistry
 
 /// One line of `apns-jwt check`: a setting, its value and source, and what is wrong with it.
 public struct DoctorFinding: Sendable, Equatable {

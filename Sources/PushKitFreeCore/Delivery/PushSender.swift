@@ -21,19 +21,20 @@ public struct PushSender: Sendable {
     public let deliveryPolicy: DeliveryPolicy
     private let transports: any HTTP2TransportSource
     /// The registry the targets are chosen from and deliveries recorded in: one value, so the
-    /// bookkeeping after a send reuses what selection parsed while the file is unchanged (see
-    /// `DeviceRegistry`), instead of parsing the file a second time.
-    private let registry: any RegistryStore
+    /// bookkeeping after a send reuses what selection read while the registry is unchanged (the
+    /// state file's store keeps what it parsed), instead of reading it a second time.
+    private let devices: any DeviceDirectory
 
+    /// - Parameter devices: the registry (`Configuration.registry()` of the registry module).
     public init(
         configuration: Configuration, notificationPolicy: NotificationPolicy, deliveryPolicy: DeliveryPolicy,
-        transports: any HTTP2TransportSource
+        transports: any HTTP2TransportSource, devices: any DeviceDirectory
     ) {
         self.configuration = configuration
         self.notificationPolicy = notificationPolicy
         self.deliveryPolicy = deliveryPolicy
         self.transports = transports
-        self.registry = configuration.registry()
+        self.devices = devices
     }
 
     /// Whom a send goes to: every registered device when nothing is named.
@@ -207,15 +208,16 @@ public struct PushSender: Sendable {
 
     /// The devices `audience` names.
     private func select(_ audience: Audience, at now: Date, warn: (String) -> Void) throws -> [DeliveryTarget] {
-        guard audience.pushToStart, audience.tokens.isEmpty else {
-            return try DeliveryTargets.select(
-                registry: registry, deviceIDs: audience.deviceIDs,
-                groups: audience.groups, tokens: audience.tokens,
-                strictGroups: audience.strictGroups, due: audience.due, at: now)
+        if !audience.tokens.isEmpty {
+            var seen = Set<DeviceToken>()
+            return try audience.tokens.compactMap { text in
+                let token = try DeviceToken(validating: text)
+                return seen.insert(token).inserted
+                    ? DeliveryTarget(deviceID: nil, token: token, recordedEnvironment: nil) : nil
+            }
         }
-        let selection = try DeliveryTargets.selectPushToStart(
-            registry: registry, deviceIDs: audience.deviceIDs,
-            groups: audience.groups, strictGroups: audience.strictGroups)
+        guard audience.pushToStart else { return try devices.targets(for: audience, at: now) }
+        let selection = try devices.pushToStartTargets(for: audience)
         let missing = selection.devicesWithoutToken
         if !missing.isEmpty {
             let shown =
@@ -283,10 +285,10 @@ public struct PushSender: Sendable {
         DeliveryAdvice.annotate(&results, keyID: credentials.keyID, topic: configuration.topic?.value)
         if targets.contains(where: { $0.deviceID != nil }) {
             do {
-                try RegistryBookkeeping.apply(&results, to: registry)
+                try devices.record(&results)
             } catch {
                 warn("the registry was not updated: \(error)")
-                RegistryBookkeeping.markPruneFailed(&results, reason: "\(error)")
+                results.markPruneFailed(reason: "\(error)")
             }
         }
         do {

@@ -12,30 +12,30 @@ import Foundation
 /// comments, no trailing commas, strings must be valid UTF-8 without raw control characters.
 ///
 /// The bytes are borrowed: use a scanner only inside the `withUnsafeBytes` call that produced them.
-struct JSONScanner {
+package struct JSONScanner {
     /// The largest nesting of arrays and objects accepted, so hostile input cannot exhaust the stack.
-    static let maximumDepth = 512
+    package static let maximumDepth = 512
 
     private let bytes: UnsafeBufferPointer<UInt8>
     /// Offset of the next unread byte.
-    private(set) var offset = 0
+    package private(set) var offset = 0
 
     /// How many bytes are left to read.
-    var remainingByteCount: Int { bytes.count - offset }
+    package var remainingByteCount: Int { bytes.count - offset }
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
     /// The kinds of value that can come next, decided by their first byte.
-    enum Kind {
+    package enum Kind {
         case object, array, string, number, bool, null
     }
 
     // MARK: Positions and errors
 
     /// A syntax or shape error at `offset` (default: the next unread byte), with line and column.
-    func failure(_ message: String, at position: Int? = nil) -> JSONSyntaxError {
+    package func failure(_ message: String, at position: Int? = nil) -> JSONSyntaxError {
         let position = min(position ?? offset, bytes.count)
         var line = 1
         var lineStart = 0
@@ -56,7 +56,7 @@ struct JSONScanner {
     // MARK: Structure
 
     /// Skips spaces, tabs, carriage returns and newlines.
-    mutating func skipWhitespace() {
+    package mutating func skipWhitespace() {
         while offset < bytes.count {
             switch bytes[offset] {
             case 0x20, 0x0a, 0x0d, 0x09: offset += 1
@@ -66,18 +66,18 @@ struct JSONScanner {
     }
 
     /// True when only whitespace remains.
-    mutating func isAtEnd() -> Bool {
+    package mutating func isAtEnd() -> Bool {
         skipWhitespace()
         return offset == bytes.count
     }
 
     /// Fails unless only whitespace remains.
-    mutating func expectEnd() throws(JSONSyntaxError) {
+    package mutating func expectEnd() throws(JSONSyntaxError) {
         if !isAtEnd() { throw failure("unexpected \(describeNext()) after the JSON value") }
     }
 
     /// The kind of the next value, without consuming it.
-    mutating func peekKind() throws(JSONSyntaxError) -> Kind {
+    package mutating func peekKind() throws(JSONSyntaxError) -> Kind {
         skipWhitespace()
         guard offset < bytes.count else { throw failure("unexpected end of input, expected a value") }
         switch bytes[offset] {
@@ -117,14 +117,14 @@ struct JSONScanner {
     ///     }
     ///
     /// - Parameter depth: how deeply this object is nested, checked against `maximumDepth`.
-    mutating func beginObject(depth: Int = 0) throws(JSONSyntaxError) -> Bool {
+    package mutating func beginObject(depth: Int = 0) throws(JSONSyntaxError) -> Bool {
         guard depth < Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
         try expect(UInt8(ascii: "{"), "to start an object")
         return !consume(UInt8(ascii: "}"))
     }
 
     /// Reads a member name and the colon after it.
-    mutating func readMemberName() throws(JSONSyntaxError) -> String {
+    package mutating func readMemberName() throws(JSONSyntaxError) -> String {
         skipWhitespace()
         guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
             throw failure("expected a member name in double quotes, found \(describeNext())")
@@ -136,20 +136,20 @@ struct JSONScanner {
     }
 
     /// After a member's value: `true` when a comma announces another member, `false` at the `}`.
-    mutating func nextMember() throws(JSONSyntaxError) -> Bool {
+    package mutating func nextMember() throws(JSONSyntaxError) -> Bool {
         try continueAfterElement(closing: UInt8(ascii: "}"), "between object members")
     }
 
     /// Consumes the `[` of an array. Returns `false` when the array is empty; otherwise read one
     /// value, then call `nextElement()`, as for objects.
-    mutating func beginArray(depth: Int = 0) throws(JSONSyntaxError) -> Bool {
+    package mutating func beginArray(depth: Int = 0) throws(JSONSyntaxError) -> Bool {
         guard depth < Self.maximumDepth else { throw failure("nested deeper than \(Self.maximumDepth) levels") }
         try expect(UInt8(ascii: "["), "to start an array")
         return !consume(UInt8(ascii: "]"))
     }
 
     /// After an element: `true` when a comma announces another element, `false` at the `]`.
-    mutating func nextElement() throws(JSONSyntaxError) -> Bool {
+    package mutating func nextElement() throws(JSONSyntaxError) -> Bool {
         try continueAfterElement(closing: UInt8(ascii: "]"), "between array elements")
     }
 
@@ -162,7 +162,7 @@ struct JSONScanner {
     // MARK: Scalars
 
     /// Consumes `null` if it comes next.
-    mutating func consumeNull() -> Bool {
+    package mutating func consumeNull() -> Bool {
         skipWhitespace()
         if bytes.count - offset >= 4, bytes[offset] == UInt8(ascii: "n"), bytes[offset + 1] == UInt8(ascii: "u"),
             bytes[offset + 2] == UInt8(ascii: "l"), bytes[offset + 3] == UInt8(ascii: "l")
@@ -174,7 +174,7 @@ struct JSONScanner {
     }
 
     /// Reads `true` or `false`.
-    mutating func readBool() throws(JSONSyntaxError) -> Bool {
+    package mutating func readBool() throws(JSONSyntaxError) -> Bool {
         skipWhitespace()
         if matches("true") {
             offset += 4
@@ -199,7 +199,7 @@ struct JSONScanner {
     /// names, timestamps and enumerations the caller compares or parses as bytes). Returns `nil`,
     /// consuming nothing, when the string has escapes: call `readString()` then. The bytes are not
     /// checked to be UTF-8.
-    mutating func readRawString() throws(JSONSyntaxError) -> UnsafeBufferPointer<UInt8>? {
+    package mutating func readRawString() throws(JSONSyntaxError) -> UnsafeBufferPointer<UInt8>? {
         skipWhitespace()
         let start = offset
         guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
@@ -223,7 +223,7 @@ struct JSONScanner {
 
     /// Like `readMemberName()`, but returns the raw bytes of a name without escapes (see
     /// `readRawString()`); `nil`, consuming nothing, for a name with escapes.
-    mutating func readRawMemberName() throws(JSONSyntaxError) -> UnsafeBufferPointer<UInt8>? {
+    package mutating func readRawMemberName() throws(JSONSyntaxError) -> UnsafeBufferPointer<UInt8>? {
         skipWhitespace()
         guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
             throw failure("expected a member name in double quotes, found \(describeNext())")
@@ -235,12 +235,12 @@ struct JSONScanner {
     }
 
     /// Moves back to `position`, an offset this scanner was at before.
-    mutating func rewind(to position: Int) {
+    package mutating func rewind(to position: Int) {
         offset = position
     }
 
     /// Reads a string, decoding escapes. Fails on raw control characters and invalid UTF-8.
-    mutating func readString() throws(JSONSyntaxError) -> String {
+    package mutating func readString() throws(JSONSyntaxError) -> String {
         skipWhitespace()
         let start = offset
         guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
@@ -346,7 +346,7 @@ struct JSONScanner {
     }
 
     /// Reads a number as a `Double` (JSON numbers have no separate integer type).
-    mutating func readNumber() throws(JSONSyntaxError) -> Double {
+    package mutating func readNumber() throws(JSONSyntaxError) -> Double {
         skipWhitespace()
         let start = offset
         func digits() -> Int {
@@ -396,7 +396,7 @@ struct JSONScanner {
     // MARK: Any value
 
     /// Reads any value as a `JSONValue`.
-    mutating func readValue(depth: Int = 0) throws(JSONSyntaxError) -> JSONValue {
+    package mutating func readValue(depth: Int = 0) throws(JSONSyntaxError) -> JSONValue {
         switch try peekKind() {
         case .null:
             guard consumeNull() else { throw failure("unexpected \(describeNext()), expected a value") }
@@ -427,7 +427,7 @@ struct JSONScanner {
 
 extension JSONScanner {
     /// Runs `body` with a scanner over the bytes of `data`.
-    static func withScanner<T>(
+    package static func withScanner<T>(
         over data: Data, _ body: (inout JSONScanner) throws(JSONSyntaxError) -> T
     ) throws(JSONSyntaxError) -> T {
         let result: Result<T, JSONSyntaxError> = data.withUnsafeBytes { raw in

@@ -3,36 +3,36 @@
 /// Strings are written as UTF-8 with only the escapes JSON requires (quote, backslash, control
 /// characters); object keys of `JSONValue`s are sorted so output is stable. Integral numbers below
 /// 2^53 are written without a fraction, like `JSONValue`'s `Encodable` conformance.
-struct JSONWriter {
+package struct JSONWriter {
     /// The JSON written so far.
-    var bytes: [UInt8] = []
+    package var bytes: [UInt8] = []
 
-    init(capacity: Int = 0) {
+    package init(capacity: Int = 0) {
         bytes.reserveCapacity(capacity)
     }
 
     /// Appends `text` verbatim; for punctuation and pre-formatted JSON.
-    mutating func raw(_ text: StaticString) {
+    package mutating func raw(_ text: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// Appends one byte verbatim.
-    mutating func raw(byte: UInt8) {
+    package mutating func raw(byte: UInt8) {
         bytes.append(byte)
     }
 
     /// Appends `value` as a JSON string.
-    mutating func string(_ value: String) {
+    package mutating func string(_ value: String) {
         JSONString.appendQuoted(value, to: &bytes)
     }
 
     /// Appends `value` as a JSON string, or `null` when it is `nil`.
-    mutating func optionalString(_ value: String?) {
+    package mutating func optionalString(_ value: String?) {
         if let value { string(value) } else { raw("null") }
     }
 
     /// Appends a number.
-    mutating func number(_ value: Double) {
+    package mutating func number(_ value: Double) {
         if value.rounded() == value, abs(value) < 9.0e15 {
             bytes.append(contentsOf: String(Int64(value)).utf8)
         } else if value.isFinite {
@@ -43,13 +43,13 @@ struct JSONWriter {
     }
 
     /// Appends an object member name and its colon.
-    mutating func key(_ name: String) {
+    package mutating func key(_ name: String) {
         string(name)
         bytes.append(UInt8(ascii: ":"))
     }
 
     /// Appends any JSON value, compactly.
-    mutating func value(_ value: JSONValue) {
+    package mutating func value(_ value: JSONValue) {
         switch value {
         case .null: raw("null")
         case .bool(let flag): if flag { raw("true") } else { raw("false") }

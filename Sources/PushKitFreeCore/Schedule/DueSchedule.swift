@@ -11,12 +11,13 @@ public enum DueSchedule: String, Sendable, CaseIterable {
     /// The daily briefing a device asked for (`briefing_config`, see `BriefingSettings`).
     case briefing
 
-    /// The device-local day whose send `record` is due for at `now`; `nil` when it is not due (no
-    /// settings, disabled, not yet time, already sent today, or a zone the tz database lacks).
-    public func dueDay(for record: DeviceRecord, at now: Date, zones: inout TimeZoneCache) -> LocalDate? {
+    /// The device-local day whose send a device with `briefing` settings is due for at `now`; `nil`
+    /// when it is not due (no settings, disabled, not yet time, already sent today, or a zone the tz
+    /// database lacks).
+    public func dueDay(briefing: BriefingSettings?, at now: Date, zones: inout TimeZoneCache) -> LocalDate? {
         switch self {
         case .briefing:
-            guard let settings = record.briefing, let zone = zones.zone(named: settings.timeZone),
+            guard let settings = briefing, let zone = zones.zone(named: settings.timeZone),
                 settings.isDue(at: now, in: zone)
             else { return nil }
             return zone.localDate(at: now)

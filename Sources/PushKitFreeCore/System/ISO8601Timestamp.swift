@@ -21,7 +21,7 @@ public enum ISO8601Timestamp {
     }
 
     /// Appends the formatted `date` to `bytes` (the state file's writer uses this directly).
-    static func append(_ date: Date, to bytes: inout [UInt8]) {
+    package static func append(_ date: Date, to bytes: inout [UInt8]) {
         let exact = (date.timeIntervalSince1970 * 1000).rounded()
         append(
             milliseconds: exact.isNaN ? 0 : Int64(min(max(exact, -62_167_219_200_000), 253_402_300_799_999)), to: &bytes
@@ -80,7 +80,7 @@ public enum ISO8601Timestamp {
 
     /// Parses the UTF-8 bytes of an RFC 3339 timestamp (the state file reader passes them straight
     /// from the file).
-    static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
+    package static func parse(utf8 bytes: UnsafeBufferPointer<UInt8>) -> Date? {
         var offset = 0
         func number(_ count: Int) -> Int64? {
             guard bytes.count - offset >= count else { return nil }

@@ -75,7 +75,7 @@ public enum PosixFile {
     /// open is tried again, and after `openAttempts` tries it is an error.
     /// - Throws: `FileSystemError` (`action`, the path and the reason) for any other failure; a
     ///   permission refused is 66, the rest 74.
-    static func openIfPresent(
+    package static func openIfPresent(
         _ path: String, action: String = "cannot open", flags: Int32 = O_RDONLY | O_CLOEXEC
     ) throws(FileSystemError) -> Int32? {
         for _ in 1...openAttempts {
@@ -93,7 +93,7 @@ public enum PosixFile {
     }
 
     /// How often `openIfPresent` opens a file that `stat` finds but `open` does not.
-    static let openAttempts = 5
+    package static let openAttempts = 5
 
     #if os(Linux)
     private static let mapFlags = MAP_PRIVATE | MAP_POPULATE
@@ -244,13 +244,13 @@ public enum PosixFile {
     /// with every write, rename, `chmod` or `utimensat`, so a rewrite that restores the size and the
     /// modification time still changes the stamp.
     public struct Stamp: Sendable, Equatable {
-        let device: UInt64
-        let inode: UInt64
-        private(set) var size: Int64
-        let modifiedSeconds: Int
-        let modifiedNanoseconds: Int
-        let changedSeconds: Int
-        let changedNanoseconds: Int
+        package let device: UInt64
+        package let inode: UInt64
+        package private(set) var size: Int64
+        package let modifiedSeconds: Int
+        package let modifiedNanoseconds: Int
+        package let changedSeconds: Int
+        package let changedNanoseconds: Int
 
         /// The file's size in bytes.
         public var byteCount: Int { Int(size) }
@@ -258,7 +258,7 @@ public enum PosixFile {
         /// When the file was last modified, in seconds since 1970.
         public var modifiedAt: Double { Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9 }
 
-        init(_ info: stat) {
+        package init(_ info: stat) {
             #if canImport(Darwin)
             let modified = info.st_mtimespec
             let changed = info.st_ctimespec
@@ -276,7 +276,7 @@ public enum PosixFile {
         }
 
         /// This stamp with the size `byteCount`: what a file read only that far is known to be.
-        func truncated(to byteCount: Int) -> Stamp {
+        package func truncated(to byteCount: Int) -> Stamp {
             var stamp = self
             stamp.size = Int64(byteCount)
             return stamp
@@ -291,7 +291,7 @@ public enum PosixFile {
     /// Everything in the open file `descriptor` from `offset` to its end, read with `pread` (the
     /// descriptor's position is left alone) into a buffer of `capacity` bytes, doubled while it
     /// fills; `path` names the file in the error.
-    static func contents(
+    package static func contents(
         ofOpen descriptor: Int32, from offset: Int = 0, path: String, capacity: Int = 64 * 1024
     ) throws(FileSystemError) -> Data {
         var data = Data(count: max(capacity, 1))
@@ -313,7 +313,7 @@ public enum PosixFile {
     }
 
     /// The stamp of the open file `descriptor`; `nil` when it cannot be examined.
-    static func stamp(ofOpen descriptor: Int32) -> Stamp? {
+    package static func stamp(ofOpen descriptor: Int32) -> Stamp? {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return nil }
         return Stamp(info)

@@ -8,14 +8,14 @@ import Darwin
 /// the optional stores load theirs (libpq for PostgreSQL, libsqlite3 for `import devices.db`): no
 /// tool links them, so none pays for them at start-up, and a machine without one fails only what
 /// needs it.
-struct RuntimeLibrary {
+package struct RuntimeLibrary {
     /// The name it was opened by (`libpq.so.5`).
-    let soname: String
+    package let soname: String
     private let handle: UnsafeMutableRawPointer
 
     /// Opens `soname` with `flags` (`RTLD_NOW`, `RTLD_LAZY`, ...).
     /// - Returns: the library, or the loader's reason when it cannot be loaded.
-    static func open(_ soname: String, flags: Int32) -> Swift.Result<RuntimeLibrary, RuntimeLibraryError> {
+    package static func open(_ soname: String, flags: Int32) -> Swift.Result<RuntimeLibrary, RuntimeLibraryError> {
         guard let handle = dlopen(soname, flags) else {
             return .failure(RuntimeLibraryError(reason: dlerror().map { String(cString: $0) } ?? "not found"))
         }
@@ -23,12 +23,12 @@ struct RuntimeLibrary {
     }
 
     /// The function `name`, as the C function type `type`; `nil` when the library has no such symbol.
-    func function<Function>(_ name: String, as type: Function.Type) -> Function? {
+    package func function<Function>(_ name: String, as type: Function.Type) -> Function? {
         dlsym(handle, name).map { unsafeBitCast($0, to: type) }
     }
 }
 
 /// Why `RuntimeLibrary.open` failed: the dynamic loader's message.
-struct RuntimeLibraryError: Error {
-    let reason: String
+package struct RuntimeLibraryError: Error {
+    package let reason: String
 }

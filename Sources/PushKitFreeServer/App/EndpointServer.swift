@@ -15,6 +15,7 @@ import Logging
 import NIOCore
 import NIOSSL
 import PushKitFreeCore
+import PushKitFreeRegistry
 
 /// `register-apns serve`: Hummingbird 2 serving `EndpointRouter`'s routes until SIGTERM or SIGINT, then
 /// stopping gracefully: it stops accepting, lets requests in flight finish (their registry writes

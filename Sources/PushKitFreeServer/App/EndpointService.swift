@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PushKitFreeCore
+import PushKitFreeRegistry
 
 /// What the routes of `register-apns serve` share: the registry (read directly, written through the
 /// batching queue), delivery, the metrics and the health check. Routes decode a request, call

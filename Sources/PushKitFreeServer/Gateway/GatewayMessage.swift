@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PushKitFreeCore
+import PushKitFreeRegistry
 
 /// One message of the Ember gateway's protocol that `register-apns serve` serves: a JSON object
 /// whose `type` is `register`, `device_token`, `briefing_config` or `ping`.

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PushKitFreeCore
+import PushKitFreeRegistry
 
 /// One conversation in the Ember gateway's protocol: a WebSocket connection (`/gateway/ws`), or one
 /// message posted over HTTP (`/gateway/messages`), which has no connection to remember anything.

@@ -1,4 +1,5 @@
 import PushKitFreeCore
+import PushKitFreeRegistry
 import Synchronization
 
 /// What `GET /health` checks: whether the server can do its job.

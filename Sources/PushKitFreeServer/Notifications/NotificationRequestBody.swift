@@ -1,4 +1,5 @@
 import PushKitFreeCore
+import PushKitFreeRegistry
 
 /// The body other services post to make the phone buzz (`/api/v1/notifications/send`,
 /// `/hooks/ios-notify`): `{"title", "body" or "message", "subtitle", "category", "badge", "data"}`.

@@ -1,4 +1,5 @@
 import Hummingbird
+import PushKitFreeRegistry
 
 /// `POST /register-apns`: the route the app's own registration code calls (the FastAPI handler
 /// this endpoint replaces), with a JSON body or `device_token` and `apns_token` in the query.

@@ -1,4 +1,5 @@
 import PushKitFreeCore
+import PushKitFreeRegistry
 
 extension RegistryError {
     /// What went wrong, for an HTTP answer: without the path the error names (the server's log has

@@ -6,6 +6,7 @@ import Foundation
 import Hummingbird
 import NIOCore
 import PushKitFreeCore
+import PushKitFreeRegistry
 
 extension Request {
     /// The largest request body accepted; registration and notification bodies are far smaller.

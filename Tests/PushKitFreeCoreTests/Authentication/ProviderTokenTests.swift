@@ -2,6 +2,19 @@ import Crypto
 import Foundation
 import Testing
 @testable import PushKitFreeCore
+import PushKitFreeTestSupport
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
 
 @Suite("provider token")
 struct ProviderTokenTests {

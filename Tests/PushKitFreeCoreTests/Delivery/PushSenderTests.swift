@@ -2,6 +2,19 @@ import Crypto
 import Foundation
 import Testing
 @testable import PushKitFreeCore
+import PushKitFreeTestSupport
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
 
 /// A transport source that hands out one scripted transport and logs when it is asked.
 final class ScriptedTransportSource: HTTP2TransportSource, @unchecked Sendable {
@@ -55,7 +68,7 @@ struct PushSenderTests {
     ) -> PushSender {
         PushSender(
             configuration: configuration, notificationPolicy: policy, deliveryPolicy: DeliveryPolicy(retries: 0),
-            transports: source)
+            transports: source, devices: configuration.registry())
     }
 
     private func alert(collapseID: String? = nil) -> PushSpecification {

@@ -2,6 +2,12 @@ import Crypto
 import Foundation
 import Testing
 @testable import PushKitFreeCore
+import PushKitFreeTestSupport
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
+@testable import PushKitFreeRegistry
 
 /// 2026-11-23 00:00:00 UTC, a Monday.
 private let midnightUTC = Date(timeIntervalSince1970: 1_795_392_000)

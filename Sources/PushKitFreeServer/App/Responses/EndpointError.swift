@@ -1,6 +1,7 @@
 import HTTPTypes
 import Hummingbird
 import PushKitFreeCore
+import PushKitFreeRegistry
 
 /// A request the endpoint refuses: the HTTP status, the message for `{"error": ...}`, and any
 /// header the status calls for (`Allow`, `Retry-After`, `WWW-Authenticate`).

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PushKitFreeCore
+import PushKitFreeRegistry
 
 /// The JSON the endpoint answers with. Device tokens are always masked: the endpoint is reached
 /// over a network, and a client that registered a token already knows it.

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import NIOPosix
 import PushKitFreeCore
+import PushKitFreeRegistry
 import PushKitFreeTransport
 
 /// The endpoint's notification routes on the core's one send pipeline (`PushSender`), the same one
@@ -38,7 +39,7 @@ final class EndpointDelivery: Sendable {
         state = DeliveryThreadState()
         sender = PushSender(
             configuration: configuration, notificationPolicy: notificationPolicy,
-            deliveryPolicy: deliveryPolicy, transports: state.transports)
+            deliveryPolicy: deliveryPolicy, transports: state.transports, devices: configuration.registry())
         self.warn = warn
         thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()

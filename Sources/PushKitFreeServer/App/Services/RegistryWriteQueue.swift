@@ -5,6 +5,7 @@ import Foundation
 #endif
 import NIOPosix
 import PushKitFreeCore
+import PushKitFreeRegistry
 import Synchronization
 
 /// Registry changes from concurrent requests, written in batches (group commit).

@@ -1,5 +1,6 @@
 import Hummingbird
 import PushKitFreeCore
+import PushKitFreeRegistry
 
 /// The gateway's webhooks, under `/hooks`: `ios-device` registers or unregisters a device (its
 /// `action`), `ios-notify` sends to every device.

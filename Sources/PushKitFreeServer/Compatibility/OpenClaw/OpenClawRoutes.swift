@@ -1,5 +1,6 @@
 import Hummingbird
 import PushKitFreeCore
+import PushKitFreeRegistry
 
 /// OpenClaw's routes, under `/api/v1`: register, list and remove devices, and send. Their clients
 /// read FastAPI's shapes: errors carry `detail`, tokens show as their first 16 digits and `...`.

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import PushKitFreeCore
+import PushKitFreeRegistry
 
 /// Per-agent subscriptions (`/registerSubscription`, `/triggerReplyFinished`): a device subscribes
 /// to the replies of the assistant working in one directory (`cwd`).

@@ -1,5 +1,6 @@
 import Hummingbird
 import PushKitFreeCore
+import PushKitFreeRegistry
 
 /// The proxy-chat app's routes: `/registerSubscription` subscribes a device to one agent's replies,
 /// `/triggerReplyFinished` tells its subscribers a reply is ready (`AgentSubscription`).

@@ -1,0 +1,106 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PushKitFreeCore
+
+/// Chooses whom a run goes to: every registered device by default, `--device`/`--group` to narrow
+/// the registry. (A `--token` bypasses the registry: `PushSender` makes its targets itself.)
+public enum DeliveryTargets {
+    /// - Parameter strictGroups: a named group that no device belongs to is an error, as an unknown
+    ///   device id is (a person naming a group expects it to exist); when false (an agent's group that
+    ///   nobody subscribed to yet) it selects nothing.
+    /// - Throws: `RegistryError` for an unreadable registry, `DeliverySelectionError` (65) for a
+    ///   device id that is not registered or, with
+    ///   `strictGroups`, a group without devices.
+    /// - Parameter due: a scheduled send: of the selected devices, only those whose send is due at
+    ///   `now` in their own zone (see `DueSchedule`).
+    public static func select(
+        registry: any RegistryStore, deviceIDs: [String], groups: [String],
+        strictGroups: Bool = false, due: DueSchedule? = nil, at now: Date = Date()
+    ) throws -> [DeliveryTarget] {
+        var zones = TimeZoneCache()
+        return try registeredDevices(
+            registry: registry, deviceIDs: deviceIDs, groups: groups,
+            strictGroups: strictGroups
+        ).compactMap { device in
+            var scheduledDay: LocalDate?
+            if let due {
+                guard let day = due.dueDay(briefing: device.record.briefing, at: now, zones: &zones) else { return nil }
+                scheduledDay = day
+            }
+            return DeliveryTarget(
+                deviceID: device.id, token: device.record.token, recordedEnvironment: device.record.environment,
+                timeZone: device.record.timeZone, scheduledDay: scheduledDay)
+        }
+    }
+
+    /// The push-to-start tokens of the registered devices `deviceIDs` and `groups` select (every
+    /// device when both are empty).
+    /// - Throws: `RegistryError` for an unreadable registry, `DeliverySelectionError` (65) for a
+    ///   device id that is not registered or, with `strictGroups`, a group without devices.
+    public static func selectPushToStart(
+        registry: any RegistryStore, deviceIDs: [String], groups: [String],
+        strictGroups: Bool = false
+    ) throws -> PushToStartSelection {
+        var selection = PushToStartSelection(targets: [], devicesWithoutToken: [])
+        var seen = Set<DeviceToken>()
+        for device in try registeredDevices(
+            registry: registry, deviceIDs: deviceIDs, groups: groups,
+            strictGroups: strictGroups)
+        {
+            guard let token = device.record.pushToStartToken else {
+                selection.devicesWithoutToken.append(device.id)
+                continue
+            }
+            guard seen.insert(token).inserted else { continue }
+            selection.targets.append(
+                DeliveryTarget(
+                    deviceID: device.id, token: token, recordedEnvironment: device.record.environment,
+                    tokenKind: .pushToStart, timeZone: device.record.timeZone))
+        }
+        return selection
+    }
+
+    /// The registered devices a selection names; every named device id must be registered and, with
+    /// `strictGroups`, every named group must have a device.
+    private static func registeredDevices(
+        registry: any RegistryStore, deviceIDs: [String], groups: [String],
+        strictGroups: Bool
+    ) throws -> [RegisteredDevice] {
+        let match = try registry.devices(DeviceSelection(deviceIDs: deviceIDs, groups: groups))
+        var missing: [String] = []
+        if !match.unknownDeviceIDs.isEmpty { missing.append("no device " + quotedList(match.unknownDeviceIDs)) }
+        if strictGroups, !match.emptyGroups.isEmpty {
+            missing.append("no device in group " + quotedList(match.emptyGroups))
+        }
+        if !missing.isEmpty {
+            throw DeliverySelectionError(
+                message: missing.joined(separator: " and ") + " in \(registry.location) (see register-apns list)")
+        }
+        return match.devices
+    }
+
+    private static func quotedList(_ names: [String]) -> String {
+        names.map { "\"\($0)\"" }.joined(separator: ", ")
+    }
+}
+
+extension RegistryStore {
+    public func targets(for audience: PushSender.Audience, at now: Date) throws -> [DeliveryTarget] {
+        try DeliveryTargets.select(
+            registry: self, deviceIDs: audience.deviceIDs, groups: audience.groups,
+            strictGroups: audience.strictGroups, due: audience.due, at: now)
+    }
+
+    public func pushToStartTargets(for audience: PushSender.Audience) throws -> PushToStartSelection {
+        try DeliveryTargets.selectPushToStart(
+            registry: self, deviceIDs: audience.deviceIDs, groups: audience.groups,
+            strictGroups: audience.strictGroups)
+    }
+
+    public func record(_ results: inout [DeliveryResult]) throws {
+        try RegistryBookkeeping.apply(&results, to: self)
+    }
+}

@@ -1,0 +1,76 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PushKitFreeCore
+
+/// How `register-apns list` shows devices: an aligned table for people, JSON Lines for programs.
+public enum DeviceListing {
+    /// A table with a header row, one device per line, columns padded to align.
+    ///
+    /// Tokens are masked to their first 8 and last 4 hex digits unless `fullTokens`; unknown values
+    /// show as `-`; times are UTC to the second. A PUSH-TO-START column follows TOKEN when any device
+    /// has a push-to-start token. Ids, names, models and other free text are escaped and cut to
+    /// `TerminalText.displayLimit` characters (`TerminalText.field`): a line break, an escape sequence
+    /// or a bidirectional override in one can neither break the table nor drive the terminal.
+    public static func table(_ devices: [RegisteredDevice], fullTokens: Bool) -> String {
+        let showsPushToStart = devices.contains { $0.record.pushToStartToken != nil }
+        var header = ["DEVICE ID", "TOKEN", "ENVIRONMENT", "NAME", "MODEL", "OS", "APP", "GROUPS", "LAST SEEN"]
+        if showsPushToStart { header.insert("PUSH-TO-START", at: 2) }
+        let rows = devices.map { device -> [String] in
+            let record = device.record
+            let text = { (value: String?) in value.map { TerminalText.field($0) } ?? "-" }
+            var row = [
+                TerminalText.field(device.id),
+                fullTokens ? record.token.hex : record.token.masked,
+                record.environment?.rawValue ?? "-",
+                text(record.name),
+                text(record.model),
+                text(record.osVersion),
+                text(record.appVersion),
+                record.groups.isEmpty ? "-" : TerminalText.field(record.groups.joined(separator: ",")),
+                record.lastRegisteredAt.map(secondsTimestamp) ?? "-",
+            ]
+            if showsPushToStart {
+                row.insert(record.pushToStartToken.map { fullTokens ? $0.hex : $0.masked } ?? "-", at: 2)
+            }
+            return row
+        }
+        var widths = header.map(\.count)
+        for row in rows {
+            for (column, cell) in row.enumerated() { widths[column] = max(widths[column], cell.count) }
+        }
+        var output = ""
+        for row in [header] + rows {
+            var line = ""
+            for (column, cell) in row.enumerated() {
+                if column == row.count - 1 {
+                    line += cell
+                } else {
+                    line += cell + String(repeating: " ", count: widths[column] - cell.count + 2)
+                }
+            }
+            output += line + "\n"
+        }
+        return output
+    }
+
+    /// One compact JSON object per device and line: `device_id`, then the fields as in the state
+    /// file (full tokens; `--full` only concerns the table).
+    public static func jsonLines(_ devices: [RegisteredDevice]) -> [UInt8] {
+        var writer = JSONWriter(capacity: devices.count * 400)
+        for device in devices {
+            device.record.write(to: &writer, deviceID: device.id)
+            writer.raw(byte: UInt8(ascii: "\n"))
+        }
+        return writer.bytes
+    }
+
+    /// `2024-05-01T12:00:00Z`: the stored timestamp without its milliseconds.
+    private static func secondsTimestamp(_ date: Date) -> String {
+        let text = ISO8601Timestamp.format(date)
+        return String(text.prefix(19)) + "Z"
+    }
+
+}

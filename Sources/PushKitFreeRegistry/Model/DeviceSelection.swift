@@ -1,0 +1,51 @@
+import PushKitFreeCore
+/// Which devices a command addresses: some device ids, the members of some groups, or all.
+public struct DeviceSelection: Sendable, Equatable {
+    /// Device ids named explicitly.
+    public var deviceIDs: [String]
+    /// Groups whose members are addressed.
+    public var groups: [String]
+
+    /// Selects `deviceIDs` and the members of `groups`; both empty selects every device.
+    public init(deviceIDs: [String] = [], groups: [String] = []) {
+        self.deviceIDs = deviceIDs
+        self.groups = groups
+    }
+
+    /// Every device.
+    public static let all = DeviceSelection()
+
+    /// What a selection found in a registry.
+    public struct Match: Sendable, Equatable {
+        /// The selected devices, each once, sorted by id.
+        public var devices: [RegisteredDevice]
+        /// Named device ids that are not registered, in the order given.
+        public var unknownDeviceIDs: [String]
+        /// Named groups that no device belongs to, in the order given.
+        public var emptyGroups: [String]
+    }
+
+    /// The devices of `registry` this selection addresses, and the names that matched nothing
+    /// (for a batch to report at the end rather than stop at).
+    public func match(in registry: RegisteredDevices) -> Match {
+        if deviceIDs.isEmpty, groups.isEmpty {
+            return Match(devices: registry.devices, unknownDeviceIDs: [], emptyGroups: [])
+        }
+        let named = Set(deviceIDs)
+        let wanted = Set(groups)
+        var found = Set<String>()
+        var filled = Set<String>()
+        var devices: [RegisteredDevice] = []
+        for device in registry.devices {
+            let hits = device.record.groups.filter(wanted.contains)
+            filled.formUnion(hits)
+            if named.contains(device.id) { found.insert(device.id) }
+            if named.contains(device.id) || !hits.isEmpty { devices.append(device) }
+        }
+        var unknown: [String] = []
+        for id in deviceIDs where !found.contains(id) && !unknown.contains(id) { unknown.append(id) }
+        var empty: [String] = []
+        for group in groups where !filled.contains(group) && !empty.contains(group) { empty.append(group) }
+        return Match(devices: devices, unknownDeviceIDs: unknown, emptyGroups: empty)
+    }
+}

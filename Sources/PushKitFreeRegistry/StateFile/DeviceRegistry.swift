@@ -1,0 +1,707 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import PushKitFreeCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The device registry on disk: the one way every tool reads and changes the state file.
+///
+/// Reads take no lock: the tools only ever replace the file whole, so a reader sees the old or the
+/// new version. `update` serializes writers across processes: it takes an exclusive `flock` on
+/// `<file>.lock`, re-reads the file, applies the change, writes a temporary file beside it, `fsync`s
+/// it, renames it over the file and `fsync`s the directory. Two processes writing at once both land
+/// their change; a writer killed at any point leaves the old or the new file whole.
+///
+/// A flat map `{"<device id>": "<token>"}` (what the server these tools replace writes, with no
+/// lock, truncating the file and writing it in place) stays a flat map, so that server and its own
+/// readers keep working; what it cannot hold goes to the sidecar `<file>.meta.json` (see
+/// `RegisteredDevices+FlatMap.swift`). A change is written as `<file>.meta.json.pending`, then the
+/// flat map, then the pending sidecar is renamed over the sidecar: a pending sidecar counts only
+/// while it describes exactly the flat map's devices and tokens, so a change whose flat map was
+/// not written (a failed rename, a full disk, a kill) leaves nothing of it, and one whose flat map
+/// was written is whole even if the last rename fails. Registrations
+/// that server adds beside `version` and `devices` of a version 1 file are adopted, and that file is
+/// written back as a flat map. Against that server's writes:
+/// - contents read empty or unparseable from a file modified in the last two seconds are read again
+///   (for up to half a second) before they count, so a rewrite caught half way neither fails a
+///   reader nor becomes a write that drops every device;
+/// - just before the rename the file is compared with what was read (bytes for files up to a
+///   megabyte, else inode, size and time); when it changed, the change is applied again to the new
+///   contents, up to 20 times (then exit 75, the file left as it was);
+/// - the replaced file is kept open across the rename and read again: registrations written into it
+///   between that comparison and the rename are adopted into the new file.
+/// What remains: such a write that takes over half a second is lost, as is one into a file over a
+/// megabyte; a rewrite based on a read made before our rename puts back a device the tools removed
+/// (it is pruned again on its next 410) and drops one they added from the flat map (the sidecar
+/// still holds it, and the next write puts it back). `convertToVersionOne()` ends all this when that
+/// server is retired.
+///
+/// A file that is not a registry is never overwritten (exit 65).
+/// New files and directories are created 0600 and 0700; a replaced file keeps its permissions.
+///
+/// One value (and its copies) remembers the version 1 registry it last read or wrote and reuses it
+/// while the file is unchanged (see `RegistryCache`), so a process that writes many batches parses
+/// the file once; it is re-read whenever another process or program changed it. A remembered
+/// registry also keeps an index of its tokens.
+///
+/// A value with `appendsToJournal` set (`register-apns serve`) writes a large file's changes to a
+/// journal beside it, `<file>.journal`, instead of rewriting the file for each batch, and folds the
+/// journal into the file from time to time; every reader applies the journal (see `RegistryJournal`).
+/// Every other value writes the file whole and `fsync`s it on every change, folding in any journal.
+public struct DeviceRegistry: Sendable {
+    /// The state file.
+    public let path: String
+    /// The source of `registered_at`, `last_seen_at` and `last_delivered_at` times.
+    public let clock: any WallClock
+
+    /// The registry in the state file at `path` (usually `Configuration.stateFile`), stamping times from `clock`.
+    public init(path: String, clock: any WallClock = SystemClock()) {
+        self.path = path
+        self.clock = clock
+    }
+
+    /// The lock file writers hold: `<file>.lock`. Never removed (see `FileLock`).
+    public var lockPath: String { path + ".lock" }
+
+    /// Where the flat map is kept when it is converted to version 1: `<file>.v0.bak`.
+    public var legacyBackupPath: String { path + ".v0.bak" }
+
+    /// Beside a flat map, what it cannot hold: `<file>.meta.json`, a version 1 registry of the same
+    /// devices (environments, names, groups, times, top-level members). Ignored beside a version 1 file.
+    public var sidecarPath: String { path + ".meta.json" }
+
+    /// Beside a flat map, a change's sidecar before its flat map is written: `<file>.meta.json.pending`
+    /// (see the type's comment).
+    public var pendingSidecarPath: String { sidecarPath + ".pending" }
+
+    /// How often `update` applies its change again when another program keeps rewriting the file.
+    static let maximumAttempts = 20
+
+    /// Called by a writer just after its last look at the file and before its rename (tests play
+    /// another program's write in that window with it).
+    var afterLastLook: (@Sendable () -> Void)?
+
+    /// The registry last read or written through this value or a copy of it.
+    let cache = RegistryCache()
+
+    /// Whether changes go to the journal when they can (see `RegistryJournal`): for a process that
+    /// writes many batches and folds the journal when idle or stopping (`register-apns serve`).
+    public var appendsToJournal = false
+    /// The smallest state file whose changes a journaling value appends rather than rewrites:
+    /// `PUSHKIT_REGISTRY_JOURNAL_BYTES`, else 1 MiB (about 3,000 devices, a 2 ms rewrite).
+    public var journalThreshold = DeviceRegistry.defaultJournalThreshold
+
+    /// `PUSHKIT_REGISTRY_JOURNAL_BYTES` when set to a number, else 1 MiB.
+    static var defaultJournalThreshold: Int {
+        getenv("PUSHKIT_REGISTRY_JOURNAL_BYTES").flatMap { Int(String(cString: $0)) }.map { max(0, $0) } ?? 1 << 20
+    }
+
+    /// The journal beside the state file: `<file>.journal` (see `RegistryJournal`).
+    public var journalPath: String { path + RegistryJournal.journalSuffix }
+
+    // MARK: Reading and writing
+
+    /// The registry as the file (and, beside a flat map, its sidecar) holds it now; empty when there is no file.
+    /// - Throws: `RegistryError.corruptStateFile` (65) or `.io` (74).
+    public func load() throws(RegistryError) -> RegisteredDevices {
+        if var entry = cache.peekAny(), try refresh(&entry) {
+            cache.remember(entry)
+            return entry.devices
+        }
+        let (snapshot, devices) = try readWithJournal()
+        // A version 1 file has no sidecar: no look for one on every read.
+        guard Self.takesSidecar(devices) else {
+            remember(devices, as: snapshot)
+            return devices
+        }
+        return try combined(devices, sidecar: try sidecarFiles().details(for: devices, decode: decode))
+    }
+
+    /// Changes the registry under the writers' lock and writes it back atomically.
+    ///
+    /// `body` gets the registry as re-read under the lock. When it throws, or changes nothing, the
+    /// file is not written. When a program that takes no lock rewrote the file meanwhile, `body` runs
+    /// again on the new contents (so it must only change `devices` and its own results).
+    /// - Throws: what `body` throws; `RegistryError` for a corrupt file (65), a file or directory that
+    ///   cannot be created (73), I/O failures (74), and a file rewritten by another program at every
+    ///   attempt (75).
+    @discardableResult
+    public func update<Result>(_ body: (inout RegisteredDevices) throws -> Result) throws -> Result {
+        try locked(convertingToVersionOne: false, body)
+    }
+
+    /// Writes a flat map and its sidecar as one version 1 file, for when the server that writes the
+    /// flat map is retired (it would otherwise write its registrations beside `version`; they are
+    /// still adopted, and the file goes back to a flat map). The flat map is kept as `<file>.v0.bak`
+    /// and the sidecar removed.
+    /// - Returns: the number of devices converted; `nil` when the file is not a flat map (nothing written).
+    @discardableResult
+    public func convertToVersionOne() throws -> Int? {
+        try locked(convertingToVersionOne: true) { devices in devices.writesFlatMap ? devices.count : nil }
+    }
+
+    /// Folds the journal into the state file: writes the file whole, then removes the journal
+    /// (see `RegistryJournal`). Nothing is written when there is no journal.
+    /// - Returns: whether there was a journal to fold (one that no longer continued the file is
+    ///   removed all the same).
+    @discardableResult
+    public func foldJournal() throws(RegistryError) -> Bool {
+        do {
+            return try locked(convertingToVersionOne: false, folding: true) { _ in
+                PosixFile.stamp(of: journalPath) != nil
+            }
+        } catch let error as RegistryError {
+            throw error
+        } catch {
+            throw .io(FileSystemError("cannot fold the journal into", path: path, errno: EIO))
+        }
+    }
+
+    /// For a process about to append to the journal (`register-apns serve`, at start): reads the
+    /// registry now, so that the first batch does not parse the file; and a file large enough to
+    /// journal that was never written for a journal (no `journal_base`) is written whole with one,
+    /// so that the first batch does not either. A file that cannot be read is left to the first
+    /// request that needs it (and `GET /health`) to report.
+    public func prepareJournal() {
+        let needsBase = { (devices: RegisteredDevices) -> Bool in
+            appendsToJournal && devices.storedFormat == .versioned && devices.journalBase == nil
+                && (PosixFile.stamp(of: path)?.byteCount ?? 0) >= journalThreshold
+        }
+        // Read without the lock first: a server that reads a small file creates nothing on disk.
+        guard let devices = try? load(), needsBase(devices) else { return }
+        _ = try? update { devices in
+            // Counted as a change, the registry is written whole, which gives it a journal_base.
+            if needsBase(devices) { devices.changeCount += 1 }
+        }
+    }
+
+    /// Whether a whole state file (and its journal) can be written now: allocates that much room in
+    /// a temporary file beside it and removes it, writing no data. For a health check that saw a
+    /// write refused (a full disk) and must notice when writing works again.
+    /// - Throws: `RegistryError.cannotCreate` (73) or `.io` (74) naming what the file system refused.
+    public func checkWritable() throws(RegistryError) {
+        let size = (PosixFile.stamp(of: path)?.byteCount ?? 0) + (PosixFile.stamp(of: journalPath)?.byteCount ?? 0)
+        do throws(FileSystemError) {
+            try PosixFile.checkRoom(beside: path, bytes: max(size, 4096))
+        } catch {
+            throw Self.classify(error)
+        }
+    }
+
+    private func locked<Result>(
+        convertingToVersionOne converting: Bool, folding: Bool = false,
+        _ body: (inout RegisteredDevices) throws -> Result
+    ) throws -> Result {
+        let directory = PosixFile.parentDirectory(of: path)
+        let lock: FileLock
+        do throws(FileSystemError) {
+            if !directory.isEmpty { try PosixFile.createPrivateDirectory(directory) }
+            try PosixFile.checkPrivateDirectory(directory)
+            lock = try FileLock(exclusiveAt: lockPath)
+        } catch {
+            throw Self.classify(error)
+        }
+        return try withExtendedLifetime(lock) {
+            var (result, late) = try commit(convertingToVersionOne: converting, folding: folding, lock: lock, body)
+            // Registrations another program wrote into the file just replaced, after the last look
+            // at it: adopted into the new file, by the same rule as entries found beside "version".
+            var rounds = 0
+            while !late.isEmpty, rounds < Self.maximumAttempts {
+                rounds += 1
+                let entries = late
+                do {
+                    (_, late) = try commit(convertingToVersionOne: false, lock: lock) { devices in
+                        if devices.storedFormat == .versioned { devices.storedFormat = .versionedWithLegacyEntries }
+                        for (id, token) in entries { devices.adoptLegacyEntry(deviceID: id, token: token) }
+                    }
+                } catch {
+                    // `body`'s change is committed: a failure to adopt another program's late
+                    // writes must not report it as failed.
+                    break
+                }
+            }
+            return result
+        }
+    }
+
+    /// One change under the lock: read, apply, write, again while another program rewrites the file.
+    /// - Returns: `body`'s result, and the registrations another program wrote into the replaced file.
+    private func commit<Result>(
+        convertingToVersionOne converting: Bool, folding: Bool = false, lock: FileLock,
+        _ body: (inout RegisteredDevices) throws -> Result
+    ) throws -> (Result, [(String, DeviceToken)]) {
+        // Only writers holding the lock change the sidecar: read once, it stays as read.
+        var sidecars = try sidecarFiles()
+        for attempt in 1...Self.maximumAttempts {
+            var devices = RegisteredDevices()
+            let snapshot = try readForChange(into: &devices)
+            try refuseEmptied(devices, read: snapshot, lock: lock)
+            // What was read, for telling another program's late writes from it (small files only).
+            let stored = (snapshot.data?.count ?? .max) <= RegistryCache.comparedBytes ? devices : RegisteredDevices()
+            if devices.storedFormat == .absent, snapshot.data == nil, SvenFiles.createsFlatMap(path) {
+                // No file yet where the Sven design's old script reads a flat map: create one.
+                devices.storedFormat = .legacyFlatMap
+            }
+            let details = try sidecars.details(for: devices, decode: decode)
+            if details != nil, details == sidecars.pending {
+                // The last writer's change, committed but not put in place: put it in place before
+                // a new pending sidecar can replace it.
+                guard rename(pendingSidecarPath, sidecarPath) == 0 else {
+                    throw RegistryError.io(FileSystemError("cannot replace", path: sidecarPath, errno: errno))
+                }
+                PosixFile.syncDirectory(of: sidecarPath)
+                sidecars = SidecarFiles(sidecar: details, pending: nil)
+            }
+            devices = try combined(devices, sidecar: details)
+            let membersBefore = devices.otherFields
+            let result: Result
+            do {
+                result = try body(&devices)
+            } catch {
+                if devices.changeCount == 0 { remember(devices, as: snapshot) }
+                throw error
+            }
+            let converts = converting && devices.writesFlatMap
+            let journal = PosixFile.stamp(of: journalPath) != nil
+            if journal, snapshot.journal == nil {
+                // Only writers holding the lock make a journal: one there now was there when the
+                // registry was read, so it was not read. Folding or replacing it would lose batches.
+                throw RegistryError.io(
+                    FileSystemError(
+                        "cannot read", path: journalPath, errno: EIO, detail: "it is there but was not read"))
+            }
+            guard devices.changeCount > 0 || converts || (folding && journal) else {
+                remember(devices, as: snapshot)
+                return (result, [])
+            }
+            if !folding, !converts, appends(devices, over: snapshot, membersBefore: membersBefore) {
+                let position = try appendToJournal(&devices, over: snapshot)
+                // Grown as large as the file: folded now, in the same hold of the lock, with nothing
+                // else in the fold. The batch is committed either way: a fold that fails leaves the
+                // journal to the next one.
+                if let size = snapshot.stamp?.byteCount, position.end >= max(journalThreshold, size) {
+                    _ = try? commit(convertingToVersionOne: false, folding: true, lock: lock) { _ in }
+                }
+                return (result, [])
+            }
+            // Folding alone (no change besides): the file written is the file read with its journal
+            // through `end` applied, which a reader that got that far can take without reading it.
+            let folded =
+                folding && devices.changeCount == 0 && snapshot.journal?.continuesFile == true
+                ? devices.journalBase.map { "\($0) \(snapshot.journal?.end ?? 0)" } : nil
+            let flat = devices.writesFlatMap && !converts
+            if devices.writesFlatMap || converts {
+                devices.journalBase = nil
+            } else if journal
+                || (appendsToJournal && devices.journalBase == nil
+                    && snapshot.stamp?.byteCount ?? 0 >= journalThreshold)
+            {
+                // A new version of the file for a journal to continue: the journal folded in (or
+                // one that did not continue the file) can never apply to it.
+                devices.journalBase = RegistryJournal.newBase()
+            }
+            devices.journalFolded = folded
+            if let late = try write(devices, over: snapshot, read: stored, asFlatMap: flat) {
+                lock.record(Self.heldRecord(devices.count))
+                if journal { unlink(journalPath) }
+                if converts {
+                    unlink(sidecarPath)
+                    unlink(pendingSidecarPath)
+                }
+                if flat || converts { cache.forget() } else { rememberWritten(&devices) }
+                return (result, late)
+            }
+            if attempt == Self.maximumAttempts { break }
+            // Let a writer busy rewriting the file finish; a little longer each time (190 ms in all).
+            usleep(UInt32(attempt) * 1_000)
+        }
+        throw RegistryError.keptChanging(path: path)
+    }
+
+    /// What the lock file records after a writer replaced the state file: how many devices it held.
+    static func heldRecord(_ count: Int) -> String { "devices \(count)" }
+
+    /// Refuses to write over a state file that reads empty although it held devices when these
+    /// tools last wrote it (the lock file says how many): a program rewriting it in place
+    /// (`slow-command > devices.json`, a script's `write_text`) has truncated it and not yet written
+    /// it again, and a rename now would throw that program's contents away with the inode it
+    /// writes to. An empty file never written by these tools still counts as an empty registry.
+    private func refuseEmptied(
+        _ devices: RegisteredDevices, read snapshot: Snapshot, lock: FileLock
+    ) throws(RegistryError) {
+        guard snapshot.data != nil, devices.storedFormat == .absent, let line = lock.recordedLine(),
+            line.hasPrefix("devices "), let held = Int(line.dropFirst("devices ".count)), held > 0
+        else { return }
+        throw .emptiedInPlace(path: path, heldDevices: held)
+    }
+
+    /// One reading of the state file, to notice another program's rewrite before replacing it.
+    private struct Snapshot {
+        /// The bytes read; for a remembered registry, only those of a file up to a megabyte.
+        let data: Data?
+        let stamp: PosixFile.Stamp?
+        /// How far the journal was read with it; `nil` when there was none.
+        var journal: RegistryJournal.Position?
+    }
+
+    /// Whether the change in `devices` goes to the journal rather than a rewrite of the file: this
+    /// value appends, the file is a large enough version 1 file written for a journal, and the
+    /// change touches some devices and no top-level member. (A journal grown as large as the file
+    /// is folded after the append: a fold stalls the batches behind it for the time a whole write
+    /// takes, so folds are kept rare, and a reader parses at most twice the file.)
+    private func appends(
+        _ devices: RegisteredDevices, over snapshot: Snapshot, membersBefore: [String: JSONValue]
+    )
+        -> Bool
+    {
+        guard appendsToJournal, devices.storedFormat == .versioned, devices.journalBase != nil,
+            let size = snapshot.stamp?.byteCount, size >= journalThreshold, devices.otherFields == membersBefore,
+            devices.changedDeviceIDs.count <= max(64, devices.count / 8)
+        else { return false }
+        return true
+    }
+
+    /// Appends the change in `devices` to the journal and remembers the registry as changed.
+    /// - Returns: where the journal now ends.
+    private func appendToJournal(
+        _ devices: inout RegisteredDevices, over snapshot: Snapshot
+    ) throws(RegistryError) -> RegistryJournal.Position {
+        guard let base = devices.journalBase else {
+            throw .corruptStateFile(path: path, detail: "no journal_base to append to")
+        }
+        let batch: [UInt8]
+        do throws(JSONSyntaxError) {
+            batch = try devices.journalBatch()
+        } catch {
+            // A record that does not read back as written: the change is not stored.
+            throw .corruptStateFile(path: journalPath, detail: error.detail)
+        }
+        let mode = PosixFile.permissions(of: path) ?? 0o600
+        let position = try RegistryJournal.append(
+            batch, at: journalPath, base: base, mode: mode, after: snapshot.journal)
+        cache.remember(devices, stamp: snapshot.stamp, bytes: snapshot.data, journal: position, at: path)
+        return position
+    }
+
+    /// Brings a remembered entry up to the file and journal now there, without parsing the file:
+    /// - the file unchanged: what was appended to the journal since is applied (a journal made
+    ///   since, or one replacing a journal that did not continue the file, from its start);
+    /// - the file replaced by a fold of the very journal the entry read (`adoptFold`).
+    /// - Returns: `false` when the file must be read (`entry` may then be half brought up).
+    private func refresh(_ entry: inout RegistryCache.Entry) throws(RegistryError) -> Bool {
+        guard RegistryCache.isCurrent(entry, at: path) else { return try adoptFold(&entry) }
+        switch RegistryJournal.change(at: journalPath, since: entry.journal) {
+        case .unchanged:
+            return true
+        case .grown:
+            guard let position = entry.journal else { return false }
+            entry.journal = try RegistryJournal.readMore(after: position, at: journalPath, into: &entry.devices)
+            return true
+        case .replaced:
+            // A journal that continued the file is only ever removed by replacing the file.
+            guard entry.journal?.continuesFile != true else { return false }
+            entry.journal = try RegistryJournal.read(at: journalPath, into: &entry.devices)
+            return true
+        }
+    }
+
+    /// Takes the file now there as `entry`'s, when another process wrote it by folding the journal
+    /// `entry` read, and nothing else (its `journal_folded` names the entry's base and the journal's
+    /// end): the rest of that journal is read through the descriptor the entry holds (a removed
+    /// journal stays readable while open), then the new journal, if any, is applied. Two servers
+    /// on one file then never parse the file again for each other's folds.
+    /// - Returns: `false` when the file is something else and must be read.
+    private func adoptFold(_ entry: inout RegistryCache.Entry) throws(RegistryError) -> Bool {
+        guard let position = entry.journal, position.continuesFile, let base = entry.devices.journalBase else {
+            return false
+        }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        let file = RegistryCache.OpenFile(descriptor: descriptor)
+        guard let markers = RegistryJournal.foldMarkers(ofOpen: descriptor),
+            var stamp = PosixFile.stamp(ofOpen: descriptor)
+        else { return false }
+        entry.journal = try RegistryJournal.readMore(after: position, at: journalPath, into: &entry.devices)
+        guard markers.folded == "\(base) \(entry.journal?.end ?? 0)" else { return false }
+        var bytes: Data?
+        if stamp.byteCount <= RegistryCache.comparedBytes {
+            // A small file is compared byte for byte before reuse: its bytes are kept.
+            (bytes, stamp) = try RegistryJournal.contents(of: file, from: 0, path: path)
+        }
+        entry.devices.journalBase = markers.base
+        entry.devices.journalFolded = markers.folded
+        entry.stamp = stamp
+        entry.bytes = bytes
+        entry.file = file
+        entry.journal = try RegistryJournal.read(at: journalPath, into: &entry.devices)
+        return true
+    }
+
+    /// The registry to change, with the snapshot it came from: the one remembered, brought up to
+    /// date (`refresh`; taken out of the cache while it is changed, and given a token index, as it
+    /// will take many changes), else the file read.
+    private func readForChange(into devices: inout RegisteredDevices) throws(RegistryError) -> Snapshot {
+        guard var entry = cache.takeAny(), try refresh(&entry) else {
+            let snapshot: Snapshot
+            (snapshot, devices) = try readWithJournal()
+            return snapshot
+        }
+        let snapshot = Snapshot(data: entry.bytes, stamp: entry.stamp, journal: entry.journal)
+        // Moved out, so the registry has one owner and is changed without a copy.
+        devices = entry.devices
+        entry.devices = RegisteredDevices()
+        devices.indexesTokens = true
+        return snapshot
+    }
+
+    /// Remembers an unchanged registry as the contents of the file (and journal) `snapshot` read.
+    private func remember(_ devices: RegisteredDevices, as snapshot: Snapshot) {
+        cache.remember(devices, stamp: snapshot.stamp, bytes: snapshot.data, journal: snapshot.journal, at: path)
+    }
+
+    /// Remembers the registry just written as version 1 as it now is in the file: changed records
+    /// encoded and read back (so times have the file's millisecond precision), no changes counted.
+    private func rememberWritten(_ devices: inout RegisteredDevices) {
+        guard (try? devices.adoptWrittenRecords()) != nil, let stamp = PosixFile.stamp(of: path) else {
+            cache.forget()
+            return
+        }
+        let bytes = stamp.byteCount <= RegistryCache.comparedBytes ? Data(devices.stateFileBytes()) : nil
+        cache.remember(devices, stamp: stamp, bytes: bytes, journal: nil, at: path)
+    }
+
+    /// Writes `devices` (a flat map with the sidecar just before it, or version 1), unless the file
+    /// is no longer what `snapshot` read (`stored`). When converting, the flat map read is kept as `.v0.bak`.
+    /// - Returns: `nil` when the file changed and nothing but the sidecar was written; else the
+    ///   registrations another program wrote into the replaced file after the last look at it.
+    private func write(
+        _ devices: RegisteredDevices, over snapshot: Snapshot, read stored: RegisteredDevices, asFlatMap: Bool
+    ) throws(RegistryError) -> [(String, DeviceToken)]? {
+        let mode = PosixFile.permissions(of: path) ?? 0o600
+        PosixFile.removeStaleTemporaries(of: path)
+        PosixFile.removeStaleTemporaries(of: sidecarPath)
+        PosixFile.removeStaleTemporaries(of: legacyBackupPath)
+        // The file being replaced, kept open across the rename to see what is written into it late.
+        var replaced: Int32 = -1
+        defer { if replaced >= 0 { close(replaced) } }
+        let stillCurrent = { () -> Bool in
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard isUnchanged(since: snapshot) else {
+                if descriptor >= 0 { close(descriptor) }
+                return false
+            }
+            replaced = descriptor
+            afterLastLook?()
+            return true
+        }
+        let committed: Bool
+        do throws(FileSystemError) {
+            let versionOne = { (output: inout FileOutput) throws(FileSystemError) in
+                try devices.writeStateFile(to: &output)
+            }
+            if asFlatMap {
+                committed = try writeFlatMap(devices, over: snapshot, mode: mode, committingIf: stillCurrent)
+            } else {
+                if devices.storedFormat == .legacyFlatMap, let original = snapshot.data {
+                    try PosixFile.replaceAtomically(legacyBackupPath, with: original, mode: mode)
+                }
+                committed = try PosixFile.replaceAtomically(
+                    path, mode: mode, committingIf: stillCurrent, writing: versionOne)
+            }
+        } catch {
+            throw Self.classify(error)
+        }
+        guard committed else { return nil }
+        guard replaced >= 0, let original = snapshot.data, original.count <= 1 << 20 else { return [] }
+        return lateRegistrations(in: replaced, over: original, read: stored)
+    }
+
+    /// Writes a flat map and its sidecar so that a failure at any step leaves the old registry or
+    /// the new one, never a mix: the pending sidecar, then the flat map (the commit), then the
+    /// pending sidecar renamed over the sidecar. When the flat map's bytes do not change, the
+    /// sidecar alone is replaced (that is the commit).
+    /// - Returns: `false` when the file changed before the commit (nothing that counts was written).
+    private func writeFlatMap(
+        _ devices: RegisteredDevices, over snapshot: Snapshot, mode: mode_t,
+        committingIf stillCurrent: @escaping () -> Bool
+    ) throws(FileSystemError) -> Bool {
+        let versionOne = { (output: inout FileOutput) throws(FileSystemError) in
+            try devices.writeStateFile(to: &output)
+        }
+        let flatMap = devices.flatMapBytes()
+        PosixFile.removeStaleTemporaries(of: pendingSidecarPath)
+        if let original = snapshot.data, original.elementsEqual(flatMap) {
+            unlink(pendingSidecarPath)
+            return try PosixFile.replaceAtomically(
+                sidecarPath, mode: mode, committingIf: stillCurrent, writing: versionOne)
+        }
+        try PosixFile.replaceAtomically(pendingSidecarPath, mode: mode, writing: versionOne)
+        let committed: Bool
+        do throws(FileSystemError) {
+            committed = try PosixFile.replaceAtomically(path, with: flatMap, mode: mode, committingIf: stillCurrent)
+        } catch {
+            unlink(pendingSidecarPath)
+            throw error
+        }
+        guard committed else {
+            unlink(pendingSidecarPath)
+            return false
+        }
+        // The change is committed: a failure here leaves the pending sidecar, which matches the
+        // flat map and so counts, for the next writer to put in place.
+        if rename(pendingSidecarPath, sidecarPath) == 0 { PosixFile.syncDirectory(of: sidecarPath) }
+        return true
+    }
+
+    /// The registrations another program (which opened the file before our rename) wrote into the
+    /// file we replaced: entries whose token differs from what we read. Waits up to half a second
+    /// for a rewrite caught half way.
+    private func lateRegistrations(
+        in descriptor: Int32, over original: Data, read stored: RegisteredDevices
+    ) -> [(String, DeviceToken)] {
+        let started = ContinuousClock.now
+        while true {
+            let data = try? PosixFile.contents(ofOpen: descriptor, path: path)
+            if data == original { return [] }
+            if let data, let late = try? RegisteredDevices(stateFile: data), late.storedFormat != .absent {
+                let adopted = Set(late.adoptedLegacyEntries)
+                return late.devices.compactMap { device in
+                    guard late.storedFormat == .legacyFlatMap || adopted.contains(device.id),
+                        stored[device.id]?.token != device.record.token
+                    else { return nil }
+                    return (device.id, device.record.token)
+                }
+            }
+            if ContinuousClock.now - started > .milliseconds(500) { return [] }
+            usleep(2_000)
+        }
+    }
+
+    /// Whether the file is still what `snapshot` read: the same bytes (for files up to a megabyte,
+    /// all another program's flat maps), else the same inode, size and modification time.
+    private func isUnchanged(since snapshot: Snapshot) -> Bool {
+        guard PosixFile.stamp(of: path) == snapshot.stamp else { return false }
+        guard let data = snapshot.data, data.count <= 1 << 20 else { return true }
+        return (try? PosixFile.readIfPresent(path)) == data
+    }
+
+    /// Reads and parses the state file and applies the journal beside it (see `RegistryJournal`).
+    /// A fold replaces the file before it removes the journal: when a file written for a journal
+    /// was replaced while the two were read (the journal read may be the next file's, or none
+    /// where the old file's was), both are read again. A file never written for a journal has no
+    /// journal to miss.
+    private func readWithJournal() throws(RegistryError) -> (Snapshot, RegisteredDevices) {
+        var attempt = 1
+        while true {
+            var (snapshot, devices) = try readSettled()
+            cache.fileReads.add(1, ordering: .relaxed)
+            snapshot.journal = try RegistryJournal.read(at: journalPath, into: &devices)
+            if devices.journalBase == nil || PosixFile.stamp(of: path) == snapshot.stamp
+                || attempt == Self.maximumAttempts
+            {
+                return (snapshot, devices)
+            }
+            attempt += 1
+        }
+    }
+
+    /// Reads and parses the state file, waiting out another program's rewrite in place.
+    ///
+    /// A program that truncates the file and writes it again (Python's `write_text`) can be caught
+    /// with the file empty or half written. Contents that are empty or do not parse, in a file
+    /// modified in the last two seconds, are read again every 2 ms for up to half a second; then an
+    /// empty file counts as empty and a corrupt one as corrupt.
+    private func readSettled() throws(RegistryError) -> (Snapshot, RegisteredDevices) {
+        let started = ContinuousClock.now
+        while true {
+            let stamp = PosixFile.stamp(of: path)
+            let data = try read(path)
+            var devices = RegisteredDevices()
+            var failure: RegistryError?
+            if let data {
+                do throws(RegistryError) {
+                    devices = try decode(data, path: path)
+                } catch {
+                    failure = error
+                }
+            }
+            let unsettled = data != nil && (failure != nil || devices.storedFormat == .absent)
+            if unsettled, let stamp, Date().timeIntervalSince1970 - stamp.modifiedAt < 2,
+                ContinuousClock.now - started < .milliseconds(500)
+            {
+                usleep(2_000)
+                continue
+            }
+            if let failure { throw failure }
+            return (Snapshot(data: data, stamp: stamp), devices)
+        }
+    }
+
+    /// The sidecar and the pending sidecar beside a flat map, as read.
+    private struct SidecarFiles {
+        let sidecar: Data?
+        let pending: Data?
+
+        /// The details that go with the flat map `stored`: the pending sidecar when it describes
+        /// exactly `stored`'s devices and tokens (its writer replaced the flat map and did not get
+        /// to rename it), else the sidecar.
+        func details(
+            for stored: RegisteredDevices, decode: (Data, String) throws(RegistryError) -> RegisteredDevices
+        ) throws(RegistryError) -> Data? {
+            guard let pending, stored.storedFormat == .legacyFlatMap || stored.storedFormat == .absent,
+                let described = try? decode(pending, ""), described.count == stored.count,
+                stored.devices.allSatisfy({ described[$0.id]?.token == $0.record.token })
+            else { return sidecar }
+            return pending
+        }
+    }
+
+    private func sidecarFiles() throws(RegistryError) -> SidecarFiles {
+        SidecarFiles(sidecar: try read(sidecarPath), pending: try read(pendingSidecarPath))
+    }
+
+    /// `stored` with the details of the sidecar, when `stored` is a flat map (or empty) and there is one.
+    private func combined(_ stored: RegisteredDevices, sidecar: Data?) throws(RegistryError) -> RegisteredDevices {
+        guard let sidecar, Self.takesSidecar(stored) else { return stored }
+        return RegisteredDevices.combining(flatMap: stored, sidecar: try decode(sidecar, path: sidecarPath))
+    }
+
+    /// Whether a sidecar's details apply to `stored`: a flat map, or no file yet.
+    private static func takesSidecar(_ stored: RegisteredDevices) -> Bool {
+        stored.storedFormat == .legacyFlatMap || stored.storedFormat == .absent
+    }
+
+    private func read(_ file: String) throws(RegistryError) -> Data? {
+        do throws(FileSystemError) {
+            // Mapped when large: only a version 1 file grows that large, and only these tools,
+            // which replace it by rename, write one.
+            return try PosixFile.readIfPresent(file, mapLargeFiles: true)
+        } catch {
+            throw RegistryError.io(error)
+        }
+    }
+
+    private func decode(_ data: Data, path: String) throws(RegistryError) -> RegisteredDevices {
+        do throws(JSONSyntaxError) {
+            return try RegisteredDevices(stateFile: data)
+        } catch {
+            throw RegistryError.corruptStateFile(path: path, detail: error.detail)
+        }
+    }
+
+    /// Failures to create the directory, lock, temporary or backup file are 73; an unsafe
+    /// directory 78; the rest 74.
+    private static func classify(_ error: FileSystemError) -> RegistryError {
+        switch error.exitStatus {
+        case .cannotCreate: .cannotCreate(error)
+        case .configuration: .unsafeLocation(error)
+        default: .io(error)
+        }
+    }
+}

@@ -1,0 +1,36 @@
+import Foundation
+import PushKitFreeCore
+import PushKitFreeRegistry
+
+/// A clock the tests set by hand.
+package final class ManualClock: WallClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+
+    package init(_ date: Date = Date(timeIntervalSince1970: 1_714_564_800)) {
+        current = date
+    }
+
+    package func now() -> Date { lock.withLock { current } }
+
+    package func advance(by seconds: TimeInterval) {
+        lock.withLock { current += seconds }
+    }
+}
+
+/// Distinct valid tokens, `token(1)`, `token(2)`, ...: the number as 32 bytes of zero-padded hex.
+package func token(_ number: Int) -> DeviceToken {
+    try! DeviceToken(validating: String(format: "%064x", number))
+}
+
+package func registration(
+    _ id: String, _ number: Int, environment: APNsEnvironment? = nil, name: String? = nil, groups: [String]? = nil
+) -> DeviceRegistration {
+    try! DeviceRegistration(deviceID: id, token: token(number), environment: environment, name: name, groups: groups)
+}
+
+package let may1 = Date(timeIntervalSince1970: 1_714_564_800)
+
+extension Data {
+    package init(_ text: String) { self.init(text.utf8) }
+}
