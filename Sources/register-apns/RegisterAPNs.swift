@@ -451,7 +451,7 @@ extension RegisterAPNs {
             try ToolSupport.run(tool: RegisterAPNs.tool) {
                 let flags = ConfigurationFlags(configFile, state)
                 let configuration = try ToolSupport.configuration(flags, tool: RegisterAPNs.tool)
-                guard let registry = configuration.registry() as? DeviceRegistry else {
+                guard let registry = configuration.registry().file else {
                     throw ConfigurationError(
                         "convert rewrites a state file; state_file is the PostgreSQL registry "
                             + configuration.registryLocation)
@@ -496,12 +496,13 @@ extension RegisterAPNs {
                 try ToolSupport.run(tool: RegisterAPNs.tool) {
                     let configuration = try ToolSupport.configuration(
                         ConfigurationFlags(configFile, state), tool: RegisterAPNs.tool)
-                    guard let registry = configuration.registry() as? PostgresRegistry else {
+                    let registry = configuration.registry()
+                    guard let schema = registry.schema else {
                         throw ConfigurationError(
                             "db migrate works on a PostgreSQL registry; state_file is the file "
                                 + configuration.registryLocation + " (set it to a postgres:// URL)")
                     }
-                    let (from, to) = try registry.migrate()
+                    let (from, to) = try schema.migrate()
                     let text =
                         from == to
                         ? "the registry \(registry.location) is at schema version \(to); nothing to do\n"

@@ -19,6 +19,10 @@ public protocol RegistryStore: DeviceDirectory {
     /// Where the registry is, for messages: the state file's path, or the database URL with its
     /// password masked.
     var location: String { get }
+    /// The file the registry is kept in, with what only a file can do; `nil` for a database.
+    var file: (any RegistryFile)? { get }
+    /// The database schema the registry keeps, with its migration; `nil` for a file.
+    var schema: (any RegistrySchema)? { get }
 
     /// The registry as it is now; empty when nothing was ever registered.
     func load() throws(RegistryError) -> RegisteredDevices

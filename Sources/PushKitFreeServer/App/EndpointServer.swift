@@ -56,7 +56,7 @@ public enum EndpointServer {
             maximum: settings.maxConnections
                 ?? ConnectionLimit.defaultMaximum(openFileLimit: openFiles ?? 1024))
         let service = EndpointService(settings: settings, delivery: delivery, metrics: metrics)
-        if let registry = service.registry as? DeviceRegistry,
+        if let registry = service.registry.file,
             let mode = PosixFile.permissionsOpenToOthers(of: registry.path)
         {
             StandardStreams.writeError(
@@ -66,7 +66,7 @@ public enum EndpointServer {
         // The state file is read before the server listens, not by the first registration (a
         // large one is also given its journal_base now; see `DeviceRegistry.prepareJournal`).
         // A database is not: it may be down at start, which the routes answer 503 for.
-        (service.registry as? DeviceRegistry)?.prepareJournal()
+        service.registry.file?.prepareJournal()
 
         var logger = Logger(label: "register-apns-serve") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .error

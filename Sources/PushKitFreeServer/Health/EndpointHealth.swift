@@ -50,8 +50,8 @@ final class EndpointHealth: Sendable {
     func problems() -> [String] {
         state.withLock { state in
             var verdicts: [Verdict] = []
-            let stateFile = registry is DeviceRegistry ? Self.identity(of: registry.location) : .missing
-            if !(registry is DeviceRegistry) {
+            let stateFile = registry.file != nil ? Self.identity(of: registry.location) : .missing
+            if registry.file == nil {
                 // A database has no identity to cache the verdict by: asked on every probe.
                 verdicts.append(Verdict(identity: nil, problem: stateFileProblem()))
             } else if case .failure(let error) = stateFile {
@@ -105,7 +105,7 @@ final class EndpointHealth: Sendable {
     /// The file system's refusal of the last batch, unless writing works again now.
     private func writeProblem() -> (summary: String, detail: String)? {
         guard let failure = writes.writeFailure else { return nil }
-        if let registry = registry as? DeviceRegistry {
+        if let registry = registry.file {
             do throws(RegistryError) {
                 try registry.checkWritable()
                 writes.clearWriteFailure()

@@ -132,9 +132,9 @@ final class RegistryWriteQueue: Sendable {
     // MARK: Folding the journal
 
     /// The state file registry, when it appends to a journal.
-    private var journaling: DeviceRegistry? {
-        guard let registry = registry as? DeviceRegistry, registry.appendsToJournal else { return nil }
-        return registry
+    private var journaling: (any RegistryFile)? {
+        guard let file = registry.file, file.appendsToJournal else { return nil }
+        return file
     }
 
     /// Starts a task that folds the journal once the queue has been idle for `foldDelay`, unless
@@ -179,7 +179,7 @@ final class RegistryWriteQueue: Sendable {
 
     /// Folds the journal into the state file; a failure is reported and leaves the journal, which
     /// stays applied by every reader, for the next fold.
-    private func fold(_ registry: DeviceRegistry) {
+    private func fold(_ registry: any RegistryFile) {
         do throws(RegistryError) {
             try registry.foldJournal()
         } catch {
