@@ -197,7 +197,7 @@ public struct ConfigurationDoctor: Sendable {
 
     /// A PostgreSQL registry: reachable, its schema current (created when missing), how many devices.
     private func databaseFinding(_ setting: Setting<String>) -> DoctorFinding {
-        let registry = PostgresRegistry(url: setting.value)
+        let registry = PostgresRegistry(url: setting.value, retry: configuration.registryTuning.databaseRetry)
         func finding(_ severity: DoctorFinding.Severity, _ message: String) -> DoctorFinding {
             DoctorFinding(
                 setting: "registry", value: registry.location, source: setting.source.kind, severity: severity,

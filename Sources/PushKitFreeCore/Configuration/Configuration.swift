@@ -42,6 +42,8 @@ public struct Configuration: Sendable {
     public let stateFile: Setting<String>
     /// The home directory (`HOME`), for what other designs keep under it (`SvenFiles`).
     public let homeDirectory: String
+    /// The registry's journal and retry settings (`PUSHKIT_REGISTRY_*`).
+    public let registryTuning: RegistryTuning
 
     /// Warnings found while resolving (unknown config keys), one line each.
     public var warnings: [String] { file.warnings }
@@ -102,6 +104,7 @@ public struct Configuration: Sendable {
     ) throws(ConfigurationError) {
         let environmentVariables = variables
         let paths = XDGPaths(environment: environmentVariables)
+        registryTuning = RegistryTuning(environment: environmentVariables)
         self.file = file
         self.fileSource = fileSource
         homeDirectory = paths.home

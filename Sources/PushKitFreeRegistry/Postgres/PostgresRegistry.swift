@@ -29,10 +29,13 @@ public struct PostgresRegistry: RegistryStore {
     private let session: PostgresSession
 
     /// The registry in the database `url` names; nothing is connected until the first read or write.
-    public init(url: String, clock: any WallClock = SystemClock()) {
+    /// - Parameter retry: how long a temporary failure is retried (`RegistryTuning.databaseRetry`).
+    public init(
+        url: String, clock: any WallClock = SystemClock(), retry: Duration = RegistryTuning.defaults.databaseRetry
+    ) {
         self.url = url
         self.clock = clock
-        session = PostgresSession.shared(url: url)
+        session = PostgresSession.shared(url: url, retry: retry)
     }
 
     /// The URL with its password masked.

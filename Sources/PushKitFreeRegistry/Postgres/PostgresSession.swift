@@ -29,17 +29,17 @@ final class PostgresSession: @unchecked Sendable {
     private static let sessions = SessionTable()
 
     /// The session for `url`, made on first use.
-    static func shared(url: String) -> PostgresSession {
-        sessions.session(for: url)
+    /// The first session made for `url` keeps its `retry` (`RegistryTuning.databaseRetry`).
+    static func shared(url: String, retry: Duration) -> PostgresSession {
+        sessions.session(for: url, retry: retry)
     }
 
-    private init(url: String) {
+    private init(url: String, retry: Duration) {
         self.url = url
         location = PostgresURL.masked(url)
         lock = .allocate(capacity: 1)
         pthread_mutex_init(lock, nil)
-        let configured = getenv("PUSHKIT_REGISTRY_RETRY_SECONDS").flatMap { Double(String(cString: $0)) }
-        retryLimit = .milliseconds(Int64(max(0, configured ?? 10) * 1000))
+        retryLimit = retry
     }
 
     deinit {
@@ -299,16 +299,18 @@ private final class SessionTable: @unchecked Sendable {
         return lock
     }()
 
-    func session(for url: String) -> PostgresSession {
+    func session(for url: String, retry: Duration) -> PostgresSession {
         pthread_mutex_lock(lock)
         defer { pthread_mutex_unlock(lock) }
         if let session = sessions[url] { return session }
-        let session = PostgresSession.make(url: url)
+        let session = PostgresSession.make(url: url, retry: retry)
         sessions[url] = session
         return session
     }
 }
 
 extension PostgresSession {
-    fileprivate static func make(url: String) -> PostgresSession { PostgresSession(url: url) }
+    fileprivate static func make(url: String, retry: Duration) -> PostgresSession {
+        PostgresSession(url: url, retry: retry)
+    }
 }

@@ -93,14 +93,9 @@ public struct DeviceRegistry: Sendable {
     /// Whether changes go to the journal when they can (see `RegistryJournal`): for a process that
     /// writes many batches and folds the journal when idle or stopping (`register-apns serve`).
     public var appendsToJournal = false
-    /// The smallest state file whose changes a journaling value appends rather than rewrites:
-    /// `PUSHKIT_REGISTRY_JOURNAL_BYTES`, else 1 MiB (about 3,000 devices, a 2 ms rewrite).
-    public var journalThreshold = DeviceRegistry.defaultJournalThreshold
-
-    /// `PUSHKIT_REGISTRY_JOURNAL_BYTES` when set to a number, else 1 MiB.
-    static var defaultJournalThreshold: Int {
-        getenv("PUSHKIT_REGISTRY_JOURNAL_BYTES").flatMap { Int(String(cString: $0)) }.map { max(0, $0) } ?? 1 << 20
-    }
+    /// The smallest state file whose changes a journaling value appends rather than rewrites
+    /// (`RegistryTuning.journalThreshold`).
+    public var journalThreshold = RegistryTuning.defaults.journalThreshold
 
     /// The journal beside the state file: `<file>.journal` (see `RegistryJournal`).
     public var journalPath: String { path + RegistryJournal.journalSuffix }

@@ -118,9 +118,12 @@ extension Configuration {
     ///   and the process calls `DeviceRegistry.foldJournal()` when idle and before it exits.
     public func registry(clock: any WallClock = SystemClock(), appendingToJournal: Bool = false) -> any RegistryStore {
         let location = stateFile.value
-        if PostgresURL.isDatabaseURL(location) { return PostgresRegistry(url: location, clock: clock) }
+        if PostgresURL.isDatabaseURL(location) {
+            return PostgresRegistry(url: location, clock: clock, retry: registryTuning.databaseRetry)
+        }
         var registry = DeviceRegistry(path: location, clock: clock)
         registry.appendsToJournal = appendingToJournal
+        registry.journalThreshold = registryTuning.journalThreshold
         return registry
     }
 

@@ -26,7 +26,9 @@ final class EndpointService: Sendable {
     init(settings: EndpointSettings, delivery: EndpointDelivery, metrics: EndpointMetrics) {
         self.settings = settings
         registry = settings.configuration.registry(appendingToJournal: true)
-        writes = RegistryWriteQueue(registry: registry) { size in metrics.registryBatch(size: size) }
+        writes = RegistryWriteQueue(
+            registry: registry, foldDelay: settings.configuration.registryTuning.journalIdle
+        ) { size in metrics.registryBatch(size: size) }
         self.delivery = delivery
         self.metrics = metrics
         limiter = RateLimiter(perMinute: settings.rateLimit)

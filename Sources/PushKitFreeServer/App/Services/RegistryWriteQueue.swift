@@ -52,19 +52,24 @@ final class RegistryWriteQueue: Sendable {
         var writeFailure: RegistryError?
     }
 
-    /// How long without a change before the journal is folded into the state file:
-    /// `PUSHKIT_REGISTRY_JOURNAL_IDLE_MS`, else one second.
-    static let foldDelay: Duration = .milliseconds(
-        getenv("PUSHKIT_REGISTRY_JOURNAL_IDLE_MS").flatMap { Int(String(cString: $0)) }.map { max(1, $0) } ?? 1_000)
+    /// How long without a change before the journal is folded into the state file
+    /// (`RegistryTuning.journalIdle`).
+    let foldDelay: Duration
 
     let registry: any RegistryStore
     private let thread: NIOThreadPool
     private let state = Mutex(State())
     private let onBatch: @Sendable (Int) -> Void
 
-    /// - Parameter onBatch: told each batch's size after it is written (for metrics).
-    init(registry: any RegistryStore, onBatch: @escaping @Sendable (Int) -> Void) {
+    /// - Parameters:
+    ///   - foldDelay: how long without a change before the journal is folded.
+    ///   - onBatch: told each batch's size after it is written (for metrics).
+    init(
+        registry: any RegistryStore, foldDelay: Duration = RegistryTuning.defaults.journalIdle,
+        onBatch: @escaping @Sendable (Int) -> Void
+    ) {
         self.registry = registry
+        self.foldDelay = foldDelay
         self.onBatch = onBatch
         thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
@@ -151,7 +156,7 @@ final class RegistryWriteQueue: Sendable {
         Task.detached { [self] in
             var seen = seen
             while true {
-                try? await Task.sleep(for: Self.foldDelay)
+                try? await Task.sleep(for: foldDelay)
                 // Idle: take the writer's place, so no batch runs during the fold; changes that
                 // come meanwhile wait for it, and `drain` takes them after.
                 let idle = state.withLock { state -> Bool? in
