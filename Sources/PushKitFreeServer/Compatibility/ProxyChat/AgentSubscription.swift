@@ -11,11 +11,9 @@ import PushKitFreeRegistry
 ///
 /// - The agent key is the hex SHA-256 of `cwd`; the subscribed device joins the group of that name,
 ///   so `send-push --group <key>` reaches the same devices.
-/// - The agent's display name and `cwd` are kept in the state file's top-level `"agents"` member
-///   (`{"<key>": {"cwd": ..., "display_name": ...}}`), which every tool preserves on rewrite.
+/// - The agent's display name and `cwd` are kept in the registry (`RegisteredDevices.recordAgent`,
+///   the state file's top-level `"agents"` member), which every tool preserves on rewrite.
 public enum AgentSubscription {
-    /// The state file member holding what is known about each agent.
-    public static let registryMember = "agents"
     /// Title and body when nothing better is known.
     public static let fallbackText = "Reply ready"
 
@@ -91,18 +89,12 @@ public enum AgentSubscription {
             var groups = replacesGroups ? (registration.groups ?? []) : (devices[registration.deviceID]?.groups ?? [])
             if !groups.contains(agentKey) { groups.append(agentKey) }
             registration.groups = groups
-            var agents = devices.otherFields[AgentSubscription.registryMember]?.objectValue ?? [:]
-            var agent = agents[agentKey]?.objectValue ?? [:]
-            agent["cwd"] = .string(cwd)
-            if let displayName,
-                trusted || !AgentSubscription.othersSubscribe(to: agentKey, besides: registration.deviceID, in: devices)
+            var agent = RegisteredAgent(cwd: cwd)
+            if trusted || !AgentSubscription.othersSubscribe(to: agentKey, besides: registration.deviceID, in: devices)
             {
-                agent["display_name"] = .string(displayName)
+                agent.displayName = displayName
             }
-            if agents[agentKey] != .object(agent) {
-                agents[agentKey] = .object(agent)
-                devices.otherFields[AgentSubscription.registryMember] = .object(agents)
-            }
+            devices.recordAgent(agentKey, agent)
             return devices.register(registration, at: now)
         }
     }
@@ -114,7 +106,7 @@ public enum AgentSubscription {
 
     /// The display name an agent subscribed with, if any.
     public static func displayName(agentKey: String, in devices: RegisteredDevices) -> String? {
-        devices.otherFields[registryMember]?[agentKey]?["display_name"]?.stringValue
+        devices.agent(agentKey)?.displayName
     }
 
     /// A parsed `/triggerReplyFinished` body: `{"cwd", "conversation_id", "message_preview", "finished_at"}`.
