@@ -132,7 +132,7 @@ struct GatewaySession: Sendable {
         do throws(RegistrationBodyError) {
             named = try fields.string("device_id")
             if named == nil {
-                named = try fields.string("token", "device_token")
+                named = try fields.string("token")
                 byToken = named != nil
             }
         } catch {
