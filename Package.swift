@@ -11,7 +11,7 @@ let exportNghttp2Interposers: [LinkerSetting] = [
 
 // Every program is linked with lld, relative relocations packed (DT_RELR, glibc 2.36+) and only
 // the symbols above exported: fewer relocations for the loader and a dynamic symbol table of a few
-// hundred entries instead of ~9,000 (issue 19; bench/README.md has the instruction counts).
+// hundred entries instead of ~9,000 (bench/README.md has the instruction counts).
 let startupLinkerSettings: [LinkerSetting] = [
     .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]),
     .unsafeFlags(["-Xlinker", "--no-export-dynamic"]),

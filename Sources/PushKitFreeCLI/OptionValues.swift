@@ -12,7 +12,7 @@ import Foundation
 // Each lists its values as `rawValueStrings`, what argument parser's default gives, without its
 // key path: argument parser builds every option again for each of the four or five times it
 // reflects a command, and instantiating that key path each time was a seventh of a
-// `send-push --dry-run` (issue 19, bench/README.md).
+// `send-push --dry-run` (bench/README.md).
 
 extension APNsPushType: ExpressibleByArgument {
     /// Any case: `--push-type ALERT` is `alert`, as APNs reads the header.

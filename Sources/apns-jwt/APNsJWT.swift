@@ -25,7 +25,7 @@ struct APNsJWT: ParsableCommand {
 
     /// `apns-jwt` alone, the way scripts call it (`$(apns-jwt)`), prints the token without argument
     /// parsing: with nothing to parse, argument parsing's reflection over the commands was more than
-    /// half of a warm run (issue 19). Every other command line is parsed as usual.
+    /// half of a warm run. Every other command line is parsed as usual.
     static func main() {
         guard CommandLine.arguments.count == 1 else { return mainEscapingMessages() }
         do {

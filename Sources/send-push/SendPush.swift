@@ -35,7 +35,7 @@ struct SendPush: ParsableCommand {
 
     @OptionGroup var options: SharedOptions
 
-    /// MESSAGE_ID and PREVIEW, read the way the Python script this replaces read them with argparse:
+    /// MESSAGE_ID and PREVIEW, read the way the Sven design's Python script reads them with argparse:
     /// an argument that starts with `-` is still one of them when it contains a space or is a negative
     /// number (`"- item one"`, `"-5 degrees"`, `"--sandbox is on"`). Argument parser collects every
     /// argument it does not recognize here; `validate()` refuses the ones that look like options.

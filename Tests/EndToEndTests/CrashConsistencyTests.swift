@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 
-/// Crash consistency (issue 11, "Crashes and concurrency"): the built tools SIGKILLed at random
+/// Crash consistency: the built tools SIGKILLed at random
 /// moments while other processes write the same devices file. After every crash the file must parse
 /// (with `JSONSerialization` and with `register-apns list --json`), stay 0600, hold only whole
 /// devices, and keep every registration that was acknowledged: exit 0 from `register-apns add`,

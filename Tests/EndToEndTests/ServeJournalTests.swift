@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `register-apns serve` appends a large state file's batches to the journal beside it (issue 20):
+/// `register-apns serve` appends a large state file's batches to the journal beside it:
 /// the command-line tools read through it and fold it, serve folds it when idle and when it stops,
 /// and a server killed at any moment loses no registration it acknowledged. The tests lower the
 /// threshold (`PUSHKIT_REGISTRY_JOURNAL_BYTES=0`) so a small file is journaled as a large one is.

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `register-apns serve` keeps the registry between write batches (issue 20): what another process
+/// `register-apns serve` keeps the registry between write batches: what another process
 /// writes to the file meanwhile must be read, never overwritten by the kept copy.
 @Suite("register-apns serve: the registry kept between batches")
 struct ServeRegistryCacheTests {

@@ -3,7 +3,7 @@ import PushKitFreeCore
 import PushKitFreeEmulator
 import Testing
 
-/// The fault soak (issue 11): `send-push` to many registered devices (1,000 in `make soak`) through an `apns-emulator`
+/// The fault soak: `send-push` to many registered devices (1,000 in `make soak`) through an `apns-emulator`
 /// that answers each device its own story (`--script-file`: 500, 503 and 429 once or twice, 500 for
 /// good, stalls, slow and too-slow answers, 410, a permanent 400) while the connection itself is
 /// cut by GOAWAY or dropped, and other processes register devices during the run. Afterwards the

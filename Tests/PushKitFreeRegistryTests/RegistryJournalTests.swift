@@ -8,7 +8,7 @@ import PushKitFreeTestSupport
 import Glibc
 #endif
 
-/// The state file's journal (issue 20): a journaling registry (serve's) appends batches beside the
+/// The state file's journal: a journaling registry (serve's) appends batches beside the
 /// file, every reader applies them, every other writer folds them into the file, and no order of
 /// writers, crash leftovers or cut-off appends loses or resurrects a device.
 @Suite("registry: the journal beside a large state file")

@@ -34,7 +34,7 @@ public struct APNsReason: RawRepresentable, Sendable, Hashable, CustomStringConv
     public static let payloadEmpty = APNsReason(rawValue: "PayloadEmpty")
     public static let topicDisallowed = APNsReason(rawValue: "TopicDisallowed")
     /// A body that is not a JSON object with an `aps` object. Apple's table has no reason for this;
-    /// the emulator answers it with 400, as the project's issue 4 specifies.
+    /// the emulator answers it with 400.
     public static let badPayload = APNsReason(rawValue: "BadPayload")
 
     // MARK: 400, broadcast channels and their management API

@@ -1,8 +1,8 @@
 import Hummingbird
 import PushKitFreeRegistry
 
-/// `POST /register-apns`: the route the app's own registration code calls (the FastAPI handler
-/// this endpoint replaces), with a JSON body or `device_token` and `apns_token` in the query.
+/// `POST /register-apns`: the route the app's own registration code calls (the Sven design's
+/// FastAPI handler), with a JSON body or `device_token` and `apns_token` in the query.
 struct NativeRoutes: Sendable {
     typealias Context = EndpointRequestContext
     let service: EndpointService

@@ -38,7 +38,7 @@ extension Request {
     }
 
     /// A registration's body; for `/register-apns` without a body, `device_token` and `apns_token`
-    /// from the query string (as the FastAPI handler it replaces reads them), and `timezone` when given.
+    /// from the query string (as the Sven design's FastAPI handler reads them), and `timezone` when given.
     func registrationBody(acceptingQuery: Bool) async throws(EndpointError) -> JSONValue {
         guard acceptingQuery else { return try await jsonBody() }
         let query = uri.queryParameters
