@@ -26,7 +26,6 @@ let package = Package(
         .executable(name: "send-push", targets: ["send-push"]),
         .executable(name: "register-apns-serve", targets: ["register-apns-serve"]),
         .executable(name: "apns-emulator", targets: ["apns-emulator"]),
-        .library(name: "PushKitFreeCore", targets: ["PushKitFreeCore"]),
         // For the fuzz package (Fuzz/Package.swift), whose libFuzzer programs run these checks.
         .library(name: "FuzzHarness", targets: ["FuzzHarness"]),
     ],

@@ -5,9 +5,9 @@
 /// number (`-5`, `-.5`, `-2.5`), or contains a space (`"- item one"`, `"--sandbox is on"`); anything
 /// else that starts with `-` is an option. A tool collects the arguments its parser did not recognize
 /// and refuses those this calls options, so it accepts every positional argparse would.
-public enum ArgparseCompatibility {
+package enum ArgparseCompatibility {
     /// Whether argparse would read `argument`, which no known option matched, as an (unknown) option.
-    public static func looksLikeOption(_ argument: String) -> Bool {
+    package static func looksLikeOption(_ argument: String) -> Bool {
         guard argument.hasPrefix("-"), argument != "-" else { return false }
         if argument.contains(" ") { return false }
         return !isNegativeNumber(argument)

@@ -8,9 +8,9 @@ import PushKitFreeCore
 /// A program shipped beside a tool that the tool hands a subcommand to, the way `git` runs
 /// `git-<command>`: `register-apns serve` runs `register-apns-serve`, so `register-apns` does not
 /// link the server's libraries and starts as fast without them.
-public enum CompanionExecutable {
+package enum CompanionExecutable {
     /// The companion's path: beside the running executable (`/proc/self/exe`), else on `PATH`.
-    public static func locate(_ name: String) -> String? {
+    package static func locate(_ name: String) -> String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         if length > 0 {
@@ -30,7 +30,7 @@ public enum CompanionExecutable {
     /// Replaces this process with `name`, passing `arguments` (after argv[0]) unchanged.
     /// Returns only when it cannot: the companion is missing or cannot be executed.
     /// - Returns: why it could not run.
-    public static func replaceProcess(with name: String, arguments: [String]) -> String {
+    package static func replaceProcess(with name: String, arguments: [String]) -> String {
         guard let path = locate(name) else {
             return
                 "\(name) is not installed beside this program or on PATH (make install puts it in the same directory)"

@@ -2,7 +2,7 @@ import ArgumentParser
 import PushKitFreeCore
 
 /// What a tool's delivery options default to.
-public protocol DeliveryDefaults {
+package protocol DeliveryDefaults {
     /// Seconds a whole send may take.
     static var timeout: Double { get }
     /// What `--timeout` limits, for `--help`.
@@ -10,35 +10,35 @@ public protocol DeliveryDefaults {
 }
 
 /// `send-push`: one run, which may fan out to many devices.
-public enum RunDeliveryDefaults: DeliveryDefaults {
-    public static let timeout: Double = 30
-    public static let timeoutHelp = "No run outlives this many seconds."
+package enum RunDeliveryDefaults: DeliveryDefaults {
+    package static let timeout: Double = 30
+    package static let timeoutHelp = "No run outlives this many seconds."
 }
 
 /// `register-apns serve`: each send answers an HTTP request that waits for it.
-public enum RequestDeliveryDefaults: DeliveryDefaults {
-    public static let timeout: Double = 10
-    public static let timeoutHelp = "No send outlives this many seconds."
+package enum RequestDeliveryDefaults: DeliveryDefaults {
+    package static let timeout: Double = 10
+    package static let timeoutHelp = "No send outlives this many seconds."
 }
 
 /// `--retries` and `--timeout`, declared once for every tool that sends and checked by the core's
 /// `DeliveryPolicy`.
-public struct DeliveryOptions<Defaults: DeliveryDefaults>: ParsableArguments {
+package struct DeliveryOptions<Defaults: DeliveryDefaults>: ParsableArguments {
     @Option(parsing: .unconditional, help: "Resends of temporary failures (429, 5xx, lost connections).")
-    public var retries = 3
+    package var retries = 3
 
     @Option(parsing: .unconditional, help: ArgumentHelp(Defaults.timeoutHelp, valueName: "seconds"))
-    public var timeout: Double = Defaults.timeout
+    package var timeout: Double = Defaults.timeout
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         _ = try policy()
     }
 
     /// The delivery policy these options make.
     /// - Throws: `ValidationError` naming the flag at fault.
-    public func policy() throws(ValidationError) -> DeliveryPolicy {
+    package func policy() throws(ValidationError) -> DeliveryPolicy {
         do {
             return try DeliveryPolicy(retries: retries, timeoutSeconds: timeout)
         } catch {

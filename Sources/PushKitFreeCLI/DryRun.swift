@@ -2,8 +2,8 @@ import PushKitFreeCore
 
 /// Renders the requests a run would send, for `send-push --dry-run`: method and URL (device token
 /// masked unless `fullTokens`), headers with the provider token redacted, and the payload.
-public enum DryRun {
-    public static func render(
+package enum DryRun {
+    package static func render(
         _ request: APNsRequest, targets: [DeliveryTarget], configuration: Configuration, fullTokens: Bool
     ) -> String {
         let payload = String(decoding: request.payload, as: UTF8.self)

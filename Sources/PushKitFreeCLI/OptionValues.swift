@@ -16,57 +16,57 @@ import Foundation
 
 extension APNsPushType: ExpressibleByArgument {
     /// Any case: `--push-type ALERT` is `alert`, as APNs reads the header.
-    public init?(argument: String) {
+    package init?(argument: String) {
         self.init(rawValue: argument.lowercased())
     }
 
-    public static var allValueStrings: [String] { rawValueStrings }
+    package static var allValueStrings: [String] { rawValueStrings }
 }
 
 extension APNsPriority: ExpressibleByArgument {
-    public static var allValueStrings: [String] { rawValueStrings }
+    package static var allValueStrings: [String] { rawValueStrings }
 }
 
 extension InterruptionLevel: ExpressibleByArgument {
-    public static var allValueStrings: [String] { rawValueStrings }
+    package static var allValueStrings: [String] { rawValueStrings }
 }
 
 extension Urgency: ExpressibleByArgument {
-    public static var allValueStrings: [String] { rawValueStrings }
+    package static var allValueStrings: [String] { rawValueStrings }
 }
 
 extension QuietPolicy: ExpressibleByArgument {
-    public static var allValueStrings: [String] { rawValueStrings }
+    package static var allValueStrings: [String] { rawValueStrings }
 }
 
 extension LiveActivity.Event: ExpressibleByArgument {
-    public static var allValueStrings: [String] { rawValueStrings }
+    package static var allValueStrings: [String] { rawValueStrings }
 }
 
 extension APNsEnvironment: ExpressibleByArgument {
     /// `production` or `sandbox`, also as `prod`, `development` and `dev`.
-    public init?(argument: String) {
+    package init?(argument: String) {
         self.init(userText: argument)
     }
 
-    public static var allValueStrings: [String] { rawValueStrings }
+    package static var allValueStrings: [String] { rawValueStrings }
 }
 
 extension DueSchedule: ExpressibleByArgument {
-    public static var allValueStrings: [String] { rawValueStrings }
+    package static var allValueStrings: [String] { rawValueStrings }
 }
 
 extension CaseIterable where Self: RawRepresentable, RawValue: CustomStringConvertible {
     /// Every case's raw value as text, in declaration order.
-    public static var rawValueStrings: [String] { allCases.map { $0.rawValue.description } }
+    package static var rawValueStrings: [String] { allCases.map { $0.rawValue.description } }
 }
 
 /// An instant on the command line: ISO 8601 with a zone (`2026-11-24T07:00:00Z`,
 /// `2026-11-24T07:00:00-05:00`) or whole UNIX seconds.
-public struct InstantArgument: ExpressibleByArgument, Sendable {
-    public let date: Date
+package struct InstantArgument: ExpressibleByArgument, Sendable {
+    package let date: Date
 
-    public init?(argument: String) {
+    package init?(argument: String) {
         if let seconds = Int(argument) {
             date = Date(timeIntervalSince1970: TimeInterval(seconds))
         } else if let parsed = ISO8601Timestamp.parse(argument) {
@@ -76,5 +76,5 @@ public struct InstantArgument: ExpressibleByArgument, Sendable {
         }
     }
 
-    public static var defaultValueDescription: String { "time" }
+    package static var defaultValueDescription: String { "time" }
 }

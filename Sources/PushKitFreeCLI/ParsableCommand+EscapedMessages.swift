@@ -13,7 +13,7 @@ extension ParsableCommand {
     /// parsing quotes the offending argument in its messages, and an argument holding escape
     /// sequences or a carriage return could otherwise rewrite the caller's terminal or log line.
     /// Help, version and completion scripts (exit 0) go to standard output unchanged.
-    public static func mainEscapingMessages(_ arguments: [String]? = nil) {
+    package static func mainEscapingMessages(_ arguments: [String]? = nil) {
         do {
             var command = try parseAsRoot(arguments)
             try command.run()

@@ -2,7 +2,7 @@ import PushKitFreeCore
 
 extension SendSetting {
     /// The command-line flag that sets it, as the tools' messages name it.
-    public var flag: String {
+    package var flag: String {
         switch self {
         case .threadID: "--thread-id"
         case .interruptionLevel: "--interruption-level"

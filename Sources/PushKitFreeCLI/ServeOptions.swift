@@ -4,25 +4,25 @@ import ArgumentParser
 /// `register-apns-serve` program that parses and serves, and `register-apns`'s `serve` subcommand,
 /// which runs that program but declares the options so that `register-apns`'s completion scripts
 /// and manual page know them.
-public struct ServeOptions: ParsableArguments {
+package struct ServeOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Address and port to listen on; port 0 picks a free one.", valueName: "host:port"))
-    public var listen = "127.0.0.1:8100"
+    package var listen = "127.0.0.1:8100"
 
     @Option(
         name: .customLong("secret-file"),
         help: ArgumentHelp("File holding the shared secret (mode 600).", valueName: "file"))
-    public var secretFile: String?
+    package var secretFile: String?
 
     @Flag(name: .customLong("no-auth"), help: "Serve without a secret (loopback addresses only).")
-    public var noAuth = false
+    package var noAuth = false
 
     @Option(
         name: .customLong("tls-cert"),
         help: ArgumentHelp("Serve HTTPS with this PEM certificate chain.", valueName: "file"))
-    public var tlsCertificate: String?
+    package var tlsCertificate: String?
 
     @Option(name: .customLong("tls-key"), help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
-    public var tlsKey: String?
+    package var tlsKey: String?
 
     @Option(
         name: .customLong("open-registration"),
@@ -31,12 +31,12 @@ public struct ServeOptions: ParsableArguments {
                 + "(e.g. 192.168.1.0/24,100.64.0.0/10): anyone there can register a device that then gets "
                 + "your notifications.",
             valueName: "cidr[,cidr...]"))
-    public var openRegistration: [String] = []
+    package var openRegistration: [String] = []
 
     @Option(
         name: .customLong("rate-limit"), parsing: .unconditional,
         help: ArgumentHelp("Registration requests per client per minute; 0 turns the limit off.", valueName: "n"))
-    public var rateLimit = 30
+    package var rateLimit = 30
 
     @Option(
         name: .customLong("header-timeout"),
@@ -44,12 +44,12 @@ public struct ServeOptions: ParsableArguments {
             "Seconds a connection has from accept (TLS handshake included) to a complete request head, "
                 + "and a request from its head to the end of its body.",
             valueName: "seconds"))
-    public var headerTimeout: Double = 10
+    package var headerTimeout: Double = 10
 
     @Option(
         name: .customLong("idle-timeout"),
         help: ArgumentHelp("Seconds a kept-alive connection may wait for its next request.", valueName: "seconds"))
-    public var idleTimeout: Double = 60
+    package var idleTimeout: Double = 60
 
     @Option(
         name: .customLong("max-connections"),
@@ -57,15 +57,15 @@ public struct ServeOptions: ParsableArguments {
             "Connections held at once (default: the open-file limit less 128); past it the one idle "
                 + "longest (no request head yet, or its last request answered) is closed.",
             valueName: "n"))
-    public var maxConnections: Int?
+    package var maxConnections: Int?
 
-    @OptionGroup(title: "Delivery") public var delivery: DeliveryOptions<RequestDeliveryDefaults>
+    @OptionGroup(title: "Delivery") package var delivery: DeliveryOptions<RequestDeliveryDefaults>
 
-    @OptionGroup public var shared: SharedOptions
+    @OptionGroup package var shared: SharedOptions
 
-    public init() {}
+    package init() {}
 
-    public func validate() throws {
+    package func validate() throws {
         if (tlsCertificate == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if rateLimit < 0 { throw ValidationError("--rate-limit must be 0 or more, not \(rateLimit)") }
         for (name, seconds) in [("--header-timeout", headerTimeout), ("--idle-timeout", idleTimeout)]

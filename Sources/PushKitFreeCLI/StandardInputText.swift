@@ -1,11 +1,11 @@
 import PushKitFreeCore
 
 /// Standard input as text.
-public enum StandardInputText {
+package enum StandardInputText {
     /// All of standard input as UTF-8 text, without the trailing line breaks a shell pipeline adds.
     /// - Parameter hook: read only what is there without waiting on a quiet pipe or a terminal
     ///   (see `FileDescriptorInput.readAvailable`), as a hook must never hang its caller.
-    public static func read(trimmingTrailingNewlines: Bool, hook: Bool = false) -> String {
+    package static func read(trimmingTrailingNewlines: Bool, hook: Bool = false) -> String {
         var text = String(
             decoding: hook ? FileDescriptorInput.readAvailable() : FileDescriptorInput.readAll(), as: UTF8.self)
         if trimmingTrailingNewlines {

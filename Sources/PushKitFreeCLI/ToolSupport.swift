@@ -8,10 +8,10 @@ import Foundation
 
 /// What every tool does around its core call: resolve the configuration, print warnings, and turn
 /// errors into one `tool: message` line on standard error and a sysexits status.
-public enum ToolSupport {
+package enum ToolSupport {
     /// Resolves the shared configuration from the command line's `flags` and the process
     /// environment, printing any warnings (unknown config keys) to standard error.
-    public static func configuration(_ flags: ConfigurationFlags, tool: String) throws -> Configuration {
+    package static func configuration(_ flags: ConfigurationFlags, tool: String) throws -> Configuration {
         let configuration = try Configuration.resolve(flags: flags, environment: ProcessInfo.processInfo.environment)
         for warning in configuration.warnings {
             warn(warning, tool: tool)
@@ -20,7 +20,7 @@ public enum ToolSupport {
     }
 
     /// Prints `tool: warning: message` to standard error.
-    public static func warn(_ message: String, tool: String) {
+    package static func warn(_ message: String, tool: String) {
         StandardStreams.writeError("\(tool): warning: \(message)\n")
     }
 
@@ -28,7 +28,7 @@ public enum ToolSupport {
     ///
     /// `PushKitError`s carry their own status; anything else is unexpected and exits 70 (EX_SOFTWARE)
     /// with its description, never a stack trace.
-    public static func exitCode(for error: any Error, tool: String) -> ExitCode {
+    package static func exitCode(for error: any Error, tool: String) -> ExitCode {
         if let error = error as? PushKitError {
             StandardStreams.writeError("\(tool): \(message(for: error))\n")
             return ExitCode(error.exitStatus.rawValue)
@@ -38,12 +38,12 @@ public enum ToolSupport {
     }
 
     /// The error's message in the tools' words: settings named by their flags.
-    public static func message(for error: any PushKitError) -> String {
+    package static func message(for error: any PushKitError) -> String {
         (error as? any SettingError)?.worded(naming: \.flag) ?? error.description
     }
 
     /// Runs `body`, mapping any thrown error through `exitCode(for:tool:)`.
-    public static func run(tool: String, _ body: () throws -> Void) throws {
+    package static func run(tool: String, _ body: () throws -> Void) throws {
         do {
             try body()
         } catch let error as ExitCode {

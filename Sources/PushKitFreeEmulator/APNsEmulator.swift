@@ -17,9 +17,9 @@ import Synchronization
 /// Life cycle: `init` (checks the TLS material), `start()` (binds; returns the port),
 /// `openOutputs()` once the caller has printed its `listening on` line, then `waitUntilStopped()`
 /// until `stop()` or a signal from `stopOnSignals`.
-public final class APNsEmulator: Sendable {
+package final class APNsEmulator: Sendable {
     /// What the emulator was started with.
-    public let configuration: EmulatorConfiguration
+    package let configuration: EmulatorConfiguration
     private let services: EmulatorServices
     private let sslContext: NIOSSLContext
     private let group: MultiThreadedEventLoopGroup
@@ -32,7 +32,7 @@ public final class APNsEmulator: Sendable {
     ///   - closesRecordDescriptor: whether to close it at the end.
     ///   - quiet: leaves out the one-line summaries on standard error.
     /// - Throws: `EmulatorSetupError` (78) when the certificate or key cannot be used.
-    public init(
+    package init(
         configuration: EmulatorConfiguration, recordDescriptor: Int32, closesRecordDescriptor: Bool, quiet: Bool
     ) throws(EmulatorSetupError) {
         self.configuration = configuration
@@ -65,7 +65,7 @@ public final class APNsEmulator: Sendable {
     /// Binds and starts accepting connections; returns the port (useful with port 0). With
     /// `managePort`, the channel management listener is bound too (see `managementPort`).
     /// - Throws: `EmulatorSetupError` (69) when the address cannot be bound.
-    public func start() throws(EmulatorSetupError) -> Int {
+    package func start() throws(EmulatorSetupError) -> Int {
         let channel = try bind(port: configuration.port, management: false)
         serverChannel.withLock { $0 = channel }
         if let managePort = configuration.managePort {
@@ -83,7 +83,7 @@ public final class APNsEmulator: Sendable {
     }
 
     /// The port of the channel management listener, once started; `nil` without `managePort`.
-    public var managementPort: Int? {
+    package var managementPort: Int? {
         managementChannel.withLock { $0?.localAddress?.port }
     }
 
@@ -111,14 +111,14 @@ public final class APNsEmulator: Sendable {
     }
 
     /// Lets records and summaries through (held back until the `listening on` line is out).
-    public func openOutputs() {
+    package func openOutputs() {
         services.records.open()
         services.summaries?.open()
     }
 
     /// Stops on SIGINT and SIGTERM (and ignores SIGPIPE, so a closed record pipe only stops the
     /// records).
-    public func stopOnSignals() {
+    package func stopOnSignals() {
         signal(SIGPIPE, SIG_IGN)
         let sources = [SIGINT, SIGTERM].map { number -> any DispatchSourceSignal in
             signal(number, SIG_IGN)
@@ -132,14 +132,14 @@ public final class APNsEmulator: Sendable {
     }
 
     /// Stops accepting connections; `waitUntilStopped()` then returns.
-    public func stop() {
+    package func stop() {
         let channel = serverChannel.withLock { $0 }
         channel?.close(promise: nil)
         managementChannel.withLock { $0 }?.close(promise: nil)
     }
 
     /// Blocks until `stop()`, then closes every connection and writes out the records.
-    public func waitUntilStopped() {
+    package func waitUntilStopped() {
         if let channel = serverChannel.withLock({ $0 }) {
             try? channel.closeFuture.wait()
         }

@@ -2,57 +2,57 @@ import PushKitFreeCore
 
 /// Everything `apns-emulator` was told: where to listen, what to trust, which devices and faults
 /// to script. Built by the command from its flags and the shared configuration.
-public struct EmulatorConfiguration: Sendable {
+package struct EmulatorConfiguration: Sendable {
     /// The address to bind, `127.0.0.1` unless `--host`.
-    public var host = "127.0.0.1"
+    package var host = "127.0.0.1"
     /// The port; 0 picks a free one.
-    public var port = 2197
+    package var port = 2197
     /// The port of the channel management listener (Apple's `api-manage-broadcast` hosts); `nil`
     /// serves none, 0 picks a free port. Same address and TLS as the push listener.
-    public var managePort: Int?
+    package var managePort: Int?
     /// How many broadcast channels one bundle id may have (Apple: 10,000).
-    public var channelLimit = EmulatorChannels.appleLimit
+    package var channelLimit = EmulatorChannels.appleLimit
     /// `--strict-broadcast`: refuse what Apple's pages do not show but peers send (see
     /// `ChannelRequestJudge`).
-    public var strictBroadcast = false
+    package var strictBroadcast = false
     /// The environment the emulator plays: sandbox answers also carry `apns-unique-id`.
-    public var environment: APNsEnvironment = .production
+    package var environment: APNsEnvironment = .production
     /// The provider key, ids and bundle id requests are judged against.
-    public var trust: APNsRequestValidator.Trust
+    package var trust: APNsRequestValidator.Trust
     /// SETTINGS_MAX_CONCURRENT_STREAMS once a connection has sent a valid provider token (before
     /// that it is 1, as at APNs).
-    public var maximumConcurrentStreams = 1000
+    package var maximumConcurrentStreams = 1000
     /// When set, token updates are not rate-limited (no `429 TooManyProviderTokenUpdates`).
-    public var lenientTokenUpdates = false
+    package var lenientTokenUpdates = false
     /// When set, a new token for the key within 20 minutes is refused on any connection, not only
     /// on the connection that used the previous one.
-    public var globalTokenUpdates = false
+    package var globalTokenUpdates = false
     /// Tokens answered `410 Unregistered` or `400 BadDeviceToken` from the start.
-    public var deviceStates = ScriptedDeviceStates()
+    package var deviceStates = ScriptedDeviceStates()
     /// `--script-file`: answers scripted per device token, request by request.
-    public var deviceScript = DeviceScript()
+    package var deviceScript = DeviceScript()
     /// `--fail-first`.
-    public var failFirst: FailFirstFault?
+    package var failFirst: FailFirstFault?
     /// `--fail-rate`.
-    public var failRate: FailRateFault?
+    package var failRate: FailRateFault?
     /// Seed for `--fail-rate`'s random choices, so runs can be repeated.
-    public var seed: UInt64?
+    package var seed: UInt64?
     /// Milliseconds to wait before answering each request.
-    public var delayMilliseconds: Int64 = 0
+    package var delayMilliseconds: Int64 = 0
     /// Send GOAWAY and close each connection after this many streams.
-    public var goAwayAfter: Int?
+    package var goAwayAfter: Int?
     /// Reset each connection (TCP RST, no answer) when its stream number this plus one arrives.
-    public var dropAfter: Int?
+    package var dropAfter: Int?
     /// The first connection to open stream this plus one goes silent (see `ConnectionSilencer`);
     /// later connections are served normally.
-    public var goSilentAfter: Int?
+    package var goSilentAfter: Int?
     /// The server certificate and key.
-    public var tls: EmulatorTLSMaterial
+    package var tls: EmulatorTLSMaterial
     /// Event-loop threads; defaults to the number of cores.
-    public var threads: Int?
+    package var threads: Int?
 
     /// The defaults: port 2197 on loopback, production, no scripts or faults.
-    public init(trust: APNsRequestValidator.Trust, tls: EmulatorTLSMaterial) {
+    package init(trust: APNsRequestValidator.Trust, tls: EmulatorTLSMaterial) {
         self.trust = trust
         self.tls = tls
     }

@@ -40,7 +40,7 @@ import PushKitFreeCore
 ///   `http://` origins (local test servers only; APNs is TLS) get one connection per request there.
 ///
 /// Not thread-safe: one client is driven by one thread.
-public final class CurlHTTP2Client: HTTP2Transport {
+package final class CurlHTTP2Client: HTTP2Transport {
     private var multi: UnsafeMutableRawPointer
     /// Set by `openNewConnection()`; cleared once the connections are closed.
     private var newConnectionRequested = false
@@ -55,14 +55,14 @@ public final class CurlHTTP2Client: HTTP2Transport {
     /// The sockets and timer libcurl asked to be watched (see `pushkit_multi_wait_and_act`).
     private let events: UnsafeMutablePointer<pushkit_multi_events>
     /// At most this many requests younger than `slowAfter` are handed to libcurl at a time.
-    public let maximumQueued: Int
+    package let maximumQueued: Int
     /// A request in flight this long no longer counts against `maximumQueued`.
-    public let slowAfter: Duration
+    package let slowAfter: Duration
     /// At most this many requests are handed to libcurl at a time, slow ones included: APNs allows
     /// up to 1,000 concurrent streams per connection, so more would only wait inside libcurl.
-    public let queueCeiling: Int
+    package let queueCeiling: Int
 
-    public init(
+    package init(
         caFile: String?, proxy: String? = nil, connectTimeout: Duration = .seconds(10), maximumQueued: Int = 200,
         slowAfter: Duration = .seconds(1), queueCeiling: Int = 1000
     ) {
@@ -88,7 +88,7 @@ public final class CurlHTTP2Client: HTTP2Transport {
         return multi
     }
 
-    public func openNewConnection() {
+    package func openNewConnection() {
         newConnectionRequested = true
     }
 
@@ -131,7 +131,7 @@ public final class CurlHTTP2Client: HTTP2Transport {
     /// requests or all answers in memory. Between events the loop sleeps in
     /// libcurl's event wait, never past the deadline, the time `next` named, or 100 ms. At the
     /// deadline, requests in flight fail with `.timeout`.
-    public func perform(
+    package func perform(
         deadline: ContinuousClock.Instant, next: (ContinuousClock.Instant) -> HTTP2RequestSupply,
         onResponse: (HTTP2Response) -> Void
     ) {
@@ -285,7 +285,7 @@ private struct StartOrder {
 /// send-push does not link libcurl (see `LibcurlLoader.c`): it is loaded here, when the first
 /// client is about to be made, so the tool's start, `--help`, usage errors and the foreground of
 /// `--detach`/`--hook` never pay for mapping it and its dependent libraries.
-public enum CurlGlobal {
+package enum CurlGlobal {
     private static let loaded: Result<Void, LibcurlUnavailable> = {
         var reason = [CChar](repeating: 0, count: 512)
         guard pushkit_libcurl_load(&reason, reason.count) == 1 else {
@@ -299,7 +299,7 @@ public enum CurlGlobal {
 
     /// Loads and initializes libcurl, once.
     /// - Throws: `LibcurlUnavailable` (exit 69) when libcurl.so.4 cannot be loaded.
-    public static func load() throws(LibcurlUnavailable) {
+    package static func load() throws(LibcurlUnavailable) {
         try loaded.get()
     }
 
@@ -320,11 +320,11 @@ public enum CurlGlobal {
 }
 
 /// libcurl could not be loaded at run time.
-public struct LibcurlUnavailable: PushKitError {
+package struct LibcurlUnavailable: PushKitError {
     /// What the dynamic loader said.
-    public let reason: String
-    public var exitStatus: ExitStatus { .unavailable }
-    public var description: String {
+    package let reason: String
+    package var exitStatus: ExitStatus { .unavailable }
+    package var description: String {
         "cannot load libcurl (\(reason)); install it with: apt-get install libcurl4"
     }
 }

@@ -6,21 +6,21 @@ import PushKitFreeCore
 /// before the registry is rewritten. A server keeps one (`keepsClient: true`) for its life, so the
 /// connection to APNs stays open between sends, as Apple asks of providers. A kept client is driven
 /// by one thread at a time: the caller's (the server sends from one thread of its own).
-public final class CurlTransportSource: HTTP2TransportSource, @unchecked Sendable {
+package final class CurlTransportSource: HTTP2TransportSource, @unchecked Sendable {
     private let keepsClient: Bool
     private var kept: CurlHTTP2Client?
 
-    public init(keepsClient: Bool) {
+    package init(keepsClient: Bool) {
         self.keepsClient = keepsClient
     }
 
     /// Loads libcurl, once per process.
     /// - Throws: `LibcurlUnavailable` (exit 69) when libcurl.so.4 cannot be loaded.
-    public func prepare() throws {
+    package func prepare() throws {
         try CurlGlobal.load()
     }
 
-    public func transport(caFile: String?, proxy: String?, connectTimeout: Duration) -> any HTTP2Transport {
+    package func transport(caFile: String?, proxy: String?, connectTimeout: Duration) -> any HTTP2Transport {
         if let kept { return kept }
         let made = CurlHTTP2Client(caFile: caFile, proxy: proxy, connectTimeout: connectTimeout)
         if keepsClient { kept = made }
@@ -28,7 +28,7 @@ public final class CurlTransportSource: HTTP2TransportSource, @unchecked Sendabl
     }
 
     /// Closes the kept client's connection.
-    public func close() {
+    package func close() {
         kept = nil
     }
 }

@@ -61,6 +61,7 @@ public struct FuzzViolation: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The message.
     public var description: String { message }
 
     /// Fails unless `condition` holds.

@@ -21,9 +21,9 @@ import PushKitFreeCore
 /// every signal the caller had blocked.
 ///
 /// Only for single-threaded processes (the tools are): after `fork` only the calling thread exists.
-public enum ProcessDetacher {
+package enum ProcessDetacher {
     /// Which side of the fork a call returned on.
-    public enum Role: Sendable, Equatable {
+    package enum Role: Sendable, Equatable {
         /// The original process: the delivery is in other hands now.
         case caller
         /// The detached process: carry on with the delivery.
@@ -32,7 +32,7 @@ public enum ProcessDetacher {
 
     /// Detaches; returns `.caller` in the calling process and `.detached` in the new one.
     /// - Throws: `DetachError` (exit 71) when no process can be made.
-    public static func detach() throws(DetachError) -> Role {
+    package static func detach() throws(DetachError) -> Role {
         let child = fork()
         if child < 0 { throw DetachError(reason: PosixFile.describe(errno: errno)) }
         if child > 0 { return .caller }
@@ -80,8 +80,8 @@ public enum ProcessDetacher {
 }
 
 /// The background process could not be started (`fork` failed): exit 71 (EX_OSERR).
-public struct DetachError: PushKitError {
-    public let reason: String
-    public var exitStatus: ExitStatus { .osError }
-    public var description: String { "cannot start the background delivery: \(reason)" }
+package struct DetachError: PushKitError {
+    package let reason: String
+    package var exitStatus: ExitStatus { .osError }
+    package var description: String { "cannot start the background delivery: \(reason)" }
 }

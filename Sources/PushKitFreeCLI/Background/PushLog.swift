@@ -16,26 +16,26 @@ import Darwin
 /// The file is created 0600 (its directory 0700) and appended to under an exclusive `flock` on
 /// `push.log.lock`. Before a write would take it past `limit` bytes, it is renamed to `push.log.1`
 /// (replacing the previous one), so the two files together stay under twice the limit.
-public struct PushLog: Sendable {
+package struct PushLog: Sendable {
     /// 1 MiB.
-    public static let defaultLimit = NotificationPolicy.defaultLogLimit
+    package static let defaultLimit = NotificationPolicy.defaultLogLimit
 
     /// The log file.
-    public let path: String
-    public let limit: Int
+    package let path: String
+    package let limit: Int
 
     /// The log in `stateDirectory`.
-    public init(stateDirectory: String, limit: Int = PushLog.defaultLimit) {
+    package init(stateDirectory: String, limit: Int = PushLog.defaultLimit) {
         path = stateDirectory + "/push.log"
         self.limit = limit
     }
 
     /// Where the log is rotated to: `push.log.1`.
-    public var rotatedPath: String { path + ".1" }
+    package var rotatedPath: String { path + ".1" }
 
     /// Appends `records`, one line each, in one write.
     /// - Throws: `FileSystemError` when the directory, lock or file cannot be created or written.
-    public func append(_ records: [JSONValue]) throws {
+    package func append(_ records: [JSONValue]) throws {
         guard !records.isEmpty else { return }
         var bytes: [UInt8] = []
         for record in records {
@@ -65,7 +65,7 @@ public struct PushLog: Sendable {
 
     /// The common members of every record: `time` (ISO 8601, UTC) and `pid`, plus `message_id`
     /// when the run had one.
-    public static func header(at date: Date, messageID: String?) -> [String: JSONValue] {
+    package static func header(at date: Date, messageID: String?) -> [String: JSONValue] {
         var header: [String: JSONValue] = [
             "time": .string(ISO8601Timestamp.format(date)), "pid": .number(Double(getpid())),
         ]
@@ -74,7 +74,7 @@ public struct PushLog: Sendable {
     }
 
     /// One record per device of `report` (tokens masked), with the common members.
-    public static func records(of report: DeliveryReport, at date: Date, messageID: String?) -> [JSONValue] {
+    package static func records(of report: DeliveryReport, at date: Date, messageID: String?) -> [JSONValue] {
         let header = header(at: date, messageID: messageID)
         return report.results.map { result in
             .object(header.merging(DeliveryReport.members(of: result, fullTokens: false)) { _, member in member })
@@ -82,14 +82,15 @@ public struct PushLog: Sendable {
     }
 
     /// A record for a run that could not be made: `outcome` "error", the message and exit status.
-    public static func errorRecord(_ message: String, exitStatus: Int32, at date: Date, messageID: String?) -> JSONValue
-    {
+    package static func errorRecord(
+        _ message: String, exitStatus: Int32, at date: Date, messageID: String?
+    ) -> JSONValue {
         noteRecord(outcome: "error", message, exitStatus: exitStatus, at: date, messageID: messageID)
     }
 
     /// A record about the run rather than one device: `outcome` (`error`, `warning`, `no_devices`),
     /// `reason`, and `exit_status` when the run ended with one.
-    public static func noteRecord(
+    package static func noteRecord(
         outcome: String, _ message: String, exitStatus: Int32? = nil, at date: Date, messageID: String?
     ) -> JSONValue {
         var record = header(at: date, messageID: messageID)

@@ -7,31 +7,31 @@ import PushKitFreeCore
 import PushKitFreeRegistry
 
 /// One line of `apns-jwt check`: a setting, its value and source, and what is wrong with it.
-public struct DoctorFinding: Sendable, Equatable {
-    public enum Severity: String, Sendable { case ok, warning, error }
+package struct DoctorFinding: Sendable, Equatable {
+    package enum Severity: String, Sendable { case ok, warning, error }
 
-    public let setting: String
-    public let value: String
+    package let setting: String
+    package let value: String
     /// `flag`, `env`, `file`, `default`, `apns` (what APNs answered earlier sends, see
     /// `KeyScopeNotes`), or "" for checks that are not settings (the clock).
-    public let source: String
-    public let severity: Severity
+    package let source: String
+    package let severity: Severity
     /// What is wrong and how to fix it; empty when all is well.
-    public let message: String
+    package let message: String
 }
 
 /// Examines a resolved configuration the way `apns-jwt check` reports it: every setting, where it
 /// came from, and problems in words a user can act on.
-public struct ConfigurationDoctor: Sendable {
+package struct ConfigurationDoctor: Sendable {
     /// Before this time the clock is obviously wrong (the tool was written later).
-    public static let earliestPlausibleTime = 1_767_225_600 // 2026-01-01T00:00:00Z
+    package static let earliestPlausibleTime = 1_767_225_600 // 2026-01-01T00:00:00Z
     /// After this time the clock is obviously wrong.
-    public static let latestPlausibleTime = 4_102_444_800 // 2100-01-01T00:00:00Z
+    package static let latestPlausibleTime = 4_102_444_800 // 2100-01-01T00:00:00Z
 
-    public let configuration: Configuration
-    public let clock: any WallClock
+    package let configuration: Configuration
+    package let clock: any WallClock
 
-    public init(configuration: Configuration, clock: any WallClock = SystemClock()) {
+    package init(configuration: Configuration, clock: any WallClock = SystemClock()) {
         self.configuration = configuration
         self.clock = clock
     }
@@ -41,7 +41,7 @@ public struct ConfigurationDoctor: Sendable {
     /// A config file that is missing (when named), unreadable, not JSON or holding a bad value is
     /// itself a finding: the rest is reported as if there were no file, so one problem does not hide
     /// the others. When the flags or environment cannot be resolved either, that is the one finding.
-    public static func findings(
+    package static func findings(
         flags: ConfigurationFlags, environment: [String: String],
         clock: any WallClock = SystemClock()
     ) -> [DoctorFinding] {
@@ -69,7 +69,7 @@ public struct ConfigurationDoctor: Sendable {
     }
 
     /// All findings, in report order.
-    public func findings() -> [DoctorFinding] {
+    package func findings() -> [DoctorFinding] {
         var findings: [DoctorFinding] = []
         let c = configuration
         findings.append(

@@ -1,8 +1,8 @@
 import PushKitFreeCore
 
 /// Renders doctor findings as an aligned plain-text report, one setting a line, then a verdict.
-public enum DoctorReport {
-    public static func render(_ findings: [DoctorFinding]) -> String {
+package enum DoctorReport {
+    package static func render(_ findings: [DoctorFinding]) -> String {
         let settingWidth = findings.map(\.setting.count).max() ?? 0
         let valueWidth = min(findings.map { TerminalText.escaped($0.value).count }.max() ?? 0, 60)
         var text = ""

@@ -1,7 +1,7 @@
 /// The `apns-priority` header: how urgently APNs delivers.
 ///
 /// APNs accepts exactly 10, 5 and 1; background notifications must use 5.
-public enum APNsPriority: Int, Sendable, CaseIterable, Hashable {
+package enum APNsPriority: Int, Sendable, CaseIterable, Hashable {
     /// Deliver at once (the default for every push type but background).
     case immediate = 10
     /// Deliver considering the device's power; required for background notifications.
@@ -10,12 +10,12 @@ public enum APNsPriority: Int, Sendable, CaseIterable, Hashable {
     case low = 1
 
     /// The priority APNs assumes when the header is absent.
-    public static func `default`(for pushType: APNsPushType) -> APNsPriority {
+    package static func `default`(for pushType: APNsPushType) -> APNsPriority {
         pushType == .background ? .considerPower : .immediate
     }
 
     /// Whether APNs accepts this priority for `pushType` (background must be 5).
-    public func isAllowed(for pushType: APNsPushType) -> Bool {
+    package func isAllowed(for pushType: APNsPushType) -> Bool {
         pushType != .background || self == .considerPower
     }
 }

@@ -2,7 +2,7 @@
 ///
 /// Each type except alert, background and mdm needs its own topic: the bundle id plus
 /// `topicSuffix` (Apple answers `DeviceTokenNotForTopic` otherwise).
-public enum APNsPushType: String, Sendable, CaseIterable, Hashable {
+package enum APNsPushType: String, Sendable, CaseIterable, Hashable {
     case alert
     case background
     case complication
@@ -16,7 +16,7 @@ public enum APNsPushType: String, Sendable, CaseIterable, Hashable {
     case widgets
 
     /// What follows the bundle id in `apns-topic` for this type; empty for alert, background and mdm.
-    public var topicSuffix: String {
+    package var topicSuffix: String {
         switch self {
         case .alert, .background, .mdm: ""
         case .complication: ".complication"
@@ -31,12 +31,12 @@ public enum APNsPushType: String, Sendable, CaseIterable, Hashable {
     }
 
     /// The topic a request of this type must carry for the app `bundleID`.
-    public func topic(forBundleID bundleID: String) -> String {
+    package func topic(forBundleID bundleID: String) -> String {
         bundleID + topicSuffix
     }
 
     /// The largest payload APNs accepts for this type, in bytes: 5120 for voip, 4096 otherwise.
-    public var maximumPayloadSize: Int {
+    package var maximumPayloadSize: Int {
         self == .voip ? 5120 : 4096
     }
 }

@@ -3,83 +3,83 @@
 /// Known reasons are static values that carry the HTTP status Apple sends them with. A reason this
 /// version does not know still parses (`init(rawValue:)` never fails) and reports `isKnown == false`
 /// and no `status`, so a new reason from Apple is shown as it is rather than lost.
-public struct APNsReason: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
-    public let rawValue: String
+package struct APNsReason: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    package let rawValue: String
 
-    public init(rawValue: String) {
+    package init(rawValue: String) {
         self.rawValue = rawValue
     }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
     /// Whether this is one of the reasons Apple documents (or `badPayload`, see there).
-    public var isKnown: Bool { Self.statuses[rawValue] != nil }
+    package var isKnown: Bool { Self.statuses[rawValue] != nil }
 
     /// The HTTP status Apple answers with this reason; `nil` for an unknown reason.
-    public var status: Int? { Self.statuses[rawValue] }
+    package var status: Int? { Self.statuses[rawValue] }
 
     // MARK: 400 Bad Request
-    public static let badCollapseID = APNsReason(rawValue: "BadCollapseId")
-    public static let badDeviceToken = APNsReason(rawValue: "BadDeviceToken")
-    public static let badExpirationDate = APNsReason(rawValue: "BadExpirationDate")
-    public static let badMessageID = APNsReason(rawValue: "BadMessageId")
-    public static let badPriority = APNsReason(rawValue: "BadPriority")
-    public static let badTopic = APNsReason(rawValue: "BadTopic")
-    public static let deviceTokenNotForTopic = APNsReason(rawValue: "DeviceTokenNotForTopic")
-    public static let duplicateHeaders = APNsReason(rawValue: "DuplicateHeaders")
-    public static let idleTimeout = APNsReason(rawValue: "IdleTimeout")
-    public static let invalidPushType = APNsReason(rawValue: "InvalidPushType")
-    public static let missingDeviceToken = APNsReason(rawValue: "MissingDeviceToken")
-    public static let missingTopic = APNsReason(rawValue: "MissingTopic")
-    public static let payloadEmpty = APNsReason(rawValue: "PayloadEmpty")
-    public static let topicDisallowed = APNsReason(rawValue: "TopicDisallowed")
+    package static let badCollapseID = APNsReason(rawValue: "BadCollapseId")
+    package static let badDeviceToken = APNsReason(rawValue: "BadDeviceToken")
+    package static let badExpirationDate = APNsReason(rawValue: "BadExpirationDate")
+    package static let badMessageID = APNsReason(rawValue: "BadMessageId")
+    package static let badPriority = APNsReason(rawValue: "BadPriority")
+    package static let badTopic = APNsReason(rawValue: "BadTopic")
+    package static let deviceTokenNotForTopic = APNsReason(rawValue: "DeviceTokenNotForTopic")
+    package static let duplicateHeaders = APNsReason(rawValue: "DuplicateHeaders")
+    package static let idleTimeout = APNsReason(rawValue: "IdleTimeout")
+    package static let invalidPushType = APNsReason(rawValue: "InvalidPushType")
+    package static let missingDeviceToken = APNsReason(rawValue: "MissingDeviceToken")
+    package static let missingTopic = APNsReason(rawValue: "MissingTopic")
+    package static let payloadEmpty = APNsReason(rawValue: "PayloadEmpty")
+    package static let topicDisallowed = APNsReason(rawValue: "TopicDisallowed")
     /// A body that is not a JSON object with an `aps` object. Apple's table has no reason for this;
     /// the emulator answers it with 400.
-    public static let badPayload = APNsReason(rawValue: "BadPayload")
+    package static let badPayload = APNsReason(rawValue: "BadPayload")
 
     // MARK: 400, broadcast channels and their management API
     // Apple's "Handling error responses from APNs" (the channel management and broadcast table):
     // its statuses are 400, 403, 404, 405, 413, 429, 500 and 503, with no 410, so an unknown or
     // deleted channel is a 400 (peers agree: node-apn's users, mobile-surfaces' push SDK).
     /// No `apns-channel-id` header where one is required.
-    public static let missingChannelID = APNsReason(rawValue: "MissingChannelId")
+    package static let missingChannelID = APNsReason(rawValue: "MissingChannelId")
     /// An `apns-channel-id` that is not base64, or too long.
-    public static let badChannelID = APNsReason(rawValue: "BadChannelId")
+    package static let badChannelID = APNsReason(rawValue: "BadChannelId")
     /// An `apns-channel-id` that does not exist (never created, or deleted) in this environment.
-    public static let channelNotRegistered = APNsReason(rawValue: "ChannelNotRegistered")
+    package static let channelNotRegistered = APNsReason(rawValue: "ChannelNotRegistered")
     /// The app has as many channels as Apple allows (10,000 per environment).
-    public static let cannotCreateChannelConfig = APNsReason(rawValue: "CannotCreateChannelConfig")
+    package static let cannotCreateChannelConfig = APNsReason(rawValue: "CannotCreateChannelConfig")
     /// No `apns-push-type` header (broadcast) or `push-type` member (channel creation).
-    public static let missingPushType = APNsReason(rawValue: "MissingPushType")
+    package static let missingPushType = APNsReason(rawValue: "MissingPushType")
     /// Broadcast is not enabled for the app (the Broadcast Capability in the developer account).
-    public static let featureNotEnabled = APNsReason(rawValue: "FeatureNotEnabled")
+    package static let featureNotEnabled = APNsReason(rawValue: "FeatureNotEnabled")
 
     // MARK: 403 Forbidden
-    public static let badCertificate = APNsReason(rawValue: "BadCertificate")
-    public static let badCertificateEnvironment = APNsReason(rawValue: "BadCertificateEnvironment")
-    public static let expiredProviderToken = APNsReason(rawValue: "ExpiredProviderToken")
-    public static let forbidden = APNsReason(rawValue: "Forbidden")
-    public static let invalidProviderToken = APNsReason(rawValue: "InvalidProviderToken")
-    public static let missingProviderToken = APNsReason(rawValue: "MissingProviderToken")
-    public static let unrelatedKeyIDInToken = APNsReason(rawValue: "UnrelatedKeyIdInToken")
-    public static let badEnvironmentKeyIDInToken = APNsReason(rawValue: "BadEnvironmentKeyIdInToken")
+    package static let badCertificate = APNsReason(rawValue: "BadCertificate")
+    package static let badCertificateEnvironment = APNsReason(rawValue: "BadCertificateEnvironment")
+    package static let expiredProviderToken = APNsReason(rawValue: "ExpiredProviderToken")
+    package static let forbidden = APNsReason(rawValue: "Forbidden")
+    package static let invalidProviderToken = APNsReason(rawValue: "InvalidProviderToken")
+    package static let missingProviderToken = APNsReason(rawValue: "MissingProviderToken")
+    package static let unrelatedKeyIDInToken = APNsReason(rawValue: "UnrelatedKeyIdInToken")
+    package static let badEnvironmentKeyIDInToken = APNsReason(rawValue: "BadEnvironmentKeyIdInToken")
 
     // MARK: 404, 405, 410, 413
-    public static let badPath = APNsReason(rawValue: "BadPath")
-    public static let methodNotAllowed = APNsReason(rawValue: "MethodNotAllowed")
-    public static let expiredToken = APNsReason(rawValue: "ExpiredToken")
-    public static let unregistered = APNsReason(rawValue: "Unregistered")
-    public static let payloadTooLarge = APNsReason(rawValue: "PayloadTooLarge")
+    package static let badPath = APNsReason(rawValue: "BadPath")
+    package static let methodNotAllowed = APNsReason(rawValue: "MethodNotAllowed")
+    package static let expiredToken = APNsReason(rawValue: "ExpiredToken")
+    package static let unregistered = APNsReason(rawValue: "Unregistered")
+    package static let payloadTooLarge = APNsReason(rawValue: "PayloadTooLarge")
 
     // MARK: 429, 500, 503
-    public static let tooManyProviderTokenUpdates = APNsReason(rawValue: "TooManyProviderTokenUpdates")
-    public static let tooManyRequests = APNsReason(rawValue: "TooManyRequests")
-    public static let internalServerError = APNsReason(rawValue: "InternalServerError")
-    public static let serviceUnavailable = APNsReason(rawValue: "ServiceUnavailable")
-    public static let shutdown = APNsReason(rawValue: "Shutdown")
+    package static let tooManyProviderTokenUpdates = APNsReason(rawValue: "TooManyProviderTokenUpdates")
+    package static let tooManyRequests = APNsReason(rawValue: "TooManyRequests")
+    package static let internalServerError = APNsReason(rawValue: "InternalServerError")
+    package static let serviceUnavailable = APNsReason(rawValue: "ServiceUnavailable")
+    package static let shutdown = APNsReason(rawValue: "Shutdown")
 
     /// Every known reason.
-    public static let allKnown: [APNsReason] = statuses.keys.sorted().map(APNsReason.init(rawValue:))
+    package static let allKnown: [APNsReason] = statuses.keys.sorted().map(APNsReason.init(rawValue:))
 
     private static let statuses: [String: Int] = [
         "BadCollapseId": 400, "BadDeviceToken": 400, "BadExpirationDate": 400, "BadMessageId": 400,
@@ -102,29 +102,29 @@ public struct APNsReason: RawRepresentable, Sendable, Hashable, CustomStringConv
 }
 
 /// An APNs error answer: HTTP status and reason, as the emulator sends it and clients receive it.
-public struct APNsRejection: Sendable, Hashable, CustomStringConvertible {
+package struct APNsRejection: Sendable, Hashable, CustomStringConvertible {
     /// The HTTP status, e.g. 400.
-    public let status: Int
+    package let status: Int
     /// The reason in the body.
-    public let reason: APNsReason
+    package let reason: APNsReason
 
     /// A rejection with the status Apple pairs with `reason`.
-    public init(_ reason: APNsReason) {
+    package init(_ reason: APNsReason) {
         self.status = reason.status ?? 400
         self.reason = reason
     }
 
     /// A rejection with any status, e.g. an injected `500 InternalServerError`.
-    public init(status: Int, reason: APNsReason) {
+    package init(status: Int, reason: APNsReason) {
         self.status = status
         self.reason = reason
     }
 
-    public var description: String { "\(status) \(reason)" }
+    package var description: String { "\(status) \(reason)" }
 
     /// A refusal that may pass when the same request is sent again later: 429 TooManyRequests, and
     /// any 500 or 503 (Apple's advice: retry these with back-off).
-    public var isTemporary: Bool {
+    package var isTemporary: Bool {
         switch (status, reason) {
         case (429, .tooManyRequests), (500, _), (503, _): true
         default: false
@@ -133,7 +133,7 @@ public struct APNsRejection: Sendable, Hashable, CustomStringConvertible {
 
     /// The provider token was refused (403 ExpiredProviderToken or InvalidProviderToken): a new
     /// token, then the same request again.
-    public var refusesProviderToken: Bool {
+    package var refusesProviderToken: Bool {
         status == 403 && (reason == .expiredProviderToken || reason == .invalidProviderToken)
     }
 }

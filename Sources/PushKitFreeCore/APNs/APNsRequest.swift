@@ -6,20 +6,20 @@ import Foundation
 
 /// The parts of an APNs request that are the same for every device of a run: topic, push type,
 /// priority, expiration, collapse id, apns-id and the payload. It computes the headers.
-public struct APNsRequest: Sendable {
+package struct APNsRequest: Sendable {
     /// The app's bundle id; the topic adds the push type's suffix.
-    public var bundleID: String
-    public var pushType: APNsPushType
-    public var priority: APNsPriority
+    package var bundleID: String
+    package var pushType: APNsPushType
+    package var priority: APNsPriority
     /// UNIX seconds after which APNs stops trying; 0 = try once, do not store; `nil` = header omitted.
-    public var expiration: Int?
-    public var collapseID: String?
+    package var expiration: Int?
+    package var collapseID: String?
     /// A canonical lowercase UUID; `nil` lets APNs assign one per request.
-    public var apnsID: String?
+    package var apnsID: String?
     /// The serialized payload.
-    public var payload: Data
+    package var payload: Data
 
-    public init(
+    package init(
         bundleID: String, pushType: APNsPushType = .alert, priority: APNsPriority? = nil, expiration: Int? = nil,
         collapseID: String? = nil, apnsID: String? = nil, payload: Data
     ) {
@@ -33,14 +33,14 @@ public struct APNsRequest: Sendable {
     }
 
     /// `apns-topic`: bundle id plus the push type's suffix (`.voip`, `.push-type.liveactivity`, …).
-    public var topic: String { pushType.topic(forBundleID: bundleID) }
+    package var topic: String { pushType.topic(forBundleID: bundleID) }
 
     /// The longest `apns-collapse-id` APNs accepts, in UTF-8 bytes.
-    public static let maximumCollapseIDBytes = 64
+    package static let maximumCollapseIDBytes = 64
 
     /// Checks what APNs would refuse, before anything is sent.
     /// - Throws: `PayloadError.invalid` naming the flag at fault.
-    public func validate() throws(PayloadError) {
+    package func validate() throws(PayloadError) {
         if !priority.isAllowed(for: pushType) {
             throw .invalid(
                 "\(setting: .priority) \(priority.rawValue) is not allowed for background notifications; APNs requires 5"
@@ -66,7 +66,7 @@ public struct APNsRequest: Sendable {
     }
 
     /// The request headers, names lowercase, for `providerToken` (the compact JWT).
-    public func headers(providerToken: String) -> [(name: String, value: String)] {
+    package func headers(providerToken: String) -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = [
             ("authorization", "bearer " + providerToken),
             ("apns-topic", topic),
@@ -81,12 +81,12 @@ public struct APNsRequest: Sendable {
     }
 
     /// The URL for `token` at `baseURL` (`https://host[:port]`, trailing slash tolerated).
-    public static func url(baseURL: String, token: String) -> String {
+    package static func url(baseURL: String, token: String) -> String {
         (baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL) + "/3/device/" + token
     }
 
     /// Whether `text` is a canonical UUID, as APNs wants `apns-id`: 8-4-4-4-12 lowercase hex digits.
-    public static func isCanonicalUUID(_ text: String) -> Bool {
+    package static func isCanonicalUUID(_ text: String) -> Bool {
         let utf8 = text.utf8
         guard utf8.count == 36 else { return false }
         for (offset, byte) in utf8.enumerated() {

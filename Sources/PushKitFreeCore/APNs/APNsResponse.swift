@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// What APNs answered one request: accepted with its ids, or rejected with status and reason.
-public enum APNsResponse: Sendable, Equatable {
+package enum APNsResponse: Sendable, Equatable {
     /// 200: APNs accepted the notification.
     case accepted(apnsID: String?, uniqueID: String?)
     /// Any other status, with the JSON `reason` and, for 410, the `timestamp` (milliseconds).
@@ -14,7 +14,7 @@ public enum APNsResponse: Sendable, Equatable {
     /// Interprets an HTTP answer from APNs. A body that is not APNs' JSON, or whose reason is empty,
     /// still yields a rejection, with the reason `Unknown<status>`. Control characters in a reason
     /// are escaped (`\u{a}`): reasons are printed one device per line.
-    public init(_ answer: HTTP2Answer) {
+    package init(_ answer: HTTP2Answer) {
         let apnsID = answer.headers["apns-id"]
         if answer.status == 200 {
             self = .accepted(apnsID: apnsID, uniqueID: answer.headers["apns-unique-id"])

@@ -3,18 +3,18 @@
 /// Apple says the length varies (32 bytes today) and must not be hard-coded, so any even number of
 /// hex digits from 16 to 256 bytes is accepted; anything else is refused with a message naming the
 /// length or the first character that is not hex.
-public struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertible {
+package struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The fewest bytes accepted.
-    public static let minimumBytes = 16
+    package static let minimumBytes = 16
     /// The most bytes accepted.
-    public static let maximumBytes = 256
+    package static let maximumBytes = 256
 
     /// The token as lowercase hex, the form APNs' `/3/device/<token>` path and the state file use.
-    public let hex: String
+    package let hex: String
 
     /// Validates `text` (hex in either case) and stores it lowercase.
     /// - Throws: `DeviceTokenError` (exit 65) saying what is wrong.
-    public init(validating text: String) throws(DeviceTokenError) {
+    package init(validating text: String) throws(DeviceTokenError) {
         var hasUppercase = false
         var badOffset: Int?
         var utf8 = text
@@ -38,26 +38,26 @@ public struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConvertib
     }
 
     /// The token's length in bytes (32 for today's tokens).
-    public var byteCount: Int { hex.utf8.count / 2 }
+    package var byteCount: Int { hex.utf8.count / 2 }
 
     /// The first 8 and last 4 hex digits, `740f4707…8e2a`: enough to tell tokens apart in human output
     /// without printing a deliverable address.
-    public var masked: String {
+    package var masked: String {
         var text = ""
         appendMasked(to: &text)
         return text
     }
 
     /// Appends `masked` to `text`, without making a string of it first.
-    public func appendMasked(to text: inout String) {
+    package func appendMasked(to text: inout String) {
         text.append(contentsOf: hex.prefix(8))
         text += "…"
         text.append(contentsOf: hex.suffix(4))
     }
 
     /// The lowercase hex.
-    public var description: String { hex }
+    package var description: String { hex }
 
     /// Orders tokens by their hex text.
-    public static func < (lhs: DeviceToken, rhs: DeviceToken) -> Bool { lhs.hex < rhs.hex }
+    package static func < (lhs: DeviceToken, rhs: DeviceToken) -> Bool { lhs.hex < rhs.hex }
 }

@@ -1,14 +1,14 @@
 /// Why a device token was refused (exit 65): its length, or the first character that is not hex.
-public struct DeviceTokenError: PushKitError, Equatable {
+package struct DeviceTokenError: PushKitError, Equatable {
     /// What is wrong, e.g. "device token has 63 hex digits; expected ...".
-    public let message: String
+    package let message: String
     /// Always 65: a bad token is bad input.
-    public var exitStatus: ExitStatus { .dataError }
+    package var exitStatus: ExitStatus { .dataError }
     /// The message.
-    public var description: String { message }
+    package var description: String { message }
 
     /// An error with `message`.
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
     }
 

@@ -5,9 +5,9 @@ import Foundation
 #endif
 
 /// base64url (RFC 4648 §5) without padding, as JWS requires.
-public enum Base64URL {
+package enum Base64URL {
     /// Encodes bytes as base64url without `=` padding.
-    public static func encode<Bytes: DataProtocol>(_ bytes: Bytes) -> String {
+    package static func encode<Bytes: DataProtocol>(_ bytes: Bytes) -> String {
         var text = Data(bytes).base64EncodedString()
         text = String(
             text.unicodeScalars.compactMap { scalar -> Character? in
@@ -22,7 +22,7 @@ public enum Base64URL {
     }
 
     /// Decodes base64url with or without padding; `nil` when `text` holds other characters.
-    public static func decode(_ text: Substring) -> Data? {
+    package static func decode(_ text: Substring) -> Data? {
         var standard = String(
             text.unicodeScalars.map { scalar -> Character in
                 switch scalar {

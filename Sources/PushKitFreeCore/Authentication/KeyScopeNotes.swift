@@ -18,31 +18,31 @@ import Foundation
 /// {"keys":{"ABCDE12345":{"refused_environments":{"production":"2026-11-24T05:00:00Z"},
 ///                         "refused_topics":{"com.example.app":"2026-11-24T05:00:00Z"}}}}
 /// ```
-public struct KeyScopeNotes: Sendable {
+package struct KeyScopeNotes: Sendable {
     /// The file.
-    public let path: String
+    package let path: String
 
     /// The notes in `stateDirectory`.
-    public init(stateDirectory: String) {
+    package init(stateDirectory: String) {
         path = stateDirectory + "/key-scope.json"
     }
 
     /// One thing APNs refused a key for, and when (ISO 8601, UTC).
-    public struct Refusal: Sendable, Equatable {
-        public enum Scope: Sendable, Equatable {
+    package struct Refusal: Sendable, Equatable {
+        package enum Scope: Sendable, Equatable {
             /// `BadEnvironmentKeyIdInToken` in this environment.
             case environment(APNsEnvironment)
             /// `TopicDisallowed` for this bundle id.
             case topic(String)
         }
 
-        public let keyID: String
-        public let scope: Scope
-        public let at: String
+        package let keyID: String
+        package let scope: Scope
+        package let at: String
     }
 
     /// Every noted refusal of `keyID`; none when the file is missing or unreadable.
-    public func refusals(of keyID: String) -> [Refusal] {
+    package func refusals(of keyID: String) -> [Refusal] {
         guard let key = (try? load())?[keyID] else { return [] }
         var refusals: [Refusal] = []
         for (name, at) in key["refused_environments"]?.objectValue ?? [:] {
@@ -58,7 +58,7 @@ public struct KeyScopeNotes: Sendable {
     /// Notes what `results` of a send signed with `keyID` to `topic` showed: refusals for the key's
     /// environment or topic, and deliveries that clear earlier ones.
     /// - Throws: `FileSystemError` when the file cannot be written.
-    public func record(_ results: [DeliveryResult], keyID: String, topic: String?, at date: Date) throws {
+    package func record(_ results: [DeliveryResult], keyID: String, topic: String?, at date: Date) throws {
         var refusedEnvironments = Set<APNsEnvironment>(), deliveredEnvironments = Set<APNsEnvironment>()
         var topicRefused = false, topicDelivered = false
         for result in results {

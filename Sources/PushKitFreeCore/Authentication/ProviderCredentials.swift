@@ -2,13 +2,13 @@
 ///
 /// The key may still be unparsed (see `load(from:)`): `signingKey()` parses it when a token must be
 /// signed.
-public struct ProviderCredentials: Sendable {
+package struct ProviderCredentials: Sendable {
     /// The 10-character key id from the developer account (the `kid` header).
-    public let keyID: String
+    package let keyID: String
     /// The 10-character team id (the `iss` claim).
-    public let teamID: String
+    package let teamID: String
     /// The key's fingerprint (`ProviderKey.fingerprint`).
-    public let keyFingerprint: String
+    package let keyFingerprint: String
     private let key: Key
 
     private enum Key: Sendable {
@@ -17,7 +17,7 @@ public struct ProviderCredentials: Sendable {
         case unparsed(pem: String, origin: String)
     }
 
-    public init(key: ProviderKey, keyID: String, teamID: String) {
+    package init(key: ProviderKey, keyID: String, teamID: String) {
         self.init(key: .parsed(key), fingerprint: key.fingerprint, keyID: keyID, teamID: teamID)
     }
 
@@ -29,11 +29,11 @@ public struct ProviderCredentials: Sendable {
     }
 
     /// The cache key: team id, key id and key fingerprint, so a rotated key never reuses an old token.
-    public var cacheKey: String { "\(teamID).\(keyID).\(keyFingerprint)" }
+    package var cacheKey: String { "\(teamID).\(keyID).\(keyFingerprint)" }
 
     /// The key to sign with, parsed now when `load(from:)` left it as text.
     /// - Throws: `ProviderKeyError` (78) when the text is not a P-256 key after all.
-    public func signingKey() throws(ProviderKeyError) -> ProviderKey {
+    package func signingKey() throws(ProviderKeyError) -> ProviderKey {
         switch key {
         case .parsed(let key): key
         case .unparsed(let pem, let origin): try ProviderKey(pem: pem, origin: origin)
@@ -42,7 +42,7 @@ public struct ProviderCredentials: Sendable {
 
     /// A warning when the configured `.p8` can be read by group or others (`chmod 600` fixes it);
     /// the tools print it and go on, since the key still works.
-    public static func keyPermissionWarning(_ configuration: Configuration) -> String? {
+    package static func keyPermissionWarning(_ configuration: Configuration) -> String? {
         guard let keyPath = configuration.keyPath, let mode = PosixFile.permissionsOpenToOthers(of: keyPath.value)
         else { return nil }
         return
@@ -56,7 +56,7 @@ public struct ProviderCredentials: Sendable {
     /// key, so the key parsed then and parses now. Every other case parses here, so a bad key is
     /// reported before anything is sent, as before.
     /// - Throws: `ProviderKeyError` (66 for a missing key file) or `ConfigurationError` (78).
-    public static func load(from configuration: Configuration) throws -> ProviderCredentials {
+    package static func load(from configuration: Configuration) throws -> ProviderCredentials {
         let (keyID, teamID) = try identifiers(from: configuration)
         guard let keyPath = configuration.keyPath else {
             throw ConfigurationError(
@@ -73,7 +73,7 @@ public struct ProviderCredentials: Sendable {
     }
 
     /// Returns the problem with a key id or team id, or `nil` when it is 10 ASCII letters or digits.
-    public static func identifierProblem(_ value: String, name: String) -> String? {
+    package static func identifierProblem(_ value: String, name: String) -> String? {
         if value.count != 10 {
             return "\(name) \"\(value)\" has \(value.count) characters; Apple's \(name)s have 10"
         }
@@ -85,7 +85,7 @@ public struct ProviderCredentials: Sendable {
 
     /// The configured key id and team id, checked.
     /// - Throws: `ConfigurationError` (78) naming the flag, variable or key to set or fix.
-    public static func identifiers(
+    package static func identifiers(
         from configuration: Configuration
     ) throws(ConfigurationError) -> (keyID: String, teamID: String) {
         (

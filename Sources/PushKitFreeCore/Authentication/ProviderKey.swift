@@ -10,21 +10,21 @@ import Crypto
 /// Accepts PKCS#8 PEM (`BEGIN PRIVATE KEY`, what Apple hands out) and SEC1 PEM
 /// (`BEGIN EC PRIVATE KEY`, what `openssl ecparam -genkey` writes). Parsing and signing are
 /// swift-crypto's; nothing here does cryptography by hand.
-public struct ProviderKey: Sendable {
+package struct ProviderKey: Sendable {
     /// The signing key.
-    public let privateKey: P256.Signing.PrivateKey
+    package let privateKey: P256.Signing.PrivateKey
 
     /// The first 16 hex digits of SHA-256 over the key's DER bytes (the PEM body, or swift-crypto's
     /// PKCS#8 encoding for a key made in memory): identifies the key in the token cache without
     /// storing anything secret, and is found without parsing the key, so a run that reuses a cached
     /// token never pays for the parse (see `ProviderCredentials.load`). The same key written as SEC1
     /// and as PKCS#8 has two fingerprints; that costs one token each, nothing else.
-    public let fingerprint: String
+    package let fingerprint: String
 
     /// The public half as PEM, for servers that must verify tokens (the emulator).
-    public var publicKeyPEM: String { privateKey.publicKey.pemRepresentation }
+    package var publicKeyPEM: String { privateKey.publicKey.pemRepresentation }
 
-    public init(privateKey: P256.Signing.PrivateKey) {
+    package init(privateKey: P256.Signing.PrivateKey) {
         self.init(privateKey: privateKey, fingerprint: Self.fingerprint(der: privateKey.derRepresentation))
     }
 
@@ -36,7 +36,7 @@ public struct ProviderKey: Sendable {
     /// Parses PEM text.
     /// - Parameter origin: how to name the key in errors (its path and the setting it came from).
     /// - Throws: `ProviderKeyError` (exit 78) when the text is not a P-256 private key.
-    public init(pem: String, origin: String) throws(ProviderKeyError) {
+    package init(pem: String, origin: String) throws(ProviderKeyError) {
         // CRLF line ends as LF, without the whitespace around the text: sliced, not rebuilt
         // character by character (every send and every uncached token parses the key).
         let text = pem.utf8.contains(13) ? pem.replacing("\r\n", with: "\n") : pem
@@ -79,19 +79,19 @@ public struct ProviderKey: Sendable {
     /// Reads and parses the key file at `path`.
     /// - Parameter source: the setting that named the path, for messages.
     /// - Throws: `ProviderKeyError`: exit 66 when missing or unreadable, 78 when not a P-256 key.
-    public static func load(path: String, source: SettingSource) throws(ProviderKeyError) -> ProviderKey {
+    package static func load(path: String, source: SettingSource) throws(ProviderKeyError) -> ProviderKey {
         let origin = origin(path: path, source: source)
         return try ProviderKey(pem: try readPEM(path: path, origin: origin), origin: origin)
     }
 
     /// How messages name the key file at `path`, named by the setting `source`.
-    public static func origin(path: String, source: SettingSource) -> String {
+    package static func origin(path: String, source: SettingSource) -> String {
         "key file \(path) (from \(source))"
     }
 
     /// The fingerprint of the first PEM block in `text`: its base64 body decoded, hashed, without
     /// parsing the key. `nil` when `text` has no such block.
-    public static func fingerprint(pem text: String) -> String? {
+    package static func fingerprint(pem text: String) -> String? {
         guard let begin = text.firstRange(of: "-----BEGIN "),
             let bodyStart = text[begin.upperBound...].firstIndex(where: \.isNewline),
             let end = text[bodyStart...].firstRange(of: "-----END ")
@@ -110,7 +110,7 @@ public struct ProviderKey: Sendable {
 
     /// The text of the PEM file at `path`, named `origin` in errors.
     /// - Throws: `ProviderKeyError`: exit 66 when missing or unreadable, 78 when not text.
-    public static func readPEM(path: String, origin: String) throws(ProviderKeyError) -> String {
+    package static func readPEM(path: String, origin: String) throws(ProviderKeyError) -> String {
         let read: Data?
         do throws(FileSystemError) {
             // A .p8 key is about 250 bytes: a FIFO, a device or anything large is not one.

@@ -1,12 +1,12 @@
 /// Why the provider key (`.p8`) or the identifiers that go with it cannot be used.
-public struct ProviderKeyError: PushKitError {
-    public let message: String
-    public let exitStatus: ExitStatus
+package struct ProviderKeyError: PushKitError {
+    package let message: String
+    package let exitStatus: ExitStatus
 
-    public init(_ message: String, exitStatus: ExitStatus) {
+    package init(_ message: String, exitStatus: ExitStatus) {
         self.message = message
         self.exitStatus = exitStatus
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -11,13 +11,13 @@ import Crypto
 /// without padding, and the signature the raw 64-byte r‖s of ECDSA P-256 over SHA-256 (JWS form,
 /// never DER). APNs rejects a token older than an hour and throttles replacing one more often than
 /// every 20 minutes, so tokens are reused through `ProviderTokenCache`.
-public struct ProviderToken: Sendable, Equatable {
+package struct ProviderToken: Sendable, Equatable {
     /// The compact JWT, `header.claims.signature`.
-    public let compact: String
+    package let compact: String
     /// The `iat` claim: when the token was issued, in whole seconds since 1970.
-    public let issuedAt: Int
+    package let issuedAt: Int
 
-    public init(compact: String, issuedAt: Int) {
+    package init(compact: String, issuedAt: Int) {
         self.compact = compact
         self.issuedAt = issuedAt
     }
@@ -27,7 +27,7 @@ public struct ProviderToken: Sendable, Equatable {
     ///   - keyID: the 10-character key id (`kid`).
     ///   - teamID: the 10-character team id (`iss`).
     ///   - issuedAt: seconds since 1970 (`iat`).
-    public static func sign(key: ProviderKey, keyID: String, teamID: String, issuedAt: Int) throws -> ProviderToken {
+    package static func sign(key: ProviderKey, keyID: String, teamID: String, issuedAt: Int) throws -> ProviderToken {
         let header = #"{"alg":"ES256","kid":"\#(keyID)"}"#
         let claims = #"{"iss":"\#(teamID)","iat":\#(issuedAt)}"#
         let signingInput = Base64URL.encode(Data(header.utf8)) + "." + Base64URL.encode(Data(claims.utf8))
@@ -37,27 +37,27 @@ public struct ProviderToken: Sendable, Equatable {
     }
 
     /// Age in seconds at `now`; negative when `iat` lies in the future (the clock went back).
-    public func age(at now: Date) -> Int {
+    package func age(at now: Date) -> Int {
         Int(now.timeIntervalSince1970.rounded(.down)) - issuedAt
     }
 }
 
 /// A provider token taken apart, for `apns-jwt decode` and for servers that check tokens.
-public struct DecodedProviderToken: Sendable {
-    public let header: [String: JSONValue]
-    public let claims: [String: JSONValue]
+package struct DecodedProviderToken: Sendable {
+    package let header: [String: JSONValue]
+    package let claims: [String: JSONValue]
     /// The signature bytes (64 for a proper ES256 JWS signature).
-    public let signature: Data
+    package let signature: Data
     /// `header.claims` as it was signed.
-    public let signingInput: String
+    package let signingInput: String
 
-    public var algorithm: String? { header["alg"]?.stringValue }
-    public var keyID: String? { header["kid"]?.stringValue }
-    public var issuer: String? { claims["iss"]?.stringValue }
-    public var issuedAt: Int? { claims["iat"]?.integerValue }
+    package var algorithm: String? { header["alg"]?.stringValue }
+    package var keyID: String? { header["kid"]?.stringValue }
+    package var issuer: String? { claims["iss"]?.stringValue }
+    package var issuedAt: Int? { claims["iat"]?.integerValue }
     /// `iat` written as a string of decimal digits (`"1795428503"`), as some client libraries sign
     /// it; `nil` when it is a number or anything else.
-    public var issuedAtFromNumericString: Int? {
+    package var issuedAtFromNumericString: Int? {
         guard let text = claims["iat"]?.stringValue, !text.isEmpty, text.utf8.count <= 18,
             text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
         else { return nil }
@@ -66,7 +66,7 @@ public struct DecodedProviderToken: Sendable {
 
     /// Splits and decodes a compact JWT without checking its signature.
     /// - Throws: `ProviderTokenFormatError` naming the part that is malformed.
-    public init(compact: String) throws(ProviderTokenFormatError) {
+    package init(compact: String) throws(ProviderTokenFormatError) {
         let trimmed = compact.lowercased().hasPrefix("bearer ") ? String(compact.dropFirst(7)) : compact
         let parts = trimmed.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else {
@@ -92,7 +92,7 @@ public struct DecodedProviderToken: Sendable {
 
     /// Whether the signature is a valid raw r‖s ES256 signature of `signingInput` by `publicKey`.
     /// A DER-encoded signature is rejected, as APNs rejects it.
-    public func hasValidSignature(from publicKey: P256.Signing.PublicKey) -> Bool {
+    package func hasValidSignature(from publicKey: P256.Signing.PublicKey) -> Bool {
         guard signature.count == 64, let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else {
             return false
         }
@@ -101,9 +101,9 @@ public struct DecodedProviderToken: Sendable {
 }
 
 /// A provider token that cannot be taken apart.
-public struct ProviderTokenFormatError: PushKitError {
-    public let message: String
-    public var exitStatus: ExitStatus { .dataError }
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct ProviderTokenFormatError: PushKitError {
+    package let message: String
+    package var exitStatus: ExitStatus { .dataError }
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }

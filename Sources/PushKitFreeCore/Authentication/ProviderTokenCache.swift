@@ -13,32 +13,32 @@ import Foundation
 ///
 /// Reads take no lock (the file is only ever replaced atomically). Minting takes an exclusive lock on
 /// `provider-tokens.json.lock` and re-reads first, so processes that start together share one token.
-public struct ProviderTokenCache: Sendable {
+package struct ProviderTokenCache: Sendable {
     /// How long a token is reused, in seconds: 50 minutes, well inside APNs' one-hour limit.
-    public static let reuseLimit = 50 * 60
+    package static let reuseLimit = 50 * 60
     /// Tokens whose `iat` is this many seconds in the future are treated as stale (the clock went back).
-    public static let futureTolerance = 60
+    package static let futureTolerance = 60
 
     /// The cache file.
-    public let path: String
-    public let clock: any WallClock
+    package let path: String
+    package let clock: any WallClock
 
-    public init(path: String, clock: any WallClock = SystemClock()) {
+    package init(path: String, clock: any WallClock = SystemClock()) {
         self.path = path
         self.clock = clock
     }
 
     /// What the cache handed out.
-    public struct Lease: Sendable {
-        public let token: ProviderToken
+    package struct Lease: Sendable {
+        package let token: ProviderToken
         /// `true` when the token was minted by this call.
-        public let minted: Bool
+        package let minted: Bool
         /// Set when the token could not be stored; the next run will mint again.
-        public let warning: String?
+        package let warning: String?
     }
 
     /// A token for `credentials`: the cached one while it is fresh, else a newly minted one.
-    public func token(for credentials: ProviderCredentials) throws -> Lease {
+    package func token(for credentials: ProviderCredentials) throws -> Lease {
         if let cached = try? readEntries()[credentials.cacheKey], isFresh(cached) {
             return Lease(token: cached, minted: false, warning: nil)
         }
@@ -52,7 +52,7 @@ public struct ProviderTokenCache: Sendable {
     ///
     /// - Parameter rejected: the token APNs refused. When given, and another process has already
     ///   replaced it, that newer token is returned instead of minting yet another one.
-    public func refresh(for credentials: ProviderCredentials, rejected: String? = nil) throws -> Lease {
+    package func refresh(for credentials: ProviderCredentials, rejected: String? = nil) throws -> Lease {
         try mint(for: credentials) { current in
             guard let rejected, let current else { return false }
             return current.compact != rejected && isFresh(current)
@@ -124,7 +124,7 @@ public struct ProviderTokenCache: Sendable {
     }
 
     /// The cached token for `credentials` without minting, fresh or not (for `apns-jwt check`).
-    public func peek(for credentials: ProviderCredentials) -> ProviderToken? {
+    package func peek(for credentials: ProviderCredentials) -> ProviderToken? {
         (try? readEntries())?[credentials.cacheKey]
     }
 

@@ -6,13 +6,13 @@ import Foundation
 
 /// The source of "now" for anything that ages: provider tokens, registry timestamps.
 /// Tests inject a clock they can move; the tools use `SystemClock`.
-public protocol WallClock: Sendable {
+package protocol WallClock: Sendable {
     /// The current time.
     func now() -> Date
 }
 
 /// The machine's real-time clock.
-public struct SystemClock: WallClock {
-    public init() {}
-    public func now() -> Date { Date() }
+package struct SystemClock: WallClock {
+    package init() {}
+    package func now() -> Date { Date() }
 }

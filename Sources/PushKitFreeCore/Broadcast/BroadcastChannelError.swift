@@ -1,5 +1,5 @@
 /// What went wrong with a broadcast channel or the channels file, each with its exit status.
-public enum BroadcastChannelError: PushKitError {
+package enum BroadcastChannelError: PushKitError {
     /// A name the user gave cannot name a channel (65).
     case invalidName(String)
     /// The name is recorded already, for channel `id` (65).
@@ -21,7 +21,7 @@ public enum BroadcastChannelError: PushKitError {
     /// No answer from the channel management host: 69 for connect and TLS failures, 75 otherwise.
     case noAnswer(TransportFailure, action: String, host: String)
 
-    public var exitStatus: ExitStatus {
+    package var exitStatus: ExitStatus {
         switch self {
         case .invalidName, .nameTaken, .unknownChannel, .corruptStore: .dataError
         case .cannotCreate: .cannotCreate
@@ -40,7 +40,7 @@ public enum BroadcastChannelError: PushKitError {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidName(let message):
             message
@@ -66,7 +66,7 @@ public enum BroadcastChannelError: PushKitError {
     }
 
     /// What a channel API reason means for the user, for the reasons that need saying.
-    public static func explanation(of reason: APNsReason) -> String? {
+    package static func explanation(of reason: APNsReason) -> String? {
         switch reason {
         case .channelNotRegistered:
             "APNs has no such channel in this environment: it was deleted, or it belongs to the other environment"

@@ -1,13 +1,13 @@
 /// The id APNs gives a broadcast channel (`apns-channel-id`): a base64 string, opaque to clients.
-public enum BroadcastChannelID {
+package enum BroadcastChannelID {
     /// The longest id this project accepts, in characters. Apple names no limit (only that
     /// `BadChannelId` answers one "greater than the allowed length"); ids it issues are 24
     /// characters (16 bytes), so this leaves room without accepting arbitrary text.
-    public static let maximumLength = 256
+    package static let maximumLength = 256
 
     /// Whether `text` looks like a channel id: standard base64 (`A-Z a-z 0-9 + /`, `=` padding at
     /// the end only, length a multiple of 4), 4 to `maximumLength` characters.
-    public static func isWellFormed(_ text: String) -> Bool {
+    package static func isWellFormed(_ text: String) -> Bool {
         let utf8 = text.utf8
         guard utf8.count >= 4, utf8.count <= maximumLength, utf8.count % 4 == 0 else { return false }
         var padding = 0

@@ -9,14 +9,14 @@ import Foundation
 ///
 /// A channel created here is recorded the moment APNs answers 201, before anything else happens,
 /// so its id is never lost; a name is checked to be free before APNs is asked.
-public struct BroadcastChannels: Sendable {
-    public let configuration: Configuration
-    public let deliveryPolicy: DeliveryPolicy
+package struct BroadcastChannels: Sendable {
+    package let configuration: Configuration
+    package let deliveryPolicy: DeliveryPolicy
     /// The channels file in the configured state directory.
-    public let store: ChannelStore
+    package let store: ChannelStore
     private let transports: any HTTP2TransportSource
 
-    public init(configuration: Configuration, deliveryPolicy: DeliveryPolicy, transports: any HTTP2TransportSource) {
+    package init(configuration: Configuration, deliveryPolicy: DeliveryPolicy, transports: any HTTP2TransportSource) {
         self.configuration = configuration
         self.deliveryPolicy = deliveryPolicy
         self.transports = transports
@@ -24,21 +24,21 @@ public struct BroadcastChannels: Sendable {
     }
 
     /// A channel as the user named it: a recorded name, or an id.
-    public struct Target: Sendable, Equatable {
+    package struct Target: Sendable, Equatable {
         /// The record, when the channel is one this project created (by name or by id).
-        public let record: ChannelRecord?
-        public let id: String
+        package let record: ChannelRecord?
+        package let id: String
         /// The record's environment, else the configured one.
-        public let environment: APNsEnvironment
+        package let environment: APNsEnvironment
 
-        public init(record: ChannelRecord?, id: String, environment: APNsEnvironment) {
+        package init(record: ChannelRecord?, id: String, environment: APNsEnvironment) {
             self.record = record
             self.id = id
             self.environment = environment
         }
 
         /// `name (id)` or the id alone, for messages.
-        public var label: String {
+        package var label: String {
             record.map { "\"\(TerminalText.field($0.name))\" (\($0.id))" } ?? id
         }
     }
@@ -46,7 +46,7 @@ public struct BroadcastChannels: Sendable {
     /// Finds `nameOrID`: a recorded name first, else a well-formed channel id (with its record when
     /// it has one).
     /// - Throws: `BroadcastChannelError.unknownChannel` (65) when it is neither.
-    public func resolve(_ nameOrID: String) throws(BroadcastChannelError) -> Target {
+    package func resolve(_ nameOrID: String) throws(BroadcastChannelError) -> Target {
         let records = try store.load()
         if let record = records.first(where: { $0.name == nameOrID }) {
             return Target(record: record, id: record.id, environment: record.environment)
@@ -59,7 +59,7 @@ public struct BroadcastChannels: Sendable {
     /// Creates a channel in the configured environment and records it as `name`.
     /// - Throws: `BroadcastChannelError` (name taken or invalid, APNs' refusal, no answer, not recorded),
     ///   `ConfigurationError` (no topic), `ProviderKeyError`, the transport source's error.
-    public func create(
+    package func create(
         name: String, storagePolicy: ChannelStoragePolicy, at now: Date = Date(), warn: @escaping (String) -> Void
     ) throws -> ChannelRecord {
         if let problem = ChannelRecord.problem(withName: name) { throw BroadcastChannelError.invalidName(problem) }
@@ -89,7 +89,7 @@ public struct BroadcastChannels: Sendable {
     }
 
     /// The channel's configuration as APNs keeps it.
-    public func read(
+    package func read(
         _ target: Target, warn: @escaping (String) -> Void
     ) throws -> (storagePolicy: ChannelStoragePolicy?, pushType: String?) {
         let request = ChannelManagementRequest(
@@ -101,7 +101,7 @@ public struct BroadcastChannels: Sendable {
     }
 
     /// What `delete` did.
-    public enum Deletion: Sendable, Equatable {
+    package enum Deletion: Sendable, Equatable {
         /// APNs deleted the channel.
         case deleted
         /// APNs had no such channel any more (ChannelNotRegistered); only the name was forgotten.
@@ -110,7 +110,7 @@ public struct BroadcastChannels: Sendable {
 
     /// Deletes the channel at APNs and forgets its name. A channel APNs no longer has is forgotten
     /// too (and reported as such); any other refusal leaves the name recorded.
-    public func delete(_ target: Target, warn: @escaping (String) -> Void) throws -> Deletion {
+    package func delete(_ target: Target, warn: @escaping (String) -> Void) throws -> Deletion {
         let request = ChannelManagementRequest(
             bundleID: try bundleID(of: target), operation: .delete(channelID: target.id))
         let deletion: Deletion
@@ -129,7 +129,7 @@ public struct BroadcastChannels: Sendable {
     }
 
     /// Every channel id APNs has for the app in `environment`.
-    public func list(environment: APNsEnvironment, warn: @escaping (String) -> Void) throws -> [String] {
+    package func list(environment: APNsEnvironment, warn: @escaping (String) -> Void) throws -> [String] {
         let request = ChannelManagementRequest(bundleID: try bundleID(), operation: .list)
         guard
             case .channels(let ids) = try exchange(

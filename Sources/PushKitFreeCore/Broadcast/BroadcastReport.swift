@@ -6,26 +6,26 @@ import Foundation
 
 /// What became of one broadcast: the channel, APNs' answer, and what it means for the exit status
 /// and the output, in the shape of `DeliveryReport` (one line, or one JSON object).
-public struct BroadcastReport: Sendable {
+package struct BroadcastReport: Sendable {
     /// The channel it went to.
-    public let target: BroadcastChannels.Target
+    package let target: BroadcastChannels.Target
     /// `delivered` (APNs accepted it for the channel's devices), `rejected` or `failed` (no success
     /// after retries: 429, 5xx or no answer).
-    public let outcome: DeliveryResult.Outcome
+    package let outcome: DeliveryResult.Outcome
     /// The HTTP status of the last answer; 0 when there was none.
-    public let status: Int
+    package let status: Int
     /// APNs' reason, or the transport's message when there was no answer.
-    public let reason: String?
+    package let reason: String?
     /// `apns-request-id` of the last answer.
-    public let requestID: String?
-    public let attempts: Int
+    package let requestID: String?
+    package let attempts: Int
     /// What kind of transport failure, when there was no HTTP answer.
-    public let transportFailure: TransportFailure.Kind?
+    package let transportFailure: TransportFailure.Kind?
     /// Wall time, in seconds.
-    public let seconds: Double
+    package let seconds: Double
 
     /// Reads the outcome of `SingleRequestDelivery`.
-    public init(target: BroadcastChannels.Target, outcome delivery: SingleRequestDelivery.Outcome, seconds: Double) {
+    package init(target: BroadcastChannels.Target, outcome delivery: SingleRequestDelivery.Outcome, seconds: Double) {
         self.target = target
         self.seconds = seconds
         attempts = delivery.attempts
@@ -51,11 +51,11 @@ public struct BroadcastReport: Sendable {
     }
 
     /// Whether APNs said the channel does not exist (deleted, or of the other environment).
-    public var channelNotRegistered: Bool { reason == APNsReason.channelNotRegistered.rawValue }
+    package var channelNotRegistered: Bool { reason == APNsReason.channelNotRegistered.rawValue }
 
     /// 0 delivered; 69 no answer because of a connect or TLS failure; 75 a temporary failure
     /// (429, 5xx, lost connection, timeout); 1 a refusal (as `DeliveryReport` counts a device).
-    public var exitStatus: ExitStatus {
+    package var exitStatus: ExitStatus {
         switch outcome {
         case .delivered: return .success
         case .failed where status == 0:
@@ -70,7 +70,7 @@ public struct BroadcastReport: Sendable {
 
     /// One line: outcome, `channel`, name, id, environment, then the status and reason (or the
     /// apns-request-id when delivered).
-    public var line: String {
+    package var line: String {
         let outcomeColumn = outcome.rawValue + String(repeating: " ", count: max(0, 12 - outcome.rawValue.count))
         var line = "\(outcomeColumn) channel \(name)  \(target.id)  \(target.environment.rawValue)  "
         switch outcome {
@@ -86,7 +86,7 @@ public struct BroadcastReport: Sendable {
 
     /// One JSON object: `channel` (name or null), `channel_id`, `environment`, `outcome`, `status`,
     /// `reason`, `apns_request_id`, `attempts` (the device report's members, for a channel).
-    public var jsonLine: String {
+    package var jsonLine: String {
         JSONValue.object([
             "channel": target.record.map { .string($0.name) } ?? .null,
             "channel_id": .string(target.id),
@@ -100,7 +100,7 @@ public struct BroadcastReport: Sendable {
     }
 
     /// The summary line for standard error.
-    public var summary: String {
+    package var summary: String {
         let hundredths = Int((seconds * 100).rounded())
         let fraction = hundredths % 100
         let time = "\(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) s"

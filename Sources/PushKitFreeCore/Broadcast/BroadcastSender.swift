@@ -9,12 +9,12 @@ import Foundation
 ///
 /// No device is selected and the registry is not touched. The notification policy's hold-backs
 /// (quiet hours with `skip`, the frequency cap) concern devices and are not applied.
-public struct BroadcastSender: Sendable {
-    public let configuration: Configuration
-    public let deliveryPolicy: DeliveryPolicy
+package struct BroadcastSender: Sendable {
+    package let configuration: Configuration
+    package let deliveryPolicy: DeliveryPolicy
     private let transports: any HTTP2TransportSource
 
-    public init(configuration: Configuration, deliveryPolicy: DeliveryPolicy, transports: any HTTP2TransportSource) {
+    package init(configuration: Configuration, deliveryPolicy: DeliveryPolicy, transports: any HTTP2TransportSource) {
         self.configuration = configuration
         self.deliveryPolicy = deliveryPolicy
         self.transports = transports
@@ -27,7 +27,7 @@ public struct BroadcastSender: Sendable {
     /// APNs may refuse it).
     /// - Throws: `PayloadError` (65) for a push type other than liveactivity, or a start (a
     ///   broadcast cannot start an activity: starting needs a device's push-to-start token).
-    public static func request(
+    package static func request(
         _ notification: APNsRequest, to target: BroadcastChannels.Target, warn: (String) -> Void
     ) throws(PayloadError) -> BroadcastRequest {
         guard notification.pushType == .liveactivity else {
@@ -54,7 +54,7 @@ public struct BroadcastSender: Sendable {
 
     /// The request as `--dry-run` shows it: method and URL, headers with the provider token
     /// redacted, and the payload.
-    public func dryRun(_ request: BroadcastRequest, to target: BroadcastChannels.Target) -> String {
+    package func dryRun(_ request: BroadcastRequest, to target: BroadcastChannels.Target) -> String {
         let url = configuration.baseURL(for: target.environment).value
         let rendered = request.http2Request(baseURL: url, providerToken: "<provider token>")
         var text = "POST \(rendered.url)  (channel \(target.label), \(target.environment.rawValue))\n"
@@ -66,7 +66,7 @@ public struct BroadcastSender: Sendable {
     /// Sends `request` to the push host of the channel's environment.
     /// - Throws: `ProviderKeyError` (66/78), `ConfigurationError` (78), the transport source's error
     ///   (69); APNs' answers are in the report.
-    public func send(
+    package func send(
         _ request: BroadcastRequest, to target: BroadcastChannels.Target, warn: @escaping (String) -> Void
     ) throws -> BroadcastReport {
         let started = ContinuousClock.now

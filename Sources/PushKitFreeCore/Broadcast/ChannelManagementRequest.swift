@@ -16,9 +16,9 @@ import Foundation
 ///
 /// The channel id travels in a header, never in the path (APNSwift's `/channels/<id>` paths differ
 /// from Apple's; Apple's are used here).
-public struct ChannelManagementRequest: Sendable, Equatable {
+package struct ChannelManagementRequest: Sendable, Equatable {
     /// What the request does.
-    public enum Operation: Sendable, Equatable {
+    package enum Operation: Sendable, Equatable {
         case create(ChannelStoragePolicy)
         case read(channelID: String)
         case delete(channelID: String)
@@ -26,21 +26,21 @@ public struct ChannelManagementRequest: Sendable, Equatable {
     }
 
     /// The app's bundle id (no push-type suffix).
-    public var bundleID: String
-    public var operation: Operation
+    package var bundleID: String
+    package var operation: Operation
     /// `apns-request-id`, a UUID APNs echoes back; `nil` lets APNs make one.
-    public var requestID: String?
+    package var requestID: String?
 
-    public init(bundleID: String, operation: Operation, requestID: String? = nil) {
+    package init(bundleID: String, operation: Operation, requestID: String? = nil) {
         self.bundleID = bundleID
         self.operation = operation
         self.requestID = requestID
     }
 
     /// The `push-type` every channel has today: Apple documents the one value `LiveActivity`.
-    public static let pushType = "LiveActivity"
+    package static let pushType = "LiveActivity"
 
-    public var method: HTTP2Method {
+    package var method: HTTP2Method {
         switch operation {
         case .create: .post
         case .read, .list: .get
@@ -49,14 +49,14 @@ public struct ChannelManagementRequest: Sendable, Equatable {
     }
 
     /// `/1/apps/<bundle id>/channels`, or `/1/apps/<bundle id>/all-channels` for a list.
-    public var path: String {
+    package var path: String {
         let base = "/1/apps/" + bundleID
         if case .list = operation { return base + "/all-channels" }
         return base + "/channels"
     }
 
     /// The channel the request names, for read and delete.
-    public var channelID: String? {
+    package var channelID: String? {
         switch operation {
         case .read(let id), .delete(let id): id
         case .create, .list: nil
@@ -64,7 +64,7 @@ public struct ChannelManagementRequest: Sendable, Equatable {
     }
 
     /// The request headers, names lowercase, for `providerToken` (the compact JWT).
-    public func headers(providerToken: String) -> [(name: String, value: String)] {
+    package func headers(providerToken: String) -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = [("authorization", "bearer " + providerToken)]
         if let channelID { headers.append(("apns-channel-id", channelID)) }
         if let requestID { headers.append(("apns-request-id", requestID)) }
@@ -73,7 +73,7 @@ public struct ChannelManagementRequest: Sendable, Equatable {
     }
 
     /// The body: the channel's configuration for create, empty otherwise.
-    public var body: Data {
+    package var body: Data {
         guard case .create(let policy) = operation else { return Data() }
         return JSONValue.object([
             "message-storage-policy": .number(Double(policy.rawValue)),
@@ -82,7 +82,7 @@ public struct ChannelManagementRequest: Sendable, Equatable {
     }
 
     /// The whole request for `baseURL` (`https://host[:port]`, trailing slash tolerated).
-    public func http2Request(baseURL: String, providerToken: String, tag: Int = 0) -> HTTP2Request {
+    package func http2Request(baseURL: String, providerToken: String, tag: Int = 0) -> HTTP2Request {
         HTTP2Request(
             url: (baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL) + path,
             headers: headers(providerToken: providerToken), body: body, tag: tag, method: method)

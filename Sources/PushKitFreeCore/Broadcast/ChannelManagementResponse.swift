@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// What the channel management API answered one `ChannelManagementRequest`.
-public enum ChannelManagementResponse: Sendable, Equatable {
+package enum ChannelManagementResponse: Sendable, Equatable {
     /// 201: the new channel's id (`apns-channel-id`).
     case created(channelID: String)
     /// 200 to a read: the channel's configuration. `storagePolicy` is `nil` when APNs sent a value
@@ -21,7 +21,7 @@ public enum ChannelManagementResponse: Sendable, Equatable {
 
     /// Interprets `answer` as the answer to `operation`. An answer without `apns-request-id` is
     /// still read; the id is reported when present.
-    public init(_ answer: HTTP2Answer, to operation: ChannelManagementRequest.Operation) {
+    package init(_ answer: HTTP2Answer, to operation: ChannelManagementRequest.Operation) {
         let json = try? JSONValue.parse(answer.body)
         switch (operation, answer.status) {
         case (.create, 201), (.create, 200):

@@ -5,21 +5,21 @@ import Foundation
 #endif
 
 /// A broadcast channel this project created, under the name the user gave it.
-public struct ChannelRecord: Sendable, Equatable {
+package struct ChannelRecord: Sendable, Equatable {
     /// The user's name for it (`--channel NAME`).
-    public var name: String
+    package var name: String
     /// APNs' `apns-channel-id`.
-    public var id: String
+    package var id: String
     /// The environment it lives in: a channel exists in one environment only.
-    public var environment: APNsEnvironment
+    package var environment: APNsEnvironment
     /// Its message storage policy; `nil` when the file names one this version does not know.
-    public var storagePolicy: ChannelStoragePolicy?
+    package var storagePolicy: ChannelStoragePolicy?
     /// The app it belongs to.
-    public var bundleID: String
+    package var bundleID: String
     /// When it was created.
-    public var createdAt: Date
+    package var createdAt: Date
 
-    public init(
+    package init(
         name: String, id: String, environment: APNsEnvironment, storagePolicy: ChannelStoragePolicy?,
         bundleID: String, createdAt: Date
     ) {
@@ -32,11 +32,11 @@ public struct ChannelRecord: Sendable, Equatable {
     }
 
     /// The longest name, in characters.
-    public static let maximumNameLength = 64
+    package static let maximumNameLength = 64
 
     /// Why `name` cannot name a channel, or `nil` when it can: 1 to 64 letters, digits, `.`, `_`
     /// or `-`, not starting with `-` (it would read as a flag).
-    public static func problem(withName name: String) -> String? {
+    package static func problem(withName name: String) -> String? {
         if name.isEmpty { return "a channel name cannot be empty" }
         if name.count > maximumNameLength {
             return "channel name \"\(TerminalText.field(name))\" is longer than \(maximumNameLength) characters"

@@ -2,14 +2,14 @@
 ///
 /// Apple: 0 stores no message (a device that was offline gets nothing), 1 stores the most recent
 /// one (a device that comes online, or subscribes late, gets the latest update).
-public enum ChannelStoragePolicy: Int, Sendable, CaseIterable {
+package enum ChannelStoragePolicy: Int, Sendable, CaseIterable {
     /// 0, "No Message Stored".
     case none = 0
     /// 1, "Most Recent Message Stored".
     case latest = 1
 
     /// The word the tools use: `none` or `latest`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .none: "none"
         case .latest: "latest"
@@ -17,7 +17,7 @@ public enum ChannelStoragePolicy: Int, Sendable, CaseIterable {
     }
 
     /// Parses `none`/`latest` (or Apple's numbers `0`/`1`).
-    public init?(name: String) {
+    package init?(name: String) {
         switch name.lowercased() {
         case "none", "0": self = .none
         case "latest", "1": self = .latest

@@ -10,37 +10,37 @@ import Foundation
 /// `{"version": 1, "channels": {"<name>": {"id", "environment", "storage", "bundle_id",
 /// "created_at"}}}`. Writers hold `channels.json.lock` and replace the file atomically, as the
 /// device registry does; members this version does not know are kept.
-public struct ChannelStore: Sendable {
+package struct ChannelStore: Sendable {
     /// The file's path.
-    public let path: String
+    package let path: String
 
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
     }
 
     /// `channels.json` in `stateDirectory`.
-    public init(stateDirectory: String) {
+    package init(stateDirectory: String) {
         self.init(path: stateDirectory + "/channels.json")
     }
 
     /// The lock file writers hold: `<file>.lock`.
-    public var lockPath: String { path + ".lock" }
+    package var lockPath: String { path + ".lock" }
 
     /// Every recorded channel, sorted by name; none when the file does not exist.
     /// - Throws: `BroadcastChannelError.corruptStore` (65) or `.io` (74).
-    public func load() throws(BroadcastChannelError) -> [ChannelRecord] {
+    package func load() throws(BroadcastChannelError) -> [ChannelRecord] {
         try Self.records(in: try read())
     }
 
     /// The channel named `name`, if recorded.
-    public func record(named name: String) throws(BroadcastChannelError) -> ChannelRecord? {
+    package func record(named name: String) throws(BroadcastChannelError) -> ChannelRecord? {
         try load().first { $0.name == name }
     }
 
     /// Records `record`, unless its name is taken.
     /// - Throws: `BroadcastChannelError.nameTaken` (65) and the file unchanged when the name is recorded
     ///   already; `.cannotCreate` (73) or `.io` (74) when it cannot be written.
-    public func add(_ record: ChannelRecord) throws(BroadcastChannelError) {
+    package func add(_ record: ChannelRecord) throws(BroadcastChannelError) {
         try update { (channels: inout [String: JSONValue]) throws(BroadcastChannelError) in
             if let existing = channels[record.name], let known = ChannelRecord(name: record.name, json: existing) {
                 throw .nameTaken(record.name, id: known.id, path: path)
@@ -52,7 +52,7 @@ public struct ChannelStore: Sendable {
     /// Forgets the channel named `name`; returns it, or `nil` when it was not recorded (the file is
     /// then left as it is).
     @discardableResult
-    public func remove(named name: String) throws(BroadcastChannelError) -> ChannelRecord? {
+    package func remove(named name: String) throws(BroadcastChannelError) -> ChannelRecord? {
         var removed: ChannelRecord?
         try update { (channels: inout [String: JSONValue]) throws(BroadcastChannelError) in
             guard let entry = channels.removeValue(forKey: name) else { return }
@@ -62,7 +62,7 @@ public struct ChannelStore: Sendable {
     }
 
     /// Whether the name is free, checked before asking APNs for a channel.
-    public func checkNameIsFree(_ name: String) throws(BroadcastChannelError) {
+    package func checkNameIsFree(_ name: String) throws(BroadcastChannelError) {
         if let known = try record(named: name) { throw .nameTaken(name, id: known.id, path: path) }
     }
 

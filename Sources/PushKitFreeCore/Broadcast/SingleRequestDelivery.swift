@@ -3,14 +3,14 @@
 /// policy's exponential back-off, at most `policy.retries` times within `policy.timeout`; a 403
 /// ExpiredProviderToken or InvalidProviderToken gets a new provider token once and is resent at
 /// once; everything else is the answer.
-public struct SingleRequestDelivery {
+package struct SingleRequestDelivery {
     private let client: any HTTP2Transport
     private let tokens: any ProviderTokenSource
     private let policy: DeliveryPolicy
     private let jitter: () -> Double
 
     /// - Parameter jitter: a random number in [0, 1).
-    public init(
+    package init(
         client: any HTTP2Transport, tokens: any ProviderTokenSource, policy: DeliveryPolicy,
         jitter: @escaping () -> Double = { Double.random(in: 0..<1) }
     ) {
@@ -21,15 +21,15 @@ public struct SingleRequestDelivery {
     }
 
     /// How the request ended.
-    public struct Outcome: Sendable {
+    package struct Outcome: Sendable {
         /// The last HTTP answer; `nil` when the last attempt got none.
-        public var answer: HTTP2Answer?
+        package var answer: HTTP2Answer?
         /// Why the last attempt got no answer.
-        public var failure: TransportFailure?
+        package var failure: TransportFailure?
         /// How many times the request went out.
-        public var attempts = 0
+        package var attempts = 0
 
-        public init(answer: HTTP2Answer? = nil, failure: TransportFailure? = nil, attempts: Int = 0) {
+        package init(answer: HTTP2Answer? = nil, failure: TransportFailure? = nil, attempts: Int = 0) {
             self.answer = answer
             self.failure = failure
             self.attempts = attempts
@@ -38,7 +38,7 @@ public struct SingleRequestDelivery {
 
     /// Sends the request `make` builds for a provider token, resending as the type's summary says.
     /// - Throws: only when no provider token can be had at all.
-    public func send(_ make: (_ providerToken: String) -> HTTP2Request) throws -> Outcome {
+    package func send(_ make: (_ providerToken: String) -> HTTP2Request) throws -> Outcome {
         let deadline = ContinuousClock.now + policy.timeout
         var token = try tokens.currentToken()
         var outcome = Outcome()

@@ -2,12 +2,12 @@
 ///
 /// TestFlight and App Store builds register production tokens; Xcode debug builds register sandbox
 /// (development) tokens. The same phone has a different token in each.
-public enum APNsEnvironment: String, Sendable, Codable, CaseIterable {
+package enum APNsEnvironment: String, Sendable, Codable, CaseIterable {
     case production
     case sandbox
 
     /// Apple's host for this environment.
-    public var defaultBaseURL: String {
+    package var defaultBaseURL: String {
         switch self {
         case .production: "https://api.push.apple.com"
         case .sandbox: "https://api.sandbox.push.apple.com"
@@ -16,7 +16,7 @@ public enum APNsEnvironment: String, Sendable, Codable, CaseIterable {
 
     /// Apple's channel management host for this environment (broadcast channels): its own host and
     /// port, 2196 for production and 2195 for the sandbox.
-    public var defaultManagementURL: String {
+    package var defaultManagementURL: String {
         switch self {
         case .production: "https://api-manage-broadcast.push.apple.com:2196"
         case .sandbox: "https://api-manage-broadcast.sandbox.push.apple.com:2195"
@@ -24,12 +24,12 @@ public enum APNsEnvironment: String, Sendable, Codable, CaseIterable {
     }
 
     /// The other environment: where a token answered `BadDeviceToken` may belong.
-    public var other: APNsEnvironment {
+    package var other: APNsEnvironment {
         self == .production ? .sandbox : .production
     }
 
     /// Parses the spellings users write: `production`/`prod`, `sandbox`/`development`/`dev` (any case).
-    public init?(userText: String) {
+    package init?(userText: String) {
         switch userText.lowercased() {
         case "production", "prod": self = .production
         case "sandbox", "development", "dev": self = .sandbox

@@ -7,12 +7,12 @@ import Foundation
 /// The extra CA bundle to trust (`--cacert`, `APNS_CA_FILE`, `ca_file`), checked before anything is
 /// sent: libcurl would otherwise fail the TLS handshake of every device, one by one, with an error
 /// that does not say the file is at fault.
-public enum CertificateAuthorityFile {
+package enum CertificateAuthorityFile {
     /// What is wrong with the CA file `setting` names, or `nil` when it holds a PEM certificate.
     ///
     /// A missing or unreadable file exits 66; a directory, or a file without one
     /// `-----BEGIN CERTIFICATE-----` block whose body is base64 DER, exits 78.
-    public static func problem(_ setting: Setting<String>) -> ConfigurationError? {
+    package static func problem(_ setting: Setting<String>) -> ConfigurationError? {
         let path = setting.value
         if PosixFile.entry(at: path) == .directory {
             return ConfigurationError("the CA file \(path) (from \(setting.source)) is a directory, not a PEM file")
@@ -38,7 +38,7 @@ public enum CertificateAuthorityFile {
     }
 
     /// Throws `problem(_:)`'s error, if any.
-    public static func check(_ setting: Setting<String>?) throws(ConfigurationError) {
+    package static func check(_ setting: Setting<String>?) throws(ConfigurationError) {
         if let setting, let problem = problem(setting) { throw problem }
     }
 

@@ -9,74 +9,74 @@ import Foundation
 ///
 /// Resolution is pure: it takes the flags, a copy of the environment and the parsed config file, so
 /// tests can drive every row of the precedence table without touching the process environment.
-public struct Configuration: Sendable {
+package struct Configuration: Sendable {
     /// The config file that was read (or would have been, when it does not exist).
-    public let file: ConfigurationFile
+    package let file: ConfigurationFile
     /// Where the config file's path came from.
-    public let fileSource: SettingSource
+    package let fileSource: SettingSource
 
-    public let keyPath: Setting<String>?
-    public let keyID: Setting<String>?
-    public let teamID: Setting<String>?
-    public let topic: Setting<String>?
-    public let environment: Setting<APNsEnvironment>
-    public let productionURL: Setting<String>
-    public let sandboxURL: Setting<String>
+    package let keyPath: Setting<String>?
+    package let keyID: Setting<String>?
+    package let teamID: Setting<String>?
+    package let topic: Setting<String>?
+    package let environment: Setting<APNsEnvironment>
+    package let productionURL: Setting<String>
+    package let sandboxURL: Setting<String>
     /// `--apns-url`, which replaces the base URL of whichever environment is used.
-    public let urlOverride: Setting<String>?
+    package let urlOverride: Setting<String>?
     /// The channel management API's base URL in production (`APNS_PRODUCTION_MANAGE_URL`,
     /// `production_manage_url`).
-    public let productionManagementURL: Setting<String>
+    package let productionManagementURL: Setting<String>
     /// The channel management API's base URL in the sandbox (`APNS_SANDBOX_MANAGE_URL`,
     /// `sandbox_manage_url`).
-    public let sandboxManagementURL: Setting<String>
+    package let sandboxManagementURL: Setting<String>
     /// `--manage-url`, which replaces the management URL of whichever environment is used.
-    public let managementURLOverride: Setting<String>?
-    public let caFile: Setting<String>?
+    package let managementURLOverride: Setting<String>?
+    package let caFile: Setting<String>?
     /// `--proxy` or the config file's `proxy`: the proxy for every APNs connection. `nil` leaves the
     /// choice to libcurl's environment variables (see `ProxyResolution`).
-    public let proxy: Setting<String>?
+    package let proxy: Setting<String>?
     /// The proxy environment variables libcurl will read (`ProxyResolution.environmentVariables`).
-    public let proxyEnvironment: [String: String]
-    public let stateDirectory: Setting<String>
-    public let stateFile: Setting<String>
+    package let proxyEnvironment: [String: String]
+    package let stateDirectory: Setting<String>
+    package let stateFile: Setting<String>
     /// The home directory (`HOME`), for what other designs keep under it (`SvenFiles`).
-    public let homeDirectory: String
+    package let homeDirectory: String
     /// The registry's journal and retry settings (`PUSHKIT_REGISTRY_*`).
-    public let registryTuning: RegistryTuning
+    package let registryTuning: RegistryTuning
 
     /// Warnings found while resolving (unknown config keys), one line each.
-    public var warnings: [String] { file.warnings }
+    package var warnings: [String] { file.warnings }
 
     /// The base URL for `environment`: `--apns-url` when given, else that environment's URL setting.
-    public func baseURL(for environment: APNsEnvironment) -> Setting<String> {
+    package func baseURL(for environment: APNsEnvironment) -> Setting<String> {
         if let urlOverride { return urlOverride }
         return environment == .production ? productionURL : sandboxURL
     }
 
     /// The channel management base URL for `environment`: `--manage-url` when given, else that
     /// environment's setting.
-    public func managementURL(for environment: APNsEnvironment) -> Setting<String> {
+    package func managementURL(for environment: APNsEnvironment) -> Setting<String> {
         if let managementURLOverride { return managementURLOverride }
         return environment == .production ? productionManagementURL : sandboxManagementURL
     }
 
     /// The state directory from the environment alone (`PUSHKIT_STATE_DIR`, else the XDG default),
     /// for reporting a configuration that could not be resolved (a broken config file).
-    public static func stateDirectory(environment: [String: String]) -> String {
+    package static func stateDirectory(environment: [String: String]) -> String {
         environment.nonEmpty("PUSHKIT_STATE_DIR").map { XDGPaths(environment: environment).expandingTilde($0) }
             ?? XDGPaths(environment: environment).stateDirectory
     }
 
     /// Where the provider-token cache lives: `provider-tokens.json` in the state directory.
-    public var tokenCachePath: String { stateDirectory.value + "/provider-tokens.json" }
+    package var tokenCachePath: String { stateDirectory.value + "/provider-tokens.json" }
 
     /// Loads the config file and resolves every setting.
     ///
     /// - Parameters:
     ///   - flags: what the command line set.
     ///   - environment: the process environment (`ProcessInfo.processInfo.environment` in the tools).
-    public static func resolve(
+    package static func resolve(
         flags: ConfigurationFlags, environment: [String: String]
     ) throws(ConfigurationError) -> Configuration {
         let location = configFileLocation(flags: flags, environment: environment)
@@ -88,7 +88,8 @@ public struct Configuration: Sendable {
 
     /// Where the config file is: `--config`, else `PUSHKIT_CONFIG`, else `config.json` in the XDG
     /// config directory.
-    public static func configFileLocation(flags: ConfigurationFlags, environment: [String: String]) -> Setting<String> {
+    package static func configFileLocation(flags: ConfigurationFlags, environment: [String: String]) -> Setting<String>
+    {
         let paths = XDGPaths(environment: environment)
         if let path = flags.configPath { return Setting(paths.expandingTilde(path), from: .flag("--config")) }
         if let path = environment.nonEmpty("PUSHKIT_CONFIG") {
@@ -98,7 +99,7 @@ public struct Configuration: Sendable {
     }
 
     /// Resolves every setting from already-loaded inputs.
-    public init(
+    package init(
         flags: ConfigurationFlags, environment variables: [String: String], file: ConfigurationFile,
         fileSource: SettingSource = .defaultValue
     ) throws(ConfigurationError) {
@@ -204,7 +205,7 @@ public struct Configuration: Sendable {
     }
 
     /// Parses the boolean spellings found in environment variables: true/false, 1/0, yes/no, on/off.
-    public static func parseBool(_ text: String) -> Bool? {
+    package static func parseBool(_ text: String) -> Bool? {
         switch text.lowercased() {
         case "true", "1", "yes", "on": true
         case "false", "0", "no", "off": false

@@ -9,29 +9,29 @@ import Foundation
 /// It accepts unchanged the config that existing users already have:
 /// `{"team_id", "key_id", "bundle_id", "key_path", "use_sandbox"}`. Keys this version does not know
 /// are kept out of the settings and reported as warnings, never as errors.
-public struct ConfigurationFile: Sendable {
+package struct ConfigurationFile: Sendable {
     /// Every key the tools read from the file.
-    public static let knownKeys: Set<String> = NotificationPolicy.configKeys.union([
+    package static let knownKeys: Set<String> = NotificationPolicy.configKeys.union([
         "team_id", "key_id", "bundle_id", "topic", "key_path", "use_sandbox", "environment",
         "production_url", "sandbox_url", "ca_file", "proxy", "state_file", "state_dir", "title", "profile",
         "production_manage_url", "sandbox_manage_url",
     ])
 
     /// The file's path.
-    public let path: String
+    package let path: String
     /// Whether the file existed; a missing default config file is normal.
-    public let exists: Bool
+    package let exists: Bool
     /// The top-level members of the file.
-    public let values: [String: JSONValue]
+    package let values: [String: JSONValue]
 
     /// Warnings about the file's content (unknown keys), one line each.
-    public var warnings: [String] {
+    package var warnings: [String] {
         values.keys.filter { !Self.knownKeys.contains($0) }.sorted().map {
             "ignoring unknown key \"\($0)\" in \(path)"
         }
     }
 
-    public init(path: String, exists: Bool, values: [String: JSONValue]) {
+    package init(path: String, exists: Bool, values: [String: JSONValue]) {
         self.path = path
         self.exists = exists
         self.values = values
@@ -39,7 +39,7 @@ public struct ConfigurationFile: Sendable {
 
     /// Parses the bytes of a config file.
     /// - Throws: `ConfigurationError` (exit 78) naming the file when it is not a JSON object.
-    public init(path: String, contents: Data) throws(ConfigurationError) {
+    package init(path: String, contents: Data) throws(ConfigurationError) {
         let value: JSONValue
         do {
             value = try JSONValue.parse(contents)
@@ -54,7 +54,7 @@ public struct ConfigurationFile: Sendable {
 
     /// Reads the config file at `path`. A missing file gives an empty configuration unless
     /// `required` (the user named it with `--config` or `PUSHKIT_CONFIG`), which is an error (exit 66).
-    public static func load(
+    package static func load(
         path: String, required: Bool, namedBy source: SettingSource
     ) throws(ConfigurationError) -> ConfigurationFile {
         let data: Data?
@@ -75,7 +75,7 @@ public struct ConfigurationFile: Sendable {
 
     /// The string at `key`, `nil` when absent or null or empty.
     /// - Throws: when the value has another type.
-    public func string(_ key: String) throws(ConfigurationError) -> String? {
+    package func string(_ key: String) throws(ConfigurationError) -> String? {
         guard let value = values[key], value != .null else { return nil }
         guard let string = value.stringValue else {
             throw ConfigurationError("\(key) in \(path) must be a string, not a \(value.typeName)")
@@ -84,7 +84,7 @@ public struct ConfigurationFile: Sendable {
     }
 
     /// The boolean at `key`; also accepts the strings "true"/"false" that hand-edited files contain.
-    public func bool(_ key: String) throws(ConfigurationError) -> Bool? {
+    package func bool(_ key: String) throws(ConfigurationError) -> Bool? {
         guard let value = values[key], value != .null else { return nil }
         if let bool = value.boolValue { return bool }
         if let text = value.stringValue, let bool = Configuration.parseBool(text) { return bool }

@@ -11,22 +11,22 @@
 /// - an IPv4 host matches an entry with the same address or a CIDR range holding it
 ///   (`127.0.0.0/8`); a CIDR of /0 or /32 means the address alone, more than /32 matches nothing;
 /// - an IPv6 host (brackets removed) is compared as text, like a name: 7.88 has no IPv6 ranges.
-public struct NoProxyList: Sendable, Equatable {
+package struct NoProxyList: Sendable, Equatable {
     /// The list as written.
-    public let text: String
+    package let text: String
 
-    public init(_ text: String) {
+    package init(_ text: String) {
         self.text = text
     }
 
     /// The entries, as libcurl splits them.
-    public var entries: [String] {
+    package var entries: [String] {
         text.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }).map(String.init)
     }
 
     /// The entry that exempts `host` (`*` for the whole-list wildcard), or `nil`.
     /// - Parameter host: a URL's host without port; IPv6 literals with or without brackets.
-    public func entry(exempting host: String) -> String? {
+    package func entry(exempting host: String) -> String? {
         guard !host.isEmpty, !text.isEmpty else { return nil }
         if text == "*" { return "*" }
         var name = Substring(host)

@@ -3,16 +3,16 @@
 ///
 /// The text is handed to libcurl unchanged (`CURLOPT_PROXY`); this type only decides whether the
 /// tools accept it and how it is printed.
-public enum ProxyAddress {
+package enum ProxyAddress {
     /// The proxy kinds libcurl 7.88 speaks, by URL scheme (compared without regard to case).
     /// `socks5h` and `socks4a` let the proxy resolve the APNs host name.
-    public static let schemes = ["http", "https", "socks5h", "socks5", "socks4a", "socks4"]
+    package static let schemes = ["http", "https", "socks5h", "socks5", "socks4a", "socks4"]
 
     /// `text` with any credentials (`user:password@`) replaced by `***@`, for messages and reports.
     ///
     /// Everything between the scheme (or the start, for scheme-less values found in environment
     /// variables) and the last `@` is masked, so a password holding `/`, `:` or `@` never shows.
-    public static func masked(_ text: String) -> String {
+    package static func masked(_ text: String) -> String {
         guard let at = text.lastIndex(of: "@") else { return text }
         let afterScheme = text.firstRange(of: "://").map(\.upperBound)
         let start = afterScheme.flatMap { $0 <= at ? $0 : nil } ?? text.startIndex
@@ -20,7 +20,7 @@ public enum ProxyAddress {
     }
 
     /// The scheme of `text` in lowercase, or `nil` when it has none (libcurl then assumes http).
-    public static func scheme(of text: String) -> String? {
+    package static func scheme(of text: String) -> String? {
         guard let separator = text.firstRange(of: "://") else { return nil }
         return text[..<separator.lowerBound].lowercased()
     }
@@ -28,7 +28,7 @@ public enum ProxyAddress {
     /// Checks a proxy URL a user configured.
     /// - Throws: `ConfigurationError` (exit 78) naming `source`, with the value masked, when the
     ///   scheme is missing or not one of `schemes`, the host is missing, or the port is not 1-65535.
-    public static func validate(_ setting: Setting<String>) throws(ConfigurationError) {
+    package static func validate(_ setting: Setting<String>) throws(ConfigurationError) {
         let text = setting.value
         let shown = "\"\(masked(text))\""
         guard let scheme = scheme(of: text), schemes.contains(scheme) else {

@@ -10,28 +10,28 @@
 /// 3. for an `https` URL: `https_proxy`, `HTTPS_PROXY`, `all_proxy`, `ALL_PROXY`; for an `http`
 ///    URL only the lowercase `http_proxy` (libcurl ignores `HTTP_PROXY`, a CGI hazard), then
 ///    `all_proxy`, `ALL_PROXY`. Empty variables count as unset.
-public struct ProxyResolution: Sendable, Equatable {
+package struct ProxyResolution: Sendable, Equatable {
     /// The proxy used, and its source; `nil` for a direct connection.
-    public let proxy: Setting<String>?
+    package let proxy: Setting<String>?
     /// Set when `no_proxy`/`NO_PROXY` exempts the host.
-    public let exemption: Exemption?
+    package let exemption: Exemption?
 
     /// A `no_proxy` match: the variable, its entry that matched, and the proxy it turned off.
-    public struct Exemption: Sendable, Equatable {
+    package struct Exemption: Sendable, Equatable {
         /// `no_proxy` or `NO_PROXY`.
-        public let variable: String
+        package let variable: String
         /// The entry that matched the host (`*` for the wildcard).
-        public let entry: String
+        package let entry: String
         /// The proxy that would have applied without the exemption, if any.
-        public let bypassed: Setting<String>?
+        package let bypassed: Setting<String>?
     }
 
     /// Every environment variable libcurl reads for proxies, in the order it reads them.
-    public static let environmentVariables = [
+    package static let environmentVariables = [
         "no_proxy", "NO_PROXY", "http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
     ]
 
-    public init(proxy: Setting<String>?, exemption: Exemption?) {
+    package init(proxy: Setting<String>?, exemption: Exemption?) {
         self.proxy = proxy
         self.exemption = exemption
     }
@@ -41,7 +41,7 @@ public struct ProxyResolution: Sendable, Equatable {
     ///   - url: the request URL (`https://host[:port]/...`).
     ///   - configured: `--proxy` or the config file's `proxy`.
     ///   - environment: the process environment (only the proxy variables are read).
-    public static func resolve(
+    package static func resolve(
         url: String, configured: Setting<String>?, environment: [String: String]
     ) -> ProxyResolution {
         let scheme = url.firstRange(of: "://").map { url[..<$0.lowerBound].lowercased() } ?? "http"

@@ -9,22 +9,22 @@
 ///   on new connections before giving up; default 10 s.
 /// A value that is not a number is ignored (the default applies); negative ones count as 0 (the
 /// idle time as 1 ms).
-public struct RegistryTuning: Sendable, Equatable {
-    public var journalThreshold: Int
-    public var journalIdle: Duration
-    public var databaseRetry: Duration
+package struct RegistryTuning: Sendable, Equatable {
+    package var journalThreshold: Int
+    package var journalIdle: Duration
+    package var databaseRetry: Duration
 
-    public static let defaults = RegistryTuning(
+    package static let defaults = RegistryTuning(
         journalThreshold: 1 << 20, journalIdle: .milliseconds(1_000), databaseRetry: .seconds(10))
 
-    public init(journalThreshold: Int, journalIdle: Duration, databaseRetry: Duration) {
+    package init(journalThreshold: Int, journalIdle: Duration, databaseRetry: Duration) {
         self.journalThreshold = journalThreshold
         self.journalIdle = journalIdle
         self.databaseRetry = databaseRetry
     }
 
     /// The tuning `environment` sets, the defaults for what it leaves unset.
-    public init(environment: [String: String]) {
+    package init(environment: [String: String]) {
         self = .defaults
         if let bytes = environment["PUSHKIT_REGISTRY_JOURNAL_BYTES"].flatMap({ Int($0) }) {
             journalThreshold = max(0, bytes)

@@ -1,5 +1,5 @@
 /// Where a resolved setting came from, so `apns-jwt check` and error messages can name it.
-public enum SettingSource: Sendable, Equatable, CustomStringConvertible {
+package enum SettingSource: Sendable, Equatable, CustomStringConvertible {
     /// A command-line flag, e.g. `--key-path`.
     case flag(String)
     /// An environment variable, e.g. `APNS_KEY_PATH`.
@@ -13,7 +13,7 @@ public enum SettingSource: Sendable, Equatable, CustomStringConvertible {
     case derived(rule: String)
 
     /// Short label for reports: `flag`, `env`, `file` or `default`.
-    public var kind: String {
+    package var kind: String {
         switch self {
         case .flag: "flag"
         case .environment: "env"
@@ -23,7 +23,7 @@ public enum SettingSource: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .flag(let name): name
         case .environment(let name): name
@@ -35,11 +35,11 @@ public enum SettingSource: Sendable, Equatable, CustomStringConvertible {
 }
 
 /// A setting's value together with where it came from.
-public struct Setting<Value: Sendable>: Sendable {
-    public var value: Value
-    public var source: SettingSource
+package struct Setting<Value: Sendable>: Sendable {
+    package var value: Value
+    package var source: SettingSource
 
-    public init(_ value: Value, from source: SettingSource) {
+    package init(_ value: Value, from source: SettingSource) {
         self.value = value
         self.source = source
     }

@@ -11,26 +11,26 @@
 ///
 /// Retirement: once the old server and script are gone, `register-apns convert` turns the file
 /// into version 1 (kept so afterwards), and the config may name any `state_file`.
-public enum SvenFiles {
+package enum SvenFiles {
     /// The design's config file's name.
-    public static let configName = "sven-push-config.json"
+    package static let configName = "sven-push-config.json"
     /// The design's token map's name.
-    public static let tokenMapName = "sven-apns-tokens.json"
+    package static let tokenMapName = "sven-apns-tokens.json"
 
     /// Where the design keeps its token map, for `home`.
-    public static func tokenMap(home: String) -> String {
+    package static func tokenMap(home: String) -> String {
         (home == "/" ? "" : home) + "/dispatch/state/" + tokenMapName
     }
 
     /// The token map beside the config file at `configPath`, when that is the design's config file.
-    public static func tokenMap(besideConfig configPath: String) -> String? {
+    package static func tokenMap(besideConfig configPath: String) -> String? {
         guard PosixFile.fileName(of: configPath) == configName else { return nil }
         let directory = PosixFile.parentDirectory(of: configPath)
         return (directory.isEmpty ? "" : directory + "/") + tokenMapName
     }
 
     /// Whether a state file at `path` that does not exist yet is created as a flat map.
-    public static func createsFlatMap(_ path: String) -> Bool {
+    package static func createsFlatMap(_ path: String) -> Bool {
         PosixFile.fileName(of: path) == tokenMapName
     }
 }

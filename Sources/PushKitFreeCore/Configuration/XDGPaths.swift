@@ -3,13 +3,13 @@
 /// Config: `$XDG_CONFIG_HOME/pushkit-free` (else `~/.config/pushkit-free`).
 /// State: `$XDG_STATE_HOME/pushkit-free` (else `~/.local/state/pushkit-free`).
 /// Relative XDG values are ignored, as the XDG Base Directory specification requires.
-public struct XDGPaths: Sendable {
+package struct XDGPaths: Sendable {
     /// `$HOME`, or `/` when it is unset.
-    public let home: String
-    public let configDirectory: String
-    public let stateDirectory: String
+    package let home: String
+    package let configDirectory: String
+    package let stateDirectory: String
 
-    public init(environment: [String: String]) {
+    package init(environment: [String: String]) {
         let rawHome = environment.nonEmpty("HOME") ?? "/"
         let home = rawHome.count > 1 && rawHome.hasSuffix("/") ? String(rawHome.dropLast()) : rawHome
         self.home = home
@@ -22,7 +22,7 @@ public struct XDGPaths: Sendable {
     }
 
     /// Replaces a leading `~` or `~/` with the home directory; other paths are returned unchanged.
-    public func expandingTilde(_ path: String) -> String {
+    package func expandingTilde(_ path: String) -> String {
         if path == "~" { return home }
         if path.hasPrefix("~/") { return (home == "/" ? "" : home) + path.dropFirst() }
         return path

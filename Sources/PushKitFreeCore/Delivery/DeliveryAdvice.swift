@@ -15,12 +15,12 @@
 ///   it is pruned like an `Unregistered` one.
 ///
 /// Advice names the key id (never the key or a token) and the settings that fix it.
-public enum DeliveryAdvice {
+package enum DeliveryAdvice {
     /// `BadEnvironmentKeyIdInToken` as one library (APNSwift) spells it; Apple's table has `Id`.
     static let badEnvironmentKeyWithoutID = APNsReason(rawValue: "BadEnvironmentKeyInToken")
 
     /// Whether `reason` says the key is limited to the other environment.
-    public static func isEnvironmentScope(_ reason: APNsReason) -> Bool {
+    package static func isEnvironmentScope(_ reason: APNsReason) -> Bool {
         reason == .badEnvironmentKeyIDInToken || reason == badEnvironmentKeyWithoutID
     }
 
@@ -28,7 +28,7 @@ public enum DeliveryAdvice {
     /// - Parameters:
     ///   - keyID: the key id the provider token names.
     ///   - topic: the app's bundle id, when configured.
-    public static func advice(for result: DeliveryResult, keyID: String, topic: String?) -> String? {
+    package static func advice(for result: DeliveryResult, keyID: String, topic: String?) -> String? {
         guard let text = result.reason, result.status != 0 else { return nil }
         let reason = APNsReason(rawValue: text)
         let environment = result.environment
@@ -62,7 +62,7 @@ public enum DeliveryAdvice {
     }
 
     /// Sets `advice` on every result that has some.
-    public static func annotate(_ results: inout [DeliveryResult], keyID: String, topic: String?) {
+    package static func annotate(_ results: inout [DeliveryResult], keyID: String, topic: String?) {
         for index in results.indices {
             results[index].advice = advice(for: results[index], keyID: keyID, topic: topic)
         }

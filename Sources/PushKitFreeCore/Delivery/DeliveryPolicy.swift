@@ -1,16 +1,16 @@
 /// How hard a run tries: retries of temporary failures, the overall time limit and the back-off.
-public struct DeliveryPolicy: Sendable {
+package struct DeliveryPolicy: Sendable {
     /// Resends after a temporary failure (429 TooManyRequests, 500, 503, a lost connection).
-    public var retries: Int
+    package var retries: Int
     /// No run outlives this, from the first request to the last answer.
-    public var timeout: Duration
+    package var timeout: Duration
     /// The first back-off; each later one doubles, up to `maximumBackoff`, with ±50 % jitter.
-    public var initialBackoff: Duration
-    public var maximumBackoff: Duration
+    package var initialBackoff: Duration
+    package var maximumBackoff: Duration
     /// TCP + TLS connect limit for each connection.
-    public var connectTimeout: Duration
+    package var connectTimeout: Duration
 
-    public init(
+    package init(
         retries: Int = 3, timeout: Duration = .seconds(30), initialBackoff: Duration = .milliseconds(250),
         maximumBackoff: Duration = .seconds(8), connectTimeout: Duration = .seconds(10)
     ) {
@@ -26,7 +26,7 @@ public struct DeliveryPolicy: Sendable {
     ///   - retries: resends of temporary failures, 0 or more.
     ///   - timeoutSeconds: the limit of a whole run, more than 0.
     /// - Throws: `InvalidSetting` (64) naming the setting at fault.
-    public init(retries: Int, timeoutSeconds: Double) throws(InvalidSetting) {
+    package init(retries: Int, timeoutSeconds: Double) throws(InvalidSetting) {
         guard retries >= 0 else { throw InvalidSetting("\(setting: .retries) must be 0 or more, not \(retries)") }
         guard timeoutSeconds > 0, timeoutSeconds.isFinite else {
             let shown =
@@ -38,7 +38,7 @@ public struct DeliveryPolicy: Sendable {
     }
 
     /// The pause before retry number `retry` (1-based): exponential with jitter in [0.5, 1.5).
-    public func backoff(beforeRetry retry: Int, jitter: Double) -> Duration {
+    package func backoff(beforeRetry retry: Int, jitter: Double) -> Duration {
         let exponent = min(max(retry - 1, 0), 20)
         let base = min(initialBackoff * (1 << exponent), maximumBackoff)
         return base * (0.5 + min(max(jitter, 0), 1))

@@ -5,12 +5,12 @@ import Foundation
 #endif
 
 /// The results of a run, and what they mean for the exit status and the output.
-public struct DeliveryReport: Sendable {
-    public let results: [DeliveryResult]
+package struct DeliveryReport: Sendable {
+    package let results: [DeliveryResult]
     /// Wall time of the run, in seconds.
-    public let seconds: Double
+    package let seconds: Double
 
-    public init(results: [DeliveryResult], seconds: Double) {
+    package init(results: [DeliveryResult], seconds: Double) {
         self.results = results
         self.seconds = seconds
         // One pass over the results for every count the summary and the callers ask for (a large
@@ -31,7 +31,7 @@ public struct DeliveryReport: Sendable {
     }
 
     /// Every target reported `skipped` for `reason`, without anything sent.
-    public static func skipped(
+    package static func skipped(
         _ targets: [DeliveryTarget], reason: String, environment: (DeliveryTarget) -> APNsEnvironment
     ) -> DeliveryReport {
         DeliveryReport(
@@ -43,22 +43,22 @@ public struct DeliveryReport: Sendable {
             }, seconds: 0)
     }
 
-    public let delivered: Int
-    public let skipped: Int
-    public let pruned: Int
+    package let delivered: Int
+    package let skipped: Int
+    package let pruned: Int
     /// Devices neither delivered nor unregistered.
-    public let failed: Int
+    package let failed: Int
     /// Devices answered 410 that stay registered (the app registered again after the 410).
     private let unregisteredKept: Int
     /// Devices answered 410 that stay registered because the registry could not be written.
-    public let pruneFailures: Int
+    package let pruneFailures: Int
 
     /// The process exit status:
     /// 0 when every device was delivered (a dead token that was answered 410 counts as handled,
     /// once it is pruned: 74 when the registry could not be written to prune it);
     /// 69 when nothing got an HTTP answer and every failure was a connect or TLS failure;
     /// 75 when only temporary failures are left; 1 otherwise.
-    public var exitStatus: ExitStatus {
+    package var exitStatus: ExitStatus {
         if failed == 0 { return pruneFailures > 0 ? .ioError : .success }
         let unsuccessful = results.filter { $0.outcome == .rejected || $0.outcome == .failed }
         let answered = results.contains { $0.status != 0 }
@@ -72,7 +72,7 @@ public struct DeliveryReport: Sendable {
     /// One human-readable line per device: outcome, device id, masked token, then the status and
     /// reason (or the apns-id when delivered). Device ids and reasons (an APNs reason is whatever the
     /// server sent) are escaped (`TerminalText`); ids are cut as `TerminalText.field` does.
-    public func lines(fullTokens: Bool) -> String {
+    package func lines(fullTokens: Bool) -> String {
         // The ids as shown (escaped and cut), so the column is as wide as what it holds.
         let ids = results.map { $0.target.deviceID.map { TerminalText.field($0) } ?? "-" }
         let idWidth = min(ids.map(\.count).max() ?? 1, 40)
@@ -126,7 +126,7 @@ public struct DeliveryReport: Sendable {
     }
 
     /// One JSON object per device per line (JSON Lines).
-    public func jsonLines(fullTokens: Bool) -> String {
+    package func jsonLines(fullTokens: Bool) -> String {
         var text = ""
         for result in results {
             text += JSONValue.object(Self.members(of: result, fullTokens: fullTokens)).serializedString() + "\n"
@@ -137,7 +137,7 @@ public struct DeliveryReport: Sendable {
     /// The members of one device's JSON object: `device`, `token`, `environment`, `outcome`,
     /// `status`, `reason`, `apns_id`, `attempts`, `pruned`, and `advice` when there is some (see
     /// `DeliveryAdvice`).
-    public static func members(of result: DeliveryResult, fullTokens: Bool) -> [String: JSONValue] {
+    package static func members(of result: DeliveryResult, fullTokens: Bool) -> [String: JSONValue] {
         var members: [String: JSONValue] = [
             "device": result.target.deviceID.map(JSONValue.string) ?? .null,
             "token": .string(fullTokens ? result.target.token.hex : result.target.token.masked),
@@ -156,7 +156,7 @@ public struct DeliveryReport: Sendable {
 
     /// Each distinct advice of the run once, in the order first given, with how many devices it
     /// concerns when more than one: for standard error, below the device lines.
-    public var advice: [String] {
+    package var advice: [String] {
         var order: [String] = []
         var counts: [String: Int] = [:]
         for advice in results.compactMap(\.advice) {
@@ -170,7 +170,7 @@ public struct DeliveryReport: Sendable {
     }
 
     /// The summary line for standard error.
-    public var summary: String {
+    package var summary: String {
         var parts = ["\(delivered) delivered", "\(failed) failed", "\(pruned) pruned"]
         if pruneFailures > 0 { parts.append("\(pruneFailures) not pruned (the registry could not be written)") }
         if unregisteredKept > 0 { parts.append("\(unregisteredKept) unregistered kept") }

@@ -5,9 +5,9 @@ import Foundation
 #endif
 
 /// What happened to one device in a run.
-public struct DeliveryResult: Sendable, Equatable {
+package struct DeliveryResult: Sendable, Equatable {
     /// The outcomes a device can end with.
-    public enum Outcome: String, Sendable {
+    package enum Outcome: String, Sendable {
         /// APNs accepted the notification (200).
         case delivered
         /// APNs answered 410 (Unregistered, ExpiredToken): the token is dead.
@@ -21,34 +21,34 @@ public struct DeliveryResult: Sendable, Equatable {
         case skipped
     }
 
-    public let target: DeliveryTarget
+    package let target: DeliveryTarget
     /// The environment of the last attempt.
-    public var environment: APNsEnvironment
-    public var outcome: Outcome
+    package var environment: APNsEnvironment
+    package var outcome: Outcome
     /// The HTTP status of the last answer; 0 when there was none.
-    public var status: Int
+    package var status: Int
     /// APNs' reason, or the transport's message when there was no answer.
-    public var reason: String?
-    public var apnsID: String?
+    package var reason: String?
+    package var apnsID: String?
     /// How many times the request was sent.
-    public var attempts: Int
+    package var attempts: Int
     /// Whether the device was removed from the registry (only for `unregistered`).
-    public var pruned = false
+    package var pruned = false
     /// For `unregistered`: the device was to be removed, but the registry could not be written
     /// (the message says why); it is still registered, and the next 410 prunes it.
-    public var pruneFailure: String?
+    package var pruneFailure: String?
     /// Whether the environment was recorded in the registry by this run.
-    public var learnedEnvironment = false
+    package var learnedEnvironment = false
     /// For `unregistered`: when APNs says the token stopped being valid.
-    public var unregisteredAt: Date?
+    package var unregisteredAt: Date?
     /// For `failed`: what kind of transport failure, when there was no HTTP answer.
-    public var transportFailure: TransportFailure.Kind?
+    package var transportFailure: TransportFailure.Kind?
     /// What the answer means and what to do, where APNs' reason alone does not say (a key limited
     /// to an environment or to topics, a key the connection is not bound to, an expired token);
     /// see `DeliveryAdvice`. Never holds the key or a provider token.
-    public var advice: String?
+    package var advice: String?
 
-    public init(target: DeliveryTarget, environment: APNsEnvironment) {
+    package init(target: DeliveryTarget, environment: APNsEnvironment) {
         self.target = target
         self.environment = environment
         outcome = .failed
@@ -58,7 +58,7 @@ public struct DeliveryResult: Sendable, Equatable {
 
     /// Whether a later run could succeed without anything changing: 429, 5xx, lost connections,
     /// timeouts. TLS failures are not temporary (a certificate does not fix itself).
-    public var isTemporaryFailure: Bool {
+    package var isTemporaryFailure: Bool {
         guard outcome == .failed else { return false }
         if status == 0 { return transportFailure != .tls }
         return status == 429 || status >= 500

@@ -1,7 +1,7 @@
 /// One device a run delivers to.
-public struct DeliveryTarget: Sendable, Equatable {
+package struct DeliveryTarget: Sendable, Equatable {
     /// Which of a device's tokens a target addresses.
-    public enum TokenKind: String, Sendable, Equatable {
+    package enum TokenKind: String, Sendable, Equatable {
         /// The APNs device token (`didRegisterForRemoteNotificationsWithDeviceToken`).
         case device
         /// The device's ActivityKit push-to-start token, for starting a Live Activity. A 410 for
@@ -10,19 +10,19 @@ public struct DeliveryTarget: Sendable, Equatable {
     }
 
     /// The registry's device id; `nil` for a token given with `--token` (not in the registry).
-    public let deviceID: String?
-    public let token: DeviceToken
+    package let deviceID: String?
+    package let token: DeviceToken
     /// The environment recorded in the registry; `nil` when not yet known.
-    public let recordedEnvironment: APNsEnvironment?
+    package let recordedEnvironment: APNsEnvironment?
     /// Which token of the device `token` is.
-    public let tokenKind: TokenKind
+    package let tokenKind: TokenKind
     /// The device's IANA time zone, when the registry knows it (quiet hours in the device's zone).
-    public let timeZone: String?
+    package let timeZone: String?
     /// For a scheduled send (`--due briefing`): the device-local day it serves, recorded on
     /// delivery so the device does not get that day's again.
-    public let scheduledDay: LocalDate?
+    package let scheduledDay: LocalDate?
 
-    public init(
+    package init(
         deviceID: String?, token: DeviceToken, recordedEnvironment: APNsEnvironment?, tokenKind: TokenKind = .device,
         timeZone: String? = nil, scheduledDay: LocalDate? = nil
     ) {

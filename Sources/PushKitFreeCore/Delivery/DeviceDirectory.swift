@@ -7,7 +7,7 @@ import Foundation
 /// Where a send finds the devices it goes to and records what it learned about them: the device
 /// registry, whose stores (the PushKitFreeRegistry module) adopt this, so the send pipeline knows
 /// no file or database.
-public protocol DeviceDirectory: Sendable {
+package protocol DeviceDirectory: Sendable {
     /// The registered devices `audience` names (its device ids and groups; every device when it
     /// names none), of a scheduled send only those due at `now`. `audience.tokens` is not looked
     /// up here.
@@ -27,27 +27,27 @@ public protocol DeviceDirectory: Sendable {
 }
 
 /// Whom a Live Activity start goes to when no `--token` is given.
-public struct PushToStartSelection: Sendable, Equatable {
+package struct PushToStartSelection: Sendable, Equatable {
     /// One target per distinct push-to-start token of the selected devices, in device id order,
     /// addressed to the device's recorded environment (the app build that made the token
     /// registered both; when none is recorded, BadDeviceToken tries the other one as usual).
-    public var targets: [DeliveryTarget]
+    package var targets: [DeliveryTarget]
     /// Selected devices that have no push-to-start token, sorted; they are not sent to.
-    public var devicesWithoutToken: [String]
+    package var devicesWithoutToken: [String]
 
-    public init(targets: [DeliveryTarget], devicesWithoutToken: [String]) {
+    package init(targets: [DeliveryTarget], devicesWithoutToken: [String]) {
         self.targets = targets
         self.devicesWithoutToken = devicesWithoutToken
     }
 }
 
 /// A `--device` that the registry does not hold.
-public struct DeliverySelectionError: PushKitError {
-    public let message: String
-    public var exitStatus: ExitStatus { .dataError }
-    public var description: String { message }
+package struct DeliverySelectionError: PushKitError {
+    package let message: String
+    package var exitStatus: ExitStatus { .dataError }
+    package var description: String { message }
 
-    public init(message: String) {
+    package init(message: String) {
         self.message = message
     }
 }
@@ -55,7 +55,7 @@ public struct DeliverySelectionError: PushKitError {
 extension [DeliveryResult] {
     /// Marks the devices a registry write would have pruned as not pruned, for `reason` (the
     /// registry could not be written).
-    public mutating func markPruneFailed(reason: String) {
+    package mutating func markPruneFailed(reason: String) {
         for index in indices where self[index].outcome == .unregistered && self[index].target.deviceID != nil {
             self[index].pruneFailure = reason
         }

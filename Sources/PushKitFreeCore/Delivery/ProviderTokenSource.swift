@@ -1,5 +1,5 @@
 /// Where a run gets its provider token, and a new one when APNs rejects it.
-public protocol ProviderTokenSource {
+package protocol ProviderTokenSource {
     /// The token to use now (the cached one while fresh).
     func currentToken() throws -> String
     /// A replacement for `rejected`, which APNs answered 403 ExpiredProviderToken or InvalidProviderToken.
@@ -7,25 +7,25 @@ public protocol ProviderTokenSource {
 }
 
 /// The shared token cache as a token source: one token per run, reused across runs.
-public struct CachedProviderTokens: ProviderTokenSource {
-    public let cache: ProviderTokenCache
-    public let credentials: ProviderCredentials
+package struct CachedProviderTokens: ProviderTokenSource {
+    package let cache: ProviderTokenCache
+    package let credentials: ProviderCredentials
     /// Called with the cache's warning (e.g. the state directory is not writable).
-    public let warn: (String) -> Void
+    package let warn: (String) -> Void
 
-    public init(cache: ProviderTokenCache, credentials: ProviderCredentials, warn: @escaping (String) -> Void) {
+    package init(cache: ProviderTokenCache, credentials: ProviderCredentials, warn: @escaping (String) -> Void) {
         self.cache = cache
         self.credentials = credentials
         self.warn = warn
     }
 
-    public func currentToken() throws -> String {
+    package func currentToken() throws -> String {
         let lease = try cache.token(for: credentials)
         if let warning = lease.warning { warn(warning) }
         return lease.token.compact
     }
 
-    public func replacement(for rejected: String) throws -> String {
+    package func replacement(for rejected: String) throws -> String {
         let lease = try cache.refresh(for: credentials, rejected: rejected)
         if let warning = lease.warning { warn(warning) }
         return lease.token.compact

@@ -28,7 +28,7 @@ import Glibc
 ///   unprocessed (above its last stream id).
 /// - Everything else is permanent: reported, never retried.
 /// A delivered device is never sent to again within a run.
-public final class PushDelivery {
+package final class PushDelivery {
     private let client: any HTTP2Transport
     private let baseURL: (APNsEnvironment) -> String
     private let tokens: any ProviderTokenSource
@@ -40,7 +40,7 @@ public final class PushDelivery {
     ///   - baseURL: the APNs base URL for an environment (the shared configuration's).
     ///   - defaultEnvironment: for devices whose environment is not recorded.
     ///   - jitter: a random number in [0, 1).
-    public init(
+    package init(
         client: any HTTP2Transport, baseURL: @escaping (APNsEnvironment) -> String, tokens: any ProviderTokenSource,
         policy: DeliveryPolicy, defaultEnvironment: APNsEnvironment,
         jitter: @escaping () -> Double = { Double.random(in: 0..<1) }
@@ -70,7 +70,7 @@ public final class PushDelivery {
     /// are due (at once for a replaced provider token or the other environment, after the device's
     /// own back-off for a temporary failure), all while other requests are in flight.
     /// - Throws: only when no provider token can be had at all (key missing or unusable).
-    public func deliver(_ request: APNsRequest, to targets: [DeliveryTarget]) throws -> [DeliveryResult] {
+    package func deliver(_ request: APNsRequest, to targets: [DeliveryTarget]) throws -> [DeliveryResult] {
         let deadline = ContinuousClock.now + policy.timeout
         var results = targets.map {
             DeliveryResult(target: $0, environment: $0.recordedEnvironment ?? defaultEnvironment)

@@ -15,10 +15,10 @@ import Foundation
 /// registry's bookkeeping (prune, learned environments, last delivery). Front ends act at two
 /// checkpoints in between: once the devices are known (a dry run stops there) and once everything
 /// that can be checked was checked (a detaching front end forks there).
-public struct PushSender: Sendable {
-    public let configuration: Configuration
-    public let notificationPolicy: NotificationPolicy
-    public let deliveryPolicy: DeliveryPolicy
+package struct PushSender: Sendable {
+    package let configuration: Configuration
+    package let notificationPolicy: NotificationPolicy
+    package let deliveryPolicy: DeliveryPolicy
     private let transports: any HTTP2TransportSource
     /// The registry the targets are chosen from and deliveries recorded in: one value, so the
     /// bookkeeping after a send reuses what selection read while the registry is unchanged (the
@@ -26,7 +26,7 @@ public struct PushSender: Sendable {
     private let devices: any DeviceDirectory
 
     /// - Parameter devices: the registry (`Configuration.registry()` of the registry module).
-    public init(
+    package init(
         configuration: Configuration, notificationPolicy: NotificationPolicy, deliveryPolicy: DeliveryPolicy,
         transports: any HTTP2TransportSource, devices: any DeviceDirectory
     ) {
@@ -38,24 +38,24 @@ public struct PushSender: Sendable {
     }
 
     /// Whom a send goes to: every registered device when nothing is named.
-    public struct Audience: Sendable, Equatable {
+    package struct Audience: Sendable, Equatable {
         /// Registered device ids; every one must be registered.
-        public var deviceIDs: [String]
+        package var deviceIDs: [String]
         /// Groups of registered devices.
-        public var groups: [String]
+        package var groups: [String]
         /// Device tokens, bypassing the registry.
-        public var tokens: [String]
+        package var tokens: [String]
         /// Whether a named group without devices is an error (a person naming a group expects it to
         /// exist) rather than an empty selection (an agent's group nobody subscribed to yet).
-        public var strictGroups: Bool
+        package var strictGroups: Bool
         /// A Live Activity start: to each selected device's push-to-start token, unless `tokens`
         /// names the tokens.
-        public var pushToStart: Bool
+        package var pushToStart: Bool
         /// A scheduled send (`--due briefing`): of the devices named, only those whose send is due
         /// in their own zone at the time the push was prepared.
-        public var due: DueSchedule?
+        package var due: DueSchedule?
 
-        public init(
+        package init(
             deviceIDs: [String] = [], groups: [String] = [], tokens: [String] = [], strictGroups: Bool = false,
             pushToStart: Bool = false, due: DueSchedule? = nil
         ) {
@@ -68,33 +68,33 @@ public struct PushSender: Sendable {
         }
 
         /// Every registered device.
-        public static let everyDevice = Audience()
+        package static let everyDevice = Audience()
     }
 
     /// A notification with the policy applied and its request built, for one audience.
-    public struct PreparedPush: Sendable {
-        public let request: APNsRequest
+    package struct PreparedPush: Sendable {
+        package let request: APNsRequest
         /// What the policy decided (send, perhaps changed, or skip).
-        public let decision: NotificationPolicy.Decision
+        package let decision: NotificationPolicy.Decision
         /// Whether the body was shortened to fit APNs' payload limit.
-        public let shortened: Bool
-        public let audience: Audience
+        package let shortened: Bool
+        package let audience: Audience
         /// What the frequency cap counts this send under: the collapse id, else the audience.
-        public let capKey: String
+        package let capKey: String
         /// The time the policy and a scheduled send's due-ness are judged at.
-        public let preparedAt: Date
+        package let preparedAt: Date
         /// With quiet hours kept in each device's zone: what a device whose own clock is inside
         /// them gets (`request` and `decision` are for the others); `nil` otherwise.
-        public let quiet: QuietVariant?
+        package let quiet: QuietVariant?
 
         /// The send for devices inside quiet hours: the request made passive, or a skip (`request` nil).
-        public struct QuietVariant: Sendable {
-            public let request: APNsRequest?
-            public let decision: NotificationPolicy.Decision
+        package struct QuietVariant: Sendable {
+            package let request: APNsRequest?
+            package let decision: NotificationPolicy.Decision
         }
 
         /// What the policy changed, to tell the user (`quiet hours ...: sent passive, without sound`).
-        public var policyNote: String? {
+        package var policyNote: String? {
             if case .send(let note) = decision { return note }
             return nil
         }
@@ -103,7 +103,7 @@ public struct PushSender: Sendable {
     /// Applies the policy to `spec` and builds the request.
     /// - Throws: `PayloadError` (65) for a payload APNs would refuse, `ConfigurationError` (78)
     ///   when no topic is configured.
-    public func prepare(
+    package func prepare(
         _ spec: PushSpecification, urgency: Urgency? = nil, audience: Audience = .everyDevice,
         at now: Date = Date()
     ) throws -> PreparedPush {
@@ -136,7 +136,7 @@ public struct PushSender: Sendable {
     }
 
     /// How a send ended, when it did not throw.
-    public enum Outcome {
+    package enum Outcome {
         /// The audience holds no device.
         case noDevices
         /// A checkpoint stopped the send (a dry run, or the parent of a detached delivery).
@@ -162,7 +162,7 @@ public struct PushSender: Sendable {
     ///   what is not there, `RegistryError` for an unreadable registry, `ProviderKeyError` (66) or
     ///   `ConfigurationError` (78) for unusable credentials or CA file, the transport source's error
     ///   (69) when it cannot load, and whatever a checkpoint throws.
-    public func send(
+    package func send(
         _ prepared: PreparedPush, credentials loaded: ProviderCredentials? = nil,
         warn: @escaping (String) -> Void,
         selected: ([DeliveryTarget]) throws -> Bool = { _ in true },
@@ -190,7 +190,7 @@ public struct PushSender: Sendable {
 
     /// The provider key and ids, with a warning when others can read the key file.
     /// - Throws: `ProviderKeyError` (66 for a missing key file) or `ConfigurationError` (78).
-    public func loadCredentials(warn: (String) -> Void) throws -> ProviderCredentials {
+    package func loadCredentials(warn: (String) -> Void) throws -> ProviderCredentials {
         let credentials = try ProviderCredentials.load(from: configuration)
         if let warning = ProviderCredentials.keyPermissionWarning(configuration) { warn(warning) }
         return credentials
@@ -199,7 +199,7 @@ public struct PushSender: Sendable {
     /// What stands in the way of sending at all, checked as a send would: the topic, the provider
     /// key and ids, the CA file and the transport's libraries.
     /// - Throws: the error the first send would throw.
-    public func checkReady() throws {
+    package func checkReady() throws {
         if configuration.topic == nil { throw ConfigurationError.noTopic }
         _ = try ProviderCredentials.load(from: configuration)
         try CertificateAuthorityFile.check(configuration.caFile)

@@ -1,11 +1,11 @@
 /// JSON string literals as every JSON writer of the project writes them: quotes, backslashes and
 /// control characters escaped, and the characters a terminal must not get raw as `\uXXXX`.
-public enum JSONString {
+package enum JSONString {
     /// Appends `text` as a JSON string literal, escaping quotes, backslashes and control characters,
     /// and, as `\uXXXX`, the other characters a terminal must not get raw (C1 controls, line and
     /// paragraph separators, bidirectional overrides: `TerminalText.needsEscape`), so JSON output
     /// printed on a terminal cannot drive it. The decoded string is the same.
-    public static func appendQuoted(_ text: String, to bytes: inout [UInt8]) {
+    package static func appendQuoted(_ text: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
@@ -66,7 +66,7 @@ public enum JSONString {
     }
 
     /// `text` as a JSON string literal.
-    public static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         var bytes: [UInt8] = []
         appendQuoted(text, to: &bytes)
         return String(decoding: bytes, as: UTF8.self)

@@ -5,7 +5,7 @@ import Foundation
 #endif
 
 /// Any JSON value, kept as parsed so that fields this version does not know survive a rewrite.
-public enum JSONValue: Sendable, Equatable, Hashable {
+package enum JSONValue: Sendable, Equatable, Hashable {
     case null
     case bool(Bool)
     case number(Double)
@@ -14,43 +14,43 @@ public enum JSONValue: Sendable, Equatable, Hashable {
     case object([String: JSONValue])
 
     /// The string, when this value is one.
-    public var stringValue: String? {
+    package var stringValue: String? {
         if case .string(let value) = self { return value }
         return nil
     }
 
     /// The boolean, when this value is one.
-    public var boolValue: Bool? {
+    package var boolValue: Bool? {
         if case .bool(let value) = self { return value }
         return nil
     }
 
     /// The number, when this value is one.
-    public var numberValue: Double? {
+    package var numberValue: Double? {
         if case .number(let value) = self { return value }
         return nil
     }
 
     /// The integer, when this value is a number without a fractional part.
-    public var integerValue: Int? {
+    package var integerValue: Int? {
         guard case .number(let value) = self, value.rounded() == value, abs(value) < 9.0e15 else { return nil }
         return Int(value)
     }
 
     /// The members, when this value is an object.
-    public var objectValue: [String: JSONValue]? {
+    package var objectValue: [String: JSONValue]? {
         if case .object(let value) = self { return value }
         return nil
     }
 
     /// The elements, when this value is an array.
-    public var arrayValue: [JSONValue]? {
+    package var arrayValue: [JSONValue]? {
         if case .array(let value) = self { return value }
         return nil
     }
 
     /// The JSON type name used in error messages ("string", "object", ...).
-    public var typeName: String {
+    package var typeName: String {
         switch self {
         case .null: "null"
         case .bool: "boolean"
@@ -62,13 +62,13 @@ public enum JSONValue: Sendable, Equatable, Hashable {
     }
 
     /// Member access for objects; `nil` for other values or missing keys.
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         objectValue?[key]
     }
 }
 
 extension JSONValue: Codable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -87,7 +87,7 @@ extension JSONValue: Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
@@ -108,7 +108,7 @@ extension JSONValue: Codable {
 extension JSONValue {
     /// Parses `data` as one JSON document (strict RFC 8259, UTF-8).
     /// - Throws: `JSONSyntaxError` whose detail says where parsing stopped: "line 3, column 7: ...".
-    public static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
+    package static func parse(_ data: Data) throws(JSONSyntaxError) -> JSONValue {
         try JSONScanner.withScanner(over: data) { (scanner: inout JSONScanner) throws(JSONSyntaxError) in
             let value = try scanner.readValue()
             try scanner.expectEnd()
@@ -118,7 +118,7 @@ extension JSONValue {
 
     /// Serializes this value, with keys sorted so output is stable: compact by default (through
     /// `JSONWriter`, the fast path every payload and JSON line takes), or indented for people.
-    public func serialized(pretty: Bool = false) -> Data {
+    package func serialized(pretty: Bool = false) -> Data {
         if !pretty {
             var writer = JSONWriter()
             writer.value(self)
@@ -131,28 +131,28 @@ extension JSONValue {
     }
 
     /// Serializes this value to a `String`.
-    public func serializedString(pretty: Bool = false) -> String {
+    package func serializedString(pretty: Bool = false) -> String {
         String(decoding: serialized(pretty: pretty), as: UTF8.self)
     }
 }
 
 /// Raised when bytes are not valid JSON; `detail` says where and why.
-public struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
+package struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
     /// What the parser reported, e.g. "line 3, column 7: expected ':'".
-    public let detail: String
-    public var description: String { detail }
+    package let detail: String
+    package var description: String { detail }
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
-    public init(stringLiteral value: String) { self = .string(value) }
-    public init(integerLiteral value: Int) { self = .number(Double(value)) }
-    public init(floatLiteral value: Double) { self = .number(value) }
-    public init(booleanLiteral value: Bool) { self = .bool(value) }
-    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
-    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+    package init(stringLiteral value: String) { self = .string(value) }
+    package init(integerLiteral value: Int) { self = .number(Double(value)) }
+    package init(floatLiteral value: Double) { self = .number(value) }
+    package init(booleanLiteral value: Bool) { self = .bool(value) }
+    package init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    package init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
-    public init(nilLiteral: ()) { self = .null }
+    package init(nilLiteral: ()) { self = .null }
 }

@@ -1,5 +1,5 @@
 /// `aps.interruption-level`: how much a notification may interrupt (iOS 15+).
-public enum InterruptionLevel: String, Sendable, CaseIterable, Hashable {
+package enum InterruptionLevel: String, Sendable, CaseIterable, Hashable {
     /// Added to the list without lighting the screen or making a sound.
     case passive
     /// The default: lights the screen, may play a sound.
@@ -11,5 +11,5 @@ public enum InterruptionLevel: String, Sendable, CaseIterable, Hashable {
 
     /// Whether quiet hours leave this level alone: time-sensitive and critical alerts are never
     /// held back or made passive.
-    public var breaksThroughQuietHours: Bool { self == .timeSensitive || self == .critical }
+    package var breaksThroughQuietHours: Bool { self == .timeSensitive || self == .critical }
 }

@@ -16,37 +16,37 @@ import Foundation
 /// one it applied. `stale-date` is allowed with every event; `dismissal-date` only with end, the
 /// only event Apple documents it for (it says when the ended activity leaves the Lock Screen; a date
 /// in the past removes it at once). Attributes only start an activity: they are refused otherwise.
-public struct LiveActivity: Sendable, Equatable {
+package struct LiveActivity: Sendable, Equatable {
     /// `aps.event`.
-    public enum Event: String, Sendable, CaseIterable {
+    package enum Event: String, Sendable, CaseIterable {
         case start, update, end
     }
 
-    public var event: Event
+    package var event: Event
     /// `aps.timestamp`: UNIX seconds when the content was made.
-    public var timestamp: Int
+    package var timestamp: Int
     /// `aps.content-state`: the activity's dynamic content, decoded by the app's `ContentState`.
-    public var contentState: [String: JSONValue]?
+    package var contentState: [String: JSONValue]?
     /// `aps.stale-date`: UNIX seconds after which the system shows the content as out of date.
-    public var staleDate: Int?
+    package var staleDate: Int?
     /// `aps.dismissal-date` (end only): UNIX seconds when the ended activity is removed.
-    public var dismissalDate: Int?
+    package var dismissalDate: Int?
     /// `aps.attributes-type` (start only): the name of the app's `ActivityAttributes` type.
-    public var attributesType: String?
+    package var attributesType: String?
     /// `aps.attributes` (start only): the activity's static attributes.
-    public var attributes: [String: JSONValue]?
+    package var attributes: [String: JSONValue]?
     /// `aps.input-push-token: 1` (start only, iOS 18): asks APNs to issue an update token for the
     /// started activity, which the app receives in its `pushTokenUpdates`.
-    public var inputPushToken = false
+    package var inputPushToken = false
     /// `aps.input-push-channel` (start only, iOS 18): the id of a broadcast channel the started
     /// activity subscribes to, for updates sent with one broadcast.
-    public var inputPushChannel: String?
+    package var inputPushChannel: String?
 
     /// A Live Activity push.
     /// - Parameters:
     ///   - timestamp: UNIX seconds; `nil` takes the current second from `clock`.
     ///   - clock: the source of "now" when no timestamp is given (tests inject one).
-    public init(
+    package init(
         event: Event, timestamp: Int? = nil, contentState: [String: JSONValue]? = nil, staleDate: Int? = nil,
         dismissalDate: Int? = nil, attributesType: String? = nil, attributes: [String: JSONValue]? = nil,
         clock: any WallClock = SystemClock()
@@ -62,7 +62,7 @@ public struct LiveActivity: Sendable, Equatable {
 
     /// Checks the event's rules (see the type's summary), before anything is sent.
     /// - Throws: `PayloadError.invalid` (exit 65) naming the setting at fault.
-    public func validate() throws(PayloadError) {
+    package func validate() throws(PayloadError) {
         let dates: [(SendSetting, Int?)] = [
             (.timestamp, timestamp), (.staleDate, staleDate), (.dismissalDate, dismissalDate),
         ]
@@ -132,7 +132,7 @@ public struct LiveActivity: Sendable, Equatable {
     }
 
     /// The members this push adds to `aps`.
-    public var apsMembers: [String: JSONValue] {
+    package var apsMembers: [String: JSONValue] {
         var members: [String: JSONValue] = [
             "event": .string(event.rawValue),
             "timestamp": .number(Double(timestamp)),
@@ -150,7 +150,7 @@ public struct LiveActivity: Sendable, Equatable {
     /// Parses the JSON object a flag such as `--content-state` or `--attributes` was given.
     /// - Throws: `PayloadError.invalid` (exit 65) naming `flag`, for bad JSON or a value that is
     ///   not an object.
-    public static func jsonObject(_ text: String, setting: SendSetting) throws(PayloadError) -> [String: JSONValue] {
+    package static func jsonObject(_ text: String, setting: SendSetting) throws(PayloadError) -> [String: JSONValue] {
         let value: JSONValue
         do {
             value = try JSONValue.parse(Data(text.utf8))

@@ -2,32 +2,32 @@
 ///
 /// Every field is optional; only the ones set appear in the payload. Custom data sits beside `aps`
 /// at the top level, as Apple requires.
-public struct NotificationContent: Sendable, Equatable {
-    public var title: String?
-    public var subtitle: String?
-    public var body: String?
+package struct NotificationContent: Sendable, Equatable {
+    package var title: String?
+    package var subtitle: String?
+    package var body: String?
     /// The app icon badge; 0 clears it.
-    public var badge: Int?
+    package var badge: Int?
     /// A sound file name, `default`, or `nil` for a silent notification.
-    public var sound: String?
-    public var category: String?
-    public var threadID: String?
-    public var mutableContent = false
-    public var contentAvailable = false
-    public var interruptionLevel: InterruptionLevel?
+    package var sound: String?
+    package var category: String?
+    package var threadID: String?
+    package var mutableContent = false
+    package var contentAvailable = false
+    package var interruptionLevel: InterruptionLevel?
     /// 0 to 1: how the system ranks this notification in the summary.
-    public var relevanceScore: Double?
-    public var targetContentID: String?
+    package var relevanceScore: Double?
+    package var targetContentID: String?
     /// Keys beside `aps`, e.g. `message_id`.
-    public var customData: [String: JSONValue] = [:]
+    package var customData: [String: JSONValue] = [:]
     /// A Live Activity's event, content state and dates, added to `aps`; its sound goes inside
     /// `alert`, where ActivityKit reads it.
-    public var liveActivity: LiveActivity?
+    package var liveActivity: LiveActivity?
 
-    public init() {}
+    package init() {}
 
     /// The payload as a JSON object.
-    public var payload: JSONValue {
+    package var payload: JSONValue {
         var aps: [String: JSONValue] = [:]
         var alert: [String: JSONValue] = [:]
         if let title { alert["title"] = .string(title) }

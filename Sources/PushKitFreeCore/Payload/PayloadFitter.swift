@@ -8,14 +8,14 @@ import Foundation
 ///
 /// When only the body makes it too large, the body is shortened on a character boundary (never
 /// inside a grapheme, so no broken emoji) and ends with "…". Anything else too large is refused.
-public enum PayloadFitter {
+package enum PayloadFitter {
     /// The ellipsis appended to a shortened body.
-    public static let ellipsis = "…"
+    package static let ellipsis = "…"
 
     /// The serialized payload for `content`, at most `limit` bytes.
     /// - Returns: the bytes and whether the body was shortened.
     /// - Throws: `PayloadError.tooLarge` when it cannot fit even with an empty body.
-    public static func fit(
+    package static func fit(
         _ content: NotificationContent, limit: Int
     ) throws(PayloadError) -> (data: Data, shortened: Bool) {
         let full = content.payload.serialized()
@@ -50,19 +50,19 @@ public enum PayloadFitter {
 }
 
 /// A payload that cannot be sent as given.
-public enum PayloadError: SettingError, Equatable {
+package enum PayloadError: SettingError, Equatable {
     case tooLarge(size: Int, limit: Int, detail: String)
     /// A setting APNs would refuse, or a combination that makes no payload.
     case invalid(SettingMessage)
 
-    public var exitStatus: ExitStatus { .dataError }
+    package var exitStatus: ExitStatus { .dataError }
 
-    public var settingMessage: SettingMessage? {
+    package var settingMessage: SettingMessage? {
         if case .invalid(let message) = self { return message }
         return nil
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .tooLarge(let size, let limit, let detail):
             "payload is \(size) bytes, over the \(limit)-byte limit\(detail)"

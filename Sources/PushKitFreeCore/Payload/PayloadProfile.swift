@@ -4,27 +4,27 @@
 ///
 /// The designs this project replaces each have one, built in (`named`); each of their route
 /// families sends with its design's profile, so the app reads what its own server sent.
-public struct PayloadProfile: Sendable, Equatable {
+package struct PayloadProfile: Sendable, Equatable {
     /// How configurations and messages name it.
-    public var name: String
+    package var name: String
     /// The title when the send gives none.
-    public var title: String?
+    package var title: String?
     /// The category when the send gives none.
-    public var category: String?
+    package var category: String?
     /// The thread id when the send gives none.
-    public var threadID: String?
+    package var threadID: String?
     /// The sound when the send gives none.
-    public var sound: String?
+    package var sound: String?
     /// Whether `mutable-content: 1` is set.
-    public var mutableContent = false
+    package var mutableContent = false
     /// The `apns-expiration` header when the send gives none.
-    public var expiration: Int?
+    package var expiration: Int?
     /// The key custom data goes under, as one object; `nil` puts its members beside `aps`.
-    public var dataKey: String?
+    package var dataKey: String?
     /// The custom data when the send gives none.
-    public var defaultData: [String: JSONValue]?
+    package var defaultData: [String: JSONValue]?
 
-    public init(
+    package init(
         name: String, title: String? = nil, category: String? = nil, threadID: String? = nil, sound: String? = nil,
         mutableContent: Bool = false, expiration: Int? = nil, dataKey: String? = nil,
         defaultData: [String: JSONValue]? = nil
@@ -43,21 +43,21 @@ public struct PayloadProfile: Sendable, Equatable {
     /// The OpenClaw notification service's APNs client (seed 000): category `OPENCLAW_MESSAGE`,
     /// `sound: "default"`, `mutable-content: 1`, `thread-id: "openclaw"`, `apns-expiration: 0`,
     /// and the request's data under `openclaw`, which the app's notification delegate reads.
-    public static let openClaw = PayloadProfile(
+    package static let openClaw = PayloadProfile(
         name: "openclaw", category: "OPENCLAW_MESSAGE", threadID: "openclaw", sound: "default",
         mutableContent: true, expiration: 0, dataKey: "openclaw")
 
     /// The OpenClaw gateway extension's notifier (seed 001): as `openClaw`, without the expiration
     /// header, with the title `OpenClaw` and the data `{"type": "start_conversation"}` when the
     /// hook's body gives none.
-    public static let openClawGateway = PayloadProfile(
+    package static let openClawGateway = PayloadProfile(
         name: "openclaw-gateway", title: "OpenClaw", category: "OPENCLAW_MESSAGE", threadID: "openclaw",
         sound: "default", mutableContent: true, dataKey: "openclaw", defaultData: ["type": "start_conversation"])
 
     /// `spec` with what this profile declares wherever `spec` leaves it unset, and its custom data
     /// put under `dataKey` when it is built (`PushSpecification.dataEnvelope`). Only alerts built from parts take a profile: a background push or a
     /// Live Activity update carries no alert, and a complete payload file is sent as written.
-    public func apply(to spec: inout PushSpecification) {
+    package func apply(to spec: inout PushSpecification) {
         guard spec.pushType == .alert, spec.payloadFile == nil, spec.content.liveActivity == nil else { return }
         if spec.content.title == nil, spec.legacy == nil { spec.content.title = title }
         if spec.content.category == nil { spec.content.category = category }
@@ -73,11 +73,11 @@ public struct PayloadProfile: Sendable, Equatable {
 extension PayloadProfile {
     /// The Ember app's briefing notification: category `BRIEFING`, and `destination: "briefing"`
     /// beside `aps`, which the app's tap handler routes on (seed 002).
-    public static let emberBriefing = PayloadProfile(
+    package static let emberBriefing = PayloadProfile(
         name: "ember-briefing", category: "BRIEFING", defaultData: ["destination": "briefing"])
 
     /// Every built-in profile by name, as a configuration and `send-push --profile` name them.
-    public static let named: [String: PayloadProfile] = Dictionary(
+    package static let named: [String: PayloadProfile] = Dictionary(
         uniqueKeysWithValues: [openClaw, openClawGateway, emberBriefing].map { ($0.name, $0) })
 
     /// The profile the config file's `profile` names, or `nil` when it names none.
@@ -86,7 +86,7 @@ extension PayloadProfile {
     /// `{"extends": "openclaw", "title", "category", "thread_id", "sound", "mutable_content",
     /// "expiration", "data_key", "data"}`, each optional, on top of the profile it extends.
     /// - Throws: `ConfigurationError` (78) naming the member at fault.
-    public static func configured(in file: ConfigurationFile) throws(ConfigurationError) -> PayloadProfile? {
+    package static func configured(in file: ConfigurationFile) throws(ConfigurationError) -> PayloadProfile? {
         guard let value = file.values["profile"], value != .null else { return nil }
         let place = "profile in \(file.path)"
         if let name = value.stringValue { return try builtInProfile(name, place: place) }

@@ -6,47 +6,47 @@ import Foundation
 
 /// Everything a user said about one notification, as plain values (from `send-push`'s flags), and
 /// the rules that turn it into an `APNsRequest`.
-public struct PushSpecification: Sendable {
-    public var content = NotificationContent()
+package struct PushSpecification: Sendable {
+    package var content = NotificationContent()
     /// `--sound`; `nil` means the default (`default` for alerts), "none" means silent.
-    public var sound: String?
+    package var sound: String?
     /// `--data`, each a JSON object merged beside `aps`.
-    public var data: [String] = []
+    package var data: [String] = []
     /// The key the custom data goes under, as one object, instead of beside `aps` (a payload
     /// profile's `dataKey`, e.g. `openclaw`); `nil` leaves it beside `aps`.
-    public var dataEnvelope: String?
+    package var dataEnvelope: String?
     /// `--payload-file`: the bytes of a complete payload (or a simulator `.apns` file).
-    public var payloadFile: Data?
-    public var pushType = APNsPushType.alert
-    public var priority: APNsPriority?
-    public var expiration: Int?
-    public var collapseID: String?
-    public var apnsID: String?
+    package var payloadFile: Data?
+    package var pushType = APNsPushType.alert
+    package var priority: APNsPriority?
+    package var expiration: Int?
+    package var collapseID: String?
+    package var apnsID: String?
     /// The legacy positional form `send-push MESSAGE_ID PREVIEW` (and `--hook [MESSAGE_ID]`, whose
     /// message id is optional).
-    public var legacy: (messageID: String?, preview: String)?
+    package var legacy: (messageID: String?, preview: String)?
     /// The config file's `title`, used by the legacy form.
-    public var configuredTitle: String?
+    package var configuredTitle: String?
 
-    public init() {}
+    package init() {}
 
     /// The longest preview the legacy form sends before cutting it and adding "...".
-    public static let legacyPreviewLimit = 100
+    package static let legacyPreviewLimit = 100
     /// The key of a simulator `.apns` file that names the app; dropped from the payload.
-    public static let simulatorBundleKey = "Simulator Target Bundle"
+    package static let simulatorBundleKey = "Simulator Target Bundle"
 
     /// What `build` produced.
-    public struct Built: Sendable {
-        public let request: APNsRequest
+    package struct Built: Sendable {
+        package let request: APNsRequest
         /// Whether the body was shortened to fit the size limit.
-        public let shortened: Bool
+        package let shortened: Bool
     }
 
     /// Builds and checks the request.
     /// - Parameter bundleID: the configured topic; may be `nil` when a `.apns` file names the app.
     /// - Throws: `PayloadError` (exit 65) for a payload or header APNs would refuse, or
     ///   `ConfigurationError` (78) when no topic is known.
-    public func build(bundleID configuredBundleID: String?) throws -> Built {
+    package func build(bundleID configuredBundleID: String?) throws -> Built {
         var bundleID = configuredBundleID
         let payload: Data
         var shortened = false

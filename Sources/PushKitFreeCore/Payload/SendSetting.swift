@@ -4,7 +4,7 @@
 /// The core's payload errors refer to settings through `SettingMessage`; `send-push` words them
 /// with its flags (`--badge`), the endpoint with its JSON fields (`"badge"`), and the core's own
 /// description uses `phrase` ("the badge").
-public enum SendSetting: String, Sendable, CaseIterable {
+package enum SendSetting: String, Sendable, CaseIterable {
     case title, subtitle, body, badge, sound, category, threadID, interruptionLevel, relevanceScore, targetContentID
     case data, payloadFile, pushType, priority, expiration, collapseID, apnsID
     case liveActivity, contentState, timestamp, staleDate, dismissalDate, attributesType, attributes
@@ -12,7 +12,7 @@ public enum SendSetting: String, Sendable, CaseIterable {
     case retries, timeout, minimumInterval
 
     /// The setting in a sentence of the core's own messages.
-    public var phrase: String {
+    package var phrase: String {
         switch self {
         case .title: "the title"
         case .subtitle: "the subtitle"
@@ -53,55 +53,55 @@ public enum SendSetting: String, Sendable, CaseIterable {
 /// Written with string interpolation: `"\(setting: .badge) must be 0 or more, not \(badge)"`.
 /// `description` words each setting with its `phrase`; `worded(naming:)` lets a front end use its
 /// own names.
-public struct SettingMessage: Sendable, Equatable, CustomStringConvertible, ExpressibleByStringInterpolation {
+package struct SettingMessage: Sendable, Equatable, CustomStringConvertible, ExpressibleByStringInterpolation {
     /// Literal text, or a setting for the front end to name.
-    public enum Part: Sendable, Equatable {
+    package enum Part: Sendable, Equatable {
         case text(String)
         case setting(SendSetting)
     }
 
-    public private(set) var parts: [Part]
+    package private(set) var parts: [Part]
 
-    public init(stringLiteral value: String) {
+    package init(stringLiteral value: String) {
         parts = [.text(value)]
     }
 
-    public init(stringInterpolation: Interpolation) {
+    package init(stringInterpolation: Interpolation) {
         parts = stringInterpolation.parts
     }
 
     /// Collects the parts of an interpolated message.
-    public struct Interpolation: StringInterpolationProtocol {
+    package struct Interpolation: StringInterpolationProtocol {
         var parts: [Part] = []
 
-        public init(literalCapacity: Int, interpolationCount: Int) {}
+        package init(literalCapacity: Int, interpolationCount: Int) {}
 
-        public mutating func appendLiteral(_ literal: String) {
+        package mutating func appendLiteral(_ literal: String) {
             if !literal.isEmpty { parts.append(.text(literal)) }
         }
 
         /// A setting, named by whoever shows the message.
-        public mutating func appendInterpolation(setting: SendSetting) {
+        package mutating func appendInterpolation(setting: SendSetting) {
             parts.append(.setting(setting))
         }
 
         /// Another message, its settings still to be named.
-        public mutating func appendInterpolation(_ message: SettingMessage) {
+        package mutating func appendInterpolation(_ message: SettingMessage) {
             parts += message.parts
         }
 
-        public mutating func appendInterpolation<Value>(_ value: Value) {
+        package mutating func appendInterpolation<Value>(_ value: Value) {
             parts.append(.text(String(describing: value)))
         }
     }
 
     /// The settings this message names.
-    public var settings: [SendSetting] {
+    package var settings: [SendSetting] {
         parts.compactMap { if case .setting(let setting) = $0 { setting } else { nil } }
     }
 
     /// The message with each setting named by `name`.
-    public func worded(naming name: (SendSetting) -> String) -> String {
+    package func worded(naming name: (SendSetting) -> String) -> String {
         parts.map { part in
             switch part {
             case .text(let text): text
@@ -111,31 +111,31 @@ public struct SettingMessage: Sendable, Equatable, CustomStringConvertible, Expr
     }
 
     /// The message in the core's words: settings named by their `phrase`.
-    public var description: String { worded(naming: \.phrase) }
+    package var description: String { worded(naming: \.phrase) }
 }
 
 /// An error whose message names settings, so each front end can word it for its users.
-public protocol SettingError: PushKitError {
+package protocol SettingError: PushKitError {
     /// The message, when it names settings; `nil` when `description` says it all.
     var settingMessage: SettingMessage? { get }
 }
 
 extension SettingError {
     /// The message with each setting named by `name` (a flag, a JSON field).
-    public func worded(naming name: (SendSetting) -> String) -> String {
+    package func worded(naming name: (SendSetting) -> String) -> String {
         settingMessage?.worded(naming: name) ?? description
     }
 }
 
 /// A value given for a setting that cannot be used: a usage error (64).
-public struct InvalidSetting: SettingError, Equatable {
-    public let message: SettingMessage
+package struct InvalidSetting: SettingError, Equatable {
+    package let message: SettingMessage
 
-    public init(_ message: SettingMessage) {
+    package init(_ message: SettingMessage) {
         self.message = message
     }
 
-    public var exitStatus: ExitStatus { .usage }
-    public var settingMessage: SettingMessage? { message }
-    public var description: String { message.description }
+    package var exitStatus: ExitStatus { .usage }
+    package var settingMessage: SettingMessage? { message }
+    package var description: String { message.description }
 }

@@ -13,29 +13,29 @@ import Foundation
 /// same moment cannot both pass. An unreadable or corrupt file counts as empty (it only holds
 /// times; a broken file must not silence every notification) and is rewritten. Entries older than a
 /// week are dropped on every write.
-public struct FrequencyCap: Sendable {
+package struct FrequencyCap: Sendable {
     /// The state file.
-    public let path: String
+    package let path: String
     /// Seconds that must pass between two sends with the same key.
-    public let interval: Int
-    public let clock: any WallClock
+    package let interval: Int
+    package let clock: any WallClock
 
     /// How long entries are kept.
     static let retention: Double = 7 * 24 * 3600
 
-    public init(path: String, interval: Int, clock: any WallClock = SystemClock()) {
+    package init(path: String, interval: Int, clock: any WallClock = SystemClock()) {
         self.path = path
         self.interval = interval
         self.clock = clock
     }
 
     /// The cap whose state is `frequency-cap.json` in `stateDirectory`.
-    public init(stateDirectory: String, interval: Int, clock: any WallClock = SystemClock()) {
+    package init(stateDirectory: String, interval: Int, clock: any WallClock = SystemClock()) {
         self.init(path: stateDirectory + "/frequency-cap.json", interval: interval, clock: clock)
     }
 
     /// What `admit` decided.
-    public enum Admission: Sendable, Equatable {
+    package enum Admission: Sendable, Equatable {
         /// The send may go ahead; its time is recorded.
         case admitted
         /// The same key was sent `secondsAgo` seconds ago.
@@ -45,7 +45,7 @@ public struct FrequencyCap: Sendable {
     /// Decides whether a send with `key` may go out now and, if so, records it.
     /// - Throws: `FileSystemError` when the state directory or lock cannot be created, or the file
     ///   cannot be written.
-    public func admit(key: String) throws -> Admission {
+    package func admit(key: String) throws -> Admission {
         try PosixFile.createPrivateDirectory(PosixFile.parentDirectory(of: path))
         return try FileLock.withExclusiveLock(at: path + ".lock") { () throws(FileSystemError) -> Admission in
             let now = clock.now().timeIntervalSince1970

@@ -6,7 +6,7 @@ import Foundation
 
 /// Turns an instant into the wall-clock time of day somewhere: what quiet hours are written in.
 /// Tests inject a fixed-offset zone; the tools use `SystemTimeZone`.
-public protocol LocalTimeZone: Sendable {
+package protocol LocalTimeZone: Sendable {
     /// The zone's name for messages: an IANA name, or "system".
     var name: String { get }
     /// Minutes since local midnight (0..<1440) at `date`.
@@ -16,20 +16,20 @@ public protocol LocalTimeZone: Sendable {
 }
 
 /// A zone that is always `offsetMinutes` ahead of UTC (tests, and `Etc/GMT±N`-style fixed zones).
-public struct FixedOffsetTimeZone: LocalTimeZone {
-    public let name: String
-    public let offsetMinutes: Int
+package struct FixedOffsetTimeZone: LocalTimeZone {
+    package let name: String
+    package let offsetMinutes: Int
 
-    public init(name: String = "fixed", offsetMinutes: Int) {
+    package init(name: String = "fixed", offsetMinutes: Int) {
         self.name = name
         self.offsetMinutes = offsetMinutes
     }
 
-    public func minuteOfDay(at date: Date) -> Int {
+    package func minuteOfDay(at date: Date) -> Int {
         localMinutes(at: date).floorModulo(1440)
     }
 
-    public func localDate(at date: Date) -> LocalDate {
+    package func localDate(at date: Date) -> LocalDate {
         LocalDate(dayNumber: localMinutes(at: date).floorDivided(by: 1440))
     }
 
@@ -44,16 +44,16 @@ public struct FixedOffsetTimeZone: LocalTimeZone {
 ///
 /// A named zone's file is read once, here; converting is arithmetic on what was read, so any number
 /// of tasks may convert at once. Nothing sets `TZ` or calls `tzset()`: the environment is only read.
-public struct SystemTimeZone: LocalTimeZone {
+package struct SystemTimeZone: LocalTimeZone {
     /// The IANA name; `nil` for the system's zone (`TZ`, else `/etc/localtime`).
-    public let identifier: String?
+    package let identifier: String?
     /// The named zone's rules; `nil` for the system's zone, which follows `TZ` at each conversion.
     private let rules: ZoneRules?
 
-    public var name: String { identifier ?? "system" }
+    package var name: String { identifier ?? "system" }
 
     /// - Throws: `ConfigurationError` (exit 78) when `identifier` is not a zone of the tz database.
-    public init(identifier: String?) throws(ConfigurationError) {
+    package init(identifier: String?) throws(ConfigurationError) {
         try self.init(identifier: identifier, database: .system)
     }
 
@@ -73,13 +73,13 @@ public struct SystemTimeZone: LocalTimeZone {
     }
 
     /// The zone `identifier` names in the system's tz database; `nil` when there is none.
-    public static func named(_ identifier: String) -> SystemTimeZone? {
+    package static func named(_ identifier: String) -> SystemTimeZone? {
         guard let file = TimeZoneDatabase.system.zone(named: identifier) else { return nil }
         return SystemTimeZone(identifier: identifier, rules: .file(file))
     }
 
     /// Whether the system's tz database has a zone `identifier` (`America/New_York`).
-    public static func exists(_ identifier: String) -> Bool {
+    package static func exists(_ identifier: String) -> Bool {
         TimeZoneDatabase.system.zone(named: identifier) != nil
     }
 
@@ -88,11 +88,11 @@ public struct SystemTimeZone: LocalTimeZone {
         self.rules = rules
     }
 
-    public func minuteOfDay(at date: Date) -> Int {
+    package func minuteOfDay(at date: Date) -> Int {
         localSeconds(at: date).floorModulo(86_400) / 60
     }
 
-    public func localDate(at date: Date) -> LocalDate {
+    package func localDate(at date: Date) -> LocalDate {
         LocalDate(dayNumber: localSeconds(at: date).floorDivided(by: 86_400))
     }
 

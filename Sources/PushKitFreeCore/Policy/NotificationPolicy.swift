@@ -6,7 +6,7 @@ import Foundation
 
 /// What quiet hours do to an alert: send it `passive` and silent (the default), hold it back
 /// (`skip`), or nothing (`ignore`). `time-sensitive` and `critical` alerts are never held back.
-public enum QuietPolicy: String, Sendable, CaseIterable {
+package enum QuietPolicy: String, Sendable, CaseIterable {
     case passive, skip, ignore
 }
 
@@ -16,27 +16,27 @@ public enum QuietPolicy: String, Sendable, CaseIterable {
 /// Config keys: `quiet_hours` (see `QuietHours`), `quiet_policy` (`passive`, `skip`, `ignore`),
 /// `min_interval_seconds` (see `FrequencyCap`), `urgency_categories`
 /// (`{"high": "URGENT", "low": "FYI"}`), `log_max_bytes` (default 1 MiB).
-public struct NotificationPolicy: Sendable {
-    public var quietHours: QuietHours?
-    public var quietPolicy: QuietPolicy = .passive
+package struct NotificationPolicy: Sendable {
+    package var quietHours: QuietHours?
+    package var quietPolicy: QuietPolicy = .passive
     /// Seconds between two sends with the same cap key; `nil` or 0: no cap.
-    public var minimumInterval: Int?
+    package var minimumInterval: Int?
     /// The category an urgency adds when the notification names none.
-    public var urgencyCategories: [Urgency: String] = [:]
+    package var urgencyCategories: [Urgency: String] = [:]
     /// `push.log` is rotated before it would grow past this many bytes (`log_max_bytes`).
-    public var logLimit = NotificationPolicy.defaultLogLimit
+    package var logLimit = NotificationPolicy.defaultLogLimit
     /// `logLimit` when the config file sets none: 1 MiB.
-    public static let defaultLogLimit = 1 << 20
+    package static let defaultLogLimit = 1 << 20
 
     /// The config keys read here (for `ConfigurationFile.knownKeys`).
-    public static let configKeys: Set<String> = [
+    package static let configKeys: Set<String> = [
         "quiet_hours", "quiet_policy", "min_interval_seconds", "urgency_categories", "log_max_bytes",
     ]
 
     /// The value `--collapse-id` takes to derive a stable id.
-    public static let automaticCollapseID = "auto"
+    package static let automaticCollapseID = "auto"
 
-    public init() {}
+    package init() {}
 
     /// Reads the policy from the config file, then lets the flags override it.
     /// - Parameters:
@@ -44,7 +44,7 @@ public struct NotificationPolicy: Sendable {
     ///   - minimumInterval: the front end's choice, over the file's `min_interval_seconds` (0 turns the cap off).
     ///   - makeZone: turns `quiet_hours.timezone` (nil: absent) into a zone; tools pass `SystemTimeZone.init`.
     /// - Throws: `ConfigurationError`: 78 for the file's values, 64 for a negative `minimumInterval`.
-    public init(
+    package init(
         file: ConfigurationFile, quietPolicy: QuietPolicy?, minimumInterval: Int?,
         makeZone: (String?) throws(ConfigurationError) -> any LocalTimeZone
     ) throws(ConfigurationError) {
@@ -106,10 +106,10 @@ public struct NotificationPolicy: Sendable {
     }
 
     /// Whether a frequency cap applies.
-    public var capsFrequency: Bool { (minimumInterval ?? 0) > 0 }
+    package var capsFrequency: Bool { (minimumInterval ?? 0) > 0 }
 
     /// What the policy decided about one notification.
-    public enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         /// Send it; `note` says what the policy changed, if anything.
         case send(note: String?)
         /// Do not send it, for `reason`.
@@ -129,7 +129,7 @@ public struct NotificationPolicy: Sendable {
     /// - Parameters:
     ///   - groups: the `--group`s sent to.
     ///   - topic: the configured topic, the last resort of `--collapse-id auto`.
-    public func apply(
+    package func apply(
         to spec: inout PushSpecification, urgency: Urgency?, groups: [String], topic: String?, at now: Date
     ) -> Decision {
         apply(
@@ -139,7 +139,7 @@ public struct NotificationPolicy: Sendable {
     /// `apply(to:urgency:groups:topic:at:)` for a send that is, or is not, inside quiet hours: with
     /// quiet hours in each device's zone, a send is prepared both ways and each device gets the one
     /// its own clock calls for.
-    public func apply(
+    package func apply(
         to spec: inout PushSpecification, urgency: Urgency?, groups: [String], topic: String?, inQuietHours: Bool
     ) -> Decision {
         if let urgency {
@@ -172,7 +172,7 @@ public struct NotificationPolicy: Sendable {
     /// Why the policy holds a send back, if it does: quiet hours with `skip`, or the frequency cap
     /// for `capKey` (which records the send when it lets it through).
     /// - Throws: `FrequencyCap`'s errors when its state file cannot be read or written.
-    public func holdBackReason(_ decision: Decision, capKey: String, stateDirectory: String) throws -> String? {
+    package func holdBackReason(_ decision: Decision, capKey: String, stateDirectory: String) throws -> String? {
         if case .skip(let reason) = decision { return reason }
         guard capsFrequency, let interval = minimumInterval else { return nil }
         let cap = FrequencyCap(stateDirectory: stateDirectory, interval: interval)
@@ -181,13 +181,13 @@ public struct NotificationPolicy: Sendable {
     }
 
     /// The first 64 hex digits of SHA-256 of `source` (SHA-256 has exactly 64).
-    public static func derivedCollapseID(_ source: String) -> String {
+    package static func derivedCollapseID(_ source: String) -> String {
         HexDigest.sha256(source)
     }
 
     /// The key the frequency cap counts sends under: the collapse id, else the audience
     /// (groups, devices, tokens, or every device).
-    public static func capKey(collapseID: String?, groups: [String], deviceIDs: [String], tokens: [String]) -> String {
+    package static func capKey(collapseID: String?, groups: [String], deviceIDs: [String], tokens: [String]) -> String {
         if let collapseID { return "collapse:" + collapseID }
         if !groups.isEmpty { return "groups:" + groups.sorted().joined(separator: ",") }
         if !deviceIDs.isEmpty { return "devices:" + deviceIDs.sorted().joined(separator: ",") }

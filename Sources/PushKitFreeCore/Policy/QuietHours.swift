@@ -14,17 +14,17 @@ import Foundation
 /// The window starts at `start` (inclusive) and ends at `end` (exclusive); a window whose end is
 /// earlier than its start runs over midnight. Equal start and end would be empty or the whole day,
 /// so they are refused.
-public struct QuietHours: Sendable {
+package struct QuietHours: Sendable {
     /// Minutes after local midnight.
-    public let start: Int
+    package let start: Int
     /// Minutes after local midnight.
-    public let end: Int
+    package let end: Int
     /// The zone of the window; with `inDeviceZone`, of devices whose zone is not known.
-    public let zone: any LocalTimeZone
+    package let zone: any LocalTimeZone
     /// Whether the window is kept in each device's own zone when it is known.
-    public let inDeviceZone: Bool
+    package let inDeviceZone: Bool
 
-    public init(start: Int, end: Int, zone: any LocalTimeZone, inDeviceZone: Bool = false) {
+    package init(start: Int, end: Int, zone: any LocalTimeZone, inDeviceZone: Bool = false) {
         self.start = start
         self.end = end
         self.zone = zone
@@ -34,7 +34,7 @@ public struct QuietHours: Sendable {
     /// Reads the config file's `quiet_hours` object.
     /// - Parameter makeZone: turns the `timezone` member (nil: absent) into a zone.
     /// - Throws: `ConfigurationError` (78) naming the member at fault.
-    public init(
+    package init(
         configValue value: JSONValue, in path: String,
         makeZone: (String?) throws(ConfigurationError) -> any LocalTimeZone
     ) throws(ConfigurationError) {
@@ -82,7 +82,7 @@ public struct QuietHours: Sendable {
     }
 
     /// Parses `HH:MM` (24-hour, `7:05` accepted) into minutes after midnight.
-    public static func minuteOfDay(_ text: String) -> Int? {
+    package static func minuteOfDay(_ text: String) -> Int? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, (1...2).contains(parts[0].count), parts[1].count == 2,
             parts.allSatisfy({ $0.allSatisfy(\.isASCII) && $0.allSatisfy(\.isNumber) }),
@@ -92,19 +92,19 @@ public struct QuietHours: Sendable {
     }
 
     /// Whether `date` falls inside the window, in its zone.
-    public func contains(_ date: Date) -> Bool {
+    package func contains(_ date: Date) -> Bool {
         contains(date, in: zone)
     }
 
     /// Whether `date` falls inside the window kept in `zone`.
-    public func contains(_ date: Date, in zone: any LocalTimeZone) -> Bool {
+    package func contains(_ date: Date, in zone: any LocalTimeZone) -> Bool {
         let minute = zone.minuteOfDay(at: date)
         return start < end ? (start <= minute && minute < end) : (minute >= start || minute < end)
     }
 
     /// "22:00-07:00 Europe/Berlin", for reasons and messages; "22:00-07:00 in the device's zone (else
     /// Europe/Berlin)" when kept in each device's zone.
-    public var description: String {
+    package var description: String {
         func format(_ minute: Int) -> String {
             let hour = minute / 60, rest = minute % 60
             return (hour < 10 ? "0" : "") + String(hour) + ":" + (rest < 10 ? "0" : "") + String(rest)

@@ -1,11 +1,11 @@
 /// `--urgency low|normal|high`, for agent tools that should not have to know Apple's interruption
 /// levels: low is `passive` (no sound, no lighting up), normal `active`, high `time-sensitive`
 /// (breaks through Focus and quiet hours).
-public enum Urgency: String, Sendable, CaseIterable {
+package enum Urgency: String, Sendable, CaseIterable {
     case low, normal, high
 
     /// The `aps.interruption-level` this urgency sends.
-    public var interruptionLevel: InterruptionLevel {
+    package var interruptionLevel: InterruptionLevel {
         switch self {
         case .low: .passive
         case .normal: .active

@@ -11,20 +11,20 @@ import Foundation
 /// Stored on the device in the state file as
 /// `"briefing": {"enabled": true, "time": "07:00", "timezone": "America/New_York", "sources": [...],
 /// "last_sent_on": "2026-11-24"}`.
-public struct BriefingSettings: Sendable, Equatable {
+package struct BriefingSettings: Sendable, Equatable {
     /// Whether the device wants a briefing at all.
-    public var enabled: Bool
+    package var enabled: Bool
     /// The local time, in minutes after midnight (0..<1440).
-    public var minuteOfDay: Int
+    package var minuteOfDay: Int
     /// The IANA zone the time is in (`America/New_York`).
-    public var timeZone: String
+    package var timeZone: String
     /// What the app asked the briefing to contain (`weather`, `calendar`, ...), passed on as given.
-    public var sources: [String]
+    package var sources: [String]
     /// The last device-local day whose briefing is done: sent, or already past when the device
     /// first set its briefing; `nil` before either.
-    public var lastSentOn: LocalDate?
+    package var lastSentOn: LocalDate?
 
-    public init(
+    package init(
         enabled: Bool = true, minuteOfDay: Int, timeZone: String, sources: [String] = [], lastSentOn: LocalDate? = nil
     ) {
         self.enabled = enabled
@@ -35,7 +35,7 @@ public struct BriefingSettings: Sendable, Equatable {
     }
 
     /// The time as `HH:MM`.
-    public var time: String { Self.format(minuteOfDay: minuteOfDay) }
+    package var time: String { Self.format(minuteOfDay: minuteOfDay) }
 
     /// Whether the briefing is due at `now` in `zone` (the zone `timeZone` names): enabled, the local
     /// time of day is at or past `minuteOfDay`, and it was not yet sent on this local day.
@@ -43,28 +43,28 @@ public struct BriefingSettings: Sendable, Equatable {
     /// A run that is skipped or late still sends the day's briefing, later that day. On the day
     /// clocks spring forward past the time (02:30 on a day that skips from 02:00 to 03:00), it is
     /// due from 03:00; on the day they fall back, a time that occurs twice is sent at the first.
-    public func isDue(at now: Date, in zone: any LocalTimeZone) -> Bool {
+    package func isDue(at now: Date, in zone: any LocalTimeZone) -> Bool {
         guard enabled, zone.minuteOfDay(at: now) >= minuteOfDay else { return false }
         guard let lastSentOn else { return true }
         return lastSentOn < zone.localDate(at: now)
     }
 
     /// `HH:MM` of minutes after midnight.
-    public static func format(minuteOfDay: Int) -> String {
+    package static func format(minuteOfDay: Int) -> String {
         let hour = minuteOfDay / 60, minute = minuteOfDay % 60
         return (hour < 10 ? "0" : "") + String(hour) + ":" + (minute < 10 ? "0" : "") + String(minute)
     }
 }
 
 /// Why a briefing setting or a time zone name was refused; `message` names the member and the value.
-public struct BriefingSettingsError: Error, Sendable, Equatable, CustomStringConvertible {
-    public let message: String
+package struct BriefingSettingsError: Error, Sendable, Equatable, CustomStringConvertible {
+    package let message: String
 
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }
 
 extension BriefingSettings {
@@ -75,7 +75,7 @@ extension BriefingSettings {
     /// - Parameter zoneExists: whether a zone name is one of the tz database's; the tools pass
     ///   `SystemTimeZone.exists`.
     /// - Throws: `BriefingSettingsError` naming the member that is missing or wrong.
-    public init(
+    package init(
         members: [String: JSONValue], zoneExists: (String) -> Bool = SystemTimeZone.exists
     ) throws(BriefingSettingsError) {
         switch members["enabled"] {
@@ -123,7 +123,7 @@ extension BriefingSettings {
 
     /// A `timezone` member's value checked against the tz database.
     /// - Throws: `BriefingSettingsError` for a value that is not a string naming a known zone.
-    public static func validatedTimeZone(
+    package static func validatedTimeZone(
         _ value: JSONValue, zoneExists: (String) -> Bool = SystemTimeZone.exists
     ) throws(BriefingSettingsError) -> String {
         guard let name = value.stringValue, !name.isEmpty else {
@@ -140,7 +140,7 @@ extension BriefingSettings {
     }
 
     /// The state file's object for these settings.
-    public var jsonValue: JSONValue {
+    package var jsonValue: JSONValue {
         var object: [String: JSONValue] = [
             "enabled": .bool(enabled), "time": .string(time), "timezone": .string(timeZone),
             "sources": .array(sources.map(JSONValue.string)),

@@ -1,15 +1,15 @@
 /// A calendar date on a wall clock somewhere (`2026-11-24`), without a time or a zone: the day a
 /// device's briefing was last sent, in the device's own zone.
-public struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertible {
+package struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// Days since 1970-01-01 in the proleptic Gregorian calendar.
-    public let dayNumber: Int
+    package let dayNumber: Int
 
-    public init(dayNumber: Int) {
+    package init(dayNumber: Int) {
         self.dayNumber = dayNumber
     }
 
     /// The date `year`-`month`-`day`; `nil` when there is no such day.
-    public init?(year: Int, month: Int, day: Int) {
+    package init?(year: Int, month: Int, day: Int) {
         guard (1...12).contains(month),
             (1...ProlepticGregorianCalendar.numberOfDays(inMonth: month, of: year)).contains(day)
         else { return nil }
@@ -17,7 +17,7 @@ public struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// Reads `YYYY-MM-DD`; `nil` for anything else or a day that does not exist.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
             parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
@@ -27,7 +27,7 @@ public struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// Year, month (1...12) and day of month.
-    public var components: (year: Int, month: Int, day: Int) {
+    package var components: (year: Int, month: Int, day: Int) {
         let year = ProlepticGregorianCalendar.year(ofDay: dayNumber)
         var month = 1
         var first = ProlepticGregorianCalendar.day(year: year, month: 1, day: 1)
@@ -41,7 +41,7 @@ public struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertible
     }
 
     /// `YYYY-MM-DD`.
-    public var description: String {
+    package var description: String {
         let (year, month, day) = components
         func twoDigits(_ value: Int) -> String { (value < 10 ? "0" : "") + String(value) }
         let yearText = String(year)
@@ -49,5 +49,5 @@ public struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertible
             + twoDigits(day)
     }
 
-    public static func < (lhs: LocalDate, rhs: LocalDate) -> Bool { lhs.dayNumber < rhs.dayNumber }
+    package static func < (lhs: LocalDate, rhs: LocalDate) -> Bool { lhs.dayNumber < rhs.dayNumber }
 }

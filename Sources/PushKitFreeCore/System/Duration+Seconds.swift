@@ -1,13 +1,13 @@
 extension Duration {
     /// The duration in seconds, as a `Double` (reports, access log, metrics, rate limiting).
-    public var inSeconds: Double {
+    package var inSeconds: Double {
         Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }
 
 extension ContinuousClock.Instant {
     /// Seconds from this instant to now.
-    public var secondsElapsed: Double {
+    package var secondsElapsed: Double {
         duration(to: .now).inSeconds
     }
 }

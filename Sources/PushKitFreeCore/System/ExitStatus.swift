@@ -1,5 +1,5 @@
 /// Process exit statuses, following BSD `sysexits.h` so shell callers and cron can tell failures apart.
-public enum ExitStatus: Int32, Sendable, CaseIterable {
+package enum ExitStatus: Int32, Sendable, CaseIterable {
     /// Everything asked for was done.
     case success = 0
     /// Some of a batch failed (for example some devices were not delivered to).
@@ -26,7 +26,7 @@ public enum ExitStatus: Int32, Sendable, CaseIterable {
 
 /// An error the tools report to a user: a short, lowercase message that names the flag, variable or file
 /// at fault, and the exit status it maps to.
-public protocol PushKitError: Error, CustomStringConvertible, Sendable {
+package protocol PushKitError: Error, CustomStringConvertible, Sendable {
     /// The process exit status for this error.
     var exitStatus: ExitStatus { get }
 }

@@ -10,9 +10,9 @@ import Darwin
 #endif
 
 /// Reads standard input to the end with `read(2)` (no `FileHandle`, so tools need only FoundationEssentials).
-public enum FileDescriptorInput {
+package enum FileDescriptorInput {
     /// All bytes of standard input; empty when it is closed or a terminal sends EOF at once.
-    public static func readAll(descriptor: Int32 = 0) -> Data {
+    package static func readAll(descriptor: Int32 = 0) -> Data {
         var data = Data()
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
@@ -28,7 +28,7 @@ public enum FileDescriptorInput {
     /// otherwise bytes up to EOF, but at most `limit` bytes and only while data keeps coming (a
     /// pause longer than `idleMilliseconds` ends the read, so an inherited pipe nobody writes to
     /// cannot block).
-    public static func readAvailable(
+    package static func readAvailable(
         descriptor: Int32 = 0, limit: Int = 64 * 1024, idleMilliseconds: Int32 = 1000
     ) -> Data {
         if isatty(descriptor) == 1 { return Data() }

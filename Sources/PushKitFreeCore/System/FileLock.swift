@@ -8,13 +8,13 @@ import Darwin
 ///
 /// The lock file is created 0600 and never removed: removing it would let two processes lock two
 /// different inodes. The kernel releases the lock when the process exits, even after `SIGKILL`.
-public final class FileLock {
+package final class FileLock {
     private let descriptor: Int32
     /// The lock file's path.
-    public let path: String
+    package let path: String
 
     /// Opens (creating if needed) `path` and blocks until the exclusive lock is held.
-    public init(exclusiveAt path: String) throws(FileSystemError) {
+    package init(exclusiveAt path: String) throws(FileSystemError) {
         self.path = path
         // Not through a symbolic link: another user able to plant one would choose what is created.
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
@@ -31,7 +31,7 @@ public final class FileLock {
     }
 
     /// The line the lock file holds (see `record(_:)`), without its newline; `nil` when it holds none.
-    public func recordedLine() -> String? {
+    package func recordedLine() -> String? {
         var buffer = [UInt8](repeating: 0, count: 256)
         let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress!, $0.count, 0) }
         guard count > 0, let end = buffer[..<count].firstIndex(of: UInt8(ascii: "\n")) else { return nil }
@@ -40,7 +40,7 @@ public final class FileLock {
 
     /// Makes the lock file hold `line` (under 256 bytes, no newline): what a writer wants the next
     /// one to know. Best effort and not synced: the next holder must not depend on it.
-    public func record(_ line: String) {
+    package func record(_ line: String) {
         let bytes = Array((line + "\n").utf8)
         guard recordedLine() != line else { return }
         _ = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress!, $0.count, 0) }
@@ -53,7 +53,7 @@ public final class FileLock {
     }
 
     /// Runs `body` while holding the exclusive lock on `path`.
-    public static func withExclusiveLock<T, E: Error>(at path: String, _ body: () throws(E) -> T) throws -> T {
+    package static func withExclusiveLock<T, E: Error>(at path: String, _ body: () throws(E) -> T) throws -> T {
         let lock = try FileLock(exclusiveAt: path)
         return try withExtendedLifetime(lock) { () throws(E) -> T in try body() }
     }

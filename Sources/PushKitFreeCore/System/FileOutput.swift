@@ -6,10 +6,10 @@ import Darwin
 
 /// The temporary file `PosixFile.replaceAtomically(_:mode:writing:)` fills: unbuffered `write(2)`s,
 /// so callers hand it large chunks.
-public struct FileOutput {
+package struct FileOutput {
     private let descriptor: Int32
     /// The temporary file's path, for error messages.
-    public let path: String
+    package let path: String
 
     package init(descriptor: Int32, path: String) {
         self.descriptor = descriptor
@@ -17,7 +17,7 @@ public struct FileOutput {
     }
 
     /// Writes all of `bytes`, retrying short and interrupted writes.
-    public mutating func write(_ bytes: UnsafeRawBufferPointer) throws(FileSystemError) {
+    package mutating func write(_ bytes: UnsafeRawBufferPointer) throws(FileSystemError) {
         guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
@@ -35,7 +35,7 @@ public struct FileOutput {
     }
 
     /// Writes all of `bytes`.
-    public mutating func write(_ bytes: [UInt8]) throws(FileSystemError) {
+    package mutating func write(_ bytes: [UInt8]) throws(FileSystemError) {
         let result: Result<Void, FileSystemError> = bytes.withUnsafeBytes { buffer in
             do throws(FileSystemError) {
                 return .success(try write(buffer))

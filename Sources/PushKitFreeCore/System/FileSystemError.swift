@@ -1,15 +1,15 @@
 /// A failure to read, lock, create or replace a file, naming the path and the system's reason.
-public struct FileSystemError: PushKitError {
+package struct FileSystemError: PushKitError {
     /// What was being done, e.g. "cannot create directory".
-    public let action: String
+    package let action: String
     /// The file or directory at fault.
-    public let path: String
+    package let path: String
     /// `strerror` text for the failing call.
-    public let reason: String
-    public let exitStatus: ExitStatus
+    package let reason: String
+    package let exitStatus: ExitStatus
 
     /// - Parameter detail: said after the system's reason, when that alone would mislead.
-    public init(
+    package init(
         _ action: String, path: String, errno code: Int32, exitStatus: ExitStatus = .ioError, detail: String? = nil
     ) {
         self.action = action
@@ -19,12 +19,12 @@ public struct FileSystemError: PushKitError {
     }
 
     /// A refusal that is no system call's failure: `reason` says what is wrong with `path` (exit 78).
-    public init(refusing reason: String, path: String, action: String = "refusing to write in") {
+    package init(refusing reason: String, path: String, action: String = "refusing to write in") {
         self.action = action
         self.path = path
         self.reason = reason
         self.exitStatus = .configuration
     }
 
-    public var description: String { "\(action) \(path): \(reason)" }
+    package var description: String { "\(action) \(path): \(reason)" }
 }

@@ -2,15 +2,15 @@ import Crypto
 
 /// SHA-256 digests as lowercase hex text, the form ids derived from text take here (collapse ids,
 /// agent keys, derived device ids, the endpoint's `server_key`).
-public enum HexDigest {
+package enum HexDigest {
     /// The 64 lowercase hex digits of SHA-256 of `text`'s UTF-8 bytes
     /// (the same as `printf %s "$text" | sha256sum`).
-    public static func sha256(_ text: String) -> String {
+    package static func sha256(_ text: String) -> String {
         sha256(bytes: Array(text.utf8))
     }
 
     /// The 64 lowercase hex digits of SHA-256 of `bytes`.
-    public static func sha256(bytes: [UInt8]) -> String {
+    package static func sha256(bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var hex: [UInt8] = []
         hex.reserveCapacity(64)

@@ -11,9 +11,9 @@ import Foundation
 /// profile of ISO 8601: with or without a fraction (any number of digits), `Z` or a `±HH:MM` offset.
 /// `Date.ISO8601FormatStyle` reads either with or without fractional seconds depending on how it is
 /// configured, and costs microseconds per call; this is plain integer arithmetic.
-public enum ISO8601Timestamp {
+package enum ISO8601Timestamp {
     /// `date` as `YYYY-MM-DDTHH:MM:SS.mmmZ`, rounded to the nearest millisecond.
-    public static func format(_ date: Date) -> String {
+    package static func format(_ date: Date) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(24)
         append(date, to: &bytes)
@@ -30,7 +30,7 @@ public enum ISO8601Timestamp {
 
     /// Appends `milliseconds` since 1970 as `YYYY-MM-DDTHH:MM:SS.mmmZ` (24 bytes), clamped to the
     /// years 0000...9999.
-    public static func append(milliseconds unclamped: Int64, to bytes: inout [UInt8]) {
+    package static func append(milliseconds unclamped: Int64, to bytes: inout [UInt8]) {
         // Clamped to years 0000...9999, the range the four-digit year can show.
         let milliseconds = min(max(unclamped, -62_167_219_200_000), 253_402_300_799_999)
         func floorDivide(_ value: Int64, _ divisor: Int64) -> (quotient: Int64, remainder: Int64) {
@@ -73,7 +73,7 @@ public enum ISO8601Timestamp {
     }
 
     /// Parses an RFC 3339 timestamp; `nil` when `text` is not one (or names a day that does not exist).
-    public static func parse(_ text: String) -> Date? {
+    package static func parse(_ text: String) -> Date? {
         var text = text
         return text.withUTF8 { parse(utf8: $0) }
     }

@@ -6,13 +6,13 @@ import Foundation
 
 /// Reads an input file the user named (a payload, a request body, a key, a certificate, a token
 /// list), or standard input for `-`, with the errors every tool gives for it.
-public enum InputFile {
+package enum InputFile {
     /// - Parameters:
     ///   - path: the file, or `-` for standard input.
     ///   - name: how messages name it, e.g. `--payload-file /tmp/p.json` or
     ///     `key file /k.p8 (from APNS_KEY_PATH)`.
     /// - Throws: `InputFileError` (exit 66) when the file is missing or cannot be read.
-    public static func read(_ path: String, named name: String) throws(InputFileError) -> Data {
+    package static func read(_ path: String, named name: String) throws(InputFileError) -> Data {
         if path == "-" { return FileDescriptorInput.readAll() }
         let data: Data?
         do {
@@ -26,8 +26,8 @@ public enum InputFile {
 }
 
 /// An input file that is missing or unreadable (exit 66, `EX_NOINPUT`).
-public struct InputFileError: PushKitError {
-    public let message: String
-    public var exitStatus: ExitStatus { .noInput }
-    public var description: String { message }
+package struct InputFileError: PushKitError {
+    package let message: String
+    package var exitStatus: ExitStatus { .noInput }
+    package var description: String { message }
 }

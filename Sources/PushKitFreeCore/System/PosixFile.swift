@@ -11,9 +11,9 @@ import Darwin
 
 /// Small wrappers over the POSIX calls the state files need: reading whole files, creating private
 /// directories, and replacing a file atomically.
-public enum PosixFile {
+package enum PosixFile {
     /// `strerror(code)` as a Swift string.
-    public static func describe(errno code: Int32) -> String {
+    package static func describe(errno code: Int32) -> String {
         String(cString: strerror(code))
     }
 
@@ -24,7 +24,7 @@ public enum PosixFile {
     ///   saves a third of the system time. Only for files that are replaced by `rename`, never
     ///   rewritten in place: truncating a mapped file under a reader kills the reader with SIGBUS.
     /// - Throws: `FileSystemError` for any other failure (permission, a directory, I/O).
-    public static func readIfPresent(_ path: String, mapLargeFiles: Bool = false) throws(FileSystemError) -> Data? {
+    package static func readIfPresent(_ path: String, mapLargeFiles: Bool = false) throws(FileSystemError) -> Data? {
         guard let descriptor = try openIfPresent(path, action: "cannot read") else { return nil }
         defer { close(descriptor) }
         // Read straight into a buffer of the file's size (state files reach tens of megabytes);
@@ -44,7 +44,7 @@ public enum PosixFile {
     /// non-blocking, so a FIFO nobody writes to does not hang), and so is a file over `limit` bytes.
     /// - Returns: the contents; `nil` when there is no such file.
     /// - Throws: `FileSystemError` naming what the file is, or how large.
-    public static func readRegularFile(_ path: String, limit: Int) throws(FileSystemError) -> Data? {
+    package static func readRegularFile(_ path: String, limit: Int) throws(FileSystemError) -> Data? {
         guard let descriptor = try openIfPresent(path, action: "cannot read", flags: O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         else { return nil }
         defer { close(descriptor) }
@@ -102,7 +102,7 @@ public enum PosixFile {
     #endif
 
     /// Creates `path` and any missing parents with mode 0700. Existing directories are left as they are.
-    public static func createPrivateDirectory(_ path: String) throws(FileSystemError) {
+    package static func createPrivateDirectory(_ path: String) throws(FileSystemError) {
         var isDirectory = stat()
         if stat(path, &isDirectory) == 0 {
             if (isDirectory.st_mode & S_IFMT) == S_IFDIR { return }
@@ -118,7 +118,7 @@ public enum PosixFile {
     /// What makes the directory `path` unsafe for the state, as ssh's StrictModes judges a home
     /// directory: writable by group or others (they could replace or plant files in it), or owned
     /// by a user other than this one and root. `nil` when it is safe, or missing.
-    public static func unsafeDirectoryProblem(_ path: String) -> String? {
+    package static func unsafeDirectoryProblem(_ path: String) -> String? {
         var info = stat()
         guard stat(path.isEmpty ? "." : path, &info) == 0, info.st_mode & S_IFMT == S_IFDIR else { return nil }
         let mode = info.st_mode & 0o7777
@@ -135,7 +135,7 @@ public enum PosixFile {
 
     /// Refuses to write state into an unsafe directory (see `unsafeDirectoryProblem`).
     /// - Throws: `FileSystemError` (exit 78, a configuration to fix).
-    public static func checkPrivateDirectory(_ path: String) throws(FileSystemError) {
+    package static func checkPrivateDirectory(_ path: String) throws(FileSystemError) {
         guard let problem = unsafeDirectoryProblem(path) else { return }
         throw FileSystemError(refusing: problem, path: path)
     }
@@ -147,7 +147,7 @@ public enum PosixFile {
     /// it over `path`, then `fsync`s the directory so the rename itself is durable. The new file gets
     /// exactly `mode` (0600 by default), whatever the umask.
     @discardableResult
-    public static func replaceAtomically(
+    package static func replaceAtomically(
         _ path: String, with data: some ContiguousBytes, mode: mode_t = 0o600,
         committingIf stillCurrent: (() -> Bool)? = nil
     ) throws(FileSystemError) -> Bool {
@@ -172,7 +172,7 @@ public enum PosixFile {
     ///   `false` leaves `path` as it is (for a file another program rewrites without the lock).
     /// - Returns: `false` when `stillCurrent` said no and nothing was replaced.
     @discardableResult
-    public static func replaceAtomically(
+    package static func replaceAtomically(
         _ path: String, mode: mode_t = 0o600, committingIf stillCurrent: (() -> Bool)? = nil,
         writing body: (inout FileOutput) throws(FileSystemError) -> Void
     ) throws(FileSystemError) -> Bool {
@@ -210,7 +210,7 @@ public enum PosixFile {
     }
 
     /// `fsync`s the directory holding `path`, so a rename in it is durable (best effort).
-    public static func syncDirectory(of path: String) {
+    package static func syncDirectory(of path: String) {
         let directory = PosixFile.parentDirectory(of: path)
         let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if descriptor >= 0 {
@@ -222,7 +222,7 @@ public enum PosixFile {
     /// Allocates `bytes` in a new temporary file beside `path`, then removes it: whether a file of
     /// that size could be written there now, without writing it.
     /// - Throws: `FileSystemError` naming the temporary file and the system's reason (ENOSPC, EROFS…).
-    public static func checkRoom(beside path: String, bytes: Int) throws(FileSystemError) {
+    package static func checkRoom(beside path: String, bytes: Int) throws(FileSystemError) {
         let temporary = "\(path)\(temporarySuffix)\(getpid())-room"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         if descriptor < 0 {
@@ -243,7 +243,7 @@ public enum PosixFile {
     /// of its last modification and last status change (nanoseconds). The status change time moves
     /// with every write, rename, `chmod` or `utimensat`, so a rewrite that restores the size and the
     /// modification time still changes the stamp.
-    public struct Stamp: Sendable, Equatable {
+    package struct Stamp: Sendable, Equatable {
         package let device: UInt64
         package let inode: UInt64
         package private(set) var size: Int64
@@ -253,10 +253,10 @@ public enum PosixFile {
         package let changedNanoseconds: Int
 
         /// The file's size in bytes.
-        public var byteCount: Int { Int(size) }
+        package var byteCount: Int { Int(size) }
 
         /// When the file was last modified, in seconds since 1970.
-        public var modifiedAt: Double { Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9 }
+        package var modifiedAt: Double { Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9 }
 
         package init(_ info: stat) {
             #if canImport(Darwin)
@@ -284,7 +284,7 @@ public enum PosixFile {
     }
 
     /// The stamp of the file at `path`; `nil` when there is none (or it cannot be examined).
-    public static func stamp(of path: String) -> Stamp? {
+    package static func stamp(of path: String) -> Stamp? {
         (try? examinedStamp(of: path)) ?? nil
     }
 
@@ -321,7 +321,7 @@ public enum PosixFile {
 
     /// The stamp of the file at `path`; `nil` when there is none.
     /// - Throws: `FileSystemError` when it cannot be examined (a permission, a component that is a file).
-    public static func examinedStamp(of path: String) throws(FileSystemError) -> Stamp? {
+    package static func examinedStamp(of path: String) throws(FileSystemError) -> Stamp? {
         var info = stat()
         guard stat(path, &info) == 0 else {
             let code = errno
@@ -332,12 +332,12 @@ public enum PosixFile {
     }
 
     /// What `replaceAtomically` appends to a path to name its temporary file.
-    public static let temporarySuffix = ".tmp-"
+    package static let temporarySuffix = ".tmp-"
 
     /// Removes the temporary files `replaceAtomically(path, ...)` left behind when a writer was
     /// killed mid-write. Call it only while holding the lock every writer of `path` holds, so no
     /// live writer's file is taken.
-    public static func removeStaleTemporaries(of path: String) {
+    package static func removeStaleTemporaries(of path: String) {
         let directory = parentDirectory(of: path)
         let prefix = fileName(of: path) + temporarySuffix
         guard let stream = opendir(directory.isEmpty ? "." : directory) else { return }
@@ -353,7 +353,7 @@ public enum PosixFile {
     }
 
     /// The permission bits of `path`, or `nil` when it cannot be examined.
-    public static func permissions(of path: String) -> mode_t? {
+    package static func permissions(of path: String) -> mode_t? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return info.st_mode & 0o7777
@@ -361,19 +361,19 @@ public enum PosixFile {
 
     /// The permission bits of `path` when group or others have any access to it (a secret that
     /// should be 0600); `nil` when they have none, or when it cannot be examined.
-    public static func permissionsOpenToOthers(of path: String) -> mode_t? {
+    package static func permissionsOpenToOthers(of path: String) -> mode_t? {
         guard let mode = permissions(of: path), mode & 0o077 != 0 else { return nil }
         return mode
     }
 
     /// What is at a path: nothing, a directory, or something else (a file, a device, a socket).
-    public enum Entry: Sendable, Equatable {
+    package enum Entry: Sendable, Equatable {
         case missing, directory, other
     }
 
     /// What `path` names, following symbolic links; `.missing` also when it cannot be examined
     /// (a component that is not a directory, a directory that cannot be searched).
-    public static func entry(at path: String) -> Entry {
+    package static func entry(at path: String) -> Entry {
         var info = stat()
         guard stat(path, &info) == 0 else { return .missing }
         return info.st_mode & S_IFMT == S_IFDIR ? .directory : .other
@@ -381,12 +381,12 @@ public enum PosixFile {
 
     /// Whether this process may create and remove entries in the directory `path` (`access(2)` with
     /// write and search permission; a read-only file system says no even to root).
-    public static func isWritableDirectory(_ path: String) -> Bool {
+    package static func isWritableDirectory(_ path: String) -> Bool {
         entry(at: path) == .directory && access(path, W_OK | X_OK) == 0
     }
 
     /// The modification time of `path` in seconds since 1970, or `nil`.
-    public static func modificationTime(of path: String) -> Int? {
+    package static func modificationTime(of path: String) -> Int? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         return Int(info.st_mtim.tv_sec)
@@ -395,13 +395,13 @@ public enum PosixFile {
 
 extension PosixFile {
     /// The last component of `path`: everything after the last `/` (all of it when there is none).
-    public static func fileName(of path: String) -> String {
+    package static func fileName(of path: String) -> String {
         path.lastIndex(of: "/").map { String(path[path.index(after: $0)...]) } ?? path
     }
 
     /// The directory part of `path`: everything before the last `/`; "" for a bare name, "/" for a
     /// top-level entry. Plain string arithmetic, no `URL` round trip.
-    public static func parentDirectory(of path: String) -> String {
+    package static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "" }
         if slash == path.startIndex { return "/" }
         return String(path[..<slash])

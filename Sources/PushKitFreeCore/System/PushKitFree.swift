@@ -1,6 +1,6 @@
 /// Facts about this release of pushkit-free as a whole.
-public enum PushKitFree {
+package enum PushKitFree {
     /// The version every tool prints for `--version`, and `register-apns serve`'s OpenAPI document
     /// states as `info.version` (a test keeps the two equal).
-    public static let version = "0.11.0"
+    package static let version = "0.11.0"
 }

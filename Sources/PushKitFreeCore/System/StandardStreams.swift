@@ -9,21 +9,21 @@ import Darwin
 /// Used instead of `FileHandle` so the tools need only `FoundationEssentials`, which keeps start-up
 /// in the low milliseconds. Writes are unbuffered: a line reaches a pipe before the process exits or
 /// crashes.
-public enum StandardStreams {
+package enum StandardStreams {
     /// Writes `text` to standard output.
-    public static func writeOutput(_ text: String) {
+    package static func writeOutput(_ text: String) {
         write(text, to: 1)
     }
 
     /// Writes `text` to standard error, where people read it: control characters, escape sequences
     /// and bidirectional overrides that outside text carried into a message show as escapes
     /// (`TerminalText.escapedKeepingLines(_:)`), so no message can drive the terminal.
-    public static func writeError(_ text: String) {
+    package static func writeError(_ text: String) {
         write(TerminalText.escapedKeepingLines(text), to: 2)
     }
 
     /// Writes `bytes` (already UTF-8, e.g. JSON Lines built in one buffer) to standard output.
-    public static func writeOutput(_ bytes: [UInt8]) {
+    package static func writeOutput(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { write($0, to: 1) }
     }
 

@@ -1,7 +1,7 @@
 extension String {
     /// Without leading and trailing whitespace and newlines (FoundationEssentials has no
     /// `trimmingCharacters(in:)`).
-    public var trimmingWhitespace: String {
+    package var trimmingWhitespace: String {
         let characters = drop(while: \.isWhitespace)
         return String(characters.reversed().drop(while: \.isWhitespace).reversed())
     }

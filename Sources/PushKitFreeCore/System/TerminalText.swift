@@ -8,31 +8,31 @@
 /// separators and the bidirectional formatting characters (U+061C, U+200E, U+200F, U+202A to
 /// U+202E, U+2066 to U+2069). Other format characters are kept: the zero-width joiner, for one,
 /// holds emoji sequences together. JSON output needs none of this; its writer escapes controls.
-public enum TerminalText {
+package enum TerminalText {
     /// How many characters of one free-text field a table or report line shows; longer text is cut
     /// and ends in `…`. Full values stay in the state file and in `--json` output.
-    public static let displayLimit = 64
+    package static let displayLimit = 64
 
     /// `text` on one line: every character above escaped, line breaks and tabs included.
-    public static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         escape(text, keepingLines: false)
     }
 
     /// `text` escaped as `escaped(_:)` and, when longer than `limit` characters, cut to `limit - 1`
     /// and ended with `…`.
-    public static func field(_ text: String, limit: Int = displayLimit) -> String {
+    package static func field(_ text: String, limit: Int = displayLimit) -> String {
         let safe = escape(text, keepingLines: false)
         guard safe.count > limit else { return safe }
         return String(safe.prefix(limit - 1)) + "…"
     }
 
     /// Lines of output: like `escaped(_:)`, but line feeds and tabs pass, so messages keep their shape.
-    public static func escapedKeepingLines(_ text: String) -> String {
+    package static func escapedKeepingLines(_ text: String) -> String {
         escape(text, keepingLines: true)
     }
 
     /// Whether `scalar` is shown as an escape.
-    public static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
+    package static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0x00...0x1F, 0x7F...0x9F: true
         case 0x061C, 0x200E, 0x200F, 0x2028, 0x2029, 0x202A...0x202E, 0x2066...0x2069: true

@@ -6,7 +6,7 @@ import Foundation
 
 /// The methods the APNs APIs use: POST for pushes and channel creation, GET and DELETE for
 /// channel management.
-public enum HTTP2Method: String, Sendable, Equatable {
+package enum HTTP2Method: String, Sendable, Equatable {
     case post = "POST"
     case get = "GET"
     case delete = "DELETE"
@@ -14,19 +14,19 @@ public enum HTTP2Method: String, Sendable, Equatable {
 
 /// One HTTP/2 request for `CurlHTTP2Client`: a POST for every push, GET or DELETE for channel
 /// management.
-public struct HTTP2Request: Sendable {
+package struct HTTP2Request: Sendable {
     /// The full URL, e.g. `https://api.push.apple.com/3/device/<token>`.
-    public var url: String
+    package var url: String
     /// The method; the body is sent only with POST.
-    public var method: HTTP2Method
+    package var method: HTTP2Method
     /// Request headers in order, names lowercase as HTTP/2 requires.
-    public var headers: [(name: String, value: String)]
+    package var headers: [(name: String, value: String)]
     /// The request body.
-    public var body: Data
+    package var body: Data
     /// The caller's identifier for this request; echoed in its `HTTP2Response`.
-    public var tag: Int
+    package var tag: Int
 
-    public init(
+    package init(
         url: String, headers: [(name: String, value: String)], body: Data, tag: Int, method: HTTP2Method = .post
     ) {
         self.url = url
@@ -38,23 +38,23 @@ public struct HTTP2Request: Sendable {
 }
 
 /// The answer to one `HTTP2Request`: an HTTP status with headers and body, or a transport failure.
-public struct HTTP2Response: Sendable {
-    public let tag: Int
-    public let result: Result<HTTP2Answer, TransportFailure>
+package struct HTTP2Response: Sendable {
+    package let tag: Int
+    package let result: Result<HTTP2Answer, TransportFailure>
 
-    public init(tag: Int, result: Result<HTTP2Answer, TransportFailure>) {
+    package init(tag: Int, result: Result<HTTP2Answer, TransportFailure>) {
         self.tag = tag
         self.result = result
     }
 }
 
 /// An HTTP answer: status, response headers (names lowercased) and body.
-public struct HTTP2Answer: Sendable, Equatable {
-    public let status: Int
-    public let headers: [String: String]
-    public let body: Data
+package struct HTTP2Answer: Sendable, Equatable {
+    package let status: Int
+    package let headers: [String: String]
+    package let body: Data
 
-    public init(status: Int, headers: [String: String], body: Data) {
+    package init(status: Int, headers: [String: String], body: Data) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -62,8 +62,8 @@ public struct HTTP2Answer: Sendable, Equatable {
 }
 
 /// A request that got no HTTP answer, classified so delivery can decide what to do.
-public struct TransportFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Kind: String, Sendable {
+package struct TransportFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Kind: String, Sendable {
         /// Name resolution or TCP connect failed: the service is unreachable.
         case connect
         /// TLS handshake or certificate verification failed.
@@ -76,17 +76,17 @@ public struct TransportFailure: Error, Sendable, Equatable, CustomStringConverti
         case other
     }
 
-    public let kind: Kind
+    package let kind: Kind
     /// libcurl's `CURLcode`, or 0 when the failure was decided here (the deadline passed before sending).
-    public let code: Int32
+    package let code: Int32
     /// libcurl's message for the failure.
-    public let message: String
+    package let message: String
 
-    public init(kind: Kind, code: Int32, message: String) {
+    package init(kind: Kind, code: Int32, message: String) {
         self.kind = kind
         self.code = code
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

@@ -4,7 +4,7 @@
 /// (libcurl) is the implementation the tools use. Keeping libcurl out of the core keeps it out of
 /// `apns-jwt` and `register-apns` too: loading libcurl and its dependencies costs several
 /// milliseconds at every start.
-public protocol HTTP2Transport: AnyObject {
+package protocol HTTP2Transport: AnyObject {
     /// Sends what `next` supplies and reports one response per request sent, in completion order,
     /// until `next` is exhausted and nothing is in flight, or `deadline` passes.
     ///
@@ -28,7 +28,7 @@ public protocol HTTP2Transport: AnyObject {
 }
 
 /// What a request source has for a transport at a given moment.
-public enum HTTP2RequestSupply: Sendable {
+package enum HTTP2RequestSupply: Sendable {
     /// Send this now.
     case request(HTTP2Request)
     /// Nothing now; ask again at this time (or after the next response).
@@ -41,7 +41,7 @@ extension HTTP2Transport {
     /// Sends every request of `requests` (taken as room frees up) and reports one response each,
     /// stopping at `deadline`; requests not yet handed to the network then fail with `.timeout`
     /// and code 0.
-    public func perform<Requests: Sequence<HTTP2Request>>(
+    package func perform<Requests: Sequence<HTTP2Request>>(
         _ requests: Requests, deadline: ContinuousClock.Instant,
         onResponse: (HTTP2Response) -> Void
     ) {
@@ -59,7 +59,7 @@ extension HTTP2Transport {
     }
 
     /// Sends every request and returns all responses (for small batches and tests).
-    public func perform(_ requests: [HTTP2Request], deadline: ContinuousClock.Instant) -> [HTTP2Response] {
+    package func perform(_ requests: [HTTP2Request], deadline: ContinuousClock.Instant) -> [HTTP2Response] {
         var responses: [HTTP2Response] = []
         responses.reserveCapacity(requests.count)
         perform(requests, deadline: deadline) { responses.append($0) }

@@ -3,7 +3,7 @@
 /// `PushKitFreeTransport.CurlTransportSource` is the one the tools use: it loads libcurl on first
 /// use and makes a client per send (`send-push`) or keeps one open for the life of a server (so a
 /// webhook costs a round trip, not a TLS handshake). Tests pass a source of scripted transports.
-public protocol HTTP2TransportSource: AnyObject, Sendable {
+package protocol HTTP2TransportSource: AnyObject, Sendable {
     /// Makes sure a client can be made here (loads its libraries).
     /// - Throws: a `PushKitError` (exit 69) when the client's libraries are missing.
     func prepare() throws

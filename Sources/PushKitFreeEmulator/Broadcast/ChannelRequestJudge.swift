@@ -7,14 +7,14 @@ import PushKitFreeCore
 
 /// What the emulator answers a broadcast or a channel management request: the assessment (for the
 /// record; `rejection` set when refused) and, for a success, the status, headers and body.
-public struct ChannelRequestVerdict: Sendable {
-    public var assessment: APNsRequestAssessment
+package struct ChannelRequestVerdict: Sendable {
+    package var assessment: APNsRequestAssessment
     /// 200, 201 (create) or 204 (delete) when accepted; the rejection's status otherwise.
-    public var status: Int
+    package var status: Int
     /// Headers of a success besides `apns-request-id`: `apns-channel-id` after a create.
-    public var headers: [(name: String, value: String)] = []
+    package var headers: [(name: String, value: String)] = []
     /// The JSON body of a read or list.
-    public var body: [UInt8]?
+    package var body: [UInt8]?
 
     init(assessment: APNsRequestAssessment, status: Int) {
         self.assessment = assessment
@@ -46,31 +46,31 @@ public struct ChannelRequestVerdict: Sendable {
 /// policy as the string "1" and the push type as "liveactivity"), and on the expiration of
 /// channels that store no message (Apple asks for 0): accepted with a note in the record.
 /// `strict` (`--strict-broadcast`) refuses them.
-public struct ChannelRequestJudge: Sendable {
+package struct ChannelRequestJudge: Sendable {
     /// The largest broadcast payload accepted, in bytes. Apple's broadcast page, as far as it could
     /// be read here, names no limit; a peer SDK (mobile-surfaces' push) documents 5 KB for broadcasts.
-    public static let broadcastPayloadLimit = 5120
+    package static let broadcastPayloadLimit = 5120
 
-    public let trust: APNsRequestValidator.Trust
-    public let channels: EmulatorChannels
+    package let trust: APNsRequestValidator.Trust
+    package let channels: EmulatorChannels
     /// Refuse what the lenient default only notes (see the type's summary).
-    public let strict: Bool
+    package let strict: Bool
 
-    public init(trust: APNsRequestValidator.Trust, channels: EmulatorChannels, strict: Bool = false) {
+    package init(trust: APNsRequestValidator.Trust, channels: EmulatorChannels, strict: Bool = false) {
         self.trust = trust
         self.channels = channels
         self.strict = strict
     }
 
     /// Whether `path` belongs to the broadcast API (served on the push listener).
-    public static func isBroadcastPath(_ path: String) -> Bool {
+    package static func isBroadcastPath(_ path: String) -> Bool {
         path.utf8.starts(with: "/4/broadcasts/".utf8)
     }
 
     // MARK: Broadcast
 
     /// Judges a broadcast request.
-    public func judgeBroadcast(
+    package func judgeBroadcast(
         method: String, path: String, headers: [(name: String, value: String)], body: [UInt8],
         validator: APNsRequestValidator, now: Date
     ) -> ChannelRequestVerdict {
@@ -148,7 +148,7 @@ public struct ChannelRequestJudge: Sendable {
     // MARK: Channel management
 
     /// Judges a channel management request; creates or deletes the channel when it is accepted.
-    public func judgeManagement(
+    package func judgeManagement(
         method: String, path: String, headers: [(name: String, value: String)], body: [UInt8],
         validator: APNsRequestValidator, now: Date
     ) -> ChannelRequestVerdict {

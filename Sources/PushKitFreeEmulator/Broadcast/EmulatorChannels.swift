@@ -4,21 +4,21 @@ import Synchronization
 /// The broadcast channels the emulator's clients created, per bundle id (the emulator plays one
 /// environment, so this is Apple's "per app and environment"). Thread-safe: every connection of
 /// both listeners shares one.
-public final class EmulatorChannels: Sendable {
+package final class EmulatorChannels: Sendable {
     /// Apple's limit: 10,000 channels per app and environment.
-    public static let appleLimit = 10_000
+    package static let appleLimit = 10_000
 
     /// How many channels one bundle id may have; more answers 400 CannotCreateChannelConfig.
-    public let limit: Int
+    package let limit: Int
     private let channels = Mutex<[String: [String: ChannelStoragePolicy]]>([:])
 
-    public init(limit: Int = EmulatorChannels.appleLimit) {
+    package init(limit: Int = EmulatorChannels.appleLimit) {
         self.limit = limit
     }
 
     /// Makes a channel with a new id (16 random bytes, base64, as APNs' look); `nil` when the bundle
     /// id has `limit` channels already.
-    public func create(bundleID: String, storagePolicy: ChannelStoragePolicy) -> String? {
+    package func create(bundleID: String, storagePolicy: ChannelStoragePolicy) -> String? {
         var generator = SystemRandomNumberGenerator()
         return channels.withLock { channels -> String? in
             guard channels[bundleID, default: [:]].count < limit else { return nil }
@@ -32,22 +32,22 @@ public final class EmulatorChannels: Sendable {
     }
 
     /// The storage policy of channel `id`, `nil` when the bundle id has no such channel.
-    public func storagePolicy(bundleID: String, id: String) -> ChannelStoragePolicy? {
+    package func storagePolicy(bundleID: String, id: String) -> ChannelStoragePolicy? {
         channels.withLock { $0[bundleID]?[id] }
     }
 
     /// Deletes channel `id`; `false` when there was none.
-    public func delete(bundleID: String, id: String) -> Bool {
+    package func delete(bundleID: String, id: String) -> Bool {
         channels.withLock { $0[bundleID]?.removeValue(forKey: id) != nil }
     }
 
     /// Every channel id of the bundle id, sorted.
-    public func ids(bundleID: String) -> [String] {
+    package func ids(bundleID: String) -> [String] {
         channels.withLock { ($0[bundleID] ?? [:]).keys.sorted() }
     }
 
     /// How many channels exist, over all bundle ids.
-    public var count: Int {
+    package var count: Int {
         channels.withLock { $0.values.reduce(0) { $0 + $1.count } }
     }
 

@@ -15,9 +15,9 @@ import PushKitFreeCore
 /// (never answer; the stream stays open until the client gives up) or `STATUS:REASON` (an error
 /// answer). Tokens compare case-insensitively. This is the per-device counterpart of
 /// `--fail-first` and `--delay`, for fault mixes where each device has its own story.
-public struct DeviceScript: Sendable, Equatable {
+package struct DeviceScript: Sendable, Equatable {
     /// One answer in a device's script.
-    public enum Step: Sendable, Equatable {
+    package enum Step: Sendable, Equatable {
         /// Answer as usual (the other fault flags and scripted device states still apply).
         case ok
         /// Answer as usual, this many milliseconds late.
@@ -29,28 +29,28 @@ public struct DeviceScript: Sendable, Equatable {
     }
 
     /// Each token's steps, keyed by the lowercase token; never empty.
-    public private(set) var steps: [String: [Step]] = [:]
+    package private(set) var steps: [String: [Step]] = [:]
 
-    public init() {}
+    package init() {}
 
     /// Whether no token has a script (the common case, checked first on the hot path).
-    public var isEmpty: Bool { steps.isEmpty }
+    package var isEmpty: Bool { steps.isEmpty }
 
     /// The step for the request numbered `index` (from 0) to `token`, or `nil` if it has no script.
-    public func step(for token: String, index: Int) -> Step? {
+    package func step(for token: String, index: Int) -> Step? {
         guard !steps.isEmpty, let list = steps[token.lowercased()] else { return nil }
         return list[min(index, list.count - 1)]
     }
 
     /// Gives `token` the steps `list`, replacing any it had.
-    public mutating func set(_ list: [Step], for token: String) {
+    package mutating func set(_ list: [Step], for token: String) {
         precondition(!list.isEmpty, "a device script has at least one step")
         steps[token.lowercased()] = list
     }
 
     /// Parses a script file; blank lines and `#` comments are skipped.
     /// - Parameter origin: names the file in errors.
-    public static func parse(_ text: String, origin: String) throws(ScriptedDeviceStatesError) -> DeviceScript {
+    package static func parse(_ text: String, origin: String) throws(ScriptedDeviceStatesError) -> DeviceScript {
         var script = DeviceScript()
         for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let content = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""

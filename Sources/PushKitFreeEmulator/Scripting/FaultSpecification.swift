@@ -1,12 +1,12 @@
 import PushKitFreeCore
 
 /// An injected failure the emulator answers instead of the real one: `STATUS:REASON`.
-public struct InjectedFailure: Sendable, Hashable {
+package struct InjectedFailure: Sendable, Hashable {
     /// The status and reason answered.
-    public let rejection: APNsRejection
+    package let rejection: APNsRejection
 
     /// A failure answering `status` with `reason`.
-    public init(status: Int, reason: APNsReason) {
+    package init(status: Int, reason: APNsReason) {
         rejection = APNsRejection(status: status, reason: reason)
     }
 
@@ -27,14 +27,14 @@ public struct InjectedFailure: Sendable, Hashable {
 }
 
 /// `--fail-first N:STATUS:REASON`: the first N accepted requests to each device token fail.
-public struct FailFirstFault: Sendable, Hashable {
+package struct FailFirstFault: Sendable, Hashable {
     /// How many requests per device token fail.
-    public let count: Int
+    package let count: Int
     /// What those requests are answered.
-    public let failure: InjectedFailure
+    package let failure: InjectedFailure
 
     /// Parses `N:STATUS:REASON`, e.g. `2:429:TooManyRequests`.
-    public init(argument: String) throws(FaultSpecificationError) {
+    package init(argument: String) throws(FaultSpecificationError) {
         let parts = argument.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         guard parts.count == 2, let count = Int(parts[0]), count >= 0 else {
             throw FaultSpecificationError(
@@ -47,14 +47,14 @@ public struct FailFirstFault: Sendable, Hashable {
 }
 
 /// `--fail-rate P:STATUS:REASON`: each accepted request fails with probability P.
-public struct FailRateFault: Sendable, Hashable {
+package struct FailRateFault: Sendable, Hashable {
     /// The probability, 0 to 1.
-    public let probability: Double
+    package let probability: Double
     /// What a failing request is answered.
-    public let failure: InjectedFailure
+    package let failure: InjectedFailure
 
     /// Parses `P:STATUS:REASON` with P a fraction (`0.1`) or a percentage (`10%`).
-    public init(argument: String) throws(FaultSpecificationError) {
+    package init(argument: String) throws(FaultSpecificationError) {
         let parts = argument.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
         var probability: Double?
         if parts.count == 2 {
@@ -75,9 +75,9 @@ public struct FailRateFault: Sendable, Hashable {
 }
 
 /// A malformed fault flag; a usage error (exit 64).
-public struct FaultSpecificationError: PushKitError {
-    public let message: String
-    public var exitStatus: ExitStatus { .usage }
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct FaultSpecificationError: PushKitError {
+    package let message: String
+    package var exitStatus: ExitStatus { .usage }
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }

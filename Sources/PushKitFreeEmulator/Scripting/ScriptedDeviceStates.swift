@@ -4,44 +4,44 @@ import PushKitFreeCore
 /// (the app was removed; with the time it was marked), `410 ExpiredToken` (the token expired; with
 /// the time it was marked) or `400 BadDeviceToken` (a token of the other environment). Tokens
 /// compare case-insensitively.
-public struct ScriptedDeviceStates: Sendable, Equatable {
+package struct ScriptedDeviceStates: Sendable, Equatable {
     /// Unregistered tokens (lowercase) and when each was marked, in milliseconds since 1970.
-    public private(set) var unregistered: [String: Int64] = [:]
+    package private(set) var unregistered: [String: Int64] = [:]
     /// Tokens (lowercase) that belong to the other environment.
-    public private(set) var wrongEnvironment: Set<String> = []
+    package private(set) var wrongEnvironment: Set<String> = []
     /// Expired tokens (lowercase) and when each was marked, in milliseconds since 1970.
-    public private(set) var expired: [String: Int64] = [:]
+    package private(set) var expired: [String: Int64] = [:]
 
-    public init() {}
+    package init() {}
 
     /// Whether no token has a scripted state (the common case, checked first on the hot path).
-    public var isEmpty: Bool { unregistered.isEmpty && wrongEnvironment.isEmpty && expired.isEmpty }
+    package var isEmpty: Bool { unregistered.isEmpty && wrongEnvironment.isEmpty && expired.isEmpty }
 
     /// Marks `token` unregistered since `timestamp` (milliseconds since 1970).
-    public mutating func unregister(_ token: String, at timestamp: Int64) {
+    package mutating func unregister(_ token: String, at timestamp: Int64) {
         unregistered[token.lowercased()] = timestamp
     }
 
     /// Marks `token` expired since `timestamp` (milliseconds since 1970).
-    public mutating func expire(_ token: String, at timestamp: Int64) {
+    package mutating func expire(_ token: String, at timestamp: Int64) {
         expired[token.lowercased()] = timestamp
     }
 
     /// Marks `token` as one of the other environment.
-    public mutating func markWrongEnvironment(_ token: String) {
+    package mutating func markWrongEnvironment(_ token: String) {
         wrongEnvironment.insert(token.lowercased())
     }
 
     /// Clears any state of `token`, as when the app registers again; returns whether it had one.
     @discardableResult
-    public mutating func register(_ token: String) -> Bool {
+    package mutating func register(_ token: String) -> Bool {
         let key = token.lowercased()
         let hadState = unregistered.removeValue(forKey: key) != nil || expired.removeValue(forKey: key) != nil
         return wrongEnvironment.remove(key) != nil || hadState
     }
 
     /// Apple's answer for `token`, with the 410 timestamp; `nil` when the token has no state.
-    public func answer(for token: String) -> (rejection: APNsRejection, timestamp: Int64?)? {
+    package func answer(for token: String) -> (rejection: APNsRejection, timestamp: Int64?)? {
         if isEmpty { return nil }
         let key = token.lowercased()
         if let timestamp = unregistered[key] { return (APNsRejection(.unregistered), timestamp) }
@@ -53,7 +53,7 @@ public struct ScriptedDeviceStates: Sendable, Equatable {
     /// Parses an `--unregistered-file`: one hex token per line, optionally followed by the time it
     /// was unregistered in milliseconds since 1970; blank lines and `#` comments are skipped.
     /// - Parameter origin: names the file in errors.
-    public static func parseTokenList(
+    package static func parseTokenList(
         _ text: String, origin: String
     ) throws(ScriptedDeviceStatesError) -> [(token: String, timestamp: Int64?)] {
         var entries: [(token: String, timestamp: Int64?)] = []
@@ -81,9 +81,9 @@ public struct ScriptedDeviceStates: Sendable, Equatable {
 }
 
 /// A malformed token list (`--unregistered-file`): bad data, exit 65.
-public struct ScriptedDeviceStatesError: PushKitError {
-    public let message: String
-    public var exitStatus: ExitStatus { .dataError }
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct ScriptedDeviceStatesError: PushKitError {
+    package let message: String
+    package var exitStatus: ExitStatus { .dataError }
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }

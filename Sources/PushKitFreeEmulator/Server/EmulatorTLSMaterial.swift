@@ -20,16 +20,16 @@ import X509
 /// `localhost`, `127.0.0.1` and `::1` in `<state dir>/emulator/` and reuses them across runs, so a
 /// client configured once with `ca_file` keeps working. They are made again when missing, expiring
 /// within 30 days or not covering the listening host.
-public struct EmulatorTLSMaterial: Sendable {
+package struct EmulatorTLSMaterial: Sendable {
     /// PEM certificates, the server's first.
-    public let certificateChainPEM: String
+    package let certificateChainPEM: String
     /// The server key, PEM.
-    public let privateKeyPEM: String
+    package let privateKeyPEM: String
     /// What clients pass as `--cacert`: the generated CA, or the `--cert` file.
-    public let caPath: String
+    package let caPath: String
 
     /// Material from PEM text already at hand.
-    public init(certificateChainPEM: String, privateKeyPEM: String, caPath: String) {
+    package init(certificateChainPEM: String, privateKeyPEM: String, caPath: String) {
         self.certificateChainPEM = certificateChainPEM
         self.privateKeyPEM = privateKeyPEM
         self.caPath = caPath
@@ -37,7 +37,7 @@ public struct EmulatorTLSMaterial: Sendable {
 
     /// Loads a user's certificate (`--cert`, PEM, server first) and key (`--cert-key`).
     /// - Throws: `EmulatorSetupError`: 66 when a file is missing, 78 when it is not PEM.
-    public static func load(certificatePath: String, keyPath: String) throws(EmulatorSetupError) -> EmulatorTLSMaterial
+    package static func load(certificatePath: String, keyPath: String) throws(EmulatorSetupError) -> EmulatorTLSMaterial
     {
         let certificate = try readText(certificatePath, flag: "--cert")
         let key = try readText(keyPath, flag: "--cert-key")
@@ -51,7 +51,7 @@ public struct EmulatorTLSMaterial: Sendable {
     }
 
     /// The names a generated server certificate covers when listening on `host`.
-    public static func names(forHost host: String) -> [String] {
+    package static func names(forHost host: String) -> [String] {
         var names = ["localhost", "127.0.0.1", "::1"]
         if !["0.0.0.0", "::", ""].contains(host), !names.contains(host) { names.append(host) }
         return names
@@ -60,7 +60,7 @@ public struct EmulatorTLSMaterial: Sendable {
     /// Loads the generated CA and server certificate from `directory`, making what is missing or
     /// stale. Falls back to a new private temporary directory when `directory` is unusable.
     /// - Returns: the material and a warning when the fallback was used.
-    public static func loadOrCreate(
+    package static func loadOrCreate(
         in directory: String, host: String, now: Date = Date()
     ) throws -> (material: EmulatorTLSMaterial, warning: String?) {
         do {

@@ -2,69 +2,69 @@ import PushKitFreeCore
 
 /// What the emulator made of one request: the fields it read (as far as they could be read) and
 /// Apple's answer to it, `rejection == nil` meaning 200.
-public struct APNsRequestAssessment: Sendable {
+package struct APNsRequestAssessment: Sendable {
     /// Which API the request used: a device push, a broadcast, or a channel management call.
-    public var kind: EmulatorRequestKind = .push
+    package var kind: EmulatorRequestKind = .push
     /// `apns-channel-id` (broadcasts, channel read and delete), or the id a create made.
-    public var channelID: String?
+    package var channelID: String?
     /// `apns-request-id` as sent (broadcasts and channel management).
-    public var requestID: String?
+    package var requestID: String?
     /// The bundle id from a broadcast or channel management path.
-    public var bundleID: String?
+    package var bundleID: String?
     /// The `message-storage-policy` of a channel create (as sent, when it is a number or a
     /// numeric string).
-    public var storagePolicy: Int?
+    package var storagePolicy: Int?
     /// The hex device token from the path.
-    public var deviceToken: String?
+    package var deviceToken: String?
     /// `apns-topic`.
-    public var topic: String?
+    package var topic: String?
     /// `apns-push-type` as sent.
-    public var pushTypeHeader: String?
+    package var pushTypeHeader: String?
     /// The push type that applies: the header's, or alert when it is absent.
-    public var pushType: APNsPushType?
+    package var pushType: APNsPushType?
     /// `apns-priority` as sent.
-    public var priorityHeader: String?
+    package var priorityHeader: String?
     /// `apns-collapse-id`.
-    public var collapseID: String?
+    package var collapseID: String?
     /// `apns-id` as sent.
-    public var apnsID: String?
+    package var apnsID: String?
     /// `apns-expiration` as sent.
-    public var expirationHeader: String?
+    package var expirationHeader: String?
     /// The payload as compact JSON, when the body is JSON.
-    public var payload: [UInt8]?
+    package var payload: [UInt8]?
     /// The body's size in bytes.
-    public var payloadSize = 0
+    package var payloadSize = 0
     /// Why the body is not JSON, when it is not.
-    public var payloadProblem: String?
+    package var payloadProblem: String?
     /// The provider token as checked (decoded parts, never the token itself).
-    public var providerToken: ProviderTokenCheck?
+    package var providerToken: ProviderTokenCheck?
     /// Why the provider token was refused, in words (the reason code says less).
-    public var providerTokenProblem: String?
+    package var providerTokenProblem: String?
     /// Something about the provider token that was accepted although a stricter reading would
     /// refuse it (an `iat` string, a new token on another connection within 20 minutes).
-    public var providerTokenNote: String?
+    package var providerTokenNote: String?
     /// Something about the payload that was accepted although a stricter reading would refuse it
     /// (no `aps` object).
-    public var payloadNote: String?
+    package var payloadNote: String?
     /// The notes for the record's `detail`, when the request was accepted.
-    public var acceptanceNote: String? {
+    package var acceptanceNote: String? {
         let notes = [providerTokenNote, payloadNote].compactMap { $0 }
         return notes.isEmpty ? nil : notes.joined(separator: "; ")
     }
     /// Whether the request carried a valid, current, admitted provider token. APNs raises a
     /// connection's stream limit after the first such request.
-    public var isAuthenticated = false
+    package var isAuthenticated = false
     /// Apple's error answer; `nil` when the request is accepted.
-    public var rejection: APNsRejection?
+    package var rejection: APNsRejection?
 
-    public init() {}
+    package init() {}
 
     /// Whether APNs would accept the request (answer 200).
-    public var isAccepted: Bool { rejection == nil }
+    package var isAccepted: Bool { rejection == nil }
 }
 
 /// The API a request to the emulator used, the `kind` of its record.
-public enum EmulatorRequestKind: String, Sendable {
+package enum EmulatorRequestKind: String, Sendable {
     /// `POST /3/device/<token>`.
     case push
     /// `POST /4/broadcasts/apps/<bundle id>`.

@@ -11,7 +11,7 @@ extension APNsRequestValidator.Trust {
     /// (from `publicKeyPath` when given, else derived from the configured `.p8`), the key id, the
     /// team id, and the topic as the bundle id (optional).
     /// - Throws: `ProviderKeyError` (66 missing file, 78 unusable key) or `ConfigurationError` (78).
-    public static func load(
+    package static func load(
         from configuration: Configuration, publicKeyPath: String?
     ) throws -> APNsRequestValidator.Trust {
         let publicKey: P256.Signing.PublicKey
@@ -32,7 +32,7 @@ extension APNsRequestValidator.Trust {
     /// Reads a P-256 public key (PEM `BEGIN PUBLIC KEY`); a private key file (`.p8`) is accepted too
     /// and its public half used.
     /// - Parameter origin: names the file in errors, e.g. `--trust-key ABC=path`.
-    public static func loadPublicKey(
+    package static func loadPublicKey(
         path: String, origin: String? = nil
     ) throws(ProviderKeyError) -> P256.Signing.PublicKey {
         let origin = origin ?? "--public-key \(path)"

@@ -31,35 +31,35 @@ import PushKitFreeCore
 ///
 /// One validator serves one connection: it caches the verdict on each distinct token string, so a
 /// token's signature is verified once, not per request. It is not thread-safe.
-public final class APNsRequestValidator {
+package final class APNsRequestValidator {
     /// What the server trusts.
-    public struct Trust: Sendable {
+    package struct Trust: Sendable {
         /// The public half of the provider key.
-        public var publicKey: P256.Signing.PublicKey
+        package var publicKey: P256.Signing.PublicKey
         /// The key id tokens must name (`kid`).
-        public var keyID: String
+        package var keyID: String
         /// The team id tokens must name (`iss`).
-        public var teamID: String
+        package var teamID: String
         /// The app's bundle id; `nil` accepts any topic whose suffix fits the push type.
-        public var bundleID: String?
+        package var bundleID: String?
         /// Refuse an `iat` written as a numeric string (APNs accepts it; `--strict-iat`).
-        public var strictIssuedAt: Bool
+        package var strictIssuedAt: Bool
         /// Refuse a payload without an `aps` object (Apple's documentation asks for one, APNs
         /// delivers without; `--require-aps`).
-        public var requireAps = false
+        package var requireAps = false
         /// More keys of the same team, by key id (`--trust-key`): tokens may name any of them.
-        public var otherKeys: [String: P256.Signing.PublicKey] = [:]
+        package var otherKeys: [String: P256.Signing.PublicKey] = [:]
         /// What each key may be used for, by key id; a key not listed works everywhere
         /// (`--key-environment`, `--key-topics`).
-        public var keyScopes: [String: KeyScope] = [:]
+        package var keyScopes: [String: KeyScope] = [:]
 
         /// Every trusted key by key id: the configured one and `otherKeys`.
-        public var publicKeys: [String: P256.Signing.PublicKey] {
+        package var publicKeys: [String: P256.Signing.PublicKey] {
             otherKeys.merging([keyID: publicKey]) { _, configured in configured }
         }
 
         /// Trusts tokens signed by `publicKey`'s private half for `keyID` and `teamID`.
-        public init(
+        package init(
             publicKey: P256.Signing.PublicKey, keyID: String, teamID: String, bundleID: String?,
             strictIssuedAt: Bool = false
         ) {
@@ -72,20 +72,20 @@ public final class APNsRequestValidator {
     }
 
     /// How old a provider token may be, in seconds (one hour).
-    public static let tokenLifetime = 3600
+    package static let tokenLifetime = 3600
     /// How far in the future a token's `iat` may lie, in seconds, to allow for clock skew.
-    public static let tokenClockSkew = 300
+    package static let tokenClockSkew = 300
     /// The longest collapse id, in bytes.
-    public static let maximumCollapseIDLength = 64
+    package static let maximumCollapseIDLength = 64
     /// How many distinct token strings the cache keeps before it starts over.
     static let tokenCacheLimit = 256
 
     /// The key, ids and bundle id requests are judged against.
-    public let trust: Trust
+    package let trust: Trust
     /// The environment this server plays, for keys limited to one.
-    public let environment: APNsEnvironment
+    package let environment: APNsEnvironment
     /// Shared between connections; `nil` switches the token-update rate check off.
-    public let tokenUpdates: ProviderTokenUpdateTracker?
+    package let tokenUpdates: ProviderTokenUpdateTracker?
 
     private final class CachedToken {
         let token: String
@@ -100,14 +100,14 @@ public final class APNsRequestValidator {
     /// The provider token this connection uses, and since when (for the per-connection update rule).
     private var connectionToken: ProviderTokenUpdateTracker.ConnectionToken?
     /// The key id of the first token accepted on this connection: APNs binds the connection to it.
-    public private(set) var boundKeyID: String?
+    package private(set) var boundKeyID: String?
     private let trustedKeys: [String: P256.Signing.PublicKey]
 
     /// A validator for one connection.
     /// - Parameters:
     ///   - tokenUpdates: the tracker all connections share; `nil` for no 429 on token updates.
     ///   - environment: the environment the server plays.
-    public init(trust: Trust, tokenUpdates: ProviderTokenUpdateTracker?, environment: APNsEnvironment = .production) {
+    package init(trust: Trust, tokenUpdates: ProviderTokenUpdateTracker?, environment: APNsEnvironment = .production) {
         self.trust = trust
         self.tokenUpdates = tokenUpdates
         self.environment = environment
@@ -119,7 +119,7 @@ public final class APNsRequestValidator {
     ///   - headers: every header in the order received, pseudo-headers included or not (they are
     ///     skipped), so repeated names are visible.
     ///   - now: the time to judge token ages against.
-    public func assess(
+    package func assess(
         method: String, path: String, headers: [(name: String, value: String)], body: [UInt8], now: Date
     ) -> APNsRequestAssessment {
         var result = APNsRequestAssessment()
@@ -182,7 +182,7 @@ public final class APNsRequestValidator {
     /// channel management call) exactly as `assess` judges a push's: the same token cache, checks
     /// and update rule. Fills `providerToken`, `providerTokenProblem`, `providerTokenNote` and
     /// `isAuthenticated` of `result`; returns the reason to refuse, if any.
-    public func authenticate(
+    package func authenticate(
         authorization: String?, now: Date, into result: inout APNsRequestAssessment
     ) -> APNsReason? {
         guard let authorization else { return .missingProviderToken }
@@ -328,7 +328,7 @@ public final class APNsRequestValidator {
     }
 
     /// Whether `text` is a non-empty run of hex digits of even length (a device token).
-    public static func isHexOfEvenLength(_ text: String) -> Bool {
+    package static func isHexOfEvenLength(_ text: String) -> Bool {
         let utf8 = text.utf8
         guard !utf8.isEmpty, utf8.count % 2 == 0 else { return false }
         return utf8.allSatisfy { byte in

@@ -9,23 +9,23 @@ import PushKitFreeCore
 /// - a topic the key is not scoped to: `400 TopicDisallowed`. Apple does not document this case's
 ///   reason; `TopicDisallowed` ("pushing to this topic is not allowed") is the documented one that
 ///   fits, and the one client libraries report for a key or certificate of another app.
-public struct KeyScope: Sendable, Equatable {
+package struct KeyScope: Sendable, Equatable {
     /// The only environment the key works in; `nil` for both.
-    public var environment: APNsEnvironment?
+    package var environment: APNsEnvironment?
     /// The bundle ids a topic-specific key may push to; `nil` for a team-scoped key.
-    public var topics: Set<String>?
+    package var topics: Set<String>?
 
-    public init(environment: APNsEnvironment? = nil, topics: Set<String>? = nil) {
+    package init(environment: APNsEnvironment? = nil, topics: Set<String>? = nil) {
         self.environment = environment
         self.topics = topics
     }
 
     /// A key that works everywhere, for every topic of its team.
-    public static let unrestricted = KeyScope()
+    package static let unrestricted = KeyScope()
 
     /// Whether the key may push to `topic` sent with `pushType`: its bundle id (the topic without
     /// the push type's suffix, `.voip`, `.push-type.liveactivity`, ...) is one of `topics`.
-    public func allows(topic: String, pushType: APNsPushType) -> Bool {
+    package func allows(topic: String, pushType: APNsPushType) -> Bool {
         guard let topics else { return true }
         let suffix = pushType.topicSuffix
         let bundleID = !suffix.isEmpty && topic.hasSuffix(suffix) ? String(topic.dropLast(suffix.count)) : topic
@@ -35,16 +35,16 @@ public struct KeyScope: Sendable, Equatable {
     /// Parses the value of `--key-environment` or `--key-topics`: `VALUE` for the configured key,
     /// or `KID=VALUE` for the key with that key id.
     /// - Returns: the key id, when one is named, and the value.
-    public static func split(_ argument: String) -> (keyID: String?, value: String) {
+    package static func split(_ argument: String) -> (keyID: String?, value: String) {
         guard let equals = argument.firstIndex(of: "=") else { return (nil, argument) }
         return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
     }
 }
 
 /// A key-scope flag that names a key the emulator does not trust: a usage error (exit 64).
-public struct KeyScopeError: PushKitError {
-    public let message: String
-    public var exitStatus: ExitStatus { .usage }
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
+package struct KeyScopeError: PushKitError {
+    package let message: String
+    package var exitStatus: ExitStatus { .usage }
+    package init(_ message: String) { self.message = message }
+    package var description: String { message }
 }

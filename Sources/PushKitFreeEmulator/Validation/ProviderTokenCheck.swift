@@ -11,28 +11,28 @@ import PushKitFreeCore
 ///
 /// The verdict on a token string never changes, so `ProviderTokenCheck.inspect` computes it once and
 /// servers cache it; only the token's age is judged again on every request.
-public struct ProviderTokenCheck: Sendable {
+package struct ProviderTokenCheck: Sendable {
     /// The decoded header, when the token could be taken apart.
-    public let header: [String: JSONValue]?
+    package let header: [String: JSONValue]?
     /// The decoded claims, when the token could be taken apart.
-    public let claims: [String: JSONValue]?
+    package let claims: [String: JSONValue]?
     /// `header` and `claims` as one compact JSON object, `{"header":{...},"claims":{...}}`, ready to
     /// record (the token itself is never recorded); `nil` when undecodable.
-    public let recordJSON: String?
+    package let recordJSON: String?
     /// The `iat` claim in seconds since 1970, when present and an integer.
-    public let issuedAt: Int?
+    package let issuedAt: Int?
     /// The key id (`kid`) the token names.
-    public let keyID: String?
+    package let keyID: String?
     /// The team id (`iss`) the token names.
-    public let teamID: String?
+    package let teamID: String?
     /// Why the token is not acceptable regardless of its age; `nil` when it is.
-    public let problem: String?
+    package let problem: String?
     /// Something accepted that a stricter reading would refuse (an `iat` written as a numeric
     /// string), for the request record's `detail`.
-    public var note: String?
+    package var note: String?
 
     /// Whether the token is well formed and correctly signed for the trusted key, key id and team.
-    public var isAuthentic: Bool { problem == nil }
+    package var isAuthentic: Bool { problem == nil }
 
     /// Checks everything about `compact` except its age: the three parts decode, `alg` is ES256,
     /// `kid` and `iss` are the trusted ones, `iat` is an integer, and the signature is the 64-byte
@@ -40,7 +40,7 @@ public struct ProviderTokenCheck: Sendable {
     ///
     /// An `iat` written as a string of digits is accepted, as APNs accepts it (client libraries
     /// have signed it so for years), with a `note` saying so; `strictIssuedAt` refuses it.
-    public static func inspect(
+    package static func inspect(
         _ compact: String, publicKey: P256.Signing.PublicKey, keyID trustedKeyID: String, teamID trustedTeamID: String,
         strictIssuedAt: Bool = false
     ) -> ProviderTokenCheck {
@@ -49,7 +49,7 @@ public struct ProviderTokenCheck: Sendable {
 
     /// Checks `compact` as `inspect(_:publicKey:keyID:teamID:strictIssuedAt:)` does, against several
     /// keys of one team: `kid` must name one of `keys`, and the signature must verify with that key.
-    public static func inspect(
+    package static func inspect(
         _ compact: String, keys: [String: P256.Signing.PublicKey], teamID trustedTeamID: String,
         strictIssuedAt: Bool = false
     ) -> ProviderTokenCheck {

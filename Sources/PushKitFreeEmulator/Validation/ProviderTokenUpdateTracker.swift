@@ -17,12 +17,12 @@ import Synchronization
 ///
 /// Tokens are tracked per team and key id. A token seen before stays acceptable (several processes
 /// sharing one cached token is right). Safe to share between connections on different threads.
-public final class ProviderTokenUpdateTracker: Sendable {
+package final class ProviderTokenUpdateTracker: Sendable {
     /// The shortest time between two token updates APNs allows, in seconds (20 minutes).
-    public static let minimumInterval: Double = 20 * 60
+    package static let minimumInterval: Double = 20 * 60
 
     /// Which updates count against the 20 minutes.
-    public enum Rule: Sendable {
+    package enum Rule: Sendable {
         /// Only a change of token on the same connection (Apple's rule; the default).
         case perConnection
         /// Any new token for the key, on any connection.
@@ -30,7 +30,7 @@ public final class ProviderTokenUpdateTracker: Sendable {
     }
 
     /// What `admit` decided.
-    public enum Verdict: Sendable, Equatable {
+    package enum Verdict: Sendable, Equatable {
         /// Accepted; `note` says when a stricter reading would have refused it.
         case accepted(note: String?)
         /// Refused with 429 TooManyProviderTokenUpdates, for `problem`.
@@ -38,12 +38,12 @@ public final class ProviderTokenUpdateTracker: Sendable {
     }
 
     /// The token a connection uses and since when, kept by that connection's validator.
-    public struct ConnectionToken: Sendable, Equatable {
-        public var token: String
-        public var since: Double
+    package struct ConnectionToken: Sendable, Equatable {
+        package var token: String
+        package var since: Double
     }
 
-    public let rule: Rule
+    package let rule: Rule
 
     private struct KeyHistory {
         /// When each known token first appeared, in seconds since 1970.
@@ -54,13 +54,13 @@ public final class ProviderTokenUpdateTracker: Sendable {
 
     private let histories = Mutex<[String: KeyHistory]>([:])
 
-    public init(rule: Rule = .perConnection) {
+    package init(rule: Rule = .perConnection) {
         self.rule = rule
     }
 
     /// Records `token` for the key, as used on a connection whose token so far was `connection`,
     /// and returns whether APNs would accept it now. On acceptance, `connection` becomes `token`.
-    public func admit(
+    package func admit(
         token: String, keyID: String, teamID: String, now: Date, connection: inout ConnectionToken?
     ) -> Verdict {
         let seconds = now.timeIntervalSince1970

@@ -3,13 +3,13 @@ import PushKitFreeCore
 /// An agent devices subscribe to, as the proxy-chat design keeps it (`agents/{agentKey}` there):
 /// its working directory and the name its notifications are titled with. Devices subscribe by
 /// joining the group named by the agent key.
-public struct RegisteredAgent: Sendable, Equatable {
+package struct RegisteredAgent: Sendable, Equatable {
     /// The agent's working directory (`cwd`).
-    public var cwd: String?
+    package var cwd: String?
     /// The name the agent subscribed with (`display_name`).
-    public var displayName: String?
+    package var displayName: String?
 
-    public init(cwd: String? = nil, displayName: String? = nil) {
+    package init(cwd: String? = nil, displayName: String? = nil) {
         self.cwd = cwd
         self.displayName = displayName
     }
@@ -18,17 +18,17 @@ public struct RegisteredAgent: Sendable, Equatable {
 extension RegisteredDevices {
     /// The top-level member of the state file (and the PostgreSQL registry's members) that holds the
     /// agents: `{"<agent key>": {"cwd": ..., "display_name": ...}}`.
-    public static let agentsMember = "agents"
+    package static let agentsMember = "agents"
 
     /// The agent `key` names; `nil` when none subscribed.
-    public func agent(_ key: String) -> RegisteredAgent? {
+    package func agent(_ key: String) -> RegisteredAgent? {
         guard let object = otherFields[Self.agentsMember]?[key]?.objectValue else { return nil }
         return RegisteredAgent(cwd: object["cwd"]?.stringValue, displayName: object["display_name"]?.stringValue)
     }
 
     /// Records `agent` under `key`, keeping members of its entry these tools do not know; a `nil`
     /// field leaves the recorded one. Changes nothing when the entry would not change.
-    public mutating func recordAgent(_ key: String, _ agent: RegisteredAgent) {
+    package mutating func recordAgent(_ key: String, _ agent: RegisteredAgent) {
         var agents = otherFields[Self.agentsMember]?.objectValue ?? [:]
         var entry = agents[key]?.objectValue ?? [:]
         if let cwd = agent.cwd { entry["cwd"] = .string(cwd) }

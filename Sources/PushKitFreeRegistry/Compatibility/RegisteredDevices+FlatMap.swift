@@ -43,7 +43,7 @@ extension RegisteredDevices {
     ///   - sidecar: the sidecar as read: details of the devices, and top-level members.
     /// - Returns: a registry stored as `.legacyFlatMap`, with no changes counted, whose unchanged
     ///   sidecar records are written back byte for byte.
-    public static func combining(flatMap: RegisteredDevices, sidecar: RegisteredDevices) -> RegisteredDevices {
+    package static func combining(flatMap: RegisteredDevices, sidecar: RegisteredDevices) -> RegisteredDevices {
         var combined = sidecar
         for device in flatMap.devices {
             if let details = combined[device.id] {
@@ -62,7 +62,7 @@ extension RegisteredDevices {
 
     /// The flat map `{"<device id>": "<token>"}` of the devices, one per line sorted by id: what the
     /// server of the flat map reads with `json.loads` and iterates as device id → token.
-    public func flatMapBytes() -> [UInt8] {
+    package func flatMapBytes() -> [UInt8] {
         var writer = JSONWriter(capacity: 8 + devices.count * 100)
         writer.raw("{")
         for (index, device) in devices.enumerated() {
@@ -80,7 +80,7 @@ extension DeviceRecord {
     /// This record with `token`, as a registration with a new token changes it: what the app said
     /// about the install (name, model, versions, groups, times) stays, the environment is reset to
     /// unknown (a new token may belong to the other environment). The same token: unchanged.
-    public func replacingToken(_ token: DeviceToken) -> DeviceRecord {
+    package func replacingToken(_ token: DeviceToken) -> DeviceRecord {
         guard token != self.token else { return self }
         var record = self
         record.token = token

@@ -7,7 +7,7 @@ import PushKitFreeCore
 
 /// Chooses whom a run goes to: every registered device by default, `--device`/`--group` to narrow
 /// the registry. (A `--token` bypasses the registry: `PushSender` makes its targets itself.)
-public enum DeliveryTargets {
+package enum DeliveryTargets {
     /// - Parameter strictGroups: a named group that no device belongs to is an error, as an unknown
     ///   device id is (a person naming a group expects it to exist); when false (an agent's group that
     ///   nobody subscribed to yet) it selects nothing.
@@ -16,7 +16,7 @@ public enum DeliveryTargets {
     ///   `strictGroups`, a group without devices.
     /// - Parameter due: a scheduled send: of the selected devices, only those whose send is due at
     ///   `now` in their own zone (see `DueSchedule`).
-    public static func select(
+    package static func select(
         registry: any RegistryStore, deviceIDs: [String], groups: [String],
         strictGroups: Bool = false, due: DueSchedule? = nil, at now: Date = Date()
     ) throws -> [DeliveryTarget] {
@@ -40,7 +40,7 @@ public enum DeliveryTargets {
     /// device when both are empty).
     /// - Throws: `RegistryError` for an unreadable registry, `DeliverySelectionError` (65) for a
     ///   device id that is not registered or, with `strictGroups`, a group without devices.
-    public static func selectPushToStart(
+    package static func selectPushToStart(
         registry: any RegistryStore, deviceIDs: [String], groups: [String],
         strictGroups: Bool = false
     ) throws -> PushToStartSelection {
@@ -88,19 +88,19 @@ public enum DeliveryTargets {
 }
 
 extension RegistryStore {
-    public func targets(for audience: PushSender.Audience, at now: Date) throws -> [DeliveryTarget] {
+    package func targets(for audience: PushSender.Audience, at now: Date) throws -> [DeliveryTarget] {
         try DeliveryTargets.select(
             registry: self, deviceIDs: audience.deviceIDs, groups: audience.groups,
             strictGroups: audience.strictGroups, due: audience.due, at: now)
     }
 
-    public func pushToStartTargets(for audience: PushSender.Audience) throws -> PushToStartSelection {
+    package func pushToStartTargets(for audience: PushSender.Audience) throws -> PushToStartSelection {
         try DeliveryTargets.selectPushToStart(
             registry: self, deviceIDs: audience.deviceIDs, groups: audience.groups,
             strictGroups: audience.strictGroups)
     }
 
-    public func record(_ results: inout [DeliveryResult]) throws {
+    package func record(_ results: inout [DeliveryResult]) throws {
         try RegistryBookkeeping.apply(&results, to: self)
     }
 }

@@ -12,13 +12,13 @@ import PushKitFreeCore
 /// the two tokens are registered separately (a push-to-start token left from a debug build would
 /// mislabel a TestFlight device). `last_delivered_at` is recorded for every delivery, and for a
 /// scheduled send (`--due briefing`) the device-local day it served.
-public enum RegistryBookkeeping {
+package enum RegistryBookkeeping {
     /// Applies `results` to `registry`, setting `pruned` and `learnedEnvironment` on them (`pruned`
     /// means the push-to-start token was cleared, for a push-to-start target).
     /// Results without a device id (`--token`) are left alone.
     /// `results` change only when the registry was written: a failed write (a full disk) leaves
     /// every `pruned` false, so nothing reports a prune that did not happen.
-    public static func apply(_ results: inout [DeliveryResult], to registry: any RegistryStore) throws {
+    package static func apply(_ results: inout [DeliveryResult], to registry: any RegistryStore) throws {
         guard
             results.contains(where: {
                 $0.target.deviceID != nil && ($0.outcome == .delivered || $0.outcome == .unregistered)

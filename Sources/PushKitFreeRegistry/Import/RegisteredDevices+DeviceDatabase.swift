@@ -34,7 +34,7 @@ extension RegisteredDevices {
     /// - Throws: `SQLiteError.unavailable` (69) without libsqlite3; `.unreadable` (65) for a file
     ///   that is not a database, a database without a `devices` table with a `token` column, or a row
     ///   with a bad token or time (naming the row and the column).
-    public init(importingDeviceDatabase path: String) throws(SQLiteError) {
+    package init(importingDeviceDatabase path: String) throws(SQLiteError) {
         let database = try SQLiteDatabase(readingAt: path)
         let present = Set(
             try database.rows("SELECT name FROM pragma_table_info('\(Self.deviceTable)')").compactMap { row in

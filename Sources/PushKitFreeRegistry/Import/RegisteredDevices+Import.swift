@@ -8,26 +8,26 @@ import PushKitFreeCore
 /// `register-apns import`: reading another registry and merging it into this one.
 extension RegisteredDevices {
     /// What `merge(_:)` did, device by device.
-    public struct ImportSummary: Sendable, Equatable {
+    package struct ImportSummary: Sendable, Equatable {
         /// Devices that were not in the registry.
-        public var added: [String] = []
+        package var added: [String] = []
         /// Devices whose record was replaced by the imported one.
-        public var updated: [String] = []
+        package var updated: [String] = []
         /// Devices whose imported record equals the registry's.
-        public var unchanged: [String] = []
+        package var unchanged: [String] = []
         /// Devices whose registry record was seen more recently than the imported one, kept as they were.
-        public var keptNewer: [String] = []
+        package var keptNewer: [String] = []
         /// Registry devices removed because an imported device took their token.
-        public var movedFrom: [String] = []
+        package var movedFrom: [String] = []
 
         /// An empty summary.
-        public init() {}
+        package init() {}
     }
 
     /// Parses a file to import: a state file of either format, or JSON Lines as `list --json`
     /// prints them (one object per line with `device_id`).
     /// - Throws: `JSONSyntaxError` naming line and column.
-    public init(importing data: Data) throws(JSONSyntaxError) {
+    package init(importing data: Data) throws(JSONSyntaxError) {
         if Self.looksLikeJSONLines(data) {
             self = try JSONScanner.withScanner(over: data) { (scanner: inout JSONScanner) throws(JSONSyntaxError) in
                 var devices: [RegisteredDevice] = []
@@ -58,7 +58,7 @@ extension RegisteredDevices {
     /// the two. A token stays with one device id: an imported device takes it from a registry device
     /// registered no later, and otherwise is not imported.
     @discardableResult
-    public mutating func merge(_ imported: RegisteredDevices) -> ImportSummary {
+    package mutating func merge(_ imported: RegisteredDevices) -> ImportSummary {
         var summary = ImportSummary()
         // Decided first, applied in one pass: inserting into the sorted array one by one would move
         // the whole registry for each imported device.

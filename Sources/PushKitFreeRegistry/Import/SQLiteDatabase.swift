@@ -16,17 +16,17 @@ import Darwin
 /// `dlopen` when a database is first opened, as `send-push` loads libcurl: no tool links it, so
 /// none pays for it at start-up, and a machine without it fails only the SQLite import (exit 69).
 /// The file is opened read-only (a write-ahead log beside it is read too); nothing is written.
-public final class SQLiteDatabase {
+package final class SQLiteDatabase {
     /// The 16 bytes every SQLite 3 database file starts with.
-    public static let header: [UInt8] = Array("SQLite format 3".utf8) + [0]
+    package static let header: [UInt8] = Array("SQLite format 3".utf8) + [0]
 
     /// Whether `data` starts like an SQLite 3 database file.
-    public static func isDatabase(_ data: some Collection<UInt8>) -> Bool {
+    package static func isDatabase(_ data: some Collection<UInt8>) -> Bool {
         data.count >= header.count && data.prefix(header.count).elementsEqual(header)
     }
 
     /// One column's value in a row.
-    public enum Value: Sendable, Equatable {
+    package enum Value: Sendable, Equatable {
         case null
         case integer(Int64)
         case real(Double)
@@ -38,12 +38,12 @@ public final class SQLiteDatabase {
     private let library: Library
     private let connection: OpaquePointer
     /// The database file, for messages.
-    public let path: String
+    package let path: String
 
     /// Opens the database at `path` read-only.
     /// - Throws: `SQLiteError.unavailable` (69) when libsqlite3 cannot be loaded,
     ///   `.unreadable` (65) when the file cannot be opened as a database.
-    public init(readingAt path: String) throws(SQLiteError) {
+    package init(readingAt path: String) throws(SQLiteError) {
         let library = try Library.load()
         var opened: OpaquePointer?
         let status = library.open(path, &opened, Library.openReadOnly, nil)
@@ -61,7 +61,7 @@ public final class SQLiteDatabase {
 
     /// Every row `sql` returns, each as its columns' values.
     /// - Throws: `SQLiteError.unreadable` (65) naming the file and SQLite's reason.
-    public func rows(_ sql: String) throws(SQLiteError) -> [[Value]] {
+    package func rows(_ sql: String) throws(SQLiteError) -> [[Value]] {
         var statement: OpaquePointer?
         guard library.prepare(connection, sql, -1, &statement, nil) == Library.ok, let statement else {
             throw .unreadable("\(path): \(library.message(of: connection))")
@@ -171,14 +171,14 @@ public final class SQLiteDatabase {
 }
 
 /// Why an SQLite database could not be read.
-public enum SQLiteError: PushKitError, Equatable {
+package enum SQLiteError: PushKitError, Equatable {
     /// libsqlite3 cannot be loaded (exit 69).
     case unavailable(String)
     /// The file is not a database SQLite can read, or a query failed (exit 65).
     case unreadable(String)
 
     /// 69 or 65.
-    public var exitStatus: ExitStatus {
+    package var exitStatus: ExitStatus {
         switch self {
         case .unavailable: .unavailable
         case .unreadable: .dataError
@@ -186,7 +186,7 @@ public enum SQLiteError: PushKitError, Equatable {
     }
 
     /// The message, naming the library or the file.
-    public var description: String {
+    package var description: String {
         switch self {
         case .unavailable(let reason): "SQLite is not available: \(reason)"
         case .unreadable(let reason): reason

@@ -6,7 +6,7 @@ import Foundation
 import PushKitFreeCore
 
 /// How `register-apns list` shows devices: an aligned table for people, JSON Lines for programs.
-public enum DeviceListing {
+package enum DeviceListing {
     /// A table with a header row, one device per line, columns padded to align.
     ///
     /// Tokens are masked to their first 8 and last 4 hex digits unless `fullTokens`; unknown values
@@ -14,7 +14,7 @@ public enum DeviceListing {
     /// has a push-to-start token. Ids, names, models and other free text are escaped and cut to
     /// `TerminalText.displayLimit` characters (`TerminalText.field`): a line break, an escape sequence
     /// or a bidirectional override in one can neither break the table nor drive the terminal.
-    public static func table(_ devices: [RegisteredDevice], fullTokens: Bool) -> String {
+    package static func table(_ devices: [RegisteredDevice], fullTokens: Bool) -> String {
         let showsPushToStart = devices.contains { $0.record.pushToStartToken != nil }
         var header = ["DEVICE ID", "TOKEN", "ENVIRONMENT", "NAME", "MODEL", "OS", "APP", "GROUPS", "LAST SEEN"]
         if showsPushToStart { header.insert("PUSH-TO-START", at: 2) }
@@ -58,7 +58,7 @@ public enum DeviceListing {
 
     /// One compact JSON object per device and line: `device_id`, then the fields as in the state
     /// file (full tokens; `--full` only concerns the table).
-    public static func jsonLines(_ devices: [RegisteredDevice]) -> [UInt8] {
+    package static func jsonLines(_ devices: [RegisteredDevice]) -> [UInt8] {
         var writer = JSONWriter(capacity: devices.count * 400)
         for device in devices {
             device.record.write(to: &writer, deviceID: device.id)

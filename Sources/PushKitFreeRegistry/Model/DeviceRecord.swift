@@ -9,41 +9,41 @@ import PushKitFreeCore
 /// about itself when it registered.
 ///
 /// Fields a newer version of the tools writes are kept in `otherFields` and written back unchanged.
-public struct DeviceRecord: Sendable, Equatable {
+package struct DeviceRecord: Sendable, Equatable {
     /// The current APNs device token; a rotated token replaces it.
-    public var token: DeviceToken
+    package var token: DeviceToken
     /// The device's ActivityKit push-to-start token (iOS 17.2+), for starting Live Activities;
     /// `nil` until the app registers one. Same environment as `token`, but a token of its own: a
     /// 410 for it clears only this field.
-    public var pushToStartToken: DeviceToken?
+    package var pushToStartToken: DeviceToken?
     /// Which APNs environment the token belongs to; `nil` until the app or a delivery says.
-    public var environment: APNsEnvironment?
+    package var environment: APNsEnvironment?
     /// The device's user-visible name, e.g. "Sven's iPhone".
-    public var name: String?
+    package var name: String?
     /// The hardware model, e.g. "iPhone15,2".
-    public var model: String?
+    package var model: String?
     /// The OS version, e.g. "17.4.1".
-    public var osVersion: String?
+    package var osVersion: String?
     /// The app's version, e.g. "2.3.0".
-    public var appVersion: String?
+    package var appVersion: String?
     /// Named groups the device belongs to, for sending to several devices at once.
-    public var groups: [String]
+    package var groups: [String]
     /// When this device id was first registered; `nil` for entries upgraded from the flat map.
-    public var registeredAt: Date?
+    package var registeredAt: Date?
     /// When the app last registered (with this or an earlier token).
-    public var lastSeenAt: Date?
+    package var lastSeenAt: Date?
     /// When a notification was last accepted by APNs for this device (recorded by `send-push`).
-    public var lastDeliveredAt: Date?
+    package var lastDeliveredAt: Date?
     /// The device's IANA time zone (`America/New_York`) when the app said; quiet hours can be
     /// evaluated in it (`quiet_hours.device_timezone`).
-    public var timeZone: String?
+    package var timeZone: String?
     /// When the device wants its daily briefing, and when it last got one.
-    public var briefing: BriefingSettings?
+    package var briefing: BriefingSettings?
     /// Fields this version does not know, preserved on rewrite.
-    public var otherFields: [String: JSONValue]
+    package var otherFields: [String: JSONValue]
 
     /// A record with `token`; everything else unknown unless given.
-    public init(
+    package init(
         token: DeviceToken, environment: APNsEnvironment? = nil, name: String? = nil, model: String? = nil,
         osVersion: String? = nil, appVersion: String? = nil, groups: [String] = [], registeredAt: Date? = nil,
         lastSeenAt: Date? = nil, lastDeliveredAt: Date? = nil, pushToStartToken: DeviceToken? = nil,
@@ -66,12 +66,12 @@ public struct DeviceRecord: Sendable, Equatable {
     }
 
     /// The latest sign of life from the app: `lastSeenAt`, else `registeredAt`.
-    public var lastRegisteredAt: Date? { lastSeenAt ?? registeredAt }
+    package var lastRegisteredAt: Date? { lastSeenAt ?? registeredAt }
 
     /// Apple's 410 rule: a token APNs called unregistered at `unregisteredAt` stays when the app
     /// registered again after that time (it may have been reinstalled). No timestamp, or no known
     /// registration time: not registered again.
-    public func registeredAgain(after unregisteredAt: Date?) -> Bool {
+    package func registeredAgain(after unregisteredAt: Date?) -> Bool {
         guard let unregisteredAt, let seen = lastRegisteredAt else { return false }
         return seen > unregisteredAt
     }

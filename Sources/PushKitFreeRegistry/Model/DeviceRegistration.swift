@@ -1,39 +1,39 @@
 import PushKitFreeCore
 /// One registration as an app (or an operator) makes it: a device id, its current token, and what
 /// the app tells about itself. `nil` fields leave what the registry already knows unchanged.
-public struct DeviceRegistration: Sendable, Equatable {
+package struct DeviceRegistration: Sendable, Equatable {
     /// The app's own id for this install; the registry's key.
-    public var deviceID: String
+    package var deviceID: String
     /// The APNs token the app got from `didRegisterForRemoteNotificationsWithDeviceToken`.
-    public var token: DeviceToken
+    package var token: DeviceToken
     /// The environment of `token`, when the app or the operator says.
-    public var environment: APNsEnvironment?
+    package var environment: APNsEnvironment?
     /// The device's name.
-    public var name: String?
+    package var name: String?
     /// The hardware model.
-    public var model: String?
+    package var model: String?
     /// The OS version.
-    public var osVersion: String?
+    package var osVersion: String?
     /// The app's version.
-    public var appVersion: String?
+    package var appVersion: String?
     /// The groups to put the device in, replacing its current ones; `nil` keeps them.
-    public var groups: [String]?
+    package var groups: [String]?
     /// The device's ActivityKit push-to-start token; `nil` keeps the one registered before.
-    public var pushToStartToken: DeviceToken?
+    package var pushToStartToken: DeviceToken?
     /// The device's IANA time zone; `nil` keeps the one registered before. Not checked here: the
     /// front ends check it against the tz database (`BriefingSettings.validatedTimeZone`).
-    public var timeZone: String?
+    package var timeZone: String?
 
     /// The most characters (Unicode scalars, as JSON Schema's `maxLength` counts them) that
     /// `register-apns serve` takes in a device name, model, OS or app version, group name or agent
     /// display name from the network (docs/openapi.yaml states it). Control characters are allowed
     /// (human-readable output escapes them). The command line, an operator's, has no such limit;
     /// listings shorten long values.
-    public static let endpointTextLimit = 256
+    package static let endpointTextLimit = 256
 
     /// Checks `deviceID` and `groups` (see `validateDeviceID` and `validateGroup`).
     /// - Throws: `RegistryError.invalidInput` (exit 65).
-    public init(
+    package init(
         deviceID: String, token: DeviceToken, environment: APNsEnvironment? = nil, name: String? = nil,
         model: String? = nil, osVersion: String? = nil, appVersion: String? = nil, groups: [String]? = nil,
         pushToStartToken: DeviceToken? = nil, timeZone: String? = nil
@@ -55,7 +55,7 @@ public struct DeviceRegistration: Sendable, Equatable {
     }
 
     /// A device id must be non-empty and free of control characters (it is printed one per line).
-    public static func validateDeviceID(_ deviceID: String) throws(RegistryError) {
+    package static func validateDeviceID(_ deviceID: String) throws(RegistryError) {
         if deviceID.isEmpty { throw RegistryError.invalidInput("device id is empty") }
         if deviceID.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f }) {
             throw RegistryError.invalidInput(
@@ -64,7 +64,7 @@ public struct DeviceRegistration: Sendable, Equatable {
     }
 
     /// A group name must be non-empty and free of control characters and commas (lists are comma-separated).
-    public static func validateGroup(_ group: String) throws(RegistryError) {
+    package static func validateGroup(_ group: String) throws(RegistryError) {
         if group.isEmpty { throw RegistryError.invalidInput("group name is empty") }
         if group.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7f || $0 == "," }) {
             throw RegistryError.invalidInput(
@@ -73,7 +73,7 @@ public struct DeviceRegistration: Sendable, Equatable {
     }
 
     /// Why `text` is too long to take as `what`, or `nil` when it has at most `limit` Unicode scalars.
-    public static func lengthProblem(_ text: String, named what: String, limit: Int) -> String? {
+    package static func lengthProblem(_ text: String, named what: String, limit: Int) -> String? {
         let count = text.unicodeScalars.count
         guard count > limit else { return nil }
         return "\(what) is \(count) characters long; at most \(limit) are accepted"

@@ -1,33 +1,33 @@
 import PushKitFreeCore
 /// Which devices a command addresses: some device ids, the members of some groups, or all.
-public struct DeviceSelection: Sendable, Equatable {
+package struct DeviceSelection: Sendable, Equatable {
     /// Device ids named explicitly.
-    public var deviceIDs: [String]
+    package var deviceIDs: [String]
     /// Groups whose members are addressed.
-    public var groups: [String]
+    package var groups: [String]
 
     /// Selects `deviceIDs` and the members of `groups`; both empty selects every device.
-    public init(deviceIDs: [String] = [], groups: [String] = []) {
+    package init(deviceIDs: [String] = [], groups: [String] = []) {
         self.deviceIDs = deviceIDs
         self.groups = groups
     }
 
     /// Every device.
-    public static let all = DeviceSelection()
+    package static let all = DeviceSelection()
 
     /// What a selection found in a registry.
-    public struct Match: Sendable, Equatable {
+    package struct Match: Sendable, Equatable {
         /// The selected devices, each once, sorted by id.
-        public var devices: [RegisteredDevice]
+        package var devices: [RegisteredDevice]
         /// Named device ids that are not registered, in the order given.
-        public var unknownDeviceIDs: [String]
+        package var unknownDeviceIDs: [String]
         /// Named groups that no device belongs to, in the order given.
-        public var emptyGroups: [String]
+        package var emptyGroups: [String]
     }
 
     /// The devices of `registry` this selection addresses, and the names that matched nothing
     /// (for a batch to report at the end rather than stop at).
-    public func match(in registry: RegisteredDevices) -> Match {
+    package func match(in registry: RegisteredDevices) -> Match {
         if deviceIDs.isEmpty, groups.isEmpty {
             return Match(devices: registry.devices, unknownDeviceIDs: [], emptyGroups: [])
         }

@@ -6,11 +6,11 @@ import Foundation
 import PushKitFreeCore
 
 /// A device id with its record: one row of `register-apns list`, one target of `send-push`.
-public struct RegisteredDevice: Sendable {
+package struct RegisteredDevice: Sendable {
     /// The app's id for this install.
-    public let id: String
+    package let id: String
     /// What the registry knows about the device. Changing it drops `storedJSON`.
-    public var record: DeviceRecord {
+    package var record: DeviceRecord {
         get { box.record }
         set {
             box = RecordBox(newValue)
@@ -27,7 +27,7 @@ public struct RegisteredDevice: Sendable {
     var storedJSON: Data?
 
     /// A device not read from a file (so it is always encoded when written).
-    public init(id: String, record: DeviceRecord) {
+    package init(id: String, record: DeviceRecord) {
         self.id = id
         self.box = RecordBox(record)
         self.storedJSON = nil
@@ -56,7 +56,7 @@ extension RegisteredDevice {
 
 extension RegisteredDevice: Equatable {
     /// Devices are equal when their ids and records are; how they were stored does not matter.
-    public static func == (lhs: RegisteredDevice, rhs: RegisteredDevice) -> Bool {
+    package static func == (lhs: RegisteredDevice, rhs: RegisteredDevice) -> Bool {
         lhs.id == rhs.id && lhs.record == rhs.record
     }
 }

@@ -10,9 +10,9 @@ import PushKitFreeCore
 /// A plain value, with no file behind it: `DeviceRegistry` reads one from the state file, lets a
 /// closure change it, and writes it back. Every change goes through the methods here, which keep one
 /// invariant: a token belongs to one device id (one app install).
-public struct RegisteredDevices: Sendable {
+package struct RegisteredDevices: Sendable {
     /// How the state file stored the registry when it was read.
-    public enum StoredFormat: Sendable, Equatable {
+    package enum StoredFormat: Sendable, Equatable {
         /// There was no file (or an empty one).
         case absent
         /// `{"version": 1, "devices": {...}}`.
@@ -27,25 +27,25 @@ public struct RegisteredDevices: Sendable {
     }
 
     /// The state file's layout version this code reads and writes.
-    public static let formatVersion = 1
+    package static let formatVersion = 1
 
     /// Every device, sorted by id: the order of the state file and of `list`.
     ///
     /// A sorted array rather than a dictionary: a registry of 100,000 devices is read, changed in one
     /// place and written back on every registration, and the file is already in this order, so
     /// reading builds no hash table and writing sorts nothing. Lookups by id are binary searches.
-    public internal(set) var devices: [RegisteredDevice]
+    package internal(set) var devices: [RegisteredDevice]
     /// Top-level members of the state file this version does not know, preserved on rewrite.
-    public var otherFields: [String: JSONValue] {
+    package var otherFields: [String: JSONValue] {
         didSet { changeCount += 1 }
     }
     /// How the file was stored when read; `.absent` for a registry built in memory.
-    public internal(set) var storedFormat: StoredFormat
+    package internal(set) var storedFormat: StoredFormat
     /// The device ids adopted from top-level members of a version 1 file (see `StoredFormat`).
-    public internal(set) var adoptedLegacyEntries: [String] = []
+    package internal(set) var adoptedLegacyEntries: [String] = []
     /// Whether `DeviceRegistry` writes this registry as a flat map plus sidecar: it was read from one,
     /// or a writer of the flat map added registrations to the version 1 file it was read from.
-    public var writesFlatMap: Bool {
+    package var writesFlatMap: Bool {
         storedFormat == .legacyFlatMap || storedFormat == .versionedWithLegacyEntries
     }
     /// The state file's `journal_base`: which version of the file a journal beside it continues
@@ -56,11 +56,11 @@ public struct RegisteredDevices: Sendable {
     /// (see `RegistryJournal`). `nil` after any other write. Not part of equality.
     var journalFolded: String?
     /// Incremented by every change, so `DeviceRegistry.update` can skip writing when nothing changed.
-    public internal(set) var changeCount = 0
+    package internal(set) var changeCount = 0
     /// The ids of the devices changed, added or removed since the registry was read or last
     /// written (`markUnchanged()`), for stores that write only what changed (the state file's
     /// journal, PostgreSQL). Top-level members are not counted here: compare `otherFields`.
-    public internal(set) var changedDeviceIDs: Set<String> = []
+    package internal(set) var changedDeviceIDs: Set<String> = []
     /// Device ids by token, when this registry keeps one (see `RegisteredDevices+TokenIndex.swift`);
     /// every change below keeps it right. Not part of equality.
     var tokenIndex: TokenIndex?
@@ -69,14 +69,14 @@ public struct RegisteredDevices: Sendable {
     var indexesTokens = false
 
     /// A registry holding `devices`, in any order; of repeated ids the last wins.
-    public init(devices: [RegisteredDevice] = [], otherFields: [String: JSONValue] = [:]) {
+    package init(devices: [RegisteredDevice] = [], otherFields: [String: JSONValue] = [:]) {
         self.devices = Self.sortedByID(devices)
         self.otherFields = otherFields
         self.storedFormat = .absent
     }
 
     /// A registry holding `records` by device id.
-    public init(records: [String: DeviceRecord], otherFields: [String: JSONValue] = [:]) {
+    package init(records: [String: DeviceRecord], otherFields: [String: JSONValue] = [:]) {
         self.init(devices: records.map { RegisteredDevice(id: $0.key, record: $0.value) }, otherFields: otherFields)
     }
 
@@ -106,10 +106,10 @@ public struct RegisteredDevices: Sendable {
     }
 
     /// The number of devices.
-    public var count: Int { devices.count }
+    package var count: Int { devices.count }
 
     /// The device ids, sorted.
-    public var deviceIDs: [String] { devices.map(\.id) }
+    package var deviceIDs: [String] { devices.map(\.id) }
 
     /// Where `deviceID` is or would be inserted, by binary search.
     func position(of deviceID: String) -> (index: Int, found: Bool) {
@@ -124,7 +124,7 @@ public struct RegisteredDevices: Sendable {
 
     /// The record of `deviceID`; setting `nil` removes the device. Setting does not check that the
     /// token is unique: use `register(_:at:)` for that.
-    public subscript(deviceID: String) -> DeviceRecord? {
+    package subscript(deviceID: String) -> DeviceRecord? {
         get {
             let (index, found) = position(of: deviceID)
             return found ? devices[index].record : nil
@@ -157,7 +157,7 @@ public struct RegisteredDevices: Sendable {
     }
 
     /// The ids of the devices holding `token`, sorted.
-    public func deviceIDs(holding token: DeviceToken) -> [String] {
+    package func deviceIDs(holding token: DeviceToken) -> [String] {
         guard let tokenIndex else { return devices.compactMap { $0.record.token == token ? $0.id : nil } }
         return tokenIndex.holders[token]?.ids ?? []
     }
@@ -165,15 +165,15 @@ public struct RegisteredDevices: Sendable {
     // MARK: Registering and removing
 
     /// What `register(_:at:)` did.
-    public struct RegistrationOutcome: Sendable, Equatable {
+    package struct RegistrationOutcome: Sendable, Equatable {
         /// The device as now stored.
-        public let device: RegisteredDevice
+        package let device: RegisteredDevice
         /// `true` when the device id was not registered before.
-        public let isNew: Bool
+        package let isNew: Bool
         /// `true` when the device was registered before with a different token.
-        public let tokenChanged: Bool
+        package let tokenChanged: Bool
         /// Device ids that held the token before and were removed (a token belongs to one install).
-        public let movedFrom: [String]
+        package let movedFrom: [String]
     }
 
     /// Adds or updates a device.
@@ -185,7 +185,7 @@ public struct RegisteredDevices: Sendable {
     /// given is stored, and cleared from any other device that held it (it too belongs to one
     /// install, and a start sent to it twice would start two activities); one not given is kept.
     @discardableResult
-    public mutating func register(_ registration: DeviceRegistration, at now: Date) -> RegistrationOutcome {
+    package mutating func register(_ registration: DeviceRegistration, at now: Date) -> RegistrationOutcome {
         prepareTokenLookups()
         let id = registration.deviceID
         let existing = self[id]
@@ -221,7 +221,7 @@ public struct RegisteredDevices: Sendable {
 
     /// Removes the device with id `idOrToken`, or else every device holding the token `idOrToken`
     /// (any case). Returns what was removed, sorted by id; empty when nothing matched.
-    public mutating func remove(idOrToken: String) -> [RegisteredDevice] {
+    package mutating func remove(idOrToken: String) -> [RegisteredDevice] {
         if let record = self[idOrToken] {
             self[idOrToken] = nil
             return [RegisteredDevice(id: idOrToken, record: record)]
@@ -246,7 +246,7 @@ public struct RegisteredDevices: Sendable {
     /// - Parameter unregisteredAt: the 410 response's `timestamp`; `nil` removes unconditionally.
     /// - Returns: `true` when the device was removed.
     @discardableResult
-    public mutating func removeIfUnregistered(deviceID: String, token: DeviceToken, unregisteredAt: Date?) -> Bool {
+    package mutating func removeIfUnregistered(deviceID: String, token: DeviceToken, unregisteredAt: Date?) -> Bool {
         guard let record = self[deviceID], record.token == token else { return false }
         if record.registeredAgain(after: unregisteredAt) { return false }
         self[deviceID] = nil
@@ -260,7 +260,7 @@ public struct RegisteredDevices: Sendable {
     /// Nothing happens when the device now holds another push-to-start token.
     /// - Returns: `true` when the token was cleared.
     @discardableResult
-    public mutating func clearPushToStartTokenIfUnregistered(
+    package mutating func clearPushToStartTokenIfUnregistered(
         deviceID: String, token: DeviceToken, unregisteredAt: Date?
     ) -> Bool {
         guard var record = self[deviceID], record.pushToStartToken == token else { return false }
@@ -274,8 +274,9 @@ public struct RegisteredDevices: Sendable {
     /// one answered `BadDeviceToken`). Nothing happens when the device now holds another token.
     /// - Returns: `true` when the record changed.
     @discardableResult
-    public mutating func recordEnvironment(_ environment: APNsEnvironment, deviceID: String, token: DeviceToken) -> Bool
-    {
+    package mutating func recordEnvironment(
+        _ environment: APNsEnvironment, deviceID: String, token: DeviceToken
+    ) -> Bool {
         guard var record = self[deviceID], record.token == token, record.environment != environment else {
             return false
         }
@@ -287,7 +288,7 @@ public struct RegisteredDevices: Sendable {
     /// Sets `last_delivered_at` of each of `deviceIDs` to `date`; ids not in the registry are skipped.
     /// - Returns: how many records changed.
     @discardableResult
-    public mutating func recordDelivery(to deviceIDs: some Sequence<String>, at date: Date) -> Int {
+    package mutating func recordDelivery(to deviceIDs: some Sequence<String>, at date: Date) -> Int {
         var changed = 0
         for id in deviceIDs {
             let (index, found) = position(of: id)
@@ -304,7 +305,7 @@ public struct RegisteredDevices: Sendable {
 extension RegisteredDevices: Equatable {
     /// Registries are equal when they hold the same devices and top-level fields, however they
     /// were stored or changed.
-    public static func == (lhs: RegisteredDevices, rhs: RegisteredDevices) -> Bool {
+    package static func == (lhs: RegisteredDevices, rhs: RegisteredDevices) -> Bool {
         lhs.devices == rhs.devices && lhs.otherFields == rhs.otherFields
     }
 
@@ -316,7 +317,7 @@ extension RegisteredDevices: Equatable {
     /// first briefing comes at the next time, not at once.
     /// - Parameter now: when the settings are made.
     /// - Returns: `false` when no device has that id (nothing changed).
-    public mutating func setBriefing(_ settings: BriefingSettings, deviceID: String, at now: Date) -> Bool {
+    package mutating func setBriefing(_ settings: BriefingSettings, deviceID: String, at now: Date) -> Bool {
         let (index, found) = position(of: deviceID)
         guard found else { return false }
         var settings = settings
@@ -336,7 +337,7 @@ extension RegisteredDevices: Equatable {
     /// Records that each device was sent its briefing on its local day; devices gone or without
     /// briefing settings are skipped. Returns how many were recorded.
     @discardableResult
-    public mutating func recordBriefingSent(_ days: [String: LocalDate]) -> Int {
+    package mutating func recordBriefingSent(_ days: [String: LocalDate]) -> Int {
         var changed = 0
         for (id, day) in days {
             let (index, found) = position(of: id)

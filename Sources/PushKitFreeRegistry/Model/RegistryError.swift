@@ -1,6 +1,6 @@
 import PushKitFreeCore
 /// What went wrong with the device registry (the state file or the PostgreSQL database), each with its exit status.
-public enum RegistryError: PushKitError {
+package enum RegistryError: PushKitError {
     /// The state file is not valid JSON or not a registry (exit 65); it is never overwritten.
     /// `detail` says where: "line 3, column 17: ...".
     case corruptStateFile(path: String, detail: String)
@@ -33,7 +33,7 @@ public enum RegistryError: PushKitError {
     case databaseFailed(location: String, detail: String)
 
     /// 65, 73, 74 or 75, as each case says.
-    public var exitStatus: ExitStatus {
+    package var exitStatus: ExitStatus {
         switch self {
         case .corruptStateFile, .invalidInput, .unknownDevice: .dataError
         case .cannotCreate: .cannotCreate
@@ -45,7 +45,7 @@ public enum RegistryError: PushKitError {
     }
 
     /// One line naming the file, device or input at fault.
-    public var description: String {
+    package var description: String {
         switch self {
         case .corruptStateFile(let path, let detail):
             "state file \(path) is corrupt: \(detail); it was left unchanged (fix it or move it aside)"

@@ -22,15 +22,15 @@ import PushKitFreeCore
 /// A lost connection or a server restarting is tried again, the whole transaction on a new
 /// connection, for `PUSHKIT_REGISTRY_RETRY_SECONDS` (default 10) seconds; then
 /// `RegistryError.databaseUnavailable` (exit 75; `serve` answers 503 with `Retry-After`).
-public struct PostgresRegistry: RegistryStore {
+package struct PostgresRegistry: RegistryStore {
     /// The connection URL as configured (it may hold a password: show `location`).
-    public let url: String
-    public let clock: any WallClock
+    package let url: String
+    package let clock: any WallClock
     private let session: PostgresSession
 
     /// The registry in the database `url` names; nothing is connected until the first read or write.
     /// - Parameter retry: how long a temporary failure is retried (`RegistryTuning.databaseRetry`).
-    public init(
+    package init(
         url: String, clock: any WallClock = SystemClock(), retry: Duration = RegistryTuning.defaults.databaseRetry
     ) {
         self.url = url
@@ -39,10 +39,10 @@ public struct PostgresRegistry: RegistryStore {
     }
 
     /// The URL with its password masked.
-    public var location: String { PostgresURL.masked(url) }
+    package var location: String { PostgresURL.masked(url) }
 
     /// The registry as committed now (one statement, so one consistent snapshot).
-    public func load() throws(RegistryError) -> RegisteredDevices {
+    package func load() throws(RegistryError) -> RegisteredDevices {
         try session.load()
     }
 
@@ -50,19 +50,19 @@ public struct PostgresRegistry: RegistryStore {
     /// - Throws: what `body` throws (nothing is written); `RegistryError.databaseUnavailable` (75),
     ///   `.databaseMisconfigured` (78) or `.databaseFailed` (69).
     @discardableResult
-    public func update<Result>(_ body: (inout RegisteredDevices) throws -> Result) throws -> Result {
+    package func update<Result>(_ body: (inout RegisteredDevices) throws -> Result) throws -> Result {
         try session.update(body)
     }
 
     /// Creates or migrates the schema (`register-apns db migrate`; every first use does it too).
     /// - Returns: the schema version found and the version now.
     @discardableResult
-    public func migrate() throws(RegistryError) -> (from: Int, to: Int) {
+    package func migrate() throws(RegistryError) -> (from: Int, to: Int) {
         try session.migrate()
     }
 
     /// Whether the connection is encrypted with TLS (connecting if need be).
-    public func usesTLS() throws(RegistryError) -> Bool {
+    package func usesTLS() throws(RegistryError) -> Bool {
         try session.usesTLS()
     }
 }

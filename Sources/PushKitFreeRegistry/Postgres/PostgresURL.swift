@@ -5,18 +5,18 @@ import PushKitFreeCore
 /// libpq setting works, and what the URL leaves out comes from the `PG*` environment, `PGPASSFILE`
 /// (`~/.pgpass`) and `PGSERVICE` as for `psql`. A password in it is never shown: every message
 /// uses `masked(_:)`.
-public enum PostgresURL {
+package enum PostgresURL {
     /// The schemes libpq takes.
     static let schemes = ["postgres://", "postgresql://"]
 
     /// Whether `location` is a PostgreSQL URL rather than a file path.
-    public static func isDatabaseURL(_ location: String) -> Bool {
+    package static func isDatabaseURL(_ location: String) -> Bool {
         schemes.contains { location.lowercased().hasPrefix($0) }
     }
 
     /// `url` with any password replaced by `***`: the one in `user:password@` and any
     /// `password=` parameter.
-    public static func masked(_ url: String) -> String {
+    package static func masked(_ url: String) -> String {
         guard let scheme = schemes.first(where: { url.lowercased().hasPrefix($0) }) else { return url }
         var rest = Substring(url.dropFirst(scheme.count))
         var masked = String(url.prefix(scheme.count))

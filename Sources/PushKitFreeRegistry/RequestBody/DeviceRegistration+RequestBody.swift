@@ -8,22 +8,22 @@ import PushKitFreeCore
 /// Reading the JSON bodies apps POST when they register (`register-apns add --from-json`).
 extension DeviceRegistration {
     /// Fields given on the command line, used where a body does not say.
-    public struct Defaults: Sendable, Equatable {
+    package struct Defaults: Sendable, Equatable {
         /// `--environment`, `--sandbox` or `--production`.
-        public var environment: APNsEnvironment?
+        package var environment: APNsEnvironment?
         /// `--name`.
-        public var name: String?
+        package var name: String?
         /// `--model`.
-        public var model: String?
+        package var model: String?
         /// `--os-version`.
-        public var osVersion: String?
+        package var osVersion: String?
         /// `--app-version`.
-        public var appVersion: String?
+        package var appVersion: String?
         /// `--group`, repeated; `nil` when none was given.
-        public var groups: [String]?
+        package var groups: [String]?
 
         /// Defaults from the given flags; `nil` for those not given.
-        public init(
+        package init(
             environment: APNsEnvironment? = nil, name: String? = nil, model: String? = nil, osVersion: String? = nil,
             appVersion: String? = nil, groups: [String]? = nil
         ) {
@@ -53,7 +53,7 @@ extension DeviceRegistration {
     /// - Throws: `RegistryError.invalidInput` (exit 65) naming the source, the line or element, and
     ///   the problem; also for an input with no body (empty, or an empty array). Nothing is
     ///   returned unless every body is valid.
-    public static func parseRequestBodies(
+    package static func parseRequestBodies(
         _ data: Data, source: String, defaults: Defaults = Defaults()
     ) throws(RegistryError) -> [DeviceRegistration] {
         if data.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) {
@@ -108,7 +108,7 @@ extension DeviceRegistration {
     ///   for a body of the wrong shape (the endpoint answers 422 and 400).
     /// - Parameter textLimit: the most characters of a name, model, version or group name
     ///   (`endpointTextLimit` for the HTTP endpoint); `nil` for none.
-    public static func registration(
+    package static func registration(
         fromBody body: JSONValue, defaults: Defaults = Defaults(),
         textLimit: Int? = nil
     ) throws(RegistrationBodyError) -> DeviceRegistration {
@@ -181,13 +181,13 @@ extension DeviceRegistration {
     /// digits of SHA-256 of the token's lowercase hex text
     /// (`printf %s "$token" | sha256sum | cut -c1-16`). Stable for a token, and never the token
     /// itself, which `register-apns list` would then print whole.
-    public static func derivedDeviceID(for token: DeviceToken) -> String {
+    package static func derivedDeviceID(for token: DeviceToken) -> String {
         "apns-" + HexDigest.sha256(token.hex).prefix(16)
     }
 }
 
 /// Why a registration body was refused.
-public enum RegistrationBodyError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum RegistrationBodyError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A token field is not a valid APNs token.
     case invalidToken(String)
     /// The body is not an object, lacks `device_token`, or a field has the wrong type or value.
@@ -195,7 +195,7 @@ public enum RegistrationBodyError: Error, Sendable, Equatable, CustomStringConve
     /// A field is well-formed but names what does not exist (a `timezone` the tz database lacks).
     case invalidValue(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidToken(let message), .invalidBody(let message), .invalidValue(let message): message
         }
@@ -203,21 +203,21 @@ public enum RegistrationBodyError: Error, Sendable, Equatable, CustomStringConve
 }
 
 /// Typed access to the members of a request body, with messages naming the member at fault.
-public struct RequestBodyFields: Sendable {
-    public let object: [String: JSONValue]
+package struct RequestBodyFields: Sendable {
+    package let object: [String: JSONValue]
 
-    public init(_ object: [String: JSONValue]) {
+    package init(_ object: [String: JSONValue]) {
         self.object = object
     }
 
     /// The first of `names` present and not null. Every one of `names` present must be a string or
     /// null, the ones not used too (a body is refused for a mistyped alias, not silently half-read).
-    public func string(_ names: String...) throws(RegistrationBodyError) -> String? {
+    package func string(_ names: String...) throws(RegistrationBodyError) -> String? {
         try string(names)
     }
 
     /// `string(_:)` with the names as an array.
-    public func string(_ names: [String]) throws(RegistrationBodyError) -> String? {
+    package func string(_ names: [String]) throws(RegistrationBodyError) -> String? {
         var found: String?
         for name in names {
             guard let value = object[name] else { continue }
@@ -233,7 +233,7 @@ public struct RequestBodyFields: Sendable {
     /// `string(_:)` for text a person reads (names, models, versions): each of `names` present has
     /// at most `limit` characters (Unicode scalars, as JSON Schema's `maxLength` counts them), when
     /// a limit is given.
-    public func text(_ names: String..., limit: Int?) throws(RegistrationBodyError) -> String? {
+    package func text(_ names: String..., limit: Int?) throws(RegistrationBodyError) -> String? {
         for name in names {
             if let limit, let text = object[name]?.stringValue,
                 let message = DeviceRegistration.lengthProblem(text, named: "\"\(name)\"", limit: limit)
@@ -245,7 +245,7 @@ public struct RequestBodyFields: Sendable {
     }
 
     /// An array of strings, or `nil` when absent or null.
-    public func strings(_ name: String) throws(RegistrationBodyError) -> [String]? {
+    package func strings(_ name: String) throws(RegistrationBodyError) -> [String]? {
         guard let value = object[name], value != .null else { return nil }
         guard let elements = value.arrayValue, elements.allSatisfy({ $0.stringValue != nil }) else {
             throw .invalidBody("\"\(name)\" must be an array of strings")
@@ -254,7 +254,7 @@ public struct RequestBodyFields: Sendable {
     }
 
     /// A whole number, or `nil` when absent or null.
-    public func integer(_ name: String) throws(RegistrationBodyError) -> Int? {
+    package func integer(_ name: String) throws(RegistrationBodyError) -> Int? {
         guard let value = object[name], value != .null else { return nil }
         guard let number = value.integerValue else {
             throw .invalidBody(
@@ -265,7 +265,7 @@ public struct RequestBodyFields: Sendable {
     }
 
     /// A JSON object, or `nil` when absent or null.
-    public func object(_ name: String) throws(RegistrationBodyError) -> [String: JSONValue]? {
+    package func object(_ name: String) throws(RegistrationBodyError) -> [String: JSONValue]? {
         guard let value = object[name], value != .null else { return nil }
         guard let members = value.objectValue else {
             throw .invalidBody("\"\(name)\" must be a JSON object, not \(value.typeName)")

@@ -54,31 +54,31 @@ import Darwin
 /// journal beside it, `<file>.journal`, instead of rewriting the file for each batch, and folds the
 /// journal into the file from time to time; every reader applies the journal (see `RegistryJournal`).
 /// Every other value writes the file whole and `fsync`s it on every change, folding in any journal.
-public struct DeviceRegistry: Sendable {
+package struct DeviceRegistry: Sendable {
     /// The state file.
-    public let path: String
+    package let path: String
     /// The source of `registered_at`, `last_seen_at` and `last_delivered_at` times.
-    public let clock: any WallClock
+    package let clock: any WallClock
 
     /// The registry in the state file at `path` (usually `Configuration.stateFile`), stamping times from `clock`.
-    public init(path: String, clock: any WallClock = SystemClock()) {
+    package init(path: String, clock: any WallClock = SystemClock()) {
         self.path = path
         self.clock = clock
     }
 
     /// The lock file writers hold: `<file>.lock`. Never removed (see `FileLock`).
-    public var lockPath: String { path + ".lock" }
+    package var lockPath: String { path + ".lock" }
 
     /// Where the flat map is kept when it is converted to version 1: `<file>.v0.bak`.
-    public var legacyBackupPath: String { path + ".v0.bak" }
+    package var legacyBackupPath: String { path + ".v0.bak" }
 
     /// Beside a flat map, what it cannot hold: `<file>.meta.json`, a version 1 registry of the same
     /// devices (environments, names, groups, times, top-level members). Ignored beside a version 1 file.
-    public var sidecarPath: String { path + ".meta.json" }
+    package var sidecarPath: String { path + ".meta.json" }
 
     /// Beside a flat map, a change's sidecar before its flat map is written: `<file>.meta.json.pending`
     /// (see the type's comment).
-    public var pendingSidecarPath: String { sidecarPath + ".pending" }
+    package var pendingSidecarPath: String { sidecarPath + ".pending" }
 
     /// How often `update` applies its change again when another program keeps rewriting the file.
     static let maximumAttempts = 20
@@ -92,19 +92,19 @@ public struct DeviceRegistry: Sendable {
 
     /// Whether changes go to the journal when they can (see `RegistryJournal`): for a process that
     /// writes many batches and folds the journal when idle or stopping (`register-apns serve`).
-    public var appendsToJournal = false
+    package var appendsToJournal = false
     /// The smallest state file whose changes a journaling value appends rather than rewrites
     /// (`RegistryTuning.journalThreshold`).
-    public var journalThreshold = RegistryTuning.defaults.journalThreshold
+    package var journalThreshold = RegistryTuning.defaults.journalThreshold
 
     /// The journal beside the state file: `<file>.journal` (see `RegistryJournal`).
-    public var journalPath: String { path + RegistryJournal.journalSuffix }
+    package var journalPath: String { path + RegistryJournal.journalSuffix }
 
     // MARK: Reading and writing
 
     /// The registry as the file (and, beside a flat map, its sidecar) holds it now; empty when there is no file.
     /// - Throws: `RegistryError.corruptStateFile` (65) or `.io` (74).
-    public func load() throws(RegistryError) -> RegisteredDevices {
+    package func load() throws(RegistryError) -> RegisteredDevices {
         if var entry = cache.peekAny(), try refresh(&entry) {
             cache.remember(entry)
             return entry.devices
@@ -127,7 +127,7 @@ public struct DeviceRegistry: Sendable {
     ///   cannot be created (73), I/O failures (74), and a file rewritten by another program at every
     ///   attempt (75).
     @discardableResult
-    public func update<Result>(_ body: (inout RegisteredDevices) throws -> Result) throws -> Result {
+    package func update<Result>(_ body: (inout RegisteredDevices) throws -> Result) throws -> Result {
         try locked(convertingToVersionOne: false, body)
     }
 
@@ -137,7 +137,7 @@ public struct DeviceRegistry: Sendable {
     /// and the sidecar removed.
     /// - Returns: the number of devices converted; `nil` when the file is not a flat map (nothing written).
     @discardableResult
-    public func convertToVersionOne() throws -> Int? {
+    package func convertToVersionOne() throws -> Int? {
         try locked(convertingToVersionOne: true) { devices in devices.writesFlatMap ? devices.count : nil }
     }
 
@@ -146,7 +146,7 @@ public struct DeviceRegistry: Sendable {
     /// - Returns: whether there was a journal to fold (one that no longer continued the file is
     ///   removed all the same).
     @discardableResult
-    public func foldJournal() throws(RegistryError) -> Bool {
+    package func foldJournal() throws(RegistryError) -> Bool {
         do {
             return try locked(convertingToVersionOne: false, folding: true) { _ in
                 PosixFile.stamp(of: journalPath) != nil
@@ -163,7 +163,7 @@ public struct DeviceRegistry: Sendable {
     /// journal that was never written for a journal (no `journal_base`) is written whole with one,
     /// so that the first batch does not either. A file that cannot be read is left to the first
     /// request that needs it (and `GET /health`) to report.
-    public func prepareJournal() {
+    package func prepareJournal() {
         let needsBase = { (devices: RegisteredDevices) -> Bool in
             appendsToJournal && devices.storedFormat == .versioned && devices.journalBase == nil
                 && (PosixFile.stamp(of: path)?.byteCount ?? 0) >= journalThreshold
@@ -180,7 +180,7 @@ public struct DeviceRegistry: Sendable {
     /// a temporary file beside it and removes it, writing no data. For a health check that saw a
     /// write refused (a full disk) and must notice when writing works again.
     /// - Throws: `RegistryError.cannotCreate` (73) or `.io` (74) naming what the file system refused.
-    public func checkWritable() throws(RegistryError) {
+    package func checkWritable() throws(RegistryError) {
         let size = (PosixFile.stamp(of: path)?.byteCount ?? 0) + (PosixFile.stamp(of: journalPath)?.byteCount ?? 0)
         do throws(FileSystemError) {
             try PosixFile.checkRoom(beside: path, bytes: max(size, 4096))

@@ -19,7 +19,7 @@ extension RegisteredDevices {
     /// Other top-level members are kept as unknown fields.
     /// - Throws: `JSONSyntaxError` whose detail names the line and column, for bad JSON and for a
     ///   valid document of the wrong shape alike.
-    public init(stateFile data: Data) throws(JSONSyntaxError) {
+    package init(stateFile data: Data) throws(JSONSyntaxError) {
         self = try JSONScanner.withScanner(over: data) { (scanner: inout JSONScanner) throws(JSONSyntaxError) in
             if scanner.isAtEnd() { return RegisteredDevices() }
             return try Self.read(from: &scanner, data: data)
@@ -156,7 +156,7 @@ extension RegisteredDevices {
     /// The state file's bytes: version 1, one device per line sorted by id, so the file is stable,
     /// diffable and greppable; preserved top-level members follow `devices`. Records not changed
     /// since they were read are copied as they were in the file.
-    public func stateFileBytes() -> [UInt8] {
+    package func stateFileBytes() -> [UInt8] {
         var bytes: [UInt8] = []
         encodeStateFile(chunkSize: .max) { (writer: inout JSONWriter) in
             bytes += writer.bytes

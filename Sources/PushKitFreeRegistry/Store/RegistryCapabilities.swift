@@ -4,7 +4,7 @@ import PushKitFreeCore
 /// path, keep a journal for a long-running writer, check that a write would fit, and convert the
 /// replaced scripts' flat map. A store offers it through `RegistryStore.file`, so callers ask for
 /// the capability instead of casting to a concrete store.
-public protocol RegistryFile: Sendable {
+package protocol RegistryFile: Sendable {
     /// The state file's path.
     var path: String { get }
     /// Where a flat map is kept when `convertToVersionOne` rewrites it.
@@ -27,25 +27,25 @@ public protocol RegistryFile: Sendable {
 
 extension RegistryStore {
     /// The file this registry is kept in; `nil` for a database.
-    public var file: (any RegistryFile)? { nil }
+    package var file: (any RegistryFile)? { nil }
 }
 
 extension DeviceRegistry: RegistryFile {
-    public var file: (any RegistryFile)? { self }
+    package var file: (any RegistryFile)? { self }
 }
 
 /// What a registry kept in a database can do beyond `RegistryStore`: bring its schema up to date
 /// (`register-apns db migrate`). A store offers it through `RegistryStore.schema`.
-public protocol RegistrySchema: Sendable {
+package protocol RegistrySchema: Sendable {
     /// Brings the schema to the current version; the version before and after.
     func migrate() throws(RegistryError) -> (from: Int, to: Int)
 }
 
 extension RegistryStore {
     /// The database schema this registry keeps; `nil` for a file.
-    public var schema: (any RegistrySchema)? { nil }
+    package var schema: (any RegistrySchema)? { nil }
 }
 
 extension PostgresRegistry: RegistrySchema {
-    public var schema: (any RegistrySchema)? { self }
+    package var schema: (any RegistrySchema)? { self }
 }

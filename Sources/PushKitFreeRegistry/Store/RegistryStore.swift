@@ -13,7 +13,7 @@ import PushKitFreeCore
 /// meaning on either store: `update` runs its body on the registry as it is under the writers' lock
 /// and stores what the body changed, all or nothing. When `update` returns, the change is durable
 /// (the file renamed and synced; the transaction committed).
-public protocol RegistryStore: DeviceDirectory {
+package protocol RegistryStore: DeviceDirectory {
     /// The source of `registered_at`, `last_seen_at` and `last_delivered_at` times.
     var clock: any WallClock { get }
     /// Where the registry is, for messages: the state file's path, or the database URL with its
@@ -39,7 +39,7 @@ extension RegistryStore {
     /// Adds or updates devices in one locked write, stamped with the clock's time. All or nothing:
     /// the registrations were validated when they were made.
     @discardableResult
-    public func register(_ registrations: [DeviceRegistration]) throws -> [RegisteredDevices.RegistrationOutcome] {
+    package func register(_ registrations: [DeviceRegistration]) throws -> [RegisteredDevices.RegistrationOutcome] {
         let now = clock.now()
         return try update { devices in registrations.map { devices.register($0, at: now) } }
     }
@@ -47,7 +47,7 @@ extension RegistryStore {
     /// Removes the device with id `idOrToken`, or else the devices holding that token.
     /// - Throws: `RegistryError.unknownDevice` (65) when nothing matched; nothing is written.
     @discardableResult
-    public func remove(idOrToken: String) throws -> [RegisteredDevice] {
+    package func remove(idOrToken: String) throws -> [RegisteredDevice] {
         try update { devices in
             let removed = devices.remove(idOrToken: idOrToken)
             if removed.isEmpty { throw RegistryError.unknownDevice(idOrToken, path: location) }
@@ -57,19 +57,19 @@ extension RegistryStore {
 
     /// Merges another registry (see `RegisteredDevices.merge(_:)`).
     @discardableResult
-    public func merge(_ imported: RegisteredDevices) throws -> RegisteredDevices.ImportSummary {
+    package func merge(_ imported: RegisteredDevices) throws -> RegisteredDevices.ImportSummary {
         try update { devices in devices.merge(imported) }
     }
 
     /// The devices `selection` addresses, read without locking.
-    public func devices(_ selection: DeviceSelection = .all) throws(RegistryError) -> DeviceSelection.Match {
+    package func devices(_ selection: DeviceSelection = .all) throws(RegistryError) -> DeviceSelection.Match {
         selection.match(in: try load())
     }
 
     /// Applies Apple's 410 rule to one device (see `RegisteredDevices.removeIfUnregistered`).
     /// - Returns: `true` when the device was removed.
     @discardableResult
-    public func removeIfUnregistered(deviceID: String, token: DeviceToken, unregisteredAt: Date?) throws -> Bool {
+    package func removeIfUnregistered(deviceID: String, token: DeviceToken, unregisteredAt: Date?) throws -> Bool {
         try update { devices in
             devices.removeIfUnregistered(deviceID: deviceID, token: token, unregisteredAt: unregisteredAt)
         }
@@ -77,13 +77,14 @@ extension RegistryStore {
 
     /// Records the environment a device's token belongs to; no write when it is already known.
     @discardableResult
-    public func recordEnvironment(_ environment: APNsEnvironment, deviceID: String, token: DeviceToken) throws -> Bool {
+    package func recordEnvironment(_ environment: APNsEnvironment, deviceID: String, token: DeviceToken) throws -> Bool
+    {
         try update { devices in devices.recordEnvironment(environment, deviceID: deviceID, token: token) }
     }
 
     /// Sets `last_delivered_at` of a batch of devices to now, in one locked write.
     @discardableResult
-    public func recordDelivery(to deviceIDs: [String]) throws -> Int {
+    package func recordDelivery(to deviceIDs: [String]) throws -> Int {
         let now = clock.now()
         return try update { devices in devices.recordDelivery(to: deviceIDs, at: now) }
     }
@@ -91,14 +92,14 @@ extension RegistryStore {
     /// Stores a device's briefing settings (see `RegisteredDevices.setBriefing`).
     /// - Returns: `false` when no device has that id; nothing is written then.
     @discardableResult
-    public func setBriefing(_ settings: BriefingSettings, deviceID: String) throws -> Bool {
+    package func setBriefing(_ settings: BriefingSettings, deviceID: String) throws -> Bool {
         let now = clock.now()
         return try update { devices in devices.setBriefing(settings, deviceID: deviceID, at: now) }
     }
 
     /// Records the local day each device was sent its briefing, in one locked write.
     @discardableResult
-    public func recordBriefingSent(_ days: [String: LocalDate]) throws -> Int {
+    package func recordBriefingSent(_ days: [String: LocalDate]) throws -> Int {
         guard !days.isEmpty else { return 0 }
         return try update { devices in devices.recordBriefingSent(days) }
     }
@@ -106,7 +107,7 @@ extension RegistryStore {
 
 extension DeviceRegistry: RegistryStore {
     /// The state file's path.
-    public var location: String { path }
+    package var location: String { path }
 }
 
 extension Configuration {
@@ -116,7 +117,7 @@ extension Configuration {
     /// - Parameter appendingToJournal: for a process that writes many batches (`register-apns
     ///   serve`): a large state file's changes go to its journal (`DeviceRegistry.appendsToJournal`),
     ///   and the process calls `DeviceRegistry.foldJournal()` when idle and before it exits.
-    public func registry(clock: any WallClock = SystemClock(), appendingToJournal: Bool = false) -> any RegistryStore {
+    package func registry(clock: any WallClock = SystemClock(), appendingToJournal: Bool = false) -> any RegistryStore {
         let location = stateFile.value
         if PostgresURL.isDatabaseURL(location) {
             return PostgresRegistry(url: location, clock: clock, retry: registryTuning.databaseRetry)
@@ -129,7 +130,7 @@ extension Configuration {
 
     /// Where the registry is, for messages: the state file's path, or the database URL with its
     /// password masked.
-    public var registryLocation: String {
+    package var registryLocation: String {
         PostgresURL.isDatabaseURL(stateFile.value) ? PostgresURL.masked(stateFile.value) : stateFile.value
     }
 }

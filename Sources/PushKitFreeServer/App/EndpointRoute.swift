@@ -5,7 +5,7 @@
 /// checks that the two agree. The router dispatches; when it finds nothing, `match` tells a known
 /// path with another method (405 with `Allow`) from anything else (404). `HEAD` is served wherever
 /// `GET` is.
-public enum EndpointRoute: String, Sendable, CaseIterable {
+package enum EndpointRoute: String, Sendable, CaseIterable {
     case health
     case liveness
     case metrics
@@ -23,7 +23,7 @@ public enum EndpointRoute: String, Sendable, CaseIterable {
     case gatewayMessage
 
     /// The HTTP method.
-    public var method: String {
+    package var method: String {
         switch self {
         case .health, .liveness, .metrics, .listDevices, .gatewaySocket: "GET"
         case .unregisterDevice: "DELETE"
@@ -32,7 +32,7 @@ public enum EndpointRoute: String, Sendable, CaseIterable {
     }
 
     /// The path; `{token}` stands for one path segment.
-    public var path: String {
+    package var path: String {
         switch self {
         case .health: "/health"
         case .liveness: "/health/live"
@@ -56,7 +56,7 @@ public enum EndpointRoute: String, Sendable, CaseIterable {
     ///
     /// The gateway's routes are not among them: they spend the allowance per message that changes
     /// the registry (`device_token`, `briefing_config`), not per request or connection.
-    public var registers: Bool {
+    package var registers: Bool {
         switch self {
         case .registerAPNs, .registerDevice, .unregisterDevice, .deviceHook, .registerSubscription: true
         default: false
@@ -67,7 +67,7 @@ public enum EndpointRoute: String, Sendable, CaseIterable {
     /// register a device (`/hooks/ios-device` only for its `register` action), never those that
     /// list, remove or send. The gateway's routes are registration channels: no message they serve
     /// lists, removes or sends.
-    public var acceptsOpenRegistration: Bool {
+    package var acceptsOpenRegistration: Bool {
         switch self {
         case .registerAPNs, .registerDevice, .deviceHook, .registerSubscription, .gatewaySocket, .gatewayMessage: true
         default: false
@@ -76,27 +76,27 @@ public enum EndpointRoute: String, Sendable, CaseIterable {
 
     /// Whether the route is one of OpenClaw's (`/api/v1/...`), whose clients read FastAPI's shapes:
     /// errors carry `detail`, tokens are shown as their first 16 characters and `...`.
-    public var isOpenClaw: Bool { Self.isOpenClaw(path: path) }
+    package var isOpenClaw: Bool { Self.isOpenClaw(path: path) }
 
     /// Whether `path` (a request's, or a route's) is under OpenClaw's `/api/v1/`.
-    public static func isOpenClaw(path: String) -> Bool { path.hasPrefix("/api/v1/") }
+    package static func isOpenClaw(path: String) -> Bool { path.hasPrefix("/api/v1/") }
 
     /// Whether `path` is one of the Ember gateway's (`/gateway/...`), whose errors are the protocol's
     /// `{"type": "error", "message": ...}` message.
-    public static func isGateway(path: String) -> Bool { path.hasPrefix("/gateway/") }
+    package static func isGateway(path: String) -> Bool { path.hasPrefix("/gateway/") }
 
     /// The route with this path (as the catalogue writes it) and method; `HEAD` finds the `GET` route.
-    public init?(path: String, method: String) {
+    package init?(path: String, method: String) {
         let method = method == "HEAD" ? "GET" : method
         guard let route = Self.allCases.first(where: { $0.path == path && $0.method == method }) else { return nil }
         self = route
     }
 
     /// Whether the route needs no secret: the health checks.
-    public var isHealthCheck: Bool { self == .health || self == .liveness }
+    package var isHealthCheck: Bool { self == .health || self == .liveness }
 
     /// Whether the route sends notifications.
-    public var sends: Bool {
+    package var sends: Bool {
         switch self {
         case .sendToAll, .sendToDevice, .notifyHook, .triggerReplyFinished: true
         default: false
@@ -104,7 +104,7 @@ public enum EndpointRoute: String, Sendable, CaseIterable {
     }
 
     /// What a request's method and path address.
-    public enum Match: Sendable, Equatable {
+    package enum Match: Sendable, Equatable {
         /// A route, with the `{token}` segment when its path has one (percent-decoded).
         case route(EndpointRoute, parameter: String?)
         /// The path exists, but not for this method; `allowed` lists the methods it takes.
@@ -118,7 +118,7 @@ public enum EndpointRoute: String, Sendable, CaseIterable {
     ///
     /// As in OpenAPI, a path some route names literally belongs to those routes alone:
     /// `/api/v1/devices/register` is never a `{token}`, so `DELETE` there is 405 with `Allow: POST`.
-    public static func match(method requested: String, path rawPath: String) -> Match {
+    package static func match(method requested: String, path rawPath: String) -> Match {
         let method = requested == "HEAD" ? "GET" : requested
         var path = Substring(rawPath)
         while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }

@@ -20,12 +20,12 @@ import PushKitFreeRegistry
 /// `register-apns serve`: Hummingbird 2 serving `EndpointRouter`'s routes until SIGTERM or SIGINT, then
 /// stopping gracefully: it stops accepting, lets requests in flight finish (their registry writes
 /// and deliveries included), and returns.
-public enum EndpointServer {
-    public static let tool = "register-apns serve"
+package enum EndpointServer {
+    package static let tool = "register-apns serve"
 
     /// Runs the server; returns after a graceful shutdown.
     /// - Throws: `ConfigurationError` for unusable TLS files, or the error binding the address.
-    public static func run(_ settings: EndpointSettings) async throws {
+    package static func run(_ settings: EndpointSettings) async throws {
         Self.unblockTerminationSignals()
         let metrics = EndpointMetrics()
         let delivery = EndpointDelivery(

@@ -12,7 +12,7 @@ import PushKitFreeRegistry
 /// The app's connection carries the gateway's other features too (inbox, memory): their messages
 /// (`gatewayFeatureTypes`) are taken without an answer, since the Ember app closes its stream on an
 /// `error`; a message of any other type is refused with an error naming its type.
-public enum GatewayMessage: Sendable, Equatable {
+package enum GatewayMessage: Sendable, Equatable {
     /// `{"type": "register", "client", "version", "capabilities"}`: the app says hello. A
     /// `device_id` member names the app's own id for its device.
     case register(deviceID: String?)
@@ -27,22 +27,22 @@ public enum GatewayMessage: Sendable, Equatable {
     case gatewayFeature(type: String)
 
     /// The types served, in the order the protocol uses them.
-    public static let servedTypes = ["register", "device_token", "briefing_config", "ping"]
+    package static let servedTypes = ["register", "device_token", "briefing_config", "ping"]
 
     /// The Ember app's messages for its gateway's inbox and memory, which a push endpoint takes and
     /// leaves alone: the app sends `inbox_subscribe` and its configuration before its
     /// `device_token`, and an `error` would end its stream before the token is sent.
-    public static let gatewayFeatureTypes = [
+    package static let gatewayFeatureTypes = [
         "inbox_subscribe", "inbox_refresh", "inbox_read", "inbox_config", "memory_sync", "memory_delete",
     ]
 
     /// The largest message read, over the socket or as an HTTP body: far above what the served
     /// messages need, so that the app's other messages get their error instead of a closed socket.
-    public static let sizeLimit = 65_536
+    package static let sizeLimit = 65_536
 
     /// Reads one message.
     /// - Throws: `EndpointError` 400 for text that is not a JSON object with a served `type`.
-    public init(_ data: Data) throws(EndpointError) {
+    package init(_ data: Data) throws(EndpointError) {
         let json: JSONValue
         do throws(JSONSyntaxError) {
             json = try JSONValue.parse(data)
@@ -53,7 +53,7 @@ public enum GatewayMessage: Sendable, Equatable {
     }
 
     /// Reads one message (see `init(_: Data)`).
-    public init(_ json: JSONValue) throws(EndpointError) {
+    package init(_ json: JSONValue) throws(EndpointError) {
         guard let object = json.objectValue else {
             throw .badRequest("a message is a JSON object with a \"type\", not \(json.typeName)")
         }
@@ -90,7 +90,7 @@ public enum GatewayMessage: Sendable, Equatable {
     }
 
     /// The message's `type`.
-    public var type: String {
+    package var type: String {
         switch self {
         case .register: "register"
         case .deviceToken: "device_token"
@@ -101,7 +101,7 @@ public enum GatewayMessage: Sendable, Equatable {
     }
 
     /// Whether answering the message changes the registry (it then spends the client's allowance).
-    public var changesRegistry: Bool {
+    package var changesRegistry: Bool {
         switch self {
         case .deviceToken, .briefingConfig: true
         case .register, .ping, .gatewayFeature: false
@@ -111,7 +111,7 @@ public enum GatewayMessage: Sendable, Equatable {
     /// The settings a `briefing_config` message carries (`BriefingSettings(members:)`): a zone the tz
     /// database lacks is 422, any other problem 400. `last_sent_on` is the server's to keep, so a
     /// message's is ignored.
-    public static func briefingSettings(_ members: [String: JSONValue]) throws(EndpointError) -> BriefingSettings {
+    package static func briefingSettings(_ members: [String: JSONValue]) throws(EndpointError) -> BriefingSettings {
         var members = members
         members["last_sent_on"] = nil
         if let zone = members["timezone"], let name = zone.stringValue, !name.isEmpty {
@@ -142,13 +142,13 @@ public enum GatewayMessage: Sendable, Equatable {
 
 /// A `device_token` message: the APNs token, the app's device id when it names one, and the
 /// members it carries besides.
-public struct GatewayDeviceToken: Sendable, Equatable {
+package struct GatewayDeviceToken: Sendable, Equatable {
     /// The APNs token (hex), as sent; checked when the registration is built from it.
-    public var token: String
+    package var token: String
     /// The `device_id` member.
-    public var deviceID: String?
+    package var deviceID: String?
     /// Every member, as sent (`environment`, `device_name`, `timezone`, ... are read from these).
-    public var members: [String: JSONValue]
+    package var members: [String: JSONValue]
 
     /// - Throws: `RegistrationBodyError` for a missing `token`, or a `platform` other than `ios`.
     init(_ fields: RequestBodyFields) throws(RegistrationBodyError) {
@@ -167,7 +167,7 @@ public struct GatewayDeviceToken: Sendable, Equatable {
 
     /// The registration body the core reads (`DeviceRegistration.registration(fromBody:)`): the
     /// members sent, with `device_token` the device id and `apns_token` the token.
-    public func registrationBody(deviceID: String) -> JSONValue {
+    package func registrationBody(deviceID: String) -> JSONValue {
         var body = members
         for member in ["type", "token", "platform", "device_id"] { body[member] = nil }
         body["device_token"] = .string(deviceID)

@@ -1,23 +1,23 @@
 import PushKitFreeCore
 
 /// The messages the Ember gateway answers with: one JSON object with a `type` for each message.
-public enum GatewayReply {
+package enum GatewayReply {
     /// `{"type": "registered"}`, after `register`.
-    public static let registered: JSONValue = ["type": "registered"]
+    package static let registered: JSONValue = ["type": "registered"]
     /// `{"type": "ack"}`, after a command taken (`briefing_config`).
-    public static let ack: JSONValue = ["type": "ack"]
+    package static let ack: JSONValue = ["type": "ack"]
     /// `{"type": "pong"}`, after `ping`.
-    public static let pong: JSONValue = ["type": "pong"]
+    package static let pong: JSONValue = ["type": "pong"]
 
     /// `{"type": "device_token_confirmed", "device_id": ...}`, after `device_token`: the token is on
     /// disk. `device_id` (an addition to the protocol, which clients ignore) is the device's id in
     /// the registry, for a gateway that forwards later messages over HTTP.
-    public static func deviceTokenConfirmed(deviceID: String) -> JSONValue {
+    package static func deviceTokenConfirmed(deviceID: String) -> JSONValue {
         ["type": "device_token_confirmed", "device_id": .string(deviceID)]
     }
 
     /// `{"type": "error", "message": ...}`.
-    public static func error(_ message: String) -> JSONValue {
+    package static func error(_ message: String) -> JSONValue {
         ["type": "error", "message": .string(message)]
     }
 }

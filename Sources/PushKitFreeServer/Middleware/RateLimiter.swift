@@ -4,9 +4,9 @@ import PushKitFreeCore
 /// A per-client limit of so many requests a minute: a token bucket per client that holds at most
 /// `perMinute` requests and refills at that rate, so a client may burst up to the limit and then
 /// gets one request every 60/`perMinute` seconds. Safe to call from any thread.
-public final class RateLimiter: Sendable {
+package final class RateLimiter: Sendable {
     /// Requests a client may make per minute; 0 turns the limit off.
-    public let perMinute: Int
+    package let perMinute: Int
     private let clock: @Sendable () -> Double
     private let buckets = Mutex<[String: Bucket]>([:])
 
@@ -19,13 +19,13 @@ public final class RateLimiter: Sendable {
     private static let tableLimit = 10_000
 
     /// - Parameter clock: seconds on a monotonic clock (tests pass their own).
-    public init(perMinute: Int, clock: @escaping @Sendable () -> Double = RateLimiter.monotonicSeconds) {
+    package init(perMinute: Int, clock: @escaping @Sendable () -> Double = RateLimiter.monotonicSeconds) {
         self.perMinute = max(0, perMinute)
         self.clock = clock
     }
 
     /// Seconds since an arbitrary point, from `ContinuousClock`.
-    public static func monotonicSeconds() -> Double {
+    package static func monotonicSeconds() -> Double {
         start.secondsElapsed
     }
     private static let start = ContinuousClock.Instant.now
@@ -34,7 +34,7 @@ public final class RateLimiter: Sendable {
     /// spends its /64's, since a single host is usually given a whole /64 and could otherwise make
     /// up 2^64 allowances. An IPv4 address seen through an IPv6 socket (`::ffff:10.0.0.5`) is its
     /// IPv4 address. Text that is not an address is its own key.
-    public static func key(_ client: String) -> String {
+    package static func key(_ client: String) -> String {
         var host = Substring(client)
         if let zone = host.firstIndex(of: "%") { host = host[..<zone] }
         guard let bytes = IPNetwork.addressBytes(String(host)), bytes.count == 16 else { return client }
@@ -49,7 +49,7 @@ public final class RateLimiter: Sendable {
 
     /// Whether `client` has no request left in its allowance, without spending one.
     /// - Returns: `nil` when it has one, else the whole seconds to wait before it has.
-    public func exhausted(_ client: String) -> Int? {
+    package func exhausted(_ client: String) -> Int? {
         guard perMinute > 0 else { return nil }
         let now = clock()
         let capacity = Double(perMinute)
@@ -63,7 +63,7 @@ public final class RateLimiter: Sendable {
 
     /// Takes one request from `client`'s allowance (its `key`'s).
     /// - Returns: `nil` when admitted, else the whole seconds to wait before the next one is.
-    public func admit(_ client: String) -> Int? {
+    package func admit(_ client: String) -> Int? {
         guard perMinute > 0 else { return nil }
         let now = clock()
         let capacity = Double(perMinute)

@@ -3,21 +3,21 @@ import PushKitFreeRegistry
 
 /// The body other services post to make the phone buzz (`/api/v1/notifications/send`,
 /// `/hooks/ios-notify`): `{"title", "body" or "message", "subtitle", "category", "badge", "data"}`.
-public struct NotificationRequestBody: Sendable, Equatable {
-    public var title: String?
-    public var body: String?
-    public var subtitle: String?
-    public var category: String?
-    public var badge: Int?
+package struct NotificationRequestBody: Sendable, Equatable {
+    package var title: String?
+    package var body: String?
+    package var subtitle: String?
+    package var category: String?
+    package var badge: Int?
     /// Members put beside `aps` in the payload (under the profile's `dataKey`, when it has one).
-    public var data: [String: JSONValue]
+    package var data: [String: JSONValue]
     /// The conventions of the design whose route took the body (`PayloadProfile`); `nil`: none.
-    public var profile: PayloadProfile?
+    package var profile: PayloadProfile?
 
     /// Reads a body; every member is optional, but there must be a title or a body. A profile's
     /// title stands in for a title that is missing or empty (the OpenClaw gateway's `OpenClaw`).
     /// - Throws: `EndpointError` 400 naming the member at fault.
-    public init(_ json: JSONValue, profile: PayloadProfile? = nil) throws(EndpointError) {
+    package init(_ json: JSONValue, profile: PayloadProfile? = nil) throws(EndpointError) {
         guard let object = json.objectValue else {
             throw .badRequest("expected a JSON object, not \(json.typeName)")
         }
@@ -43,7 +43,7 @@ public struct NotificationRequestBody: Sendable, Equatable {
 
     /// The alert as `send-push --title ... --body ... --data ...` would send it, with the profile's
     /// conventions where the body leaves them unset (`PayloadProfile.apply`).
-    public var specification: PushSpecification {
+    package var specification: PushSpecification {
         var spec = PushSpecification()
         spec.content.title = title
         spec.content.body = body

@@ -11,20 +11,20 @@ import PushKitFreeRegistry
 /// in `logDetail`, which the server logs under the request's id and never sends.
 ///
 /// An `HTTPResponseError`: a route or middleware throws it, and `EndpointErrorMiddleware` answers it.
-public struct EndpointError: HTTPResponseError, Sendable, Equatable, CustomStringConvertible {
+package struct EndpointError: HTTPResponseError, Sendable, Equatable, CustomStringConvertible {
     /// The HTTP status (4xx or 5xx).
-    public let status: HTTPResponse.Status
+    package let status: HTTPResponse.Status
     /// What the client reads in `error`.
-    public let message: String
+    package let message: String
     /// Headers the status calls for (`Allow`, `Retry-After`, `WWW-Authenticate`).
-    public let headers: [String: String]
+    package let headers: [String: String]
     /// What the server's log shows beside the request id; never part of the answer.
-    public let logDetail: String?
+    package let logDetail: String?
     /// The `detail` OpenClaw's routes answer when it is not `message` (FastAPI's "Device not found").
-    public let openClawDetail: String?
+    package let openClawDetail: String?
 
     /// An error answered with `status` (a 4xx or 5xx code) and `message`.
-    public init(
+    package init(
         status: Int, _ message: String, headers: [String: String] = [:], logDetail: String? = nil,
         openClawDetail: String? = nil
     ) {
@@ -35,38 +35,38 @@ public struct EndpointError: HTTPResponseError, Sendable, Equatable, CustomStrin
         self.openClawDetail = openClawDetail
     }
 
-    public var description: String { "\(status.code): \(message)" + (logDetail.map { " (\($0))" } ?? "") }
+    package var description: String { "\(status.code): \(message)" + (logDetail.map { " (\($0))" } ?? "") }
 
     /// 400: not JSON, or not the shape the route takes.
-    public static func badRequest(_ message: String) -> EndpointError { EndpointError(status: 400, message) }
+    package static func badRequest(_ message: String) -> EndpointError { EndpointError(status: 400, message) }
     /// 401: the shared secret is missing or wrong.
-    public static func unauthorized(_ message: String) -> EndpointError {
+    package static func unauthorized(_ message: String) -> EndpointError {
         EndpointError(status: 401, message, headers: ["WWW-Authenticate": "Bearer"])
     }
     /// 404: no such route.
-    public static func notFound(_ message: String) -> EndpointError { EndpointError(status: 404, message) }
+    package static func notFound(_ message: String) -> EndpointError { EndpointError(status: 404, message) }
     /// 404: no such device; OpenClaw's routes answer `"detail": "Device not found"`, as that service does.
-    public static func deviceNotFound(_ message: String) -> EndpointError {
+    package static func deviceNotFound(_ message: String) -> EndpointError {
         EndpointError(status: 404, message, openClawDetail: "Device not found")
     }
     /// 405: the path exists for other methods.
-    public static func methodNotAllowed(_ method: String, path: String, allowed: [String]) -> EndpointError {
+    package static func methodNotAllowed(_ method: String, path: String, allowed: [String]) -> EndpointError {
         EndpointError(
             status: 405, "\(path) does not take \(method); it takes \(allowed.joined(separator: ", "))",
             headers: ["Allow": allowed.joined(separator: ", ")])
     }
     /// 413: the body is over the limit.
-    public static func tooLarge(limit: Int) -> EndpointError {
+    package static func tooLarge(limit: Int) -> EndpointError {
         EndpointError(status: 413, "the request body is over \(limit) bytes")
     }
     /// 413: the notification the body describes is over APNs' payload limit.
-    public static func tooLarge(_ message: String) -> EndpointError { EndpointError(status: 413, message) }
+    package static func tooLarge(_ message: String) -> EndpointError { EndpointError(status: 413, message) }
     /// 409: the request needs something done first (a gateway `briefing_config` before `device_token`).
-    public static func conflict(_ message: String) -> EndpointError { EndpointError(status: 409, message) }
+    package static func conflict(_ message: String) -> EndpointError { EndpointError(status: 409, message) }
     /// 422: a well-formed body whose APNs token is not one (or whose time zone does not exist).
-    public static func invalidToken(_ message: String) -> EndpointError { EndpointError(status: 422, message) }
+    package static func invalidToken(_ message: String) -> EndpointError { EndpointError(status: 422, message) }
     /// 429: over the rate limit; try again after `retryAfter` seconds.
-    public static func rateLimited(
+    package static func rateLimited(
         retryAfter: Int, limit: Int, what: String = "registration requests"
     ) -> EndpointError {
         EndpointError(
@@ -75,19 +75,19 @@ public struct EndpointError: HTTPResponseError, Sendable, Equatable, CustomStrin
             headers: ["Retry-After": String(retryAfter)])
     }
     /// 503: the server cannot send (no provider key, no libcurl); `logDetail` says why, for the log.
-    public static func unavailable(_ message: String, logDetail: String? = nil) -> EndpointError {
+    package static func unavailable(_ message: String, logDetail: String? = nil) -> EndpointError {
         EndpointError(status: 503, message, logDetail: logDetail)
     }
     /// 500: the state file cannot be written or read, or something unexpected failed.
     /// - Parameters:
     ///   - message: what the client reads, without paths or system errors.
     ///   - logDetail: the whole story, for the server's log only.
-    public static func internalError(_ message: String, logDetail: String) -> EndpointError {
+    package static func internalError(_ message: String, logDetail: String) -> EndpointError {
         EndpointError(status: 500, message, logDetail: logDetail)
     }
 
     /// The 400 or 422 for a registration body (422: a token that is not one, a time zone that does not exist).
-    public init(_ error: RegistrationBodyError) {
+    package init(_ error: RegistrationBodyError) {
         switch error {
         case .invalidToken(let message), .invalidValue(let message): self = .invalidToken(message)
         case .invalidBody(let message): self = .badRequest(message)
@@ -100,7 +100,7 @@ public struct EndpointError: HTTPResponseError, Sendable, Equatable, CustomStrin
     ///   - gateway: on the Ember gateway's routes, the protocol's error message: `"type": "error"` and
     ///     `message` are added beside `error` (the same text).
     ///   - requestID: named in the message and as `request_id` when there is a `logDetail` to look up.
-    public func body(openClaw: Bool = false, gateway: Bool = false, requestID: String? = nil) -> JSONValue {
+    package func body(openClaw: Bool = false, gateway: Bool = false, requestID: String? = nil) -> JSONValue {
         var text = message
         var object: [String: JSONValue] = [:]
         if let requestID, logDetail != nil {
@@ -117,13 +117,13 @@ public struct EndpointError: HTTPResponseError, Sendable, Equatable, CustomStrin
     }
 
     /// The JSON answer: `body(openClaw:gateway:requestID:)` with the status and headers.
-    public func response(openClaw: Bool, gateway: Bool = false, requestID: String?) -> Response {
+    package func response(openClaw: Bool, gateway: Bool = false, requestID: String?) -> Response {
         .json(body(openClaw: openClaw, gateway: gateway, requestID: requestID), status: status, headers: headers)
     }
 
     /// The answer to `request`: OpenClaw's shape on its routes (`/api/v1/...`), the gateway's on its
     /// own (`/gateway/...`), the request id from the endpoint's context.
-    public func response(from request: Request, context: some RequestContext) throws -> Response {
+    package func response(from request: Request, context: some RequestContext) throws -> Response {
         let endpoint = context as? EndpointRequestContext
         let path = endpoint?.routePath ?? request.uri.path
         return response(

@@ -8,9 +8,9 @@ import PushKitFreeRegistry
 
 /// The JSON the endpoint answers with. Device tokens are always masked: the endpoint is reached
 /// over a network, and a client that registered a token already knows it.
-public enum EndpointJSON {
+package enum EndpointJSON {
     /// How a response shows a device token.
-    public enum TokenDisplay: Sendable {
+    package enum TokenDisplay: Sendable {
         /// The first 8 and last 4 hex digits, `740f4707…78ad` (`DeviceToken.masked`): the native routes.
         case masked
         /// The first 16 hex digits and `...`, `740f4707bebcf74f...`: OpenClaw's routes (`/api/v1/...`),
@@ -18,7 +18,7 @@ public enum EndpointJSON {
         case openClaw
 
         /// `token` as this display shows it.
-        public func text(_ token: DeviceToken) -> String {
+        package func text(_ token: DeviceToken) -> String {
             switch self {
             case .masked: token.masked
             case .openClaw: String(token.hex.prefix(16)) + "..."
@@ -27,7 +27,7 @@ public enum EndpointJSON {
     }
 
     /// A device as `/api/v1/devices` lists it: every field present, `null` when unknown.
-    public static func device(_ device: RegisteredDevice, tokens: TokenDisplay = .masked) -> JSONValue {
+    package static func device(_ device: RegisteredDevice, tokens: TokenDisplay = .masked) -> JSONValue {
         let record = device.record
         func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
         func time(_ value: Date?) -> JSONValue { value.map { .string(ISO8601Timestamp.format($0)) } ?? .null }
@@ -47,7 +47,7 @@ public enum EndpointJSON {
     }
 
     /// `{"count": N, "devices": [...]}`.
-    public static func deviceList(_ devices: [RegisteredDevice], tokens: TokenDisplay = .masked) -> JSONValue {
+    package static func deviceList(_ devices: [RegisteredDevice], tokens: TokenDisplay = .masked) -> JSONValue {
         .object([
             "count": .number(Double(devices.count)),
             "devices": .array(devices.map { device($0, tokens: tokens) }),
@@ -56,7 +56,7 @@ public enum EndpointJSON {
 
     /// One device's outcome: `{"device_id", "token", "success", "reason", "apns_id"}`; policy skips
     /// count as not sent (`success` false, the reason says why).
-    public static func result(_ result: DeliveryResult, tokens: TokenDisplay = .masked) -> JSONValue {
+    package static func result(_ result: DeliveryResult, tokens: TokenDisplay = .masked) -> JSONValue {
         let success = result.outcome == .delivered
         return .object([
             "device_id": result.target.deviceID.map(JSONValue.string) ?? .null,
@@ -74,7 +74,7 @@ public enum EndpointJSON {
 
     /// `{"sent": N, "results": [...]}`, as the OpenClaw notification service answers: N is the number
     /// of devices attempted (its `len(results)`), each listed with whether it took the notification.
-    public static func sendReport(_ report: DeliveryReport, tokens: TokenDisplay = .masked) -> JSONValue {
+    package static func sendReport(_ report: DeliveryReport, tokens: TokenDisplay = .masked) -> JSONValue {
         .object([
             "sent": .number(Double(report.results.count)),
             "results": .array(report.results.map { result($0, tokens: tokens) }),

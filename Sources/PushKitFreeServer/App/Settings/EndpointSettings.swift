@@ -1,38 +1,38 @@
 import PushKitFreeCore
 
 /// Everything `register-apns serve` was started with, checked.
-public struct EndpointSettings: Sendable {
+package struct EndpointSettings: Sendable {
     /// The shared configuration: state file, provider key, topic, environment, APNs URL, proxy.
-    public var configuration: Configuration
-    public var listen: ListenAddress
+    package var configuration: Configuration
+    package var listen: ListenAddress
     /// `nil` only with `--no-auth` on a loopback address.
-    public var secret: SharedSecret?
+    package var secret: SharedSecret?
     /// Registration requests a client may make per minute; 0 = no limit.
-    public var rateLimit: Int
+    package var rateLimit: Int
     /// PEM certificate chain and private key for HTTPS; `nil` for plain HTTP.
-    public var tls: (certificate: String, key: String)?
+    package var tls: (certificate: String, key: String)?
     /// Retries and deadline of each send.
-    public var deliveryPolicy: DeliveryPolicy
+    package var deliveryPolicy: DeliveryPolicy
     /// Quiet hours, frequency cap (the config file's, as `send-push` applies them).
-    public var notificationPolicy: NotificationPolicy
+    package var notificationPolicy: NotificationPolicy
     /// `--open-registration`: networks whose peers may use the registration routes without the
     /// secret (never the routes that list, remove or send).
-    public var openRegistration: [IPNetwork]
+    package var openRegistration: [IPNetwork]
     /// How long a connection may take from being accepted (its TLS handshake included) to a complete
     /// request head; past it, it is closed without an answer.
-    public var headerTimeout: Duration
+    package var headerTimeout: Duration
     /// How long a connection may stay open between requests (keep-alive) before it is closed.
-    public var idleTimeout: Duration
+    package var idleTimeout: Duration
     /// The most connections held at once; `nil` for the open-file limit less
     /// `ConnectionLimit.reservedDescriptors`. Past it, the oldest connection still waiting for its
     /// request head is closed to make room.
-    public var maxConnections: Int?
+    package var maxConnections: Int?
 
     /// Checks the combination: a secret is required unless `noAuth` on loopback, `--no-auth` never
     /// on an address others can reach, and `--open-registration` only beside a secret (with
     /// `--no-auth` every route is open already).
     /// - Throws: `ConfigurationError` (64 for a flag combination, 78 for the secret file).
-    public init(
+    package init(
         configuration: Configuration, listen: ListenAddress, secretFile: String?, noAuth: Bool, rateLimit: Int,
         tls: (certificate: String, key: String)?, deliveryPolicy: DeliveryPolicy,
         notificationPolicy: NotificationPolicy,

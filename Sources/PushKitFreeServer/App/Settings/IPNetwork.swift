@@ -12,16 +12,16 @@ import PushKitFreeCore
 /// A bare address is a network of that one host (`/32`, `/128`). Bits set past the prefix are
 /// refused rather than guessed at (`10.10.10.5/24` may mean the network or the host). An IPv4 peer
 /// seen through an IPv6 socket (`::ffff:10.10.10.5`) is matched against IPv4 networks.
-public struct IPNetwork: Sendable, Equatable, CustomStringConvertible {
+package struct IPNetwork: Sendable, Equatable, CustomStringConvertible {
     /// The network address: 4 bytes (IPv4) or 16 (IPv6).
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
     /// The number of leading bits that name the network.
-    public let prefixLength: Int
+    package let prefixLength: Int
 
     /// Parses one network.
     /// - Parameter option: how messages name the setting, e.g. `--open-registration`.
     /// - Throws: `ConfigurationError` (64) naming the value and what is wrong with it.
-    public init(parsing text: String, option: String = "--open-registration") throws(ConfigurationError) {
+    package init(parsing text: String, option: String = "--open-registration") throws(ConfigurationError) {
         let parts = text.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
         let addressText = String(parts[0])
         guard let bytes = Self.addressBytes(addressText) else {
@@ -59,7 +59,7 @@ public struct IPNetwork: Sendable, Equatable, CustomStringConvertible {
 
     /// Parses a comma-separated list (spaces around the commas are allowed).
     /// - Throws: `ConfigurationError` (64) for an empty list or element, or the first bad network.
-    public static func list(
+    package static func list(
         parsing text: String,
         option: String = "--open-registration"
     ) throws(ConfigurationError) -> [IPNetwork] {
@@ -78,7 +78,7 @@ public struct IPNetwork: Sendable, Equatable, CustomStringConvertible {
 
     /// Whether `address` (a peer's IP address as text) lies in this network; `false` for text that
     /// is not an address.
-    public func contains(_ address: String) -> Bool {
+    package func contains(_ address: String) -> Bool {
         var host = Substring(address)
         if let zone = host.firstIndex(of: "%") { host = host[..<zone] }
         guard var peer = Self.addressBytes(String(host)) else { return false }
@@ -90,7 +90,7 @@ public struct IPNetwork: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `10.10.10.0/24`, `fd7a:115c:a1e0::/48` (the address in its shortest form).
-    public var description: String {
+    package var description: String {
         let family = bytes.count == 4 ? AF_INET : AF_INET6
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         let written = bytes.withUnsafeBytes { raw in

@@ -6,21 +6,21 @@ import Darwin
 import PushKitFreeCore
 
 /// Where `register-apns serve` listens: `HOST:PORT`, `[IPv6]:PORT`, or `:PORT` (loopback).
-public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
-    public let host: String
-    public let port: Int
+package struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+    package let host: String
+    package let port: Int
 
     /// The default: loopback, port 8100.
-    public static let `default` = ListenAddress(host: "127.0.0.1", port: 8100)
+    package static let `default` = ListenAddress(host: "127.0.0.1", port: 8100)
 
-    public init(host: String, port: Int) {
+    package init(host: String, port: Int) {
         self.host = host
         self.port = port
     }
 
     /// Parses `--listen`.
     /// - Throws: `ConfigurationError` (64) naming what is wrong.
-    public init(parsing text: String) throws(ConfigurationError) {
+    package init(parsing text: String) throws(ConfigurationError) {
         let host: Substring
         let portText: Substring
         if text.hasPrefix("[") {
@@ -47,7 +47,7 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     /// Whether only this machine can connect: every address the host resolves to is a loopback
     /// address (127.0.0.0/8, ::1, or ::ffff:127.0.0.0/104), and there is at least one. The addresses
     /// are checked, not the name: `127.example.com` or `localhost.example.com` may resolve anywhere.
-    public var isLoopback: Bool {
+    package var isLoopback: Bool {
         let addresses = Self.resolve(host)
         return !addresses.isEmpty && addresses.allSatisfy(Self.isLoopbackAddress)
     }
@@ -91,5 +91,5 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         return addresses
     }
 
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+    package var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

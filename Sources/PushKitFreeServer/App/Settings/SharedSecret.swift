@@ -7,22 +7,22 @@ import PushKitFreeCore
 
 /// The secret every caller of `register-apns serve` presents, read from a file only its owner can
 /// read, and compared in constant time.
-public struct SharedSecret: Sendable {
+package struct SharedSecret: Sendable {
     private let digest: [UInt8]
     /// The hex SHA-256 of the secret: what `/triggerReplyFinished` puts in `server_key`, because the
     /// proxy-chat app finds the server a notification came from by hashing each secret it stores and
     /// comparing. Anyone who sees a payload can hash guesses the same way, so it is given only for a
     /// secret of at least `serverKeyMinimumLength` characters (`openssl rand -hex 32` makes 64, the
     /// app 44), which cannot be guessed; `nil` for a shorter one. It is never accepted as the secret.
-    public let serverKey: String?
+    package let serverKey: String?
     /// The shortest secret whose SHA-256 is put in notifications.
-    public static let serverKeyMinimumLength = 32
+    package static let serverKeyMinimumLength = 32
 
     /// A secret from its text (tests, and the file's contents).
     /// - Throws: `ConfigurationError` (78) when it is empty, only whitespace, or begins or ends with
     ///   whitespace: a header's value is read without the whitespace around it, so such a secret
     ///   could never be presented.
-    public init(_ secret: String, source: String = "the secret") throws(ConfigurationError) {
+    package init(_ secret: String, source: String = "the secret") throws(ConfigurationError) {
         guard !secret.isEmpty else { throw ConfigurationError("\(source) is empty") }
         guard !secret.trimmingWhitespace.isEmpty else {
             throw ConfigurationError("\(source) holds only whitespace; make a secret with openssl rand -hex 32")
@@ -41,7 +41,7 @@ public struct SharedSecret: Sendable {
     /// Windows editor's `\r\n`).
     /// - Throws: `ConfigurationError` (78) when the file is missing, unreadable, empty, or readable
     ///   or writable by group or others (`chmod 600` fixes that).
-    public static func load(path: String) throws(ConfigurationError) -> SharedSecret {
+    package static func load(path: String) throws(ConfigurationError) -> SharedSecret {
         guard PosixFile.permissions(of: path) != nil else {
             throw ConfigurationError("--secret-file \(path) does not exist or cannot be read")
         }
@@ -70,7 +70,7 @@ public struct SharedSecret: Sendable {
     /// Whether `presented` is the secret. Both sides are hashed first, so the comparison always
     /// looks at 64 bytes whatever was presented, and it reads every byte whether or not an earlier
     /// one differed: the time taken says nothing about the secret.
-    public func matches(_ presented: String) -> Bool {
+    package func matches(_ presented: String) -> Bool {
         let other = Array(HexDigest.sha256(presented).utf8)
         var difference: UInt8 = 0
         for index in digest.indices { difference |= digest[index] ^ other[index] }
@@ -78,7 +78,7 @@ public struct SharedSecret: Sendable {
     }
 
     /// The secret a request presents: `Authorization: Bearer <secret>` or `X-OpenClaw-Auth: <secret>`.
-    public static func presented(authorization: String?, openClawAuth: String?) -> String? {
+    package static func presented(authorization: String?, openClawAuth: String?) -> String? {
         if let authorization {
             let parts = authorization.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer" {

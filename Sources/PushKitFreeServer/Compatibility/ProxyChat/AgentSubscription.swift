@@ -13,28 +13,28 @@ import PushKitFreeRegistry
 ///   so `send-push --group <key>` reaches the same devices.
 /// - The agent's display name and `cwd` are kept in the registry (`RegisteredDevices.recordAgent`,
 ///   the state file's top-level `"agents"` member), which every tool preserves on rewrite.
-public enum AgentSubscription {
+package enum AgentSubscription {
     /// Title and body when nothing better is known.
-    public static let fallbackText = "Reply ready"
+    package static let fallbackText = "Reply ready"
 
     /// The agent key of a working directory: 64 hex digits, also a valid collapse id.
-    public static func key(cwd: String) -> String { HexDigest.sha256(cwd) }
+    package static func key(cwd: String) -> String { HexDigest.sha256(cwd) }
 
     /// A parsed `/registerSubscription` body.
-    public struct Request: Sendable, Equatable {
-        public var cwd: String
-        public var agentKey: String
-        public var displayName: String?
+    package struct Request: Sendable, Equatable {
+        package var cwd: String
+        package var agentKey: String
+        package var displayName: String?
         /// The device registration; its groups are merged with the agent's group when written.
-        public var registration: DeviceRegistration
+        package var registration: DeviceRegistration
         /// Whether the body named groups itself (they then replace the device's groups, plus the agent's).
-        public var replacesGroups: Bool
+        package var replacesGroups: Bool
 
         /// `{"cwd", "installation_id", "apns_token", "agent_display_name"}`, plus the optional
         /// registration fields (`environment`, `groups`, `device_name`, ...). Proxy-chat apps send the
         /// token as `fcm_token`; it is used when `apns_token` is absent and it holds an APNs token.
         /// - Throws: `EndpointError` 400 for a missing or mistyped member, 422 for an invalid token.
-        public init(_ json: JSONValue) throws(EndpointError) {
+        package init(_ json: JSONValue) throws(EndpointError) {
             guard var object = json.objectValue else {
                 throw .badRequest("expected a JSON object, not \(json.typeName)")
             }
@@ -82,7 +82,7 @@ public enum AgentSubscription {
         /// - Parameter trusted: whether the caller presented the secret. Without it (an
         ///   `--open-registration` peer) the display name, which titles every subscriber's
         ///   notifications, is recorded only while no other device subscribes to the agent.
-        public func apply(
+        package func apply(
             to devices: inout RegisteredDevices, at now: Date, trusted: Bool = true
         ) -> RegisteredDevices.RegistrationOutcome {
             var registration = self.registration
@@ -105,20 +105,20 @@ public enum AgentSubscription {
     }
 
     /// The display name an agent subscribed with, if any.
-    public static func displayName(agentKey: String, in devices: RegisteredDevices) -> String? {
+    package static func displayName(agentKey: String, in devices: RegisteredDevices) -> String? {
         devices.agent(agentKey)?.displayName
     }
 
     /// A parsed `/triggerReplyFinished` body: `{"cwd", "conversation_id", "message_preview", "finished_at"}`.
-    public struct ReplyFinished: Sendable, Equatable {
-        public var cwd: String
-        public var conversationID: String?
-        public var preview: String?
-        public var finishedAt: String?
-        public var agentKey: String { AgentSubscription.key(cwd: cwd) }
+    package struct ReplyFinished: Sendable, Equatable {
+        package var cwd: String
+        package var conversationID: String?
+        package var preview: String?
+        package var finishedAt: String?
+        package var agentKey: String { AgentSubscription.key(cwd: cwd) }
 
         /// - Throws: `EndpointError` 400 for a missing `cwd` or a mistyped member.
-        public init(_ json: JSONValue) throws(EndpointError) {
+        package init(_ json: JSONValue) throws(EndpointError) {
             guard let object = json.objectValue else {
                 throw .badRequest("expected a JSON object, not \(json.typeName)")
             }
@@ -139,7 +139,7 @@ public enum AgentSubscription {
         /// "Reply ready"; `data` with `type`, `server_key` (when there is a secret), `cwd` and
         /// `conversation_id`; collapse id and thread id the agent key, so a newer reply replaces the
         /// older banner and replies group per agent.
-        public func specification(displayName: String?, serverKey: String?) -> PushSpecification {
+        package func specification(displayName: String?, serverKey: String?) -> PushSpecification {
             var spec = PushSpecification()
             let lastComponent = cwd.split(separator: "/").last.map(String.init)
             spec.content.title = displayName ?? lastComponent ?? AgentSubscription.fallbackText
