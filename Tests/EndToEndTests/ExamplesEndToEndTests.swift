@@ -526,6 +526,25 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         return directory
     }
 
+    /// Stand-ins for a systemd user manager: `systemctl` says it answers, `systemd-run` writes its
+    /// arguments down. Returns their directory and a reader of the arguments last recorded.
+    func recordingSystemdRun() throws -> (directory: String, recorded: () throws -> [String]) {
+        let argumentsFile = setup.directory.file("systemd-run.args")
+        let directory = try shims([
+            "systemctl": #"[ "$1 $2" = "--user show-environment" ] && exit 0; exit 1"#,
+            "systemd-run":
+                #"python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@" > "\#(argumentsFile)""#,
+        ])
+        return (
+            directory,
+            {
+                try #require(
+                    try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: argumentsFile)))
+                        as? [String])
+            }
+        )
+    }
+
     static let reminderText = #"It's 5 o'clock: take the "bread" out ($HOME, `date`, \n stay as typed)"#
 
     /// This machine has no systemd user manager (PID 1 is not systemd), so the systemd-run branch is
@@ -539,18 +558,12 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
         try register("phone", hexToken(1, filler: "ef"), env: env)
-        let argumentsFile = setup.directory.file("systemd-run.args")
-        let shimDirectory = try shims([
-            "systemctl": #"[ "$1 $2" = "--user show-environment" ] && exit 0; exit 1"#,
-            "systemd-run":
-                #"python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@" > "\#(argumentsFile)""#,
-        ])
+        let (shimDirectory, recorded) = try recordingSystemdRun()
         env["PATH"] = shimDirectory + ":" + Self.path
         let result = try run([Self.examples + "/remind-in.sh", "25", Self.reminderText], env: env)
         #expect(result.status == 0, "\(result.stderr)")
 
-        let arguments = try #require(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: argumentsFile))) as? [String])
+        let arguments = try recorded()
         let separator = try #require(arguments.firstIndex(of: "--"))
         let options = arguments[..<separator]
         #expect(Array(options.prefix(3)) == ["--user", "--on-active=25m", "--timer-property=AccuracySec=1s"])
@@ -654,21 +667,15 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
         try register("phone", hexToken(1, filler: "ef"), env: env)
-        let argumentsFile = setup.directory.file("systemd-run.args")
-        env["PATH"] =
-            try shims([
-                "systemctl": #"[ "$1 $2" = "--user show-environment" ] && exit 0; exit 1"#,
-                "systemd-run":
-                    #"python3 -c 'import json, sys; print(json.dumps(sys.argv[1:]))' "$@" > "\#(argumentsFile)""#,
-            ]) + ":" + Self.path
+        let (shimDirectory, recorded) = try recordingSystemdRun()
+        env["PATH"] = shimDirectory + ":" + Self.path
         let result = try run(
             [Self.examples + "/openclaw_events.py", "reminder", "--in", "25", "-"], env: env,
             stdin: "Stand-up in 5 minutes\n")
         #expect(result.status == 0, "\(result.stderr)")
         #expect(emulator.records().isEmpty, "nothing is sent now")
 
-        let arguments = try #require(
-            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: argumentsFile))) as? [String])
+        let arguments = try recorded()
         #expect(arguments.contains("--on-active=25m"))
         let command = Array(arguments[(try #require(arguments.firstIndex(of: "--")) + 1)...])
         let data = #"{"type": "start_conversation", "context": "reminder"}"#
