@@ -304,33 +304,49 @@ struct SendPush: ParsableCommand {
             guard detached else { return ToolSupport.warn(message, tool: Self.tool) }
             warnings.append(PushLog.noteRecord(outcome: "warning", message, at: Date(), messageID: messageID))
         }
-        let outcome: PushSender.Outcome
+        let targets = try sender.select(prepared, warn: warn)
+        guard !targets.isEmpty else {
+            if due != nil && !requireDevice { return } // Run every minute from cron: nothing due is the usual case.
+            let message = "no devices to send to (registry: \(configuration.registryLocation))"
+            ToolSupport.warn(message, tool: Self.tool)
+            if requireDevice { throw ExitCode(ExitStatus.noInput.rawValue) }
+            // The legacy call comes from a hook that discards standard error: push.log is where
+            // anyone will see that the push went nowhere.
+            if (background || !legacy.isEmpty) && !dryRun {
+                try log.append([PushLog.noteRecord(outcome: "no_devices", message, at: Date(), messageID: messageID)])
+            }
+            return
+        }
+        if dryRun {
+            StandardStreams.writeOutput(
+                DryRun.render(prepared.request, targets: targets, configuration: configuration, fullTokens: full))
+            return
+        }
+        let checked: PushSender.CheckedSend
+        switch try sender.check(prepared, targets: targets, warn: warn) {
+        case .heldBack(let report):
+            if background { try log.append(PushLog.records(of: report, at: Date(), messageID: messageID)) }
+            if !hook { print(report) }
+            return
+        case .ready(let ready):
+            checked = ready
+        }
+        if let note = prepared.policyNote, !hook { StandardStreams.writeError("\(Self.tool): \(note)\n") }
+        if background {
+            try PosixFile.createPrivateDirectory(configuration.stateDirectory.value)
+            guard try ProcessDetacher.detach() == .detached else {
+                if !hook {
+                    let devices = "\(targets.count) device\(targets.count == 1 ? "" : "s")"
+                    StandardStreams.writeError(
+                        "\(Self.tool): sending to \(devices) in the background; outcomes go to \(log.path)\n")
+                }
+                return
+            }
+            detached = true
+        }
+        let report: DeliveryReport
         do {
-            outcome = try sender.send(
-                prepared, warn: warn,
-                selected: { targets in
-                    guard dryRun else { return true }
-                    StandardStreams.writeOutput(
-                        DryRun.render(
-                            prepared.request, targets: targets, configuration: configuration,
-                            fullTokens: full))
-                    return false
-                },
-                ready: { targets in
-                    if let note = prepared.policyNote, !hook { StandardStreams.writeError("\(Self.tool): \(note)\n") }
-                    guard background else { return true }
-                    try PosixFile.createPrivateDirectory(configuration.stateDirectory.value)
-                    guard try ProcessDetacher.detach() == .detached else {
-                        if !hook {
-                            let devices = "\(targets.count) device\(targets.count == 1 ? "" : "s")"
-                            StandardStreams.writeError(
-                                "\(Self.tool): sending to \(devices) in the background; outcomes go to \(log.path)\n")
-                        }
-                        return false
-                    }
-                    detached = true
-                    return true
-                })
+            report = try sender.deliver(checked, warn: warn)
         } catch  where detached {
             let known = error as? any PushKitError
             let message = known.map(ToolSupport.message(for:)) ?? String(describing: error)
@@ -342,30 +358,12 @@ struct SendPush: ParsableCommand {
                 ])
             return
         }
-        switch outcome {
-        case .noDevices where due != nil && !requireDevice:
-            // Run every minute from cron: nothing due is the usual case, and not worth a word.
-            return
-        case .noDevices:
-            let message = "no devices to send to (registry: \(configuration.registryLocation))"
-            ToolSupport.warn(message, tool: Self.tool)
-            if requireDevice { throw ExitCode(ExitStatus.noInput.rawValue) }
-            // The legacy call comes from a hook that discards standard error: push.log is where
-            // anyone will see that the push went nowhere.
-            if (background || !legacy.isEmpty) && !dryRun {
-                try log.append([PushLog.noteRecord(outcome: "no_devices", message, at: Date(), messageID: messageID)])
-            }
-        case .stopped:
-            return
-        case .heldBack(let report):
-            if background { try log.append(PushLog.records(of: report, at: Date(), messageID: messageID)) }
-            if !hook { print(report) }
-        case .sent(let report) where detached:
+        if detached {
             try? log.append(warnings + PushLog.records(of: report, at: Date(), messageID: messageID))
-        case .sent(let report):
-            print(report)
-            if report.exitStatus != .success { throw ExitCode(report.exitStatus.rawValue) }
+            return
         }
+        print(report)
+        if report.exitStatus != .success { throw ExitCode(report.exitStatus.rawValue) }
     }
 
     /// `--channel`: one request to the broadcast endpoint for the channel's subscribers; no device

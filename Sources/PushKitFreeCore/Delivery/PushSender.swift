@@ -7,14 +7,15 @@ import Foundation
 /// The one way a notification is sent, whoever asks: `send-push` in the foreground, its `--detach`
 /// and `--hook` background process, and every send route of `register-apns serve`.
 ///
-/// A send has two steps. `prepare` is pure: it applies the notification policy (urgency,
-/// `collapse-id auto`, quiet hours) to what was asked and builds the APNs request, so a front end
-/// can refuse a bad payload before it waits for anything. `send` then selects the devices, lets the
-/// policy hold the send back (quiet hours with `skip`, the frequency cap), loads the provider
-/// credentials, checks the CA file, loads the transport, delivers with retries, and does the
-/// registry's bookkeeping (prune, learned environments, last delivery). Front ends act at two
-/// checkpoints in between: once the devices are known (a dry run stops there) and once everything
-/// that can be checked was checked (a detaching front end forks there).
+/// `prepare` is pure: it applies the notification policy (urgency, `collapse-id auto`, quiet hours)
+/// to what was asked and builds the APNs request, so a front end can refuse a bad payload before it
+/// waits for anything. Then three steps, which `send` takes in order and a front end that acts
+/// between them takes one by one:
+/// 1. `select`: the devices, from the registry (a dry run stops after it);
+/// 2. `check`: the policy may hold the send back (quiet hours with `skip`, the frequency cap); the
+///    provider credentials are loaded and the CA file checked (a detaching front end forks after it);
+/// 3. `deliver`: the transport is loaded, the requests go out with retries, and the registry's
+///    bookkeeping follows (prune, learned environments, last delivery).
 package struct PushSender: Sendable {
     package let configuration: Configuration
     package let notificationPolicy: NotificationPolicy
@@ -139,38 +140,63 @@ package struct PushSender: Sendable {
     package enum Outcome {
         /// The audience holds no device.
         case noDevices
-        /// A checkpoint stopped the send (a dry run, or the parent of a detached delivery).
-        case stopped
         /// The policy held the send back; every device is reported skipped with the reason.
         case heldBack(DeliveryReport)
         /// Sent: one result per device.
         case sent(DeliveryReport)
     }
 
-    /// Selects the devices, lets the policy hold back, checks what can be checked, and delivers.
+    /// A send whose devices, policy, credentials and CA file were checked: what is left is to load
+    /// the transport and deliver (`deliver(_:warn:)`).
+    package struct CheckedSend: Sendable {
+        package let prepared: PreparedPush
+        package let targets: [DeliveryTarget]
+        package let credentials: ProviderCredentials
+    }
+
+    /// What the checks after the selection found.
+    package enum Check {
+        /// The policy held the send back (quiet hours with `skip`, the frequency cap).
+        case heldBack(DeliveryReport)
+        /// Ready to deliver.
+        case ready(CheckedSend)
+    }
+
+    /// The three steps in order: `select`, `check`, `deliver`. A front end that acts between them
+    /// (a dry run after the selection, a detaching one after the checks) calls them itself.
     /// - Parameters:
     ///   - credentials: the provider key and ids when the caller keeps them loaded (a server);
     ///     `nil` loads them from the configuration.
     ///   - warn: non-fatal problems (devices without a push-to-start token, a key file others can
     ///     read, a token that could not be cached, a registry that could not be updated).
-    ///   - selected: called with the devices before the policy holds back or anything is loaded;
-    ///     return false to stop (a dry run).
-    ///   - ready: called once the credentials, the CA file and the devices are checked, just
-    ///     before the transport is loaded and the requests go out; return false to stop (the parent
-    ///     of a detached delivery).
-    /// - Throws: `DeliverySelectionError` or `DeviceTokenError` (65) for an audience that names
-    ///   what is not there, `RegistryError` for an unreadable registry, `ProviderKeyError` (66) or
-    ///   `ConfigurationError` (78) for unusable credentials or CA file, the transport source's error
-    ///   (69) when it cannot load, and whatever a checkpoint throws.
+    /// - Throws: what the steps throw.
     package func send(
-        _ prepared: PreparedPush, credentials loaded: ProviderCredentials? = nil,
-        warn: @escaping (String) -> Void,
-        selected: ([DeliveryTarget]) throws -> Bool = { _ in true },
-        ready: ([DeliveryTarget]) throws -> Bool = { _ in true }
+        _ prepared: PreparedPush, credentials: ProviderCredentials? = nil, warn: @escaping (String) -> Void
     ) throws -> Outcome {
-        let targets = try select(prepared.audience, at: prepared.preparedAt, warn: warn)
+        let targets = try select(prepared, warn: warn)
         guard !targets.isEmpty else { return .noDevices }
-        guard try selected(targets) else { return .stopped }
+        switch try check(prepared, targets: targets, credentials: credentials, warn: warn) {
+        case .heldBack(let report): return .heldBack(report)
+        case .ready(let checked): return .sent(try deliver(checked, warn: warn))
+        }
+    }
+
+    /// Step 1: the devices `prepared` goes to (empty when its audience holds none), read from the
+    /// registry; nothing is loaded yet.
+    /// - Throws: `DeliverySelectionError` or `DeviceTokenError` (65) for an audience that names
+    ///   what is not there, the registry's error when it cannot be read.
+    package func select(_ prepared: PreparedPush, warn: (String) -> Void) throws -> [DeliveryTarget] {
+        try select(prepared.audience, at: prepared.preparedAt, warn: warn)
+    }
+
+    /// Step 2: lets the policy hold the send back; else loads the provider credentials (unless
+    /// given) and checks the CA file. The transport is not loaded yet.
+    /// - Throws: `ProviderKeyError` (66) or `ConfigurationError` (78) for unusable credentials or CA
+    ///   file, the frequency cap's error when its file cannot be used.
+    package func check(
+        _ prepared: PreparedPush, targets: [DeliveryTarget], credentials loaded: ProviderCredentials? = nil,
+        warn: (String) -> Void
+    ) throws -> Check {
         if let reason = try notificationPolicy.holdBackReason(
             prepared.decision, capKey: prepared.capKey,
             stateDirectory: configuration.stateDirectory.value)
@@ -183,9 +209,15 @@ package struct PushSender: Sendable {
         }
         let credentials = try loaded ?? loadCredentials(warn: warn)
         try CertificateAuthorityFile.check(configuration.caFile)
-        guard try ready(targets) else { return .stopped }
+        return .ready(CheckedSend(prepared: prepared, targets: targets, credentials: credentials))
+    }
+
+    /// Step 3: loads the transport, delivers with retries, and records what was learned in the
+    /// registry.
+    /// - Throws: the transport source's error (69) when it cannot load.
+    package func deliver(_ checked: CheckedSend, warn: @escaping (String) -> Void) throws -> DeliveryReport {
         try transports.prepare()
-        return .sent(try deliver(prepared, to: targets, credentials: credentials, warn: warn))
+        return try deliver(checked.prepared, to: checked.targets, credentials: checked.credentials, warn: warn)
     }
 
     /// The provider key and ids, with a warning when others can read the key file.

@@ -90,7 +90,7 @@ struct PushSenderTests {
         #expect(try sender.prepare(alert()).capKey == "all")
     }
 
-    @Test("a send goes select, checkpoint, credentials, ready, transport; 410 prunes the device")
+    @Test("a send goes select, check (credentials), deliver (transport); 410 prunes the device")
     func wholeSend() throws {
         let (configuration, _) = try setUp()
         let gone = token(2).hex
@@ -98,50 +98,39 @@ struct PushSenderTests {
             status: 410, headers: ["apns-id": "x"], body: Data(#"{"reason":"Unregistered"}"#))
         let source = ScriptedTransportSource(ScriptedTransport([gone: [.success(unregistered)]]))
         let sender = sender(configuration, source)
-        let outcome = try sender.send(
-            try sender.prepare(alert()), warn: { _ in },
-            selected: { targets in
-                source.note("selected \(targets.count)")
-                return true
-            },
-            ready: { _ in
-                source.note("ready")
-                return true
-            })
-        guard case .sent(let report) = outcome else {
-            Issue.record("not sent: \(outcome)")
+        let prepared = try sender.prepare(alert())
+        let targets = try sender.select(prepared, warn: { _ in })
+        source.note("selected \(targets.count)")
+        guard case .ready(let checked) = try sender.check(prepared, targets: targets, warn: { _ in }) else {
+            Issue.record("held back")
             return
         }
+        source.note("ready")
+        let report = try sender.deliver(checked, warn: { _ in })
         #expect(source.events == ["selected 2", "ready", "prepare", "transport"])
         #expect(report.delivered == 1 && report.pruned == 1)
         #expect(try DeviceRegistry(path: configuration.stateFile.value).load().devices.map(\.id) == ["phone"])
     }
 
-    @Test("a dry run stops at the selection: no key is read, no transport is loaded")
+    @Test("the selection alone (a dry run) reads no key and loads no transport")
     func dryRunStops() throws {
         let (configuration, _) = try setUp(key: false)
         let source = ScriptedTransportSource()
         let sender = sender(configuration, source)
-        let outcome = try sender.send(try sender.prepare(alert()), warn: { _ in }, selected: { _ in false })
-        guard case .stopped = outcome else {
-            Issue.record("not stopped: \(outcome)")
-            return
-        }
+        let targets = try sender.select(try sender.prepare(alert()), warn: { _ in })
+        #expect(targets.count == 2)
         #expect(source.events.isEmpty)
     }
 
-    @Test("a missing key stops the send before the ready checkpoint (where --detach forks)")
+    @Test("a missing key stops the send in the check, before delivery (where --detach forks)")
     func missingKeyBeforeReady() throws {
         let (configuration, _) = try setUp(key: false)
         let source = ScriptedTransportSource()
         let sender = sender(configuration, source)
+        let prepared = try sender.prepare(alert())
+        let targets = try sender.select(prepared, warn: { _ in })
         #expect(throws: ProviderKeyError.self) {
-            _ = try sender.send(
-                try sender.prepare(alert()), warn: { _ in },
-                ready: { _ in
-                    source.note("ready")
-                    return true
-                })
+            _ = try sender.check(prepared, targets: targets, warn: { _ in })
         }
         #expect(source.events.isEmpty)
     }

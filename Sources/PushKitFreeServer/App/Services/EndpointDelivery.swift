@@ -128,7 +128,7 @@ final class EndpointDelivery: Sendable {
         let credentials = try state.credentials ?? sender.loadCredentials(warn: warn)
         state.credentials = credentials
         switch try sender.send(prepared, credentials: credentials, warn: warn) {
-        case .noDevices, .stopped: return DeliveryReport(results: [], seconds: 0)
+        case .noDevices: return DeliveryReport(results: [], seconds: 0)
         case .heldBack(let report): return report
         case .sent(let report):
             // What a key-scope answer or an expired token means goes to the server's log, once per
