@@ -133,14 +133,15 @@ struct LiveActivityOptions: ParsableArguments {
         if command.payloadFile != nil {
             throw ValidationError("--payload-file is a complete payload; it cannot be combined with --live-activity")
         }
-        if !command.legacy.isEmpty || command.hook {
+        if !command.legacy.isEmpty || command.backgroundOptions.hook {
             throw ValidationError(
                 "--live-activity cannot be combined with the legacy form MESSAGE_ID PREVIEW or --hook")
         }
         if channel != nil {
             let conflicting = [
-                ("--token", !command.token.isEmpty), ("--device", !command.device.isEmpty),
-                ("--group", !command.group.isEmpty), ("--detach", command.detach),
+                ("--token", !command.audienceOptions.token.isEmpty),
+                ("--device", !command.audienceOptions.device.isEmpty),
+                ("--group", !command.audienceOptions.group.isEmpty), ("--detach", command.backgroundOptions.detach),
                 ("--collapse-id", command.collapseID != nil), ("--apns-id", command.apnsID != nil),
             ]
             if let flag = conflicting.first(where: \.1)?.0 {
@@ -150,7 +151,7 @@ struct LiveActivityOptions: ParsableArguments {
             }
             return
         }
-        if event != .start, command.token.isEmpty {
+        if event != .start, command.audienceOptions.token.isEmpty {
             throw ValidationError(
                 "--live-activity \(event) needs --token: the activity's update token, which the app gets from the activity's pushTokenUpdates (push-to-start tokens only start activities), or --channel for activities subscribed to a broadcast channel"
             )

@@ -89,25 +89,7 @@ struct SendPush: ParsableCommand {
     var collapseID: String?
     @Option(name: .customLong("apns-id"), help: "UUID for the notification.") var apnsID: String?
 
-    // MARK: Devices
-    @Option(help: ArgumentHelp("A registered device id (repeatable).", valueName: "id")) var device: [String] = []
-    @Option(help: ArgumentHelp("Devices of a group (repeatable).", valueName: "name")) var group: [String] = []
-    @Option(help: ArgumentHelp("A device token, bypassing the registry (repeatable).", valueName: "hex")) var token:
-        [String] = []
-    @Flag(
-        name: .customLong("require-device"), help: "Exit 66 when there is no device to send to (default: warn, exit 0)."
-    )
-    var requireDevice = false
-    @Option(
-        help: ArgumentHelp(
-            "Only the devices whose daily briefing time has come in their own time zone and that have not had today's; silent when none is due (run it from cron every minute).",
-            valueName: "schedule"))
-    var due: DueSchedule?
-    @Option(
-        help: ArgumentHelp(
-            "Judge --due and quiet hours as if it were this time (ISO 8601 with a zone, or UNIX seconds); for tests and --dry-run what-ifs.",
-            valueName: "time"))
-    var now: InstantArgument?
+    @OptionGroup(title: "Devices") var audienceOptions: AudienceOptions
 
     @Option(
         help: ArgumentHelp(
@@ -117,42 +99,12 @@ struct SendPush: ParsableCommand {
 
     @OptionGroup(title: "Live Activity") var liveActivity: LiveActivityOptions
 
-    // MARK: Policy
-    @Option(
-        help: ArgumentHelp(
-            "Interruption level passive, active or time-sensitive, and the config's urgency_categories category.",
-            valueName: "level"))
-    var urgency: Urgency?
-    @Option(
-        name: .customLong("quiet-policy"),
-        help: ArgumentHelp(
-            "During the config's quiet_hours: passive (default: no sound), skip, or ignore.", valueName: "policy"))
-    var quietPolicy: QuietPolicy?
-    @Option(
-        name: .customLong("min-interval"), parsing: .unconditional,
-        help: ArgumentHelp(
-            "At most one send per collapse id (else audience) this often; 0 turns the config's min_interval_seconds off.",
-            valueName: "seconds"))
-    var minInterval: Int?
-
-    // MARK: Background
-    @Flag(
-        help:
-            "Check everything, then deliver from a background process and exit 0; outcomes go to push.log in the state directory."
-    )
-    var detach = false
-    @Flag(
-        help:
-            "For hooks: --detach, the legacy form with the body read from standard input, and exit 0 unless this command line is wrong."
-    )
-    var hook = false
+    @OptionGroup(title: "Policy") var policyOptions: PolicyOptions
+    @OptionGroup(title: "Background") var backgroundOptions: BackgroundOptions
 
     // MARK: Behaviour
     @OptionGroup(title: "Delivery") var delivery: DeliveryOptions<RunDeliveryDefaults>
-    @Flag(help: "One JSON object per device per line.") var json = false
-    @Flag(help: "Show whole device tokens.") var full = false
-    @Flag(name: .customLong("dry-run"), help: "Print each request (token redacted) and send nothing.") var dryRun =
-        false
+    @OptionGroup(title: "Output") var output: OutputOptions
 
     mutating func validate() throws {
         if let profile, profile != "none", PayloadProfile.named[profile] == nil {
@@ -176,7 +128,7 @@ struct SendPush: ParsableCommand {
         if let expiration, expiration < 0 {
             throw ValidationError("--expiration must be a UNIX time in seconds, or 0 to try once, not \(expiration)")
         }
-        if hook {
+        if backgroundOptions.hook {
             if legacy.count > 2 {
                 throw ValidationError("--hook takes at most MESSAGE_ID and PREVIEW (got \(legacy.count) arguments)")
             }
@@ -189,7 +141,7 @@ struct SendPush: ParsableCommand {
                 "the legacy form takes exactly MESSAGE_ID PREVIEW (got \(legacy.count) argument\(legacy.count == 1 ? "" : "s"))"
             )
         }
-        if !legacy.isEmpty && body != nil && !hook {
+        if !legacy.isEmpty && body != nil && !backgroundOptions.hook {
             throw ValidationError("--body cannot be combined with MESSAGE_ID PREVIEW")
         }
         if payloadFile != nil
@@ -202,38 +154,42 @@ struct SendPush: ParsableCommand {
         if body == "-" && payloadFile == "-" {
             throw ValidationError("--body - and --payload-file - cannot both read standard input")
         }
-        if due != nil && (!token.isEmpty || liveActivity.event != nil || hook) {
+        if audienceOptions.due != nil
+            && (!audienceOptions.token.isEmpty || liveActivity.event != nil || backgroundOptions.hook)
+        {
             throw ValidationError(
                 "--due selects registered devices by their schedule; it cannot be combined with --token, --live-activity or --hook"
             )
         }
-        if !token.isEmpty && (!device.isEmpty || !group.isEmpty) {
+        if !audienceOptions.token.isEmpty && (!audienceOptions.device.isEmpty || !audienceOptions.group.isEmpty) {
             throw ValidationError("--token bypasses the registry; it cannot be combined with --device or --group")
         }
-        if urgency != nil {
+        if policyOptions.urgency != nil {
             if interruptionLevel != nil {
                 throw ValidationError(
                     "--urgency sets the interruption level; it cannot be combined with --interruption-level")
             }
         }
-        if let minInterval, minInterval < 0 {
+        if let minInterval = policyOptions.minInterval, minInterval < 0 {
             throw ValidationError("--min-interval must be 0 or more seconds, not \(minInterval)")
         }
         try liveActivity.validate(in: self)
-        if collapseID == NotificationPolicy.automaticCollapseID, threadID == nil, group.isEmpty, payloadFile != nil {
+        if collapseID == NotificationPolicy.automaticCollapseID, threadID == nil, audienceOptions.group.isEmpty,
+            payloadFile != nil
+        {
             throw ValidationError(
                 "--collapse-id auto derives the id from --thread-id or --group; give one of them with --payload-file")
         }
     }
 
     func run() throws {
-        if hook {
+        if backgroundOptions.hook {
             runHook()
             return
         }
         try ToolSupport.run(tool: Self.tool) {
             var configuration: Configuration?
-            try send(background: detach, configuration: &configuration)
+            try send(background: backgroundOptions.detach, configuration: &configuration)
         }
     }
 
@@ -282,17 +238,20 @@ struct SendPush: ParsableCommand {
             return try broadcast(to: channel, configuration: configuration)
         }
         let policy = try NotificationPolicy(
-            file: configuration.file, quietPolicy: quietPolicy, minimumInterval: minInterval,
+            file: configuration.file, quietPolicy: policyOptions.quietPolicy,
+            minimumInterval: policyOptions.minInterval,
             makeZone: { name throws(ConfigurationError) in try SystemTimeZone(identifier: name) })
         let sender = PushSender(
             configuration: configuration, notificationPolicy: policy,
             deliveryPolicy: try delivery.policy(),
             transports: CurlTransportSource(keepsClient: false), devices: configuration.registry())
         let audience = PushSender.Audience(
-            deviceIDs: device, groups: group, tokens: token, strictGroups: true,
-            pushToStart: liveActivity.event == .start, due: due)
+            deviceIDs: audienceOptions.device, groups: audienceOptions.group, tokens: audienceOptions.token,
+            strictGroups: true,
+            pushToStart: liveActivity.event == .start, due: audienceOptions.due)
         let prepared = try sender.prepare(
-            try specification(configuration), urgency: urgency, audience: audience, at: now?.date ?? Date())
+            try specification(configuration), urgency: policyOptions.urgency, audience: audience,
+            at: audienceOptions.now?.date ?? Date())
         if prepared.shortened { ToolSupport.warn("the body was shortened to fit APNs' payload limit", tool: Self.tool) }
 
         let log = PushLog(stateDirectory: configuration.stateDirectory.value, limit: policy.logLimit)
@@ -306,36 +265,40 @@ struct SendPush: ParsableCommand {
         }
         let targets = try sender.select(prepared, warn: warn)
         guard !targets.isEmpty else {
-            if due != nil && !requireDevice { return } // Run every minute from cron: nothing due is the usual case.
+            // Run every minute from cron: nothing due is the usual case, and not worth a word.
+            if audienceOptions.due != nil && !audienceOptions.requireDevice { return }
             let message = "no devices to send to (registry: \(configuration.registryLocation))"
             ToolSupport.warn(message, tool: Self.tool)
-            if requireDevice { throw ExitCode(ExitStatus.noInput.rawValue) }
+            if audienceOptions.requireDevice { throw ExitCode(ExitStatus.noInput.rawValue) }
             // The legacy call comes from a hook that discards standard error: push.log is where
             // anyone will see that the push went nowhere.
-            if (background || !legacy.isEmpty) && !dryRun {
+            if (background || !legacy.isEmpty) && !output.dryRun {
                 try log.append([PushLog.noteRecord(outcome: "no_devices", message, at: Date(), messageID: messageID)])
             }
             return
         }
-        if dryRun {
+        if output.dryRun {
             StandardStreams.writeOutput(
-                DryRun.render(prepared.request, targets: targets, configuration: configuration, fullTokens: full))
+                DryRun.render(prepared.request, targets: targets, configuration: configuration, fullTokens: output.full)
+            )
             return
         }
         let checked: PushSender.CheckedSend
         switch try sender.check(prepared, targets: targets, warn: warn) {
         case .heldBack(let report):
             if background { try log.append(PushLog.records(of: report, at: Date(), messageID: messageID)) }
-            if !hook { print(report) }
+            if !backgroundOptions.hook { print(report) }
             return
         case .ready(let ready):
             checked = ready
         }
-        if let note = prepared.policyNote, !hook { StandardStreams.writeError("\(Self.tool): \(note)\n") }
+        if let note = prepared.policyNote, !backgroundOptions.hook {
+            StandardStreams.writeError("\(Self.tool): \(note)\n")
+        }
         if background {
             try PosixFile.createPrivateDirectory(configuration.stateDirectory.value)
             guard try ProcessDetacher.detach() == .detached else {
-                if !hook {
+                if !backgroundOptions.hook {
                     let devices = "\(targets.count) device\(targets.count == 1 ? "" : "s")"
                     StandardStreams.writeError(
                         "\(Self.tool): sending to \(devices) in the background; outcomes go to \(log.path)\n")
@@ -383,27 +346,29 @@ struct SendPush: ParsableCommand {
                     + "not to \(configuration.environment.value.rawValue) (\(configuration.environment.source))")
         }
         let policy = try NotificationPolicy(
-            file: configuration.file, quietPolicy: quietPolicy, minimumInterval: minInterval,
+            file: configuration.file, quietPolicy: policyOptions.quietPolicy,
+            minimumInterval: policyOptions.minInterval,
             makeZone: { name throws(ConfigurationError) in try SystemTimeZone(identifier: name) })
         let sender = BroadcastSender(
             configuration: configuration, deliveryPolicy: deliveryPolicy, transports: transports)
         let prepared = try PushSender(
             configuration: configuration, notificationPolicy: policy, deliveryPolicy: deliveryPolicy,
             transports: transports, devices: configuration.registry()
-        ).prepare(try specification(configuration), urgency: urgency)
+        ).prepare(try specification(configuration), urgency: policyOptions.urgency)
         let request = try BroadcastSender.request(prepared.request, to: target, warn: warn)
-        if dryRun {
+        if output.dryRun {
             StandardStreams.writeOutput(sender.dryRun(request, to: target))
             return
         }
         let report = try sender.send(request, to: target, warn: warn)
-        StandardStreams.writeOutput(json ? report.jsonLine : report.line)
+        StandardStreams.writeOutput(output.json ? report.jsonLine : report.line)
         StandardStreams.writeError("\(Self.tool): \(report.summary)\n")
         if report.exitStatus != .success { throw ExitCode(report.exitStatus.rawValue) }
     }
 
     private func print(_ report: DeliveryReport) {
-        StandardStreams.writeOutput(json ? report.jsonLines(fullTokens: full) : report.lines(fullTokens: full))
+        StandardStreams.writeOutput(
+            output.json ? report.jsonLines(fullTokens: output.full) : report.lines(fullTokens: output.full))
         for advice in report.advice { StandardStreams.writeError("\(Self.tool): \(advice)\n") }
         StandardStreams.writeError("\(Self.tool): \(report.summary)\n")
     }
@@ -412,8 +377,9 @@ struct SendPush: ParsableCommand {
         var spec = PushSpecification()
         spec.content.title = title
         spec.content.subtitle = subtitle
-        let bodyText = body == "-" ? StandardInputText.read(trimmingTrailingNewlines: true, hook: hook) : body
-        spec.content.body = hook ? nil : bodyText
+        let bodyText =
+            body == "-" ? StandardInputText.read(trimmingTrailingNewlines: true, hook: backgroundOptions.hook) : body
+        spec.content.body = backgroundOptions.hook ? nil : bodyText
         spec.content.badge = badge
         spec.content.category = category
         spec.content.threadID = threadID
@@ -446,7 +412,7 @@ struct SendPush: ParsableCommand {
         spec.expiration = expiration
         spec.collapseID = collapseID
         spec.apnsID = apnsID
-        if hook {
+        if backgroundOptions.hook {
             // The reply: PREVIEW, else --body, else standard input.
             let preview =
                 legacy.count == 2
