@@ -12,8 +12,7 @@ package enum DeliveryTargets {
     ///   device id is (a person naming a group expects it to exist); when false (an agent's group that
     ///   nobody subscribed to yet) it selects nothing.
     /// - Throws: `RegistryError` for an unreadable registry, `DeliverySelectionError` (65) for a
-    ///   device id that is not registered or, with
-    ///   `strictGroups`, a group without devices.
+    ///   device id that is not registered or, with `strictGroups`, a group without devices.
     /// - Parameter due: a scheduled send: of the selected devices, only those whose send is due at
     ///   `now` in their own zone (see `DueSchedule`).
     package static func select(
