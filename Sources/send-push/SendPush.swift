@@ -256,13 +256,8 @@ struct SendPush: ParsableCommand {
 
         let log = PushLog(stateDirectory: configuration.stateDirectory.value, limit: policy.logLimit)
         let messageID = legacy.first
-        // Once detached, warnings and errors go to the log beside the outcomes.
-        var detached = false
-        var warnings: [JSONValue] = []
-        let warn: (String) -> Void = { message in
-            guard detached else { return ToolSupport.warn(message, tool: Self.tool) }
-            warnings.append(PushLog.noteRecord(outcome: "warning", message, at: Date(), messageID: messageID))
-        }
+        let reporting = DetachedReporting(log: log, messageID: messageID) { ToolSupport.warn($0, tool: Self.tool) }
+        let warn = reporting.warn
         let targets = try sender.select(prepared, warn: warn)
         guard !targets.isEmpty else {
             // Run every minute from cron: nothing due is the usual case, and not worth a word.
@@ -305,24 +300,18 @@ struct SendPush: ParsableCommand {
                 }
                 return
             }
-            detached = true
+            reporting.didDetach()
         }
         let report: DeliveryReport
         do {
             report = try sender.deliver(checked, warn: warn)
-        } catch  where detached {
-            let known = error as? any PushKitError
-            let message = known.map(ToolSupport.message(for:)) ?? String(describing: error)
-            try? log.append(
-                warnings + [
-                    PushLog.errorRecord(
-                        message, exitStatus: known?.exitStatus.rawValue ?? 70, at: Date(),
-                        messageID: messageID)
-                ])
+        } catch  where reporting.detached {
+            let message = (error as? any PushKitError).map(ToolSupport.message(for:)) ?? String(describing: error)
+            reporting.failed(error, message: message)
             return
         }
-        if detached {
-            try? log.append(warnings + PushLog.records(of: report, at: Date(), messageID: messageID))
+        if reporting.detached {
+            reporting.delivered(report)
             return
         }
         print(report)
