@@ -71,7 +71,7 @@ package enum EndpointServer {
         var logger = Logger(label: "register-apns-serve") { StreamLogHandler.standardError(label: $0) }
         logger.logLevel = .error
         let scheme = settings.tls == nil ? "http" : "https"
-        let app = Application(
+        var app = Application(
             router: EndpointRouter.make(service),
             server: try serverBuilder(settings, limit: limit, socketRouter: GatewayRoutes.socketRouter(service)),
             configuration: ApplicationConfiguration(
@@ -84,9 +84,12 @@ package enum EndpointServer {
             },
             logger: logger
         )
+        // Stopped in the reverse order: the server, then the write queue (its journal folded), then
+        // the delivery thread (the send in progress finished, the connection closed).
+        app.addServices(
+            StopOnShutdown(description: "delivery") { await delivery.shutdown() },
+            StopOnShutdown(description: "registry writes") { await service.writes.shutdown() })
         try await app.runService() // graceful on SIGTERM and SIGINT
-        await service.writes.shutdown()
-        await delivery.shutdown()
         StandardStreams.writeError("\(tool): stopped\n")
     }
 
