@@ -54,40 +54,22 @@ struct MigrationPagesTests {
         }
         """#
 
+    /// A `DocsHome` holding what the page's design left behind, and the page's commands run there.
     struct Scene {
-        let directory: TemporaryDirectory
-        let home: String
-        let keyPath: String
-        let emulator: RunningEmulator
-        /// The tools' environment: HOME, PATH with the built tools, the emulator for both APNs hosts.
-        let environment: [String: String]
+        let docs: DocsHome
+        var home: String { docs.home }
+        var keyPath: String { docs.keyPath }
+        var emulator: RunningEmulator { docs.emulator }
 
         init() throws {
-            directory = try TemporaryDirectory()
-            home = directory.file("home")
-            try FileManager.default.createDirectory(atPath: home + "/keys", withIntermediateDirectories: true)
+            docs = try DocsHome(topic: "com.example.app")
             try FileManager.default.createDirectory(
-                atPath: home + "/.config/pushkit-free", withIntermediateDirectories: true)
-            let key = try OpenSSLKey(in: directory)
-            keyPath = home + "/keys/AuthKey_ABCDE12345.p8"
-            try FileManager.default.copyItem(atPath: key.pkcs8Path, toPath: keyPath)
-            emulator = try RunningEmulator(
-                ["--quiet"],
-                environment: [
-                    "HOME": directory.file("emulator-home"), "APNS_KEY_PATH": keyPath, "APNS_KEY_ID": "ABCDE12345",
-                    "APNS_TEAM_ID": "TEAM678901", "APNS_TOPIC": "com.example.app",
-                ])
-            let systemPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-            environment = [
-                "HOME": home, "PATH": BuiltTool.binDirectory + ":" + systemPath, "SCRATCH": directory.path,
-                "APNS_PRODUCTION_URL": emulator.baseURL, "APNS_SANDBOX_URL": emulator.baseURL,
-                "APNS_CA_FILE": emulator.caPath,
-            ]
+                atPath: docs.home + "/.config/pushkit-free", withIntermediateDirectories: true)
         }
 
         /// The key settings as a config file's members.
         var keySettings: [String: Any] {
-            ["team_id": "TEAM678901", "key_id": "ABCDE12345", "bundle_id": "com.example.app", "key_path": keyPath]
+            ["team_id": DocsHome.teamID, "key_id": DocsHome.keyID, "bundle_id": "com.example.app", "key_path": keyPath]
         }
 
         /// Writes `value` as JSON at `relative` under HOME (directories made), mode 0600.
@@ -113,11 +95,7 @@ struct MigrationPagesTests {
                 "set -euo pipefail", servePrelude, "cd \"$HOME\"", before,
                 try MigrationPagesTests.shellLines(page).joined(separator: "\n"), after,
             ].joined(separator: "\n")
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = ["-c", script]
-            process.environment = environment.merging(BuiltTool.sanitizerOptions) { _, new in new }
-            let result = try RunningTool(process, stdin: nil).wait()
+            let result = try docs.bash(script, extra: ["SCRATCH": docs.directory.path])
             #expect(
                 result.status == 0,
                 "docs/migrating/\(page).md: exit \(result.status)\n\(result.stdout)\n\(result.stderr)")

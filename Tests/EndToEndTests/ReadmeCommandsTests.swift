@@ -84,29 +84,12 @@ struct ReadmeCommandsTests {
 
     @Test("every sh block runs, in order, against the emulator")
     func shellBlocksRun() throws {
-        let directory = try TemporaryDirectory()
-        let home = directory.file("home")
+        let docs = try DocsHome(topic: "com.yourcompany.Sven")
+        let directory = docs.directory, home = docs.home, emulator = docs.emulator
         let work = directory.file("work")
-        try FileManager.default.createDirectory(atPath: home + "/keys", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-        let key = try OpenSSLKey(in: directory)
-        let keyPath = home + "/keys/AuthKey_ABCDE12345.p8"
-        try FileManager.default.copyItem(atPath: key.pkcs8Path, toPath: keyPath)
-
-        let emulator = try RunningEmulator(
-            ["--quiet"],
-            environment: [
-                "HOME": directory.file("emulator-home"), "APNS_KEY_PATH": keyPath, "APNS_KEY_ID": "ABCDE12345",
-                "APNS_TEAM_ID": "TEAM678901", "APNS_TOPIC": "com.yourcompany.Sven",
-            ])
-        let systemPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         let environmentFile = directory.file("exported.sh")
         try "".write(toFile: environmentFile, atomically: true, encoding: .utf8)
-        let environment = [
-            "HOME": home, "PATH": BuiltTool.binDirectory + ":" + systemPath,
-            "APNS_PRODUCTION_URL": emulator.baseURL, "APNS_SANDBOX_URL": emulator.baseURL,
-            "APNS_CA_FILE": emulator.caPath,
-        ]
         let logPath = home + "/.local/state/pushkit-free/push.log"
 
         var ran = 0
@@ -124,12 +107,7 @@ struct ReadmeCommandsTests {
             let script =
                 "set -euo pipefail\nsource \(environmentFile)\ncd \(work)\n" + block.lines.joined(separator: "\n")
                 + "\nexport -p > \(environmentFile)\n"
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/bash")
-            process.arguments = ["-c", script]
-            process.environment = environment.merging(BuiltTool.sanitizerOptions) { _, new in new }
-            process.currentDirectoryURL = URL(fileURLWithPath: work)
-            let result = try RunningTool(process, stdin: nil).wait()
+            let result = try docs.bash(script, directory: work)
             #expect(
                 result.status == 0,
                 "README.md:\(block.firstLine) failed (exit \(result.status)):\n\(result.stdout)\n\(result.stderr)")

@@ -186,7 +186,28 @@ package struct PushSender: Sendable {
     /// - Throws: `DeliverySelectionError` or `DeviceTokenError` (65) for an audience that names
     ///   what is not there, the registry's error when it cannot be read.
     package func select(_ prepared: PreparedPush, warn: (String) -> Void) throws -> [DeliveryTarget] {
-        try select(prepared.audience, at: prepared.preparedAt, warn: warn)
+        let audience = prepared.audience
+        if !audience.tokens.isEmpty {
+            var seen = Set<DeviceToken>()
+            return try audience.tokens.compactMap { text in
+                let token = try DeviceToken(validating: text)
+                return seen.insert(token).inserted
+                    ? DeliveryTarget(deviceID: nil, token: token, recordedEnvironment: nil) : nil
+            }
+        }
+        guard audience.pushToStart else { return try devices.targets(for: audience, at: prepared.preparedAt) }
+        let selection = try devices.pushToStartTargets(for: audience)
+        let missing = selection.devicesWithoutToken
+        if !missing.isEmpty {
+            let shown =
+                missing.prefix(10).joined(separator: ", ")
+                + (missing.count > 10 ? " and \(missing.count - 10) more" : "")
+            let has = missing.count == 1 ? " has" : "s have", isOrAre = missing.count == 1 ? "is" : "are"
+            warn(
+                "\(missing.count) selected device\(has) no push-to-start token and \(isOrAre) not sent the start: \(shown) "
+                    + "(register one with register-apns add ID TOKEN --push-to-start-token HEX)")
+        }
+        return selection.targets
     }
 
     /// Step 2: lets the policy hold the send back; else loads the provider credentials (unless
@@ -236,31 +257,6 @@ package struct PushSender: Sendable {
         _ = try ProviderCredentials.load(from: configuration)
         try CertificateAuthorityFile.check(configuration.caFile)
         try transports.prepare()
-    }
-
-    /// The devices `audience` names.
-    private func select(_ audience: Audience, at now: Date, warn: (String) -> Void) throws -> [DeliveryTarget] {
-        if !audience.tokens.isEmpty {
-            var seen = Set<DeviceToken>()
-            return try audience.tokens.compactMap { text in
-                let token = try DeviceToken(validating: text)
-                return seen.insert(token).inserted
-                    ? DeliveryTarget(deviceID: nil, token: token, recordedEnvironment: nil) : nil
-            }
-        }
-        guard audience.pushToStart else { return try devices.targets(for: audience, at: now) }
-        let selection = try devices.pushToStartTargets(for: audience)
-        let missing = selection.devicesWithoutToken
-        if !missing.isEmpty {
-            let shown =
-                missing.prefix(10).joined(separator: ", ")
-                + (missing.count > 10 ? " and \(missing.count - 10) more" : "")
-            let has = missing.count == 1 ? " has" : "s have", isOrAre = missing.count == 1 ? "is" : "are"
-            warn(
-                "\(missing.count) selected device\(has) no push-to-start token and \(isOrAre) not sent the start: \(shown) "
-                    + "(register one with register-apns add ID TOKEN --push-to-start-token HEX)")
-        }
-        return selection.targets
     }
 
     /// Delivers with retries over one client from the transport source, then does the registry's
