@@ -76,9 +76,19 @@ build: deps
 debug: deps
 	$(SWIFT) build
 
+# A tool that crashes under test (a runtime trap) writes its backtrace to CRASH_LOGS instead of
+# standard error; the logs are printed after the run, last, where CI's tail shows them. The test
+# that met the crash fails on its own (with the runtime's `Fatal error` line from standard error).
+CRASH_LOGS = .build/crash-logs
+TESTS_WITH_CRASH_LOGS = rm -rf $(CRASH_LOGS) && mkdir -p $(CRASH_LOGS) && \
+	SWIFT_BACKTRACE=enable=yes,output-to=$(abspath $(CRASH_LOGS)) PUSHKIT_BIN_DIR
+define print_crash_logs
+	for log in $(CRASH_LOGS)/*.log; do [ -e "$$log" ] || continue; echo "== crash report $$log"; head -c 6000 "$$log"; done
+endef
+
 test: deps
 	$(SWIFT) build --build-tests
-	PUSHKIT_BIN_DIR="$(DEBUG_BIN)" $(SWIFT) test --skip-build
+	@$(TESTS_WITH_CRASH_LOGS)="$(DEBUG_BIN)" $(SWIFT) test --skip-build; status=$$?; $(print_crash_logs); exit $$status
 
 # The long soak (issue 11): the fault soak with 1,000 devices over six rounds (two each without
 # connection faults, with GOAWAY, with dropped connections) and the crash tests at ten times their
@@ -88,9 +98,10 @@ test: deps
 # is `make test`'s debug build. CI runs it after `make test`.
 soak: build
 	$(SWIFT) build --build-tests
-	PUSHKIT_BIN_DIR="$(RELEASE_BIN)" PUSHKIT_SOAK_DEVICES=1000 PUSHKIT_SOAK_ROUNDS=6 PUSHKIT_SOAK_TIMEOUT=5 \
+	@$(TESTS_WITH_CRASH_LOGS)="$(RELEASE_BIN)" PUSHKIT_SOAK_DEVICES=1000 PUSHKIT_SOAK_ROUNDS=6 PUSHKIT_SOAK_TIMEOUT=5 \
 		PUSHKIT_SOAK_WALL_SLACK=1 PUSHKIT_SOAK_SCALE=10 \
-		$(SWIFT) test --skip-build --filter 'SoakTests|CrashConsistencyTests|ServeJournalTests'
+		$(SWIFT) test --skip-build --filter 'SoakTests|CrashConsistencyTests|ServeJournalTests'; \
+		status=$$?; $(print_crash_logs); exit $$status
 
 # docs/openapi.yaml against the real register-apns serve, as `make test` checks it
 # (Tests/EndToEndTests/APIContractTests.swift) but with CONTRACT_EXAMPLES test cases per operation

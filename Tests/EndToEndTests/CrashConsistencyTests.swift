@@ -248,7 +248,7 @@ struct CrashConsistencyTests {
             }
             #expect(
                 server.process.isRunning || trigger.killed(pid),
-                "seed \(schedule.seed) round \(round): the server ended by itself: \(server.stderr.suffix(500))")
+                "seed \(schedule.seed) round \(round): the server ended by itself: \(server.crashReport)")
             server.terminate(signal: SIGKILL)
             let answers = try client.wait()
             #expect(answers.status == 0, "the client: \(answers.stderr)")

@@ -25,9 +25,13 @@ enum BuiltTool {
 
     static func path(_ tool: String) -> String { binDirectory + "/" + tool }
 
-    /// ASAN_OPTIONS, TSAN_OPTIONS and the like of the test run (`make sanitize` sets them), for the
-    /// clean environments the tools run in, so an instrumented tool writes its reports where they are looked for.
-    static let sanitizerOptions = ProcessInfo.processInfo.environment.filter { $0.key.hasSuffix("SAN_OPTIONS") }
+    /// ASAN_OPTIONS, TSAN_OPTIONS and the like of the test run (`make sanitize` sets them), and
+    /// SWIFT_BACKTRACE (`make test` has the runtime write crash reports to a folder it prints after
+    /// the run), for the clean environments the tools run in, so a tool writes its reports where they
+    /// are looked for.
+    static let diagnosticOptions = ProcessInfo.processInfo.environment.filter {
+        $0.key.hasSuffix("SAN_OPTIONS") || $0.key == "SWIFT_BACKTRACE"
+    }
 
     /// Runs `tool` with `arguments`, a clean environment (`environment` plus PATH), optional stdin,
     /// and waits for it to exit.
@@ -48,7 +52,7 @@ enum BuiltTool {
         process.arguments = arguments
         var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
         env.merge(environment) { _, new in new }
-        process.environment = env.merging(sanitizerOptions) { _, new in new }
+        process.environment = env.merging(diagnosticOptions) { _, new in new }
         return process
     }
 

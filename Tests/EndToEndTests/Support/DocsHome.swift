@@ -44,7 +44,7 @@ struct DocsHome {
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-c", script]
         process.environment = environment.merging(extra) { _, new in new }
-            .merging(BuiltTool.sanitizerOptions) { _, new in new }
+            .merging(BuiltTool.diagnosticOptions) { _, new in new }
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         return try RunningTool(process, stdin: nil).wait()
     }

@@ -66,6 +66,15 @@ final class RunningServe {
 
     /// Everything the server wrote to standard error so far (the access log among it).
     var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+    /// Why the server ended by itself, for a test's message: from the runtime's crash report
+    /// (`Fatal error`, `Program crashed`) through its first frames, or the end of standard error when
+    /// there is none.
+    var crashReport: String {
+        let text = stderr
+        let start = ["Fatal error", "Program crashed", "💣"].compactMap { text.range(of: $0)?.lowerBound }.min()
+        guard let start else { return String(text.suffix(800)) }
+        return String(text[start...].prefix(3_000))
+    }
     /// Everything the server wrote to standard output so far (nothing, normally).
     var stdout: String { (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? "" }
 
