@@ -243,10 +243,9 @@ let package = Package(
             dependencies: [
                 "PushKitFreeServer", "PushKitFreeCore", "PushKitFreeRegistry",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             path: "Tests/PushKitFreeServerTests"
         ),

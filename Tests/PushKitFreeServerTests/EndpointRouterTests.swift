@@ -1,25 +1,25 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
-import Logging
+import HummingbirdTesting
 import NIOCore
-import NIOEmbedded
 import PushKitFreeCore
 @testable import PushKitFreeServer
 import Testing
 
-/// The router and its middleware, answered in process (no socket): the routes are the catalogue's,
-/// 405 with `Allow` where Hummingbird's router alone would answer 404, HEAD, the secret and
-/// `--open-registration`, and the request id.
+/// The router and its middleware through HummingbirdTesting: in process (`.router`, no socket)
+/// or on a loopback port (`.live`, where the peer is 127.0.0.1, for the rules that depend on the
+/// client's address). The routes are the catalogue's, each in the group of its rules; 405 with
+/// `Allow` where Hummingbird's router alone would answer 404; HEAD; the secret and
+/// `--open-registration`; the rate limit; the request id.
 @Suite("register-apns serve: router and middleware")
 struct EndpointRouterTests {
     /// A server's routes over a state file in a fresh directory; `secret` turns authentication on.
     final class Endpoint: Sendable {
         let service: EndpointService
-        let responder: RouterResponder<EndpointRequestContext>
         let directory: String
 
-        init(secret: String? = nil, openRegistration: [String] = []) throws {
+        init(secret: String? = nil, openRegistration: [String] = [], rateLimit: Int = 0) throws {
             directory =
                 FileManager.default.temporaryDirectory
                 .appendingPathComponent("router-\(UUID().uuidString)").path
@@ -36,36 +36,30 @@ struct EndpointRouterTests {
                 file: ConfigurationFile(path: directory + "/config.json", exists: false, values: [:]))
             let settings = try EndpointSettings(
                 configuration: configuration, listen: .default, secretFile: secretFile, noAuth: secret == nil,
-                rateLimit: 0, tls: nil, deliveryPolicy: DeliveryPolicy(), notificationPolicy: NotificationPolicy(),
+                rateLimit: rateLimit, tls: nil, deliveryPolicy: DeliveryPolicy(),
+                notificationPolicy: NotificationPolicy(),
                 openRegistration: try openRegistration.map { try IPNetwork(parsing: $0) })
             let delivery = EndpointDelivery(
                 configuration: configuration, deliveryPolicy: settings.deliveryPolicy,
                 notificationPolicy: settings.notificationPolicy
             ) { _ in }
             service = EndpointService(settings: settings, delivery: delivery, metrics: EndpointMetrics())
-            responder = EndpointRouter.make(service).buildResponder()
         }
 
-        /// The answer to one request from `client`: status, headers and body text.
-        func request(
-            _ method: HTTPRequest.Method, _ path: String, headers: HTTPFields = [:], body: String = "",
-            client: String = "127.0.0.1"
-        ) async throws -> (status: Int, headers: HTTPFields, body: String) {
-            let channel = EmbeddedChannel()
-            try await channel.connect(to: SocketAddress(ipAddress: client, port: 40_000)).get()
-            let context = EndpointRequestContext(
-                source: ApplicationRequestContextSource(
-                    channel: channel, logger: Logger(label: "test")))
-            let head = HTTPRequest(
-                method: method, scheme: "http", authority: "localhost", path: path,
-                headerFields: headers)
-            let response = try await responder.respond(
-                to: Request(head: head, body: RequestBody(buffer: ByteBuffer(string: body))), context: context)
-            let collected = Collected()
-            try await response.body.write(BodyCollector(collected: collected))
-            return (Int(response.status.code), response.headers, String(decoding: collected.bytes, as: UTF8.self))
+        /// Runs `body` with a client of the endpoint's application, then stops the endpoint's
+        /// write queue and delivery thread and removes its directory.
+        func test<Value: Sendable>(
+            _ setup: TestingSetup = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Value
+        ) async throws -> Value {
+            let app = Application(
+                router: EndpointRouter.make(service),
+                configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)))
+            let value = try await app.test(setup, body)
+            await shutdown()
+            return value
         }
 
+        /// Stops the write queue and the delivery thread, and removes the directory.
         func shutdown() async {
             await service.writes.shutdown()
             await service.delivery.shutdown()
@@ -73,83 +67,131 @@ struct EndpointRouterTests {
         }
     }
 
-    final class Collected: @unchecked Sendable {
-        var bytes: [UInt8] = []
-    }
-
-    struct BodyCollector: ResponseBodyWriter {
-        let collected: Collected
-        mutating func write(_ buffer: ByteBuffer) async throws { collected.bytes += buffer.readableBytesView }
-        mutating func write(contentsOf buffers: some Sequence<ByteBuffer>) async throws {
-            for buffer in buffers { collected.bytes += buffer.readableBytesView }
-        }
-        consuming func finish(_ trailingHeaders: HTTPFields?) async throws {}
-    }
-
-    @Test("the router serves exactly the catalogue's routes, each family in its group")
+    @Test("the router serves exactly the catalogue's routes")
     func routesAreTheCatalogue() async throws {
         let endpoint = try Endpoint()
         let router = EndpointRouter.make(endpoint.service)
         let routed = Set(router.routes.map { "\($0.method.rawValue) \($0.path.description)" })
         #expect(routed == Set(EndpointRoute.allCases.map { "\($0.method) \($0.path)" }))
-        await endpoint.shutdown()
+        _ = try await endpoint.test { _ in }
     }
 
     @Test("a known path with another method is 405 with Allow, a literal path is never a {token}, the rest 404")
     func methodNotAllowed() async throws {
-        let endpoint = try Endpoint()
-        let put = try await endpoint.request(.put, "/health")
-        #expect(put.status == 405 && put.headers[.allow] == "GET, HEAD")
-        #expect(put.body.contains("/health does not take PUT"))
-        let literal = try await endpoint.request(.delete, "/api/v1/devices/register")
-        #expect(literal.status == 405 && literal.headers[.allow] == "POST")
-        #expect(literal.body.contains("\"detail\""), "OpenClaw's paths answer with detail")
-        let head = try await endpoint.request(.head, "/register-apns")
-        #expect(head.status == 405 && head.headers[.allow] == "POST" && head.body.isEmpty)
-        let custom = try await endpoint.request(HTTPRequest.Method("PROPFIND")!, "/api/v1/devices")
-        #expect(custom.status == 405 && custom.headers[.allow] == "GET, HEAD")
-        let nowhere = try await endpoint.request(.post, "/nowhere")
-        #expect(nowhere.status == 404 && nowhere.body.contains("no route POST /nowhere"))
-        #expect(nowhere.headers[.contentType] == "application/json" && nowhere.headers[RequestID.header] != nil)
-        await endpoint.shutdown()
+        try await Endpoint().test { client in
+            let put = try await client.execute(uri: "/health", method: .put)
+            #expect(put.status == .methodNotAllowed && put.headers[.allow] == "GET, HEAD")
+            #expect(String(buffer: put.body).contains("/health does not take PUT"))
+            let literal = try await client.execute(uri: "/api/v1/devices/register", method: .delete)
+            #expect(literal.status == .methodNotAllowed && literal.headers[.allow] == "POST")
+            #expect(String(buffer: literal.body).contains("\"detail\""), "OpenClaw's paths answer with detail")
+            let head = try await client.execute(uri: "/register-apns", method: .head)
+            #expect(head.status == .methodNotAllowed && head.headers[.allow] == "POST" && head.body.readableBytes == 0)
+            let custom = try await client.execute(uri: "/api/v1/devices", method: HTTPRequest.Method("PROPFIND")!)
+            #expect(custom.status == .methodNotAllowed && custom.headers[.allow] == "GET, HEAD")
+            let nowhere = try await client.execute(uri: "/nowhere", method: .post)
+            #expect(nowhere.status == .notFound && String(buffer: nowhere.body).contains("no route POST /nowhere"))
+            #expect(nowhere.headers[.contentType] == "application/json" && nowhere.headers[RequestID.header] != nil)
+        }
     }
 
     @Test("HEAD is GET without the body; the request id is kept when valid, made otherwise")
     func headAndRequestID() async throws {
-        let endpoint = try Endpoint()
-        let get = try await endpoint.request(.get, "/health/live", headers: [RequestID.header: "proxy-7"])
-        let head = try await endpoint.request(.head, "/health/live")
-        #expect(get.status == 200 && get.body == "{\"status\":\"alive\"}\n")
-        #expect(get.headers[RequestID.header] == "proxy-7")
-        #expect(head.status == 200 && head.body.isEmpty && head.headers[.contentType] == "application/json")
-        let made = try await endpoint.request(.get, "/health/live", headers: [RequestID.header: "no spaces allowed"])
-        #expect(made.headers[RequestID.header]?.count == 16)
-        await endpoint.shutdown()
+        try await Endpoint().test { client in
+            let get = try await client.execute(
+                uri: "/health/live", method: .get, headers: [RequestID.header: "proxy-7"])
+            let head = try await client.execute(uri: "/health/live", method: .head)
+            #expect(get.status == .ok && String(buffer: get.body) == "{\"status\":\"alive\"}\n")
+            #expect(get.headers[RequestID.header] == "proxy-7")
+            #expect(
+                head.status == .ok && head.body.readableBytes == 0 && head.headers[.contentType] == "application/json")
+            let made = try await client.execute(
+                uri: "/health/live", method: .get, headers: [RequestID.header: "no spaces allowed"])
+            #expect(made.headers[RequestID.header]?.count == 16)
+        }
+    }
+
+    /// The rules each route follows, as the API documents them: which routes an
+    /// `--open-registration` peer may call without the secret, and which spend the client's allowance.
+    static let openToNetworks: Set<EndpointRoute> = [
+        .health, .liveness, .registerAPNs, .registerDevice, .deviceHook, .registerSubscription, .gatewaySocket,
+        .gatewayMessage,
+    ]
+    static let rateLimited: Set<EndpointRoute> = [
+        .registerAPNs, .registerDevice, .unregisterDevice, .deviceHook, .registerSubscription,
+    ]
+
+    /// `route`'s method and path, `{token}` filled in.
+    static func call(_ route: EndpointRoute) -> (method: HTTPRequest.Method, uri: String) {
+        (HTTPRequest.Method(route.method)!, route.path.replacingOccurrences(of: "{token}", with: "phone"))
+    }
+
+    @Test("each route's group: without the secret, a peer on an open network reaches only the registrations")
+    func openNetworkReachesRegistrationsOnly() async throws {
+        let endpoint = try Endpoint(secret: "s3cret", openRegistration: ["127.0.0.1/32"])
+        let statuses = try await endpoint.test(.live) { client in
+            var statuses: [EndpointRoute: HTTPResponse.Status] = [:]
+            for route in EndpointRoute.allCases {
+                let (method, uri) = Self.call(route)
+                statuses[route] = try await client.execute(uri: uri, method: method).status
+            }
+            return statuses
+        }
+        for route in EndpointRoute.allCases {
+            #expect(
+                (statuses[route] == .unauthorized) == !Self.openToNetworks.contains(route),
+                "\(route.method) \(route.path) answered \(statuses[route].map { "\($0.code)" } ?? "nothing")")
+        }
+    }
+
+    @Test("each route's group: past the allowance, the routes that register or remove answer 429, no other")
+    func rateLimitedRoutes() async throws {
+        let statuses = try await Endpoint(rateLimit: 1).test { client in
+            // The allowance (a burst of one) spent, on a route that spends it.
+            _ = try await client.execute(uri: "/register-apns", method: .post)
+            var statuses: [EndpointRoute: HTTPResponse.Status] = [:]
+            for route in EndpointRoute.allCases {
+                let (method, uri) = Self.call(route)
+                statuses[route] = try await client.execute(uri: uri, method: method).status
+            }
+            return statuses
+        }
+        for route in EndpointRoute.allCases {
+            #expect(
+                (statuses[route] == .tooManyRequests) == Self.rateLimited.contains(route),
+                "\(route.method) \(route.path) answered \(statuses[route].map { "\($0.code)" } ?? "nothing")")
+        }
     }
 
     @Test("the secret: 401 without it, the health checks open, an open network registers but never lists")
     func authentication() async throws {
-        let endpoint = try Endpoint(secret: "s3cret", openRegistration: ["10.10.10.0/24"])
         let token = String(repeating: "ab", count: 32)
-        let registration = #"{"device_token": "phone", "apns_token": "\#(token)"}"#
-        #expect(try await endpoint.request(.get, "/health/live").status == 200)
-        let missing = try await endpoint.request(.get, "/metrics")
-        #expect(missing.status == 401 && missing.headers[.wwwAuthenticate] == "Bearer")
-        #expect(try await endpoint.request(.get, "/metrics", headers: [.authorization: "Bearer nope"]).status == 401)
-        #expect(try await endpoint.request(.get, "/metrics", headers: [.authorization: "Bearer s3cret"]).status == 200)
-        let outsider = try await endpoint.request(.post, "/register-apns", body: registration, client: "10.10.11.5")
-        #expect(outsider.status == 401)
-        let neighbour = try await endpoint.request(.post, "/register-apns", body: registration, client: "10.10.10.5")
-        #expect(neighbour.status == 200, "\(neighbour.body)")
-        #expect(try await endpoint.request(.get, "/api/v1/devices", client: "10.10.10.5").status == 401)
-        let unregister = try await endpoint.request(
-            .post, "/hooks/ios-device", body: #"{"action": "unregister", "device_token": "phone"}"#,
-            client: "10.10.10.5")
-        #expect(unregister.status == 401 && unregister.body.contains("unregistering needs the secret"))
-        let listed = try await endpoint.request(
-            .get, "/api/v1/devices",
-            headers: [AuthMiddleware.openClawAuth: "s3cret"])
-        #expect(listed.status == 200 && listed.body.contains("\"count\":1"))
-        await endpoint.shutdown()
+        let registration = ByteBuffer(string: #"{"device_token": "phone", "apns_token": "\#(token)"}"#)
+        try await Endpoint(secret: "s3cret", openRegistration: ["10.10.10.0/24"]).test(.live) { client in
+            let outsider = try await client.execute(uri: "/register-apns", method: .post, body: registration)
+            #expect(outsider.status == .unauthorized, "127.0.0.1 is not on 10.10.10.0/24")
+        }
+        try await Endpoint(secret: "s3cret", openRegistration: ["127.0.0.0/8"]).test(.live) { client in
+            #expect(try await client.execute(uri: "/health/live", method: .get).status == .ok)
+            let missing = try await client.execute(uri: "/metrics", method: .get)
+            #expect(missing.status == .unauthorized && missing.headers[.wwwAuthenticate] == "Bearer")
+            let wrong = try await client.execute(
+                uri: "/metrics", method: .get, headers: [.authorization: "Bearer nope"])
+            #expect(wrong.status == .unauthorized)
+            let right = try await client.execute(
+                uri: "/metrics", method: .get, headers: [.authorization: "Bearer s3cret"])
+            #expect(right.status == .ok)
+            let neighbour = try await client.execute(uri: "/register-apns", method: .post, body: registration)
+            #expect(neighbour.status == .ok, "\(String(buffer: neighbour.body))")
+            #expect(try await client.execute(uri: "/api/v1/devices", method: .get).status == .unauthorized)
+            let unregister = try await client.execute(
+                uri: "/hooks/ios-device", method: .post,
+                body: ByteBuffer(string: #"{"action": "unregister", "device_token": "phone"}"#))
+            #expect(unregister.status == .unauthorized)
+            #expect(String(buffer: unregister.body).contains("unregistering needs the secret"))
+            let listed = try await client.execute(
+                uri: "/api/v1/devices", method: .get, headers: [AuthMiddleware.openClawAuth: "s3cret"])
+            #expect(listed.status == .ok && String(buffer: listed.body).contains("\"count\":1"))
+        }
     }
 }

@@ -1,4 +1,7 @@
 import Foundation
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
 import PushKitFreeCore
 import PushKitFreeRegistry
 @testable import PushKitFreeServer
@@ -160,22 +163,26 @@ struct GatewayTests {
         "over HTTP: replies with 200, errors as the protocol's error message with their status; 426 without the upgrade"
     )
     func httpRoute() async throws {
-        let endpoint = try Endpoint()
-        let pong = try await endpoint.request(.post, "/gateway/messages", body: #"{"type": "ping"}"#)
-        #expect(pong.status == 200 && pong.body == "{\"type\":\"pong\"}\n")
-        let inbox = try await endpoint.request(.post, "/gateway/messages", body: #"{"type": "inbox_list"}"#)
-        #expect(inbox.status == 400)
-        let json = try JSONValue.parse(Data(inbox.body.utf8))
-        #expect(json["type"] == "error" && json["message"] == json["error"])
-        #expect(json["message"]?.stringValue?.contains("inbox_list") == true)
-        let unknown = try await endpoint.request(
-            .post, "/gateway/messages",
-            body: #"{"type": "briefing_config", "device_id": "x", "time": "07:00", "timezone": "UTC"}"#)
-        #expect(unknown.status == 404 && unknown.body.contains("send its device_token first"))
-        let plain = try await endpoint.request(.get, "/gateway/ws")
-        #expect(plain.status == 426 && plain.headers[.upgrade] == "websocket")
-        #expect(plain.body.contains("\"type\":\"error\""))
-        await endpoint.shutdown()
+        try await Endpoint().test { client in
+            let pong = try await client.execute(
+                uri: "/gateway/messages", method: .post, body: ByteBuffer(string: #"{"type": "ping"}"#))
+            #expect(pong.status == .ok && String(buffer: pong.body) == "{\"type\":\"pong\"}\n")
+            let inbox = try await client.execute(
+                uri: "/gateway/messages", method: .post, body: ByteBuffer(string: #"{"type": "inbox_list"}"#))
+            #expect(inbox.status == .badRequest)
+            let json = try JSONValue.parse(Data(inbox.body.readableBytesView))
+            #expect(json["type"] == "error" && json["message"] == json["error"])
+            #expect(json["message"]?.stringValue?.contains("inbox_list") == true)
+            let unknown = try await client.execute(
+                uri: "/gateway/messages", method: .post,
+                body: ByteBuffer(
+                    string: #"{"type": "briefing_config", "device_id": "x", "time": "07:00", "timezone": "UTC"}"#))
+            #expect(unknown.status == .notFound)
+            #expect(String(buffer: unknown.body).contains("send its device_token first"))
+            let plain = try await client.execute(uri: "/gateway/ws", method: .get)
+            #expect(plain.status == .upgradeRequired && plain.headers[.upgrade] == "websocket")
+            #expect(String(buffer: plain.body).contains("\"type\":\"error\""))
+        }
     }
 
     @Test("the socket's refusal: the error message without `error`, the close reason cut to 123 bytes")

@@ -31,11 +31,6 @@ struct EndpointRequestContext: RequestContext, WebSocketRequestContext {
         guard let path = endpointPath, path != "NotFound" else { return nil }
         return path
     }
-
-    /// The catalogue's entry for the route the router matched; `HEAD` is its `GET` route.
-    func route(of request: Request) -> EndpointRoute? {
-        routePath.flatMap { EndpointRoute(path: $0, method: request.method.rawValue) }
-    }
 }
 
 /// The device a request was about, for its access-log line; set by the route while it answers.

@@ -1,10 +1,10 @@
-/// The routes of `register-apns serve`: each one's method, path, and the rules it follows (the
-/// secret, `--open-registration`, the rate limit, OpenClaw's shapes).
+/// The routes of `register-apns serve`, each one's method and path: the catalogue the 405 answers
+/// and the OpenAPI document are checked against.
 ///
-/// `EndpointRouter` adds every route to Hummingbird's `Router`, in its family's group, and a test
-/// checks that the two agree. The router dispatches; when it finds nothing, `match` tells a known
-/// path with another method (405 with `Allow`) from anything else (404). `HEAD` is served wherever
-/// `GET` is.
+/// `EndpointRouter` adds every route to Hummingbird's `Router`, in the group of its rules
+/// (`EndpointRouteGroups`), and a test checks that the two agree. The router dispatches; when it
+/// finds nothing, `match` tells a known path with another method (405 with `Allow`) from anything
+/// else (404). `HEAD` is served wherever `GET` is.
 package enum EndpointRoute: String, Sendable, CaseIterable {
     case health
     case liveness
@@ -52,28 +52,6 @@ package enum EndpointRoute: String, Sendable, CaseIterable {
         }
     }
 
-    /// Whether the route changes the registry on an app's behalf (the rate limit applies to these).
-    ///
-    /// The gateway's routes are not among them: they spend the allowance per message that changes
-    /// the registry (`device_token`, `briefing_config`), not per request or connection.
-    package var registers: Bool {
-        switch self {
-        case .registerAPNs, .registerDevice, .unregisterDevice, .deviceHook, .registerSubscription: true
-        default: false
-        }
-    }
-
-    /// Whether `--open-registration` may let a request in without the secret: the routes that
-    /// register a device (`/hooks/ios-device` only for its `register` action), never those that
-    /// list, remove or send. The gateway's routes are registration channels: no message they serve
-    /// lists, removes or sends.
-    package var acceptsOpenRegistration: Bool {
-        switch self {
-        case .registerAPNs, .registerDevice, .deviceHook, .registerSubscription, .gatewaySocket, .gatewayMessage: true
-        default: false
-        }
-    }
-
     /// Whether the route is one of OpenClaw's (`/api/v1/...`), whose clients read FastAPI's shapes:
     /// errors carry `detail`, tokens are shown as their first 16 characters and `...`.
     package var isOpenClaw: Bool { Self.isOpenClaw(path: path) }
@@ -84,24 +62,6 @@ package enum EndpointRoute: String, Sendable, CaseIterable {
     /// Whether `path` is one of the Ember gateway's (`/gateway/...`), whose errors are the protocol's
     /// `{"type": "error", "message": ...}` message.
     package static func isGateway(path: String) -> Bool { path.hasPrefix("/gateway/") }
-
-    /// The route with this path (as the catalogue writes it) and method; `HEAD` finds the `GET` route.
-    package init?(path: String, method: String) {
-        let method = method == "HEAD" ? "GET" : method
-        guard let route = Self.allCases.first(where: { $0.path == path && $0.method == method }) else { return nil }
-        self = route
-    }
-
-    /// Whether the route needs no secret: the health checks.
-    package var isHealthCheck: Bool { self == .health || self == .liveness }
-
-    /// Whether the route sends notifications.
-    package var sends: Bool {
-        switch self {
-        case .sendToAll, .sendToDevice, .notifyHook, .triggerReplyFinished: true
-        default: false
-        }
-    }
 
     /// What a request's method and path address.
     package enum Match: Sendable, Equatable {

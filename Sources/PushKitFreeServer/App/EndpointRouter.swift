@@ -1,16 +1,14 @@
 import Hummingbird
 
-/// The endpoint's `Router`: middleware every request passes, then one route group per family.
+/// The endpoint's `Router`: middleware every request passes, then the routes, each in the group
+/// whose middleware states its rules (`EndpointRouteGroups`).
 ///
 /// Every request gets an id, an access-log line and its metrics; errors become JSON answers; the
-/// router's 404 becomes a 405 with `Allow` where the path exists. The health checks need no
-/// secret; every other route is behind `AuthMiddleware` and `RateLimitMiddleware`. `HEAD` is
-/// answered wherever `GET` is.
+/// router's 404 becomes a 405 with `Allow` where the path exists. `HEAD` is answered wherever `GET` is.
 enum EndpointRouter {
     typealias Context = EndpointRequestContext
 
     static func make(_ service: EndpointService) -> Router<Context> {
-        let settings = service.settings
         let router = Router(context: Context.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: AccessLogMiddleware())
@@ -18,22 +16,48 @@ enum EndpointRouter {
         router.add(middleware: EndpointErrorMiddleware())
         router.add(middleware: MethodNotAllowedMiddleware())
 
-        let health = HealthRoutes(service: service)
-        health.addHealthChecks(to: router.group())
-
-        let guarded = router.group()
-            .add(
-                middleware: AuthMiddleware(
-                    secret: settings.secret, openRegistration: settings.openRegistration,
-                    failures: service.authFailures)
-            )
-            .add(middleware: RateLimitMiddleware(limiter: service.limiter))
-        health.addMetrics(to: guarded)
-        NativeRoutes(service: service).add(to: guarded)
-        OpenClawRoutes(service: service).add(to: guarded.group("api/v1"))
-        GatewayHookRoutes(service: service).add(to: guarded.group("hooks"))
-        ProxyChatRoutes(service: service).add(to: guarded)
-        GatewayRoutes(service: service).add(to: guarded.group("gateway"))
+        let groups = EndpointRouteGroups(router, service: service)
+        HealthRoutes(service: service).add(to: groups)
+        NativeRoutes(service: service).add(to: groups)
+        OpenClawRoutes(service: service).add(to: groups)
+        GatewayHookRoutes(service: service).add(to: groups)
+        ProxyChatRoutes(service: service).add(to: groups)
+        GatewayRoutes(service: service).add(to: groups)
         return router
+    }
+}
+
+/// The endpoint's route groups, one per set of rules: whether a route needs the secret, whether an
+/// `--open-registration` network may call it without, and whether each call spends the client's
+/// allowance (`--rate-limit`). A route family adds each route to the group of its rules, under
+/// its own path prefix; the middleware decides from the group, never by looking the route up.
+struct EndpointRouteGroups {
+    typealias Context = EndpointRequestContext
+
+    /// No secret: the health checks.
+    let open: RouterGroup<Context>
+    /// The secret: the routes that list, send or report (`/metrics`).
+    let guarded: RouterGroup<Context>
+    /// The secret, or a peer on an `--open-registration` network; each request spends the allowance:
+    /// the routes that register a device.
+    let registration: RouterGroup<Context>
+    /// The secret; each request spends the allowance: the routes that remove a device.
+    let removal: RouterGroup<Context>
+    /// The secret, or a peer on an `--open-registration` network; the allowance is spent per message
+    /// that changes the registry (`GatewaySession`), not per request: the Ember gateway's routes,
+    /// registration channels where no message lists, removes or sends.
+    let gateway: RouterGroup<Context>
+
+    init(_ router: Router<Context>, service: EndpointService) {
+        let settings = service.settings
+        let secretOnly = AuthMiddleware(secret: settings.secret, openRegistration: [], failures: service.authFailures)
+        let openNetworks = AuthMiddleware(
+            secret: settings.secret, openRegistration: settings.openRegistration, failures: service.authFailures)
+        let rateLimit = RateLimitMiddleware(limiter: service.limiter)
+        open = router.group()
+        guarded = router.group().add(middleware: secretOnly)
+        registration = router.group().add(middleware: openNetworks).add(middleware: rateLimit)
+        removal = router.group().add(middleware: secretOnly).add(middleware: rateLimit)
+        gateway = router.group().add(middleware: openNetworks)
     }
 }

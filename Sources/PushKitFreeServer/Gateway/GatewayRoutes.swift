@@ -20,8 +20,9 @@ struct GatewayRoutes: Sendable {
     typealias Context = EndpointRequestContext
     let service: EndpointService
 
-    /// Adds the HTTP routes to a group at `/gateway`.
-    func add(to group: RouterGroup<Context>) {
+    /// Adds the HTTP routes under `/gateway`.
+    func add(to groups: EndpointRouteGroups) {
+        let group = groups.gateway.group("gateway")
         group.get("ws", use: socketWithoutUpgrade)
         group.post("messages", use: message)
     }

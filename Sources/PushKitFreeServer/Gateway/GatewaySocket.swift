@@ -23,7 +23,7 @@ struct GatewaySocket: Sendable {
         let context = socketContext.requestContext
         let opened = ContinuousClock.now
         do throws(EndpointError) {
-            _ = try auth.admit(request, client: context.client, route: .gatewaySocket)
+            _ = try auth.admit(request, client: context.client)
         } catch {
             log(context, status: Int(error.status.code), since: opened, token: nil, message: nil)
             try await outbound.write(.text(Self.reply(error, requestID: context.requestID).serializedString()))

@@ -7,15 +7,11 @@ struct HealthRoutes: Sendable {
     typealias Context = EndpointRequestContext
     let service: EndpointService
 
-    /// The health checks, for a group without `AuthMiddleware`.
-    func addHealthChecks(to group: RouterGroup<Context>) {
-        group.get("health", use: health)
-        group.get("health/live", use: liveness)
-    }
-
-    /// `/metrics`, for a group behind `AuthMiddleware`.
-    func addMetrics(to group: RouterGroup<Context>) {
-        group.get("metrics", use: metrics)
+    /// The health checks without the secret (a load balancer's probe has none), `/metrics` with it.
+    func add(to groups: EndpointRouteGroups) {
+        groups.open.get("health", use: health)
+        groups.open.get("health/live", use: liveness)
+        groups.guarded.get("metrics", use: metrics)
     }
 
     /// 200 `{"status": "healthy"}`, or 503 with the problems (worded without paths).

@@ -2,8 +2,8 @@ import HTTPTypes
 import Hummingbird
 
 /// The shared secret: `Authorization: Bearer <secret>` or `X-OpenClaw-Auth: <secret>`, 401 without
-/// it or with another. Registrations without credentials are let in from an `--open-registration`
-/// network (the routes whose `acceptsOpenRegistration` says so), and the context says so.
+/// it or with another. In the groups that take registrations (`EndpointRouteGroups`), a request
+/// without credentials is let in from an `--open-registration` network, and the context says so.
 ///
 /// Added to every group but the health checks' (`/metrics` needs the secret wherever the server
 /// listens: one rule docs/openapi.yaml can state); with `--no-auth` there is no secret to check.
@@ -14,6 +14,7 @@ import Hummingbird
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = EndpointRequestContext
     let secret: SharedSecret?
+    /// The networks let in without the secret: empty but in the registration groups.
     let openRegistration: [IPNetwork]
     /// The allowance of failed attempts.
     let failures: RateLimiter
@@ -25,7 +26,7 @@ struct AuthMiddleware: RouterMiddleware {
         next: (Request, Context) async throws -> Response
     ) async throws -> Response {
         var context = context
-        context.openNetwork = try admit(request, client: context.client, route: context.route(of: request))
+        context.openNetwork = try admit(request, client: context.client)
         return try await next(request, context)
     }
 
@@ -34,14 +35,12 @@ struct AuthMiddleware: RouterMiddleware {
     /// The WebSocket route (`/gateway/ws`) calls this itself once upgraded, so that a refusal can be
     /// answered as a message on the socket (an upgrade refused before it is answered only with a bare 400).
     /// - Returns: `true` when it was let in without the secret, from an `--open-registration` network.
-    func admit(_ request: Request, client: String, route: EndpointRoute?) throws(EndpointError) -> Bool {
+    func admit(_ request: Request, client: String) throws(EndpointError) -> Bool {
         guard let secret else { return false }
         let presented = SharedSecret.presented(
             authorization: request.headers[.authorization],
             openClawAuth: request.headers[Self.openClawAuth])
-        if presented == nil, route?.acceptsOpenRegistration == true,
-            openRegistration.contains(where: { $0.contains(client) })
-        {
+        if presented == nil, openRegistration.contains(where: { $0.contains(client) }) {
             return true
         }
         if let retryAfter = failures.exhausted(client) {

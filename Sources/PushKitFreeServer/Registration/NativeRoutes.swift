@@ -7,8 +7,8 @@ struct NativeRoutes: Sendable {
     typealias Context = EndpointRequestContext
     let service: EndpointService
 
-    func add(to group: RouterGroup<Context>) {
-        group.post("register-apns", use: register)
+    func add(to groups: EndpointRouteGroups) {
+        groups.registration.post("register-apns", use: register)
     }
 
     @Sendable func register(_ request: Request, context: Context) async throws -> Response {

@@ -8,10 +8,11 @@ struct GatewayHookRoutes: Sendable {
     typealias Context = EndpointRequestContext
     let service: EndpointService
 
-    /// Adds the routes to a group at `/hooks`.
-    func add(to group: RouterGroup<Context>) {
-        group.post("ios-device", use: deviceHook)
-        group.post("ios-notify", use: notifyHook)
+    /// Adds the routes under `/hooks`. `ios-device` is a registration route: its `unregister` action
+    /// needs the secret all the same (`deviceHook`).
+    func add(to groups: EndpointRouteGroups) {
+        groups.registration.group("hooks").post("ios-device", use: deviceHook)
+        groups.guarded.group("hooks").post("ios-notify", use: notifyHook)
     }
 
     @Sendable func deviceHook(_ request: Request, context: Context) async throws -> Response {

@@ -8,13 +8,14 @@ struct OpenClawRoutes: Sendable {
     typealias Context = EndpointRequestContext
     let service: EndpointService
 
-    /// Adds the routes to a group at `/api/v1`.
-    func add(to group: RouterGroup<Context>) {
-        group.post("devices/register", use: registerDevice)
-        group.get("devices", use: listDevices)
-        group.delete("devices/{token}", use: unregisterDevice)
-        group.post("notifications/send", use: sendToAll)
-        group.post("notifications/send/{token}", use: sendToDevice)
+    /// Adds the routes under `/api/v1`.
+    func add(to groups: EndpointRouteGroups) {
+        groups.registration.group("api/v1").post("devices/register", use: registerDevice)
+        groups.removal.group("api/v1").delete("devices/{token}", use: unregisterDevice)
+        let guarded = groups.guarded.group("api/v1")
+        guarded.get("devices", use: listDevices)
+        guarded.post("notifications/send", use: sendToAll)
+        guarded.post("notifications/send/{token}", use: sendToDevice)
     }
 
     @Sendable func registerDevice(_ request: Request, context: Context) async throws -> Response {

@@ -8,9 +8,9 @@ struct ProxyChatRoutes: Sendable {
     typealias Context = EndpointRequestContext
     let service: EndpointService
 
-    func add(to group: RouterGroup<Context>) {
-        group.post("registerSubscription", use: registerSubscription)
-        group.post("triggerReplyFinished", use: triggerReplyFinished)
+    func add(to groups: EndpointRouteGroups) {
+        groups.registration.post("registerSubscription", use: registerSubscription)
+        groups.guarded.post("triggerReplyFinished", use: triggerReplyFinished)
     }
 
     @Sendable func registerSubscription(_ request: Request, context: Context) async throws -> Response {
