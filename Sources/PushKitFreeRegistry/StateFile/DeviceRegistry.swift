@@ -54,6 +54,9 @@ import Darwin
 /// journal beside it, `<file>.journal`, instead of rewriting the file for each batch, and folds the
 /// journal into the file from time to time; every reader applies the journal (see `RegistryJournal`).
 /// Every other value writes the file whole and `fsync`s it on every change, folding in any journal.
+///
+/// This file holds reading, the lock and the write; `DeviceRegistry+Journal.swift` the journal's
+/// side, `DeviceRegistry+FlatMap.swift` the flat map's sidecar.
 package struct DeviceRegistry: Sendable {
     /// The state file.
     package let path: String
@@ -141,41 +144,6 @@ package struct DeviceRegistry: Sendable {
         try locked(convertingToVersionOne: true) { devices in devices.writesFlatMap ? devices.count : nil }
     }
 
-    /// Folds the journal into the state file: writes the file whole, then removes the journal
-    /// (see `RegistryJournal`). Nothing is written when there is no journal.
-    /// - Returns: whether there was a journal to fold (one that no longer continued the file is
-    ///   removed all the same).
-    @discardableResult
-    package func foldJournal() throws(RegistryError) -> Bool {
-        do {
-            return try locked(convertingToVersionOne: false, folding: true) { _ in
-                PosixFile.stamp(of: journalPath) != nil
-            }
-        } catch let error as RegistryError {
-            throw error
-        } catch {
-            throw .io(FileSystemError("cannot fold the journal into", path: path, errno: EIO))
-        }
-    }
-
-    /// For a process about to append to the journal (`register-apns serve`, at start): reads the
-    /// registry now, so that the first batch does not parse the file; and a file large enough to
-    /// journal that was never written for a journal (no `journal_base`) is written whole with one,
-    /// so that the first batch does not either. A file that cannot be read is left to the first
-    /// request that needs it (and `GET /health`) to report.
-    package func prepareJournal() {
-        let needsBase = { (devices: RegisteredDevices) -> Bool in
-            appendsToJournal && devices.storedFormat == .versioned && devices.journalBase == nil
-                && (PosixFile.stamp(of: path)?.byteCount ?? 0) >= journalThreshold
-        }
-        // Read without the lock first: a server that reads a small file creates nothing on disk.
-        guard let devices = try? load(), needsBase(devices) else { return }
-        _ = try? update { devices in
-            // Counted as a change, the registry is written whole, which gives it a journal_base.
-            if needsBase(devices) { devices.changeCount += 1 }
-        }
-    }
-
     /// Whether a whole state file (and its journal) can be written now: allocates that much room in
     /// a temporary file beside it and removes it, writing no data. For a health check that saw a
     /// write refused (a full disk) and must notice when writing works again.
@@ -189,7 +157,7 @@ package struct DeviceRegistry: Sendable {
         }
     }
 
-    private func locked<Result>(
+    func locked<Result>(
         convertingToVersionOne converting: Bool, folding: Bool = false,
         _ body: (inout RegisteredDevices) throws -> Result
     ) throws -> Result {
@@ -337,105 +305,12 @@ package struct DeviceRegistry: Sendable {
     }
 
     /// One reading of the state file, to notice another program's rewrite before replacing it.
-    private struct Snapshot {
+    struct Snapshot {
         /// The bytes read; for a remembered registry, only those of a file up to a megabyte.
         let data: Data?
         let stamp: PosixFile.Stamp?
         /// How far the journal was read with it; `nil` when there was none.
         var journal: RegistryJournal.Position?
-    }
-
-    /// Whether the change in `devices` goes to the journal rather than a rewrite of the file: this
-    /// value appends, the file is a large enough version 1 file written for a journal, and the
-    /// change touches some devices and no top-level member. (A journal grown as large as the file
-    /// is folded after the append: a fold stalls the batches behind it for the time a whole write
-    /// takes, so folds are kept rare, and a reader parses at most twice the file.)
-    private func appends(
-        _ devices: RegisteredDevices, over snapshot: Snapshot, membersBefore: [String: JSONValue]
-    )
-        -> Bool
-    {
-        guard appendsToJournal, devices.storedFormat == .versioned, devices.journalBase != nil,
-            let size = snapshot.stamp?.byteCount, size >= journalThreshold, devices.otherFields == membersBefore,
-            devices.changedDeviceIDs.count <= max(64, devices.count / 8)
-        else { return false }
-        return true
-    }
-
-    /// Appends the change in `devices` to the journal and remembers the registry as changed.
-    /// - Returns: where the journal now ends.
-    private func appendToJournal(
-        _ devices: inout RegisteredDevices, over snapshot: Snapshot
-    ) throws(RegistryError) -> RegistryJournal.Position {
-        guard let base = devices.journalBase else {
-            throw .corruptStateFile(path: path, detail: "no journal_base to append to")
-        }
-        let batch: [UInt8]
-        do throws(JSONSyntaxError) {
-            batch = try devices.journalBatch()
-        } catch {
-            // A record that does not read back as written: the change is not stored.
-            throw .corruptStateFile(path: journalPath, detail: error.detail)
-        }
-        let mode = PosixFile.permissions(of: path) ?? 0o600
-        let position = try RegistryJournal.append(
-            batch, at: journalPath, base: base, mode: mode, after: snapshot.journal)
-        cache.remember(devices, stamp: snapshot.stamp, bytes: snapshot.data, journal: position, at: path)
-        return position
-    }
-
-    /// Brings a remembered entry up to the file and journal now there, without parsing the file:
-    /// - the file unchanged: what was appended to the journal since is applied (a journal made
-    ///   since, or one replacing a journal that did not continue the file, from its start);
-    /// - the file replaced by a fold of the very journal the entry read (`adoptFold`).
-    /// - Returns: `false` when the file must be read (`entry` may then be half brought up).
-    private func refresh(_ entry: inout RegistryCache.Entry) throws(RegistryError) -> Bool {
-        guard RegistryCache.isCurrent(entry, at: path) else { return try adoptFold(&entry) }
-        switch RegistryJournal.change(at: journalPath, since: entry.journal) {
-        case .unchanged:
-            return true
-        case .grown:
-            guard let position = entry.journal else { return false }
-            entry.journal = try RegistryJournal.readMore(after: position, at: journalPath, into: &entry.devices)
-            return true
-        case .replaced:
-            // A journal that continued the file is only ever removed by replacing the file.
-            guard entry.journal?.continuesFile != true else { return false }
-            entry.journal = try RegistryJournal.read(at: journalPath, into: &entry.devices)
-            return true
-        }
-    }
-
-    /// Takes the file now there as `entry`'s, when another process wrote it by folding the journal
-    /// `entry` read, and nothing else (its `journal_folded` names the entry's base and the journal's
-    /// end): the rest of that journal is read through the descriptor the entry holds (a removed
-    /// journal stays readable while open), then the new journal, if any, is applied. Two servers
-    /// on one file then never parse the file again for each other's folds.
-    /// - Returns: `false` when the file is something else and must be read.
-    private func adoptFold(_ entry: inout RegistryCache.Entry) throws(RegistryError) -> Bool {
-        guard let position = entry.journal, position.continuesFile, let base = entry.devices.journalBase else {
-            return false
-        }
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return false }
-        let file = RegistryCache.OpenFile(descriptor: descriptor)
-        guard let markers = RegistryJournal.foldMarkers(ofOpen: descriptor),
-            var stamp = PosixFile.stamp(ofOpen: descriptor)
-        else { return false }
-        entry.journal = try RegistryJournal.readMore(after: position, at: journalPath, into: &entry.devices)
-        guard markers.folded == "\(base) \(entry.journal?.end ?? 0)" else { return false }
-        var bytes: Data?
-        if stamp.byteCount <= RegistryCache.comparedBytes {
-            // A small file is compared byte for byte before reuse: its bytes are kept.
-            (bytes, stamp) = try RegistryJournal.contents(of: file, from: 0, path: path)
-        }
-        entry.devices.journalBase = markers.base
-        entry.devices.journalFolded = markers.folded
-        entry.stamp = stamp
-        entry.bytes = bytes
-        entry.file = file
-        entry.journal = try RegistryJournal.read(at: journalPath, into: &entry.devices)
-        return true
     }
 
     /// The registry to change, with the snapshot it came from: the one remembered, brought up to
@@ -517,43 +392,6 @@ package struct DeviceRegistry: Sendable {
         return lateRegistrations(in: replaced, over: original, read: stored)
     }
 
-    /// Writes a flat map and its sidecar so that a failure at any step leaves the old registry or
-    /// the new one, never a mix: the pending sidecar, then the flat map (the commit), then the
-    /// pending sidecar renamed over the sidecar. When the flat map's bytes do not change, the
-    /// sidecar alone is replaced (that is the commit).
-    /// - Returns: `false` when the file changed before the commit (nothing that counts was written).
-    private func writeFlatMap(
-        _ devices: RegisteredDevices, over snapshot: Snapshot, mode: mode_t,
-        committingIf stillCurrent: @escaping () -> Bool
-    ) throws(FileSystemError) -> Bool {
-        let versionOne = { (output: inout FileOutput) throws(FileSystemError) in
-            try devices.writeStateFile(to: &output)
-        }
-        let flatMap = devices.flatMapBytes()
-        PosixFile.removeStaleTemporaries(of: pendingSidecarPath)
-        if let original = snapshot.data, original.elementsEqual(flatMap) {
-            unlink(pendingSidecarPath)
-            return try PosixFile.replaceAtomically(
-                sidecarPath, mode: mode, committingIf: stillCurrent, writing: versionOne)
-        }
-        try PosixFile.replaceAtomically(pendingSidecarPath, mode: mode, writing: versionOne)
-        let committed: Bool
-        do throws(FileSystemError) {
-            committed = try PosixFile.replaceAtomically(path, with: flatMap, mode: mode, committingIf: stillCurrent)
-        } catch {
-            unlink(pendingSidecarPath)
-            throw error
-        }
-        guard committed else {
-            unlink(pendingSidecarPath)
-            return false
-        }
-        // The change is committed: a failure here leaves the pending sidecar, which matches the
-        // flat map and so counts, for the next writer to put in place.
-        if rename(pendingSidecarPath, sidecarPath) == 0 { PosixFile.syncDirectory(of: sidecarPath) }
-        return true
-    }
-
     /// The registrations another program (which opened the file before our rename) wrote into the
     /// file we replaced: entries whose token differs from what we read. Waits up to half a second
     /// for a rewrite caught half way.
@@ -586,33 +424,13 @@ package struct DeviceRegistry: Sendable {
         return (try? PosixFile.readIfPresent(path)) == data
     }
 
-    /// Reads and parses the state file and applies the journal beside it (see `RegistryJournal`).
-    /// A fold replaces the file before it removes the journal: when a file written for a journal
-    /// was replaced while the two were read (the journal read may be the next file's, or none
-    /// where the old file's was), both are read again. A file never written for a journal has no
-    /// journal to miss.
-    private func readWithJournal() throws(RegistryError) -> (Snapshot, RegisteredDevices) {
-        var attempt = 1
-        while true {
-            var (snapshot, devices) = try readSettled()
-            cache.fileReads.add(1, ordering: .relaxed)
-            snapshot.journal = try RegistryJournal.read(at: journalPath, into: &devices)
-            if devices.journalBase == nil || PosixFile.stamp(of: path) == snapshot.stamp
-                || attempt == Self.maximumAttempts
-            {
-                return (snapshot, devices)
-            }
-            attempt += 1
-        }
-    }
-
     /// Reads and parses the state file, waiting out another program's rewrite in place.
     ///
     /// A program that truncates the file and writes it again (Python's `write_text`) can be caught
     /// with the file empty or half written. Contents that are empty or do not parse, in a file
     /// modified in the last two seconds, are read again every 2 ms for up to half a second; then an
     /// empty file counts as empty and a corrupt one as corrupt.
-    private func readSettled() throws(RegistryError) -> (Snapshot, RegisteredDevices) {
+    func readSettled() throws(RegistryError) -> (Snapshot, RegisteredDevices) {
         let started = ContinuousClock.now
         while true {
             let stamp = PosixFile.stamp(of: path)
@@ -638,41 +456,7 @@ package struct DeviceRegistry: Sendable {
         }
     }
 
-    /// The sidecar and the pending sidecar beside a flat map, as read.
-    private struct SidecarFiles {
-        let sidecar: Data?
-        let pending: Data?
-
-        /// The details that go with the flat map `stored`: the pending sidecar when it describes
-        /// exactly `stored`'s devices and tokens (its writer replaced the flat map and did not get
-        /// to rename it), else the sidecar.
-        func details(
-            for stored: RegisteredDevices, decode: (Data, String) throws(RegistryError) -> RegisteredDevices
-        ) throws(RegistryError) -> Data? {
-            guard let pending, stored.storedFormat == .legacyFlatMap || stored.storedFormat == .absent,
-                let described = try? decode(pending, ""), described.count == stored.count,
-                stored.devices.allSatisfy({ described[$0.id]?.token == $0.record.token })
-            else { return sidecar }
-            return pending
-        }
-    }
-
-    private func sidecarFiles() throws(RegistryError) -> SidecarFiles {
-        SidecarFiles(sidecar: try read(sidecarPath), pending: try read(pendingSidecarPath))
-    }
-
-    /// `stored` with the details of the sidecar, when `stored` is a flat map (or empty) and there is one.
-    private func combined(_ stored: RegisteredDevices, sidecar: Data?) throws(RegistryError) -> RegisteredDevices {
-        guard let sidecar, Self.takesSidecar(stored) else { return stored }
-        return RegisteredDevices.combining(flatMap: stored, sidecar: try decode(sidecar, path: sidecarPath))
-    }
-
-    /// Whether a sidecar's details apply to `stored`: a flat map, or no file yet.
-    private static func takesSidecar(_ stored: RegisteredDevices) -> Bool {
-        stored.storedFormat == .legacyFlatMap || stored.storedFormat == .absent
-    }
-
-    private func read(_ file: String) throws(RegistryError) -> Data? {
+    func read(_ file: String) throws(RegistryError) -> Data? {
         do throws(FileSystemError) {
             // Mapped when large: only a version 1 file grows that large, and only these tools,
             // which replace it by rename, write one.
@@ -682,7 +466,7 @@ package struct DeviceRegistry: Sendable {
         }
     }
 
-    private func decode(_ data: Data, path: String) throws(RegistryError) -> RegisteredDevices {
+    func decode(_ data: Data, path: String) throws(RegistryError) -> RegisteredDevices {
         do throws(JSONSyntaxError) {
             return try RegisteredDevices(stateFile: data)
         } catch {
