@@ -250,6 +250,14 @@ let package = Package(
             path: "Tests/PushKitFreeServerTests"
         ),
         .testTarget(
+            name: "PushKitFreeTransportTests",
+            dependencies: [
+                "PushKitFreeTransport", "PushKitFreeCore", "PushKitFreeEmulator",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Tests/PushKitFreeTransportTests"
+        ),
+        .testTarget(
             name: "EndToEndTests",
             dependencies: [
                 "apns-jwt", "register-apns", "register-apns-serve", "send-push", "apns-emulator",
