@@ -10,6 +10,14 @@ import PushKitFreeCore
 /// A plain value, with no file behind it: `DeviceRegistry` reads one from the state file, lets a
 /// closure change it, and writes it back. Every change goes through the methods here, which keep one
 /// invariant: a token belongs to one device id (one app install).
+///
+/// Besides the devices, the value carries what its store needs between the read and the write of
+/// one `update`: the form the file was read in (`storedFormat`, `adoptedLegacyEntries`, the
+/// journal's `journalBase` and `journalFolded`), the changes made (`changeCount`,
+/// `changedDeviceIDs`: a write returns nothing else to its store, which writes only those), and the
+/// token index of a registry kept between writes. They travel with the devices because `update`
+/// hands its closure this one value, `inout`; they are the registry module's own (internal, but
+/// `storedFormat`, which the fuzz harness checks), invisible to the core and the tools.
 package struct RegisteredDevices: Sendable {
     /// How the state file stored the registry when it was read.
     package enum StoredFormat: Sendable, Equatable {
@@ -42,7 +50,7 @@ package struct RegisteredDevices: Sendable {
     /// How the file was stored when read; `.absent` for a registry built in memory.
     package internal(set) var storedFormat: StoredFormat
     /// The device ids adopted from top-level members of a version 1 file (see `StoredFormat`).
-    package internal(set) var adoptedLegacyEntries: [String] = []
+    internal(set) var adoptedLegacyEntries: [String] = []
     /// Whether `DeviceRegistry` writes this registry as a flat map plus sidecar: it was read from one,
     /// or a writer of the flat map added registrations to the version 1 file it was read from.
     package var writesFlatMap: Bool {
@@ -56,11 +64,11 @@ package struct RegisteredDevices: Sendable {
     /// (see `RegistryJournal`). `nil` after any other write. Not part of equality.
     var journalFolded: String?
     /// Incremented by every change, so `DeviceRegistry.update` can skip writing when nothing changed.
-    package internal(set) var changeCount = 0
+    internal(set) var changeCount = 0
     /// The ids of the devices changed, added or removed since the registry was read or last
     /// written (`markUnchanged()`), for stores that write only what changed (the state file's
     /// journal, PostgreSQL). Top-level members are not counted here: compare `otherFields`.
-    package internal(set) var changedDeviceIDs: Set<String> = []
+    internal(set) var changedDeviceIDs: Set<String> = []
     /// Device ids by token, when this registry keeps one (see `RegisteredDevices+TokenIndex.swift`);
     /// every change below keeps it right. Not part of equality.
     var tokenIndex: TokenIndex?
