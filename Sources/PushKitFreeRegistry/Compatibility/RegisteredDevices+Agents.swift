@@ -3,6 +3,9 @@ import PushKitFreeCore
 /// An agent devices subscribe to, as the proxy-chat design keeps it (`agents/{agentKey}` there):
 /// its working directory and the name its notifications are titled with. Devices subscribe by
 /// joining the group named by the agent key.
+///
+/// Retirement: with the proxy-chat routes (`ProxyChatRoutes`); a file that keeps its `agents`
+/// member keeps working, as any top-level member does.
 package struct RegisteredAgent: Sendable, Equatable {
     /// The agent's working directory (`cwd`).
     package var cwd: String?

@@ -4,6 +4,11 @@ import PushKitFreeRegistry
 
 /// OpenClaw's routes, under `/api/v1`: register, list and remove devices, and send. Their clients
 /// read FastAPI's shapes: errors carry `detail`, tokens show as their first 16 digits and `...`.
+///
+/// Retirement: once the OpenClaw app and outreach scripts call the native routes and tools, delete
+/// this file, its line in `EndpointRouter.make`, its five `EndpointRoute` cases (and `isOpenClaw`
+/// with the `detail` shape in `EndpointError`), the `openclaw-service-*` golden fixtures and its
+/// paths in docs/openapi.yaml. Devices it registered stay in the registry as they are.
 struct OpenClawRoutes: Sendable {
     typealias Context = EndpointRequestContext
     let service: EndpointService
