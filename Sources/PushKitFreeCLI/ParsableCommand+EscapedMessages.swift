@@ -13,8 +13,16 @@ extension ParsableCommand {
     /// parsing quotes the offending argument in its messages, and an argument holding escape
     /// sequences or a carriage return could otherwise rewrite the caller's terminal or log line.
     /// Help, version and completion scripts (exit 0) go to standard output unchanged.
+    ///
+    /// A first word that is no subcommand but near one stops here, with the one it meant
+    /// (`Suggestion.mistypedSubcommand`), before a default subcommand can take it as an argument.
     package static func mainEscapingMessages(_ arguments: [String]? = nil) {
         do {
+            if let mistyped = Suggestion.mistypedSubcommand(
+                in: arguments ?? Array(CommandLine.arguments.dropFirst()), root: self)
+            {
+                throw mistyped
+            }
             var command = try parseAsRoot(arguments)
             try command.run()
         } catch {

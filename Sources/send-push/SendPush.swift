@@ -117,6 +117,10 @@ struct SendPush: ParsableCommand {
         // After `--` every argument is positional (argument parser hands the `--` on here too).
         let terminator = legacy.firstIndex(of: "--") ?? legacy.endIndex
         if let option = legacy[..<terminator].first(where: ArgparseCompatibility.looksLikeOption) {
+            let name = String(option.prefix { $0 != "=" })
+            if let meant = Suggestion.closest(to: name, among: Suggestion.longOptions(of: Self.self)) {
+                throw ValidationError("unknown option '\(option)'; did you mean '\(meant)'?")
+            }
             throw ValidationError(
                 "unknown option '\(option)' (a MESSAGE_ID or PREVIEW that starts with '-' needs a space in it, as in \"- item\", or to be a number)"
             )

@@ -57,3 +57,27 @@ struct TypedOptionsTests {
         #expect(flags.allSatisfy { $0.wholeMatch(of: /--[a-z]+(-[a-z]+)*/) != nil })
     }
 }
+
+@Suite("did you mean: the distance and the limit")
+struct SuggestionTests {
+    @Test("swaps, drops, insertions and substitutions count one each")
+    func distance() {
+        #expect(Suggestion.distance("remvoe", "remove") == 1)
+        #expect(Suggestion.distance("lst", "list") == 1)
+        #expect(Suggestion.distance("lsit", "list") == 1)
+        #expect(Suggestion.distance("chek", "check") == 1)
+        #expect(Suggestion.distance("", "add") == 3)
+        #expect(Suggestion.distance("phone", "remove") > 2)
+    }
+
+    @Test("near enough is at most a third of the candidate, 1 to 2; the word itself is no typo")
+    func closest() {
+        let commands = ["add", "remove", "list", "import", "convert"]
+        #expect(Suggestion.closest(to: "rmove", among: commands) == "remove")
+        #expect(Suggestion.closest(to: "ad", among: commands) == "add")
+        #expect(Suggestion.closest(to: "abc", among: commands) == nil, "two away from a three-letter name")
+        #expect(Suggestion.closest(to: "phone", among: commands) == nil)
+        #expect(Suggestion.closest(to: "list", among: commands) == nil)
+        #expect(Suggestion.closest(to: "--titel", among: ["--title", "--subtitle"]) == "--title")
+    }
+}
