@@ -487,7 +487,7 @@ struct SendPushEndToEndTests: ClientToolSuite {
         env["APNS_STATE_FILE"] = devicesFile
         let cases: [([String], Int32, String)] = [
             (["--token", "xyz", "--body", "hi"], 65, "device token"),
-            (["--token", hexToken(1, filler: "ab")], 65, "nothing to send"),
+            (["--token", hexToken(1, filler: "ab")], 64, "nothing to send"),
             (
                 [
                     "--token", hexToken(1, filler: "ab"), "--body", "hi", "--collapse-id",

@@ -54,19 +54,27 @@ package enum PayloadError: SettingError, Equatable {
     case tooLarge(size: Int, limit: Int, detail: String)
     /// A setting APNs would refuse, or a combination that makes no payload.
     case invalid(SettingMessage)
+    /// No content was given at all (no title, body, badge, data or payload file): a usage error
+    /// (64), as for a command line missing its arguments.
+    case nothingToSend(SettingMessage)
 
-    package var exitStatus: ExitStatus { .dataError }
+    package var exitStatus: ExitStatus {
+        if case .nothingToSend = self { return .usage }
+        return .dataError
+    }
 
     package var settingMessage: SettingMessage? {
-        if case .invalid(let message) = self { return message }
-        return nil
+        switch self {
+        case .invalid(let message), .nothingToSend(let message): message
+        case .tooLarge: nil
+        }
     }
 
     package var description: String {
         switch self {
         case .tooLarge(let size, let limit, let detail):
             "payload is \(size) bytes, over the \(limit)-byte limit\(detail)"
-        case .invalid(let message): message.description
+        case .invalid(let message), .nothingToSend(let message): message.description
         }
     }
 }

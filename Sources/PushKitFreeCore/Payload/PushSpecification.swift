@@ -117,7 +117,7 @@ package struct PushSpecification: Sendable {
             }
             content.contentAvailable = true
         } else if pushType == .alert, !hasAlert, content.badge == nil, !content.contentAvailable, data.isEmpty {
-            throw PayloadError.invalid(
+            throw PayloadError.nothingToSend(
                 "nothing to send: give \(setting: .title)/\(setting: .body) (or MESSAGE_ID PREVIEW), \(setting: .badge), \(setting: .data) or \(setting: .payloadFile)"
             )
         }
