@@ -55,13 +55,16 @@ package enum PayloadError: SettingError, Equatable {
     /// A setting APNs would refuse, or a combination that makes no payload.
     case invalid(SettingMessage)
 
+    /// Always 65: an unusable payload is bad input.
     package var exitStatus: ExitStatus { .dataError }
 
+    /// The message of `invalid`; `nil` for `tooLarge`, which names no setting.
     package var settingMessage: SettingMessage? {
         if case .invalid(let message) = self { return message }
         return nil
     }
 
+    /// The size and limit for `tooLarge`, the message in the core's words for `invalid`.
     package var description: String {
         switch self {
         case .tooLarge(let size, let limit, let detail):
