@@ -9,7 +9,7 @@ package struct SingleRequestDelivery {
     private let policy: DeliveryPolicy
     private let jitter: () -> Double
 
-    /// Sends through `client`, signing with tokens from `tokens`, retrying as `policy` allows.
+    /// A delivery through `client`, signing with tokens from `tokens` and retrying as `policy` allows.
     /// - Parameter jitter: a random number in [0, 1).
     package init(
         client: any HTTP2Transport, tokens: any ProviderTokenSource, policy: DeliveryPolicy,

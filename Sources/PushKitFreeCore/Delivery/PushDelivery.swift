@@ -36,7 +36,7 @@ package final class PushDelivery {
     private let defaultEnvironment: APNsEnvironment
     private let jitter: () -> Double
 
-    /// Sends through `client`, signing with tokens from `tokens`, retrying as `policy` allows.
+    /// A delivery through `client`, signing with tokens from `tokens` and retrying as `policy` allows.
     /// - Parameters:
     ///   - baseURL: the APNs base URL for an environment (the shared configuration's).
     ///   - defaultEnvironment: for devices whose environment is not recorded.
