@@ -4,12 +4,15 @@
 /// version does not know still parses (`init(rawValue:)` never fails) and reports `isKnown == false`
 /// and no `status`, so a new reason from Apple is shown as it is rather than lost.
 package struct APNsReason: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The reason as it appears in the body, e.g. `BadDeviceToken`.
     package let rawValue: String
 
+    /// A reason from its text; never fails, an unknown reason is kept as it is.
     package init(rawValue: String) {
         self.rawValue = rawValue
     }
 
+    /// The reason as Apple spells it, e.g. `BadDeviceToken`.
     package var description: String { rawValue }
 
     /// Whether this is one of the reasons Apple documents (or `badPayload`, see there).
@@ -19,19 +22,33 @@ package struct APNsReason: RawRepresentable, Sendable, Hashable, CustomStringCon
     package var status: Int? { Self.statuses[rawValue] }
 
     // MARK: 400 Bad Request
+    /// The `apns-collapse-id` is longer than 64 bytes.
     package static let badCollapseID = APNsReason(rawValue: "BadCollapseId")
+    /// The device token is not valid, or belongs to the other environment.
     package static let badDeviceToken = APNsReason(rawValue: "BadDeviceToken")
+    /// The `apns-expiration` is not valid.
     package static let badExpirationDate = APNsReason(rawValue: "BadExpirationDate")
+    /// The `apns-id` is not valid.
     package static let badMessageID = APNsReason(rawValue: "BadMessageId")
+    /// The `apns-priority` is not valid.
     package static let badPriority = APNsReason(rawValue: "BadPriority")
+    /// The `apns-topic` is not valid.
     package static let badTopic = APNsReason(rawValue: "BadTopic")
+    /// The device token does not belong to the topic's app.
     package static let deviceTokenNotForTopic = APNsReason(rawValue: "DeviceTokenNotForTopic")
+    /// A header appears more than once.
     package static let duplicateHeaders = APNsReason(rawValue: "DuplicateHeaders")
+    /// The connection was idle too long.
     package static let idleTimeout = APNsReason(rawValue: "IdleTimeout")
+    /// The `apns-push-type` is not valid.
     package static let invalidPushType = APNsReason(rawValue: "InvalidPushType")
+    /// The request path has no device token.
     package static let missingDeviceToken = APNsReason(rawValue: "MissingDeviceToken")
+    /// No `apns-topic` header where one is required.
     package static let missingTopic = APNsReason(rawValue: "MissingTopic")
+    /// The payload is empty.
     package static let payloadEmpty = APNsReason(rawValue: "PayloadEmpty")
+    /// The key or certificate may not push to this topic.
     package static let topicDisallowed = APNsReason(rawValue: "TopicDisallowed")
     /// A body that is not a JSON object with an `aps` object. Apple's table has no reason for this;
     /// the emulator answers it with 400.
@@ -55,27 +72,45 @@ package struct APNsReason: RawRepresentable, Sendable, Hashable, CustomStringCon
     package static let featureNotEnabled = APNsReason(rawValue: "FeatureNotEnabled")
 
     // MARK: 403 Forbidden
+    /// The client certificate is not valid.
     package static let badCertificate = APNsReason(rawValue: "BadCertificate")
+    /// The client certificate is for the other environment.
     package static let badCertificateEnvironment = APNsReason(rawValue: "BadCertificateEnvironment")
+    /// The provider token is stale (issued over an hour ago): sign a new one.
     package static let expiredProviderToken = APNsReason(rawValue: "ExpiredProviderToken")
+    /// The action is not allowed.
     package static let forbidden = APNsReason(rawValue: "Forbidden")
+    /// The provider token is not valid, or its signature does not verify.
     package static let invalidProviderToken = APNsReason(rawValue: "InvalidProviderToken")
+    /// No `authorization` header and no client certificate.
     package static let missingProviderToken = APNsReason(rawValue: "MissingProviderToken")
+    /// The token's key is not the key this connection's first request used; a new connection is needed.
     package static let unrelatedKeyIDInToken = APNsReason(rawValue: "UnrelatedKeyIdInToken")
+    /// The token's key is limited to the other environment.
     package static let badEnvironmentKeyIDInToken = APNsReason(rawValue: "BadEnvironmentKeyIdInToken")
 
     // MARK: 404, 405, 410, 413
+    /// The request path is not valid (404).
     package static let badPath = APNsReason(rawValue: "BadPath")
+    /// The method is not `POST` (405).
     package static let methodNotAllowed = APNsReason(rawValue: "MethodNotAllowed")
+    /// The device token has expired (410); the app must register a new one.
     package static let expiredToken = APNsReason(rawValue: "ExpiredToken")
+    /// The device token is no longer active for the topic (410); stop sending to it.
     package static let unregistered = APNsReason(rawValue: "Unregistered")
+    /// The payload exceeds the push type's size limit (413).
     package static let payloadTooLarge = APNsReason(rawValue: "PayloadTooLarge")
 
     // MARK: 429, 500, 503
+    /// The provider token changes too often (429); Apple allows a new one at most every 20 minutes.
     package static let tooManyProviderTokenUpdates = APNsReason(rawValue: "TooManyProviderTokenUpdates")
+    /// Too many requests to the same device token in a row (429).
     package static let tooManyRequests = APNsReason(rawValue: "TooManyRequests")
+    /// APNs had an internal error (500).
     package static let internalServerError = APNsReason(rawValue: "InternalServerError")
+    /// APNs is unavailable (503).
     package static let serviceUnavailable = APNsReason(rawValue: "ServiceUnavailable")
+    /// The APNs server is shutting down (503).
     package static let shutdown = APNsReason(rawValue: "Shutdown")
 
     /// Every known reason.
@@ -120,6 +155,7 @@ package struct APNsRejection: Sendable, Hashable, CustomStringConvertible {
         self.reason = reason
     }
 
+    /// Status and reason, e.g. `410 Unregistered`.
     package var description: String { "\(status) \(reason)" }
 
     /// A refusal that may pass when the same request is sent again later: 429 TooManyRequests, and

@@ -9,16 +9,20 @@ import Foundation
 package struct APNsRequest: Sendable {
     /// The app's bundle id; the topic adds the push type's suffix.
     package var bundleID: String
+    /// `apns-push-type`; it also decides the topic suffix, the allowed priorities and the payload limit.
     package var pushType: APNsPushType
+    /// `apns-priority`, always sent.
     package var priority: APNsPriority
     /// UNIX seconds after which APNs stops trying; 0 = try once, do not store; `nil` = header omitted.
     package var expiration: Int?
+    /// `apns-collapse-id`, at most 64 UTF-8 bytes; `nil` = header omitted.
     package var collapseID: String?
     /// A canonical lowercase UUID; `nil` lets APNs assign one per request.
     package var apnsID: String?
     /// The serialized payload.
     package var payload: Data
 
+    /// A request; a `nil` priority is the push type's default (`APNsPriority.default(for:)`).
     package init(
         bundleID: String, pushType: APNsPushType = .alert, priority: APNsPriority? = nil, expiration: Int? = nil,
         collapseID: String? = nil, apnsID: String? = nil, payload: Data

@@ -29,6 +29,7 @@ package struct KeyScopeNotes: Sendable {
 
     /// One thing APNs refused a key for, and when (ISO 8601, UTC).
     package struct Refusal: Sendable, Equatable {
+        /// What was refused: the key in an environment, or the key for a topic.
         package enum Scope: Sendable, Equatable {
             /// `BadEnvironmentKeyIdInToken` in this environment.
             case environment(APNsEnvironment)
@@ -36,8 +37,11 @@ package struct KeyScopeNotes: Sendable {
             case topic(String)
         }
 
+        /// The refused key's id.
         package let keyID: String
+        /// What APNs refused the key for.
         package let scope: Scope
+        /// When APNs last refused it, ISO 8601 in UTC; empty when the file holds no string there.
         package let at: String
     }
 

@@ -17,6 +17,7 @@ package struct ProviderCredentials: Sendable {
         case unparsed(pem: String, origin: String)
     }
 
+    /// Credentials with a key already parsed, e.g. one made in memory.
     package init(key: ProviderKey, keyID: String, teamID: String) {
         self.init(key: .parsed(key), fingerprint: key.fingerprint, keyID: keyID, teamID: teamID)
     }

@@ -24,6 +24,7 @@ package struct ProviderKey: Sendable {
     /// The public half as PEM, for servers that must verify tokens (the emulator).
     package var publicKeyPEM: String { privateKey.publicKey.pemRepresentation }
 
+    /// A key made in memory (tests, the emulator); its fingerprint is taken over swift-crypto's PKCS#8 DER.
     package init(privateKey: P256.Signing.PrivateKey) {
         self.init(privateKey: privateKey, fingerprint: Self.fingerprint(der: privateKey.derRepresentation))
     }

@@ -17,6 +17,7 @@ package struct ProviderToken: Sendable, Equatable {
     /// The `iat` claim: when the token was issued, in whole seconds since 1970.
     package let issuedAt: Int
 
+    /// A token from its compact JWT and its `iat`, without checking that they agree (e.g. read back from the cache).
     package init(compact: String, issuedAt: Int) {
         self.compact = compact
         self.issuedAt = issuedAt
@@ -44,16 +45,23 @@ package struct ProviderToken: Sendable, Equatable {
 
 /// A provider token taken apart, for `apns-jwt decode` and for servers that check tokens.
 package struct DecodedProviderToken: Sendable {
+    /// The decoded header object, e.g. `alg` and `kid`.
     package let header: [String: JSONValue]
+    /// The decoded claims object, e.g. `iss` and `iat`.
     package let claims: [String: JSONValue]
     /// The signature bytes (64 for a proper ES256 JWS signature).
     package let signature: Data
     /// `header.claims` as it was signed.
     package let signingInput: String
 
+    /// The `alg` header (APNs wants `ES256`); `nil` when missing or not a string.
     package var algorithm: String? { header["alg"]?.stringValue }
+    /// The `kid` header, the key id; `nil` when missing or not a string.
     package var keyID: String? { header["kid"]?.stringValue }
+    /// The `iss` claim, the team id; `nil` when missing or not a string.
     package var issuer: String? { claims["iss"]?.stringValue }
+    /// The `iat` claim in seconds since 1970; `nil` when missing or not a whole number (a string of
+    /// digits is `issuedAtFromNumericString`).
     package var issuedAt: Int? { claims["iat"]?.integerValue }
     /// `iat` written as a string of decimal digits (`"1795428503"`), as some client libraries sign
     /// it; `nil` when it is a number or anything else.
@@ -102,8 +110,12 @@ package struct DecodedProviderToken: Sendable {
 
 /// A provider token that cannot be taken apart.
 package struct ProviderTokenFormatError: PushKitError {
+    /// What is malformed, e.g. "the signature is not base64url".
     package let message: String
+    /// Always 65: a malformed token is bad input.
     package var exitStatus: ExitStatus { .dataError }
+    /// An error with `message`.
     package init(_ message: String) { self.message = message }
+    /// The message.
     package var description: String { message }
 }

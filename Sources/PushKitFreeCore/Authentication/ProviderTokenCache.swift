@@ -21,8 +21,10 @@ package struct ProviderTokenCache: Sendable {
 
     /// The cache file.
     package let path: String
+    /// The clock that dates new tokens and judges whether a cached one is fresh; tests inject one.
     package let clock: any WallClock
 
+    /// A cache kept in the file at `path`; the lock file is `path` plus `.lock`.
     package init(path: String, clock: any WallClock = SystemClock()) {
         self.path = path
         self.clock = clock
@@ -30,6 +32,7 @@ package struct ProviderTokenCache: Sendable {
 
     /// What the cache handed out.
     package struct Lease: Sendable {
+        /// The token to send.
         package let token: ProviderToken
         /// `true` when the token was minted by this call.
         package let minted: Bool

@@ -13,6 +13,8 @@ package protocol WallClock: Sendable {
 
 /// The machine's real-time clock.
 package struct SystemClock: WallClock {
+    /// The system clock.
     package init() {}
+    /// The current system time, `Date()`.
     package func now() -> Date { Date() }
 }

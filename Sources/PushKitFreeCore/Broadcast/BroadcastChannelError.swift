@@ -21,6 +21,7 @@ package enum BroadcastChannelError: PushKitError {
     /// No answer from the channel management host: 69 for connect and TLS failures, 75 otherwise.
     case noAnswer(TransportFailure, action: String, host: String)
 
+    /// The status each case's summary gives.
     package var exitStatus: ExitStatus {
         switch self {
         case .invalidName, .nameTaken, .unknownChannel, .corruptStore: .dataError
@@ -40,6 +41,7 @@ package enum BroadcastChannelError: PushKitError {
         }
     }
 
+    /// The message: what failed, the name or id concerned, and what to do about it.
     package var description: String {
         switch self {
         case .invalidName(let message):

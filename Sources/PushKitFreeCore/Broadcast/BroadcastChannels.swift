@@ -10,12 +10,15 @@ import Foundation
 /// A channel created here is recorded the moment APNs answers 201, before anything else happens,
 /// so its id is never lost; a name is checked to be free before APNs is asked.
 package struct BroadcastChannels: Sendable {
+    /// The topic, environment, management hosts, key and state directory to use.
     package let configuration: Configuration
+    /// Retries, back-off and timeouts for each management request.
     package let deliveryPolicy: DeliveryPolicy
     /// The channels file in the configured state directory.
     package let store: ChannelStore
     private let transports: any HTTP2TransportSource
 
+    /// Channels of the app `configuration` names, in its state directory's channels file, reached through `transports`.
     package init(configuration: Configuration, deliveryPolicy: DeliveryPolicy, transports: any HTTP2TransportSource) {
         self.configuration = configuration
         self.deliveryPolicy = deliveryPolicy
@@ -27,10 +30,12 @@ package struct BroadcastChannels: Sendable {
     package struct Target: Sendable, Equatable {
         /// The record, when the channel is one this project created (by name or by id).
         package let record: ChannelRecord?
+        /// The channel's `apns-channel-id`.
         package let id: String
         /// The record's environment, else the configured one.
         package let environment: APNsEnvironment
 
+        /// A target as given; `resolve(_:)` is how a name or id becomes one.
         package init(record: ChannelRecord?, id: String, environment: APNsEnvironment) {
             self.record = record
             self.id = id

@@ -18,6 +18,7 @@ package struct BroadcastReport: Sendable {
     package let reason: String?
     /// `apns-request-id` of the last answer.
     package let requestID: String?
+    /// How many times the request was sent.
     package let attempts: Int
     /// What kind of transport failure, when there was no HTTP answer.
     package let transportFailure: TransportFailure.Kind?

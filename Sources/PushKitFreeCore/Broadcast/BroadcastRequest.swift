@@ -13,6 +13,7 @@ package struct BroadcastRequest: Sendable {
     /// `apns-request-id`, a UUID APNs echoes back; `nil` lets APNs make one.
     package var requestID: String?
 
+    /// A broadcast of `notification` to `channelID`.
     package init(notification: APNsRequest, channelID: String, requestID: String? = nil) {
         self.notification = notification
         self.channelID = channelID

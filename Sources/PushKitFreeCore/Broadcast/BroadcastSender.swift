@@ -10,10 +10,13 @@ import Foundation
 /// No device is selected and the registry is not touched. The notification policy's hold-backs
 /// (quiet hours with `skip`, the frequency cap) concern devices and are not applied.
 package struct BroadcastSender: Sendable {
+    /// The hosts, key and environment to send with.
     package let configuration: Configuration
+    /// Retries, back-off and timeouts for the request.
     package let deliveryPolicy: DeliveryPolicy
     private let transports: any HTTP2TransportSource
 
+    /// A sender for the app `configuration` names, with clients from `transports`.
     package init(configuration: Configuration, deliveryPolicy: DeliveryPolicy, transports: any HTTP2TransportSource) {
         self.configuration = configuration
         self.deliveryPolicy = deliveryPolicy

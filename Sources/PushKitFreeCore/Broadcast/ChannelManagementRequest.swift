@@ -27,10 +27,12 @@ package struct ChannelManagementRequest: Sendable, Equatable {
 
     /// The app's bundle id (no push-type suffix).
     package var bundleID: String
+    /// What the request does, and to which channel.
     package var operation: Operation
     /// `apns-request-id`, a UUID APNs echoes back; `nil` lets APNs make one.
     package var requestID: String?
 
+    /// A request about `bundleID`'s channels.
     package init(bundleID: String, operation: Operation, requestID: String? = nil) {
         self.bundleID = bundleID
         self.operation = operation
@@ -40,6 +42,7 @@ package struct ChannelManagementRequest: Sendable, Equatable {
     /// The `push-type` every channel has today: Apple documents the one value `LiveActivity`.
     package static let pushType = "LiveActivity"
 
+    /// `POST` to create, `GET` to read or list, `DELETE` to delete.
     package var method: HTTP2Method {
         switch operation {
         case .create: .post

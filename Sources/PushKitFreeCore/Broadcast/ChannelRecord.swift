@@ -19,6 +19,7 @@ package struct ChannelRecord: Sendable, Equatable {
     /// When it was created.
     package var createdAt: Date
 
+    /// A record of channel `id`, as the user named it.
     package init(
         name: String, id: String, environment: APNsEnvironment, storagePolicy: ChannelStoragePolicy?,
         bundleID: String, createdAt: Date

@@ -14,6 +14,7 @@ package struct ChannelStore: Sendable {
     /// The file's path.
     package let path: String
 
+    /// The channels file at `path`.
     package init(path: String) {
         self.path = path
     }

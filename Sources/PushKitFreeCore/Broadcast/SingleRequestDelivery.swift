@@ -9,6 +9,7 @@ package struct SingleRequestDelivery {
     private let policy: DeliveryPolicy
     private let jitter: () -> Double
 
+    /// A delivery through `client`, signing with tokens from `tokens` and retrying as `policy` allows.
     /// - Parameter jitter: a random number in [0, 1).
     package init(
         client: any HTTP2Transport, tokens: any ProviderTokenSource, policy: DeliveryPolicy,
@@ -29,6 +30,7 @@ package struct SingleRequestDelivery {
         /// How many times the request went out.
         package var attempts = 0
 
+        /// An outcome; the default is the one before the first attempt.
         package init(answer: HTTP2Answer? = nil, failure: TransportFailure? = nil, attempts: Int = 0) {
             self.answer = answer
             self.failure = failure

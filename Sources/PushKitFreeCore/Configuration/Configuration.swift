@@ -15,12 +15,20 @@ package struct Configuration: Sendable {
     /// Where the config file's path came from.
     package let fileSource: SettingSource
 
+    /// The `.p8` provider key (`--key-path`, `APNS_KEY_PATH`, `key_path`), `~` expanded; `nil` when unset.
     package let keyPath: Setting<String>?
+    /// The key id (`--key-id`, `APNS_KEY_ID`, `key_id`), unchecked (see `ProviderCredentials.identifiers`).
     package let keyID: Setting<String>?
+    /// The team id (`--team-id`, `APNS_TEAM_ID`, `team_id`), unchecked (see `ProviderCredentials.identifiers`).
     package let teamID: Setting<String>?
+    /// The app's bundle id (`--topic`, `APNS_TOPIC` or `APNS_BUNDLE_ID`, `bundle_id` or `topic`); `nil` when unset.
     package let topic: Setting<String>?
+    /// Production or sandbox (`--environment`, `--sandbox`, `--production`, `APNS_ENVIRONMENT`, `APNS_SANDBOX`,
+    /// `environment`, `use_sandbox`); production by default.
     package let environment: Setting<APNsEnvironment>
+    /// The push API's base URL in production (`APNS_PRODUCTION_URL`, `production_url`).
     package let productionURL: Setting<String>
+    /// The push API's base URL in the sandbox (`APNS_SANDBOX_URL`, `sandbox_url`).
     package let sandboxURL: Setting<String>
     /// `--apns-url`, which replaces the base URL of whichever environment is used.
     package let urlOverride: Setting<String>?
@@ -32,13 +40,17 @@ package struct Configuration: Sendable {
     package let sandboxManagementURL: Setting<String>
     /// `--manage-url`, which replaces the management URL of whichever environment is used.
     package let managementURLOverride: Setting<String>?
+    /// A CA bundle to trust besides the system's (`--cacert`, `APNS_CA_FILE`, `ca_file`), `~` expanded.
     package let caFile: Setting<String>?
     /// `--proxy` or the config file's `proxy`: the proxy for every APNs connection. `nil` leaves the
     /// choice to libcurl's environment variables (see `ProxyResolution`).
     package let proxy: Setting<String>?
     /// The proxy environment variables libcurl will read (`ProxyResolution.environmentVariables`).
     package let proxyEnvironment: [String: String]
+    /// Where the tools keep their state (`PUSHKIT_STATE_DIR`, `state_dir`), else the XDG state directory.
     package let stateDirectory: Setting<String>
+    /// The device registry, a file or a PostgreSQL URL (`--state-file`, `APNS_STATE_FILE`, `state_file`); else
+    /// the Sven token map beside an existing config file, else `devices.json` in the state directory.
     package let stateFile: Setting<String>
     /// The home directory (`HOME`), for what other designs keep under it (`SvenFiles`).
     package let homeDirectory: String

@@ -31,6 +31,7 @@ package struct ConfigurationFile: Sendable {
         }
     }
 
+    /// A file from its parsed members; `exists: false` with no values stands for a missing file.
     package init(path: String, exists: Bool, values: [String: JSONValue]) {
         self.path = path
         self.exists = exists

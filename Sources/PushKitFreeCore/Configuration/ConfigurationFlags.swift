@@ -3,10 +3,15 @@
 /// Filled by the tools' argument parsing and handed to `Configuration.resolve`, which applies the
 /// precedence flag > environment variable > config file > default.
 package struct ConfigurationFlags: Sendable, Equatable {
+    /// `--config`: the config file's path.
     package var configPath: String?
+    /// `--key-path`: the `.p8` provider key.
     package var keyPath: String?
+    /// `--key-id`: the provider key's id.
     package var keyID: String?
+    /// `--team-id`: the developer team's id.
     package var teamID: String?
+    /// `--topic`: the app's bundle id.
     package var topic: String?
     /// From `--environment`, `--sandbox` or `--production`.
     package var environment: APNsEnvironment?
@@ -16,10 +21,13 @@ package struct ConfigurationFlags: Sendable, Equatable {
     package var apnsURL: String?
     /// `--manage-url`: replaces the channel management URL of whichever environment is used.
     package var manageURL: String?
+    /// `--cacert`: a CA bundle to trust besides the system's.
     package var caFile: String?
     /// `--proxy`: the proxy URL for APNs connections.
     package var proxy: String?
+    /// `--state-file`: the device registry, a file or a PostgreSQL URL.
     package var stateFile: String?
 
+    /// No flags used.
     package init() {}
 }

@@ -15,6 +15,7 @@ package struct NoProxyList: Sendable, Equatable {
     /// The list as written.
     package let text: String
 
+    /// The list `text`, as the variable holds it.
     package init(_ text: String) {
         self.text = text
     }

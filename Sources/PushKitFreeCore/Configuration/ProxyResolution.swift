@@ -31,6 +31,7 @@ package struct ProxyResolution: Sendable, Equatable {
         "no_proxy", "NO_PROXY", "http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
     ]
 
+    /// A resolution as given; `resolve(url:configured:environment:)` is how the tools make one.
     package init(proxy: Setting<String>?, exemption: Exemption?) {
         self.proxy = proxy
         self.exemption = exemption

@@ -10,13 +10,18 @@
 /// A value that is not a number is ignored (the default applies); negative ones count as 0 (the
 /// idle time as 1 ms).
 package struct RegistryTuning: Sendable, Equatable {
+    /// The smallest state file, in bytes, whose changes a journaling writer appends to the journal.
     package var journalThreshold: Int
+    /// How long serve waits without a change before it folds the journal into the file.
     package var journalIdle: Duration
+    /// How long a PostgreSQL registry retries a temporary failure before giving up.
     package var databaseRetry: Duration
 
+    /// 1 MiB, 1,000 ms and 10 s.
     package static let defaults = RegistryTuning(
         journalThreshold: 1 << 20, journalIdle: .milliseconds(1_000), databaseRetry: .seconds(10))
 
+    /// Tuning with these values, as given.
     package init(journalThreshold: Int, journalIdle: Duration, databaseRetry: Duration) {
         self.journalThreshold = journalThreshold
         self.journalIdle = journalIdle

@@ -23,6 +23,7 @@ package enum SettingSource: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The source as messages name it: the flag or variable, `key in path`, `the default`, or the rule.
     package var description: String {
         switch self {
         case .flag(let name): name
@@ -36,9 +37,12 @@ package enum SettingSource: Sendable, Equatable, CustomStringConvertible {
 
 /// A setting's value together with where it came from.
 package struct Setting<Value: Sendable>: Sendable {
+    /// The resolved value.
     package var value: Value
+    /// Where `value` came from.
     package var source: SettingSource
 
+    /// `value`, taken from `source`.
     package init(_ value: Value, from source: SettingSource) {
         self.value = value
         self.source = source

@@ -6,9 +6,12 @@
 package struct XDGPaths: Sendable {
     /// `$HOME`, or `/` when it is unset.
     package let home: String
+    /// The config directory: `$XDG_CONFIG_HOME/pushkit-free`, else `~/.config/pushkit-free`.
     package let configDirectory: String
+    /// The state directory: `$XDG_STATE_HOME/pushkit-free`, else `~/.local/state/pushkit-free`.
     package let stateDirectory: String
 
+    /// The paths `environment` gives (`HOME`, `XDG_CONFIG_HOME`, `XDG_STATE_HOME`).
     package init(environment: [String: String]) {
         let rawHome = environment.nonEmpty("HOME") ?? "/"
         let home = rawHome.count > 1 && rawHome.hasSuffix("/") ? String(rawHome.dropLast()) : rawHome

@@ -6,10 +6,12 @@ package struct DeliveryPolicy: Sendable {
     package var timeout: Duration
     /// The first back-off; each later one doubles, up to `maximumBackoff`, with ±50 % jitter.
     package var initialBackoff: Duration
+    /// The cap on the doubling back-off, before jitter (so a pause can reach 1.5 times it).
     package var maximumBackoff: Duration
     /// TCP + TLS connect limit for each connection.
     package var connectTimeout: Duration
 
+    /// A policy; the defaults are 3 retries within 30 s, back-off from 250 ms up to 8 s, and 10 s to connect.
     package init(
         retries: Int = 3, timeout: Duration = .seconds(30), initialBackoff: Duration = .milliseconds(250),
         maximumBackoff: Duration = .seconds(8), connectTimeout: Duration = .seconds(10)

@@ -6,10 +6,12 @@ import Foundation
 
 /// The results of a run, and what they mean for the exit status and the output.
 package struct DeliveryReport: Sendable {
+    /// One result per target.
     package let results: [DeliveryResult]
     /// Wall time of the run, in seconds.
     package let seconds: Double
 
+    /// The report on `results`, which took `seconds` of wall time.
     package init(results: [DeliveryResult], seconds: Double) {
         self.results = results
         self.seconds = seconds
@@ -43,8 +45,11 @@ package struct DeliveryReport: Sendable {
             }, seconds: 0)
     }
 
+    /// Devices APNs accepted the notification for.
     package let delivered: Int
+    /// Devices the policy held back, with nothing sent.
     package let skipped: Int
+    /// Devices removed from the registry after a 410.
     package let pruned: Int
     /// Devices neither delivered nor unregistered.
     package let failed: Int

@@ -21,14 +21,17 @@ package struct DeliveryResult: Sendable, Equatable {
         case skipped
     }
 
+    /// The device and token the result is for.
     package let target: DeliveryTarget
     /// The environment of the last attempt.
     package var environment: APNsEnvironment
+    /// How it ended; `failed` until an answer says otherwise.
     package var outcome: Outcome
     /// The HTTP status of the last answer; 0 when there was none.
     package var status: Int
     /// APNs' reason, or the transport's message when there was no answer.
     package var reason: String?
+    /// The `apns-id` of the last answer; `nil` when there was none.
     package var apnsID: String?
     /// How many times the request was sent.
     package var attempts: Int
@@ -48,6 +51,7 @@ package struct DeliveryResult: Sendable, Equatable {
     /// see `DeliveryAdvice`. Never holds the key or a provider token.
     package var advice: String?
 
+    /// A result before the first attempt: `failed`, status 0, no attempts.
     package init(target: DeliveryTarget, environment: APNsEnvironment) {
         self.target = target
         self.environment = environment

@@ -11,6 +11,7 @@ package struct DeliveryTarget: Sendable, Equatable {
 
     /// The registry's device id; `nil` for a token given with `--token` (not in the registry).
     package let deviceID: String?
+    /// The token the request goes to, a device token or a push-to-start token as `tokenKind` says.
     package let token: DeviceToken
     /// The environment recorded in the registry; `nil` when not yet known.
     package let recordedEnvironment: APNsEnvironment?
@@ -22,6 +23,7 @@ package struct DeliveryTarget: Sendable, Equatable {
     /// delivery so the device does not get that day's again.
     package let scheduledDay: LocalDate?
 
+    /// A target; its token is the device token unless `tokenKind` says otherwise.
     package init(
         deviceID: String?, token: DeviceToken, recordedEnvironment: APNsEnvironment?, tokenKind: TokenKind = .device,
         timeZone: String? = nil, scheduledDay: LocalDate? = nil

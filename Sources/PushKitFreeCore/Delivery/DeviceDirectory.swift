@@ -35,6 +35,7 @@ package struct PushToStartSelection: Sendable, Equatable {
     /// Selected devices that have no push-to-start token, sorted; they are not sent to.
     package var devicesWithoutToken: [String]
 
+    /// A selection as given.
     package init(targets: [DeliveryTarget], devicesWithoutToken: [String]) {
         self.targets = targets
         self.devicesWithoutToken = devicesWithoutToken
@@ -43,10 +44,14 @@ package struct PushToStartSelection: Sendable, Equatable {
 
 /// A `--device` that the registry does not hold.
 package struct DeliverySelectionError: PushKitError {
+    /// Which device ids (or, with strict groups, groups) the registry lacks, and where it looked.
     package let message: String
+    /// Always 65: a device that is not registered is bad input.
     package var exitStatus: ExitStatus { .dataError }
+    /// The message.
     package var description: String { message }
 
+    /// An error with `message`.
     package init(message: String) {
         self.message = message
     }

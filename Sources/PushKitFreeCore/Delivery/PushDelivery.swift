@@ -36,6 +36,7 @@ package final class PushDelivery {
     private let defaultEnvironment: APNsEnvironment
     private let jitter: () -> Double
 
+    /// A delivery through `client`, signing with tokens from `tokens` and retrying as `policy` allows.
     /// - Parameters:
     ///   - baseURL: the APNs base URL for an environment (the shared configuration's).
     ///   - defaultEnvironment: for devices whose environment is not recorded.

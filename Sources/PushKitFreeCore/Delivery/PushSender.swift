@@ -17,8 +17,11 @@ import Foundation
 /// 3. `deliver`: the transport is loaded, the requests go out with retries, and the registry's
 ///    bookkeeping follows (prune, learned environments, last delivery).
 package struct PushSender: Sendable {
+    /// The topic, environment, hosts, key, state directory and CA file to send with.
     package let configuration: Configuration
+    /// Urgency, quiet hours and the frequency cap, applied by `prepare` and `check`.
     package let notificationPolicy: NotificationPolicy
+    /// Retries, back-off and timeouts for the delivery.
     package let deliveryPolicy: DeliveryPolicy
     private let transports: any HTTP2TransportSource
     /// The registry the targets are chosen from and deliveries recorded in: one value, so the
@@ -56,6 +59,7 @@ package struct PushSender: Sendable {
         /// in their own zone at the time the push was prepared.
         package var due: DueSchedule?
 
+        /// An audience; the default is every registered device.
         package init(
             deviceIDs: [String] = [], groups: [String] = [], tokens: [String] = [], strictGroups: Bool = false,
             pushToStart: Bool = false, due: DueSchedule? = nil
@@ -74,11 +78,13 @@ package struct PushSender: Sendable {
 
     /// A notification with the policy applied and its request built, for one audience.
     package struct PreparedPush: Sendable {
+        /// The request to send; with quiet hours kept in each device's zone, for the devices outside them.
         package let request: APNsRequest
         /// What the policy decided (send, perhaps changed, or skip).
         package let decision: NotificationPolicy.Decision
         /// Whether the body was shortened to fit APNs' payload limit.
         package let shortened: Bool
+        /// Whom the send goes to.
         package let audience: Audience
         /// What the frequency cap counts this send under: the collapse id, else the audience.
         package let capKey: String
@@ -90,7 +96,9 @@ package struct PushSender: Sendable {
 
         /// The send for devices inside quiet hours: the request made passive, or a skip (`request` nil).
         package struct QuietVariant: Sendable {
+            /// The passive request; `nil` when such devices are skipped.
             package let request: APNsRequest?
+            /// What the policy decided for these devices.
             package let decision: NotificationPolicy.Decision
         }
 
@@ -149,8 +157,11 @@ package struct PushSender: Sendable {
     /// A send whose devices, policy, credentials and CA file were checked: what is left is to load
     /// the transport and deliver (`deliver(_:warn:)`).
     package struct CheckedSend: Sendable {
+        /// The push, as `prepare` made it.
         package let prepared: PreparedPush
+        /// The devices `select` chose.
         package let targets: [DeliveryTarget]
+        /// The key and ids to sign provider tokens with, loaded and checked.
         package let credentials: ProviderCredentials
     }
 

@@ -23,6 +23,7 @@ package struct JSONScanner {
     /// How many bytes are left to read.
     package var remainingByteCount: Int { bytes.count - offset }
 
+    /// A scanner at the start of `bytes`, which must outlive it.
     package init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }

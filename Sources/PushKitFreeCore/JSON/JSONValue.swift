@@ -68,6 +68,7 @@ package enum JSONValue: Sendable, Equatable, Hashable {
 }
 
 extension JSONValue: Codable {
+    /// Decodes any single JSON value; a number becomes `.number` whether it is integral or not.
     package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -87,6 +88,7 @@ extension JSONValue: Codable {
         }
     }
 
+    /// Encodes the value; an integral number below 2^53 in magnitude is written without a fraction.
     package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
@@ -140,19 +142,27 @@ extension JSONValue {
 package struct JSONSyntaxError: Error, Sendable, CustomStringConvertible {
     /// What the parser reported, e.g. "line 3, column 7: expected ':'".
     package let detail: String
+    /// The detail.
     package var description: String { detail }
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral,
     ExpressibleByBooleanLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
+    /// A `.string`.
     package init(stringLiteral value: String) { self = .string(value) }
+    /// A `.number`, as `Double`.
     package init(integerLiteral value: Int) { self = .number(Double(value)) }
+    /// A `.number`.
     package init(floatLiteral value: Double) { self = .number(value) }
+    /// A `.bool`.
     package init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An `.array`.
     package init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    /// An `.object`; of duplicate keys, the last wins.
     package init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
+    /// `.null`.
     package init(nilLiteral: ()) { self = .null }
 }

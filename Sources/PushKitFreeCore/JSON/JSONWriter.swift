@@ -7,6 +7,7 @@ package struct JSONWriter {
     /// The JSON written so far.
     package var bytes: [UInt8] = []
 
+    /// An empty writer; `capacity` bytes are reserved up front.
     package init(capacity: Int = 0) {
         bytes.reserveCapacity(capacity)
     }

@@ -22,6 +22,7 @@ package struct LiveActivity: Sendable, Equatable {
         case start, update, end
     }
 
+    /// Whether the push starts, updates or ends the activity; it decides which members are required.
     package var event: Event
     /// `aps.timestamp`: UNIX seconds when the content was made.
     package var timestamp: Int

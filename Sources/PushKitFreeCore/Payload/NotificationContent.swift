@@ -3,20 +3,29 @@
 /// Every field is optional; only the ones set appear in the payload. Custom data sits beside `aps`
 /// at the top level, as Apple requires.
 package struct NotificationContent: Sendable, Equatable {
+    /// `aps.alert.title`.
     package var title: String?
+    /// `aps.alert.subtitle`.
     package var subtitle: String?
+    /// `aps.alert.body`.
     package var body: String?
     /// The app icon badge; 0 clears it.
     package var badge: Int?
     /// A sound file name, `default`, or `nil` for a silent notification.
     package var sound: String?
+    /// `aps.category`: the app's notification category, which chooses its actions.
     package var category: String?
+    /// `aps.thread-id`: notifications with the same thread id are grouped together.
     package var threadID: String?
+    /// `aps.mutable-content: 1`: the app's notification service extension may change the notification.
     package var mutableContent = false
+    /// `aps.content-available: 1`: wakes the app in the background to fetch content.
     package var contentAvailable = false
+    /// `aps.interruption-level`: passive, active, time-sensitive or critical.
     package var interruptionLevel: InterruptionLevel?
     /// 0 to 1: how the system ranks this notification in the summary.
     package var relevanceScore: Double?
+    /// `aps.target-content-id`: the app window or content to bring forward when it is opened.
     package var targetContentID: String?
     /// Keys beside `aps`, e.g. `message_id`.
     package var customData: [String: JSONValue] = [:]
@@ -24,6 +33,7 @@ package struct NotificationContent: Sendable, Equatable {
     /// `alert`, where ActivityKit reads it.
     package var liveActivity: LiveActivity?
 
+    /// Empty content: a payload of `{"aps":{}}`.
     package init() {}
 
     /// The payload as a JSON object.

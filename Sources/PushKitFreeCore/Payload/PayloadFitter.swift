@@ -58,11 +58,13 @@ package enum PayloadError: SettingError, Equatable {
     /// (64), as for a command line missing its arguments.
     case nothingToSend(SettingMessage)
 
+    /// 64 for `nothingToSend`, else 65: an unusable payload is bad input.
     package var exitStatus: ExitStatus {
         if case .nothingToSend = self { return .usage }
         return .dataError
     }
 
+    /// The message of `invalid` and `nothingToSend`; `nil` for `tooLarge`, which names no setting.
     package var settingMessage: SettingMessage? {
         switch self {
         case .invalid(let message), .nothingToSend(let message): message
@@ -70,6 +72,7 @@ package enum PayloadError: SettingError, Equatable {
         }
     }
 
+    /// The size and limit for `tooLarge`, the message in the core's words for the others.
     package var description: String {
         switch self {
         case .tooLarge(let size, let limit, let detail):

@@ -24,6 +24,7 @@ package struct PayloadProfile: Sendable, Equatable {
     /// The custom data when the send gives none.
     package var defaultData: [String: JSONValue]?
 
+    /// A profile named `name`; every default is unset unless given.
     package init(
         name: String, title: String? = nil, category: String? = nil, threadID: String? = nil, sound: String? = nil,
         mutableContent: Bool = false, expiration: Int? = nil, dataKey: String? = nil,

@@ -7,6 +7,7 @@ import Foundation
 /// Everything a user said about one notification, as plain values (from `send-push`'s flags), and
 /// the rules that turn it into an `APNsRequest`.
 package struct PushSpecification: Sendable {
+    /// The notification's fields; `build` sets its sound from `sound` and merges `data` into its custom data.
     package var content = NotificationContent()
     /// `--sound`; `nil` means the default (`default` for alerts), "none" means silent.
     package var sound: String?
@@ -17,10 +18,15 @@ package struct PushSpecification: Sendable {
     package var dataEnvelope: String?
     /// `--payload-file`: the bytes of a complete payload (or a simulator `.apns` file).
     package var payloadFile: Data?
+    /// `--push-type`; alert by default.
     package var pushType = APNsPushType.alert
+    /// `--priority`; `nil` means the push type's default.
     package var priority: APNsPriority?
+    /// `--expiration` in UNIX seconds, 0 for try once; `nil` omits the header.
     package var expiration: Int?
+    /// `--collapse-id`; `auto` becomes an id derived from the thread id, groups or topic (`NotificationPolicy`).
     package var collapseID: String?
+    /// `--apns-id`, a lowercase UUID; `nil` lets APNs assign one.
     package var apnsID: String?
     /// The legacy positional form `send-push MESSAGE_ID PREVIEW` (and `--hook [MESSAGE_ID]`, whose
     /// message id is optional).
@@ -28,6 +34,7 @@ package struct PushSpecification: Sendable {
     /// The config file's `title`, used by the legacy form.
     package var configuredTitle: String?
 
+    /// An alert with nothing set; `build` refuses it until something is given to send.
     package init() {}
 
     /// The longest preview the legacy form sends before cutting it and adding "...".
@@ -37,6 +44,7 @@ package struct PushSpecification: Sendable {
 
     /// What `build` produced.
     package struct Built: Sendable {
+        /// The request, headers and payload, checked.
         package let request: APNsRequest
         /// Whether the body was shortened to fit the size limit.
         package let shortened: Bool

@@ -60,12 +60,15 @@ package struct SettingMessage: Sendable, Equatable, CustomStringConvertible, Exp
         case setting(SendSetting)
     }
 
+    /// The message's text and settings, in order.
     package private(set) var parts: [Part]
 
+    /// A message of plain text, naming no setting.
     package init(stringLiteral value: String) {
         parts = [.text(value)]
     }
 
+    /// The message an interpolated literal built.
     package init(stringInterpolation: Interpolation) {
         parts = stringInterpolation.parts
     }
@@ -74,8 +77,10 @@ package struct SettingMessage: Sendable, Equatable, CustomStringConvertible, Exp
     package struct Interpolation: StringInterpolationProtocol {
         var parts: [Part] = []
 
+        /// An empty message; the sizes are not used.
         package init(literalCapacity: Int, interpolationCount: Int) {}
 
+        /// Literal text, kept as it is (empty text is dropped).
         package mutating func appendLiteral(_ literal: String) {
             if !literal.isEmpty { parts.append(.text(literal)) }
         }
@@ -90,6 +95,7 @@ package struct SettingMessage: Sendable, Equatable, CustomStringConvertible, Exp
             parts += message.parts
         }
 
+        /// Any other value, as `String(describing:)` gives it.
         package mutating func appendInterpolation<Value>(_ value: Value) {
             parts.append(.text(String(describing: value)))
         }
@@ -129,13 +135,18 @@ extension SettingError {
 
 /// A value given for a setting that cannot be used: a usage error (64).
 package struct InvalidSetting: SettingError, Equatable {
+    /// What is wrong, naming the setting.
     package let message: SettingMessage
 
+    /// An error with `message`.
     package init(_ message: SettingMessage) {
         self.message = message
     }
 
+    /// Always 64: a usage error.
     package var exitStatus: ExitStatus { .usage }
+    /// The message.
     package var settingMessage: SettingMessage? { message }
+    /// The message in the core's words.
     package var description: String { message.description }
 }

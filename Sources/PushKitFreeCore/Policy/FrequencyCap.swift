@@ -18,11 +18,13 @@ package struct FrequencyCap: Sendable {
     package let path: String
     /// Seconds that must pass between two sends with the same key.
     package let interval: Int
+    /// The clock sends are timed by; tests inject one.
     package let clock: any WallClock
 
     /// How long entries are kept.
     static let retention: Double = 7 * 24 * 3600
 
+    /// The cap whose state is the file at `path`; its lock is `path` plus `.lock`.
     package init(path: String, interval: Int, clock: any WallClock = SystemClock()) {
         self.path = path
         self.interval = interval

@@ -17,18 +17,23 @@ package protocol LocalTimeZone: Sendable {
 
 /// A zone that is always `offsetMinutes` ahead of UTC (tests, and `Etc/GMT±N`-style fixed zones).
 package struct FixedOffsetTimeZone: LocalTimeZone {
+    /// The name for messages; "fixed" unless given.
     package let name: String
+    /// Minutes ahead of UTC; negative west of Greenwich.
     package let offsetMinutes: Int
 
+    /// A zone `offsetMinutes` ahead of UTC, named `name` in messages.
     package init(name: String = "fixed", offsetMinutes: Int) {
         self.name = name
         self.offsetMinutes = offsetMinutes
     }
 
+    /// Minutes since local midnight (0..<1440) at `date`.
     package func minuteOfDay(at date: Date) -> Int {
         localMinutes(at: date).floorModulo(1440)
     }
 
+    /// The local calendar day at `date`.
     package func localDate(at date: Date) -> LocalDate {
         LocalDate(dayNumber: localMinutes(at: date).floorDivided(by: 1440))
     }
@@ -50,6 +55,7 @@ package struct SystemTimeZone: LocalTimeZone {
     /// The named zone's rules; `nil` for the system's zone, which follows `TZ` at each conversion.
     private let rules: ZoneRules?
 
+    /// The IANA name, or "system" for the system's zone.
     package var name: String { identifier ?? "system" }
 
     /// - Throws: `ConfigurationError` (exit 78) when `identifier` is not a zone of the tz database.
@@ -88,10 +94,12 @@ package struct SystemTimeZone: LocalTimeZone {
         self.rules = rules
     }
 
+    /// Minutes since local midnight (0..<1440) at `date`, daylight saving included.
     package func minuteOfDay(at date: Date) -> Int {
         localSeconds(at: date).floorModulo(86_400) / 60
     }
 
+    /// The local calendar day at `date`.
     package func localDate(at date: Date) -> LocalDate {
         LocalDate(dayNumber: localSeconds(at: date).floorDivided(by: 86_400))
     }

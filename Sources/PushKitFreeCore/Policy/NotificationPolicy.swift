@@ -17,7 +17,9 @@ package enum QuietPolicy: String, Sendable, CaseIterable {
 /// `min_interval_seconds` (see `FrequencyCap`), `urgency_categories`
 /// (`{"high": "URGENT", "low": "FYI"}`), `log_max_bytes` (default 1 MiB).
 package struct NotificationPolicy: Sendable {
+    /// The config file's `quiet_hours`; `nil`: no quiet hours.
     package var quietHours: QuietHours?
+    /// What quiet hours do to an alert (`quiet_policy`, `--quiet-policy`); `passive` by default.
     package var quietPolicy: QuietPolicy = .passive
     /// Seconds between two sends with the same cap key; `nil` or 0: no cap.
     package var minimumInterval: Int?
@@ -36,6 +38,7 @@ package struct NotificationPolicy: Sendable {
     /// The value `--collapse-id` takes to derive a stable id.
     package static let automaticCollapseID = "auto"
 
+    /// No quiet hours, no frequency cap, no urgency categories, the default log limit.
     package init() {}
 
     /// Reads the policy from the config file, then lets the flags override it.

@@ -24,6 +24,7 @@ package struct QuietHours: Sendable {
     /// Whether the window is kept in each device's own zone when it is known.
     package let inDeviceZone: Bool
 
+    /// A window from `start` to `end`, minutes after local midnight (0..<1440), taken as given.
     package init(start: Int, end: Int, zone: any LocalTimeZone, inDeviceZone: Bool = false) {
         self.start = start
         self.end = end

@@ -24,6 +24,7 @@ package struct BriefingSettings: Sendable, Equatable {
     /// first set its briefing; `nil` before either.
     package var lastSentOn: LocalDate?
 
+    /// Settings as given: enabled unless said otherwise, never sent yet.
     package init(
         enabled: Bool = true, minuteOfDay: Int, timeZone: String, sources: [String] = [], lastSentOn: LocalDate? = nil
     ) {
@@ -58,12 +59,15 @@ package struct BriefingSettings: Sendable, Equatable {
 
 /// Why a briefing setting or a time zone name was refused; `message` names the member and the value.
 package struct BriefingSettingsError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What was refused, naming the member and the value.
     package let message: String
 
+    /// An error with `message`.
     package init(_ message: String) {
         self.message = message
     }
 
+    /// The message.
     package var description: String { message }
 }
 

@@ -29,6 +29,7 @@ package enum DueSchedule: String, Sendable, CaseIterable {
 package struct TimeZoneCache: Sendable {
     private var zones: [String: SystemTimeZone?] = [:]
 
+    /// An empty cache; zones are read as they are first named.
     package init() {}
 
     /// The zone `name` names; `nil` when the tz database has no such zone.

@@ -4,6 +4,7 @@ package struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertibl
     /// Days since 1970-01-01 in the proleptic Gregorian calendar.
     package let dayNumber: Int
 
+    /// The day `dayNumber` days after 1970-01-01 (before it, when negative).
     package init(dayNumber: Int) {
         self.dayNumber = dayNumber
     }
@@ -49,5 +50,6 @@ package struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertibl
             + twoDigits(day)
     }
 
+    /// Whether `lhs` is the earlier day.
     package static func < (lhs: LocalDate, rhs: LocalDate) -> Bool { lhs.dayNumber < rhs.dayNumber }
 }

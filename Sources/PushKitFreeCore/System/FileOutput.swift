@@ -11,6 +11,7 @@ package struct FileOutput {
     /// The temporary file's path, for error messages.
     package let path: String
 
+    /// Writes to `descriptor`, which stays the caller's to close; `path` names it in errors.
     package init(descriptor: Int32, path: String) {
         self.descriptor = descriptor
         self.path = path

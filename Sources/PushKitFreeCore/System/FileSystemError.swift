@@ -6,6 +6,7 @@ package struct FileSystemError: PushKitError {
     package let path: String
     /// `strerror` text for the failing call.
     package let reason: String
+    /// 74 unless given otherwise (73 for a file that cannot be created); 78 for a refusal.
     package let exitStatus: ExitStatus
 
     /// - Parameter detail: said after the system's reason, when that alone would mislead.
@@ -26,5 +27,6 @@ package struct FileSystemError: PushKitError {
         self.exitStatus = .configuration
     }
 
+    /// `action path: reason`, e.g. "cannot create directory /x: Permission denied".
     package var description: String { "\(action) \(path): \(reason)" }
 }

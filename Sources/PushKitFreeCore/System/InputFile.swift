@@ -27,7 +27,10 @@ package enum InputFile {
 
 /// An input file that is missing or unreadable (exit 66, `EX_NOINPUT`).
 package struct InputFileError: PushKitError {
+    /// What failed, naming the file as the caller named it.
     package let message: String
+    /// Always 66 (`EX_NOINPUT`).
     package var exitStatus: ExitStatus { .noInput }
+    /// The message.
     package var description: String { message }
 }

@@ -244,12 +244,19 @@ package enum PosixFile {
     /// with every write, rename, `chmod` or `utimensat`, so a rewrite that restores the size and the
     /// modification time still changes the stamp.
     package struct Stamp: Sendable, Equatable {
+        /// `st_dev`: the device the file is on.
         package let device: UInt64
+        /// `st_ino`: the file's inode number on that device.
         package let inode: UInt64
+        /// `st_size` in bytes, or less after `truncated(to:)`.
         package private(set) var size: Int64
+        /// The last modification, whole seconds since 1970.
         package let modifiedSeconds: Int
+        /// The last modification, nanoseconds past `modifiedSeconds`.
         package let modifiedNanoseconds: Int
+        /// The last status change, whole seconds since 1970.
         package let changedSeconds: Int
+        /// The last status change, nanoseconds past `changedSeconds`.
         package let changedNanoseconds: Int
 
         /// The file's size in bytes.
@@ -258,6 +265,7 @@ package enum PosixFile {
         /// When the file was last modified, in seconds since 1970.
         package var modifiedAt: Double { Double(modifiedSeconds) + Double(modifiedNanoseconds) / 1e9 }
 
+        /// The stamp of what `stat(2)` or `fstat(2)` reported.
         package init(_ info: stat) {
             #if canImport(Darwin)
             let modified = info.st_mtimespec

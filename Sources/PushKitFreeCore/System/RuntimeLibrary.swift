@@ -30,5 +30,6 @@ package struct RuntimeLibrary {
 
 /// Why `RuntimeLibrary.open` failed: the dynamic loader's message.
 package struct RuntimeLibraryError: Error {
+    /// The loader's message (`dlerror()`), or "not found" when it gave none.
     package let reason: String
 }

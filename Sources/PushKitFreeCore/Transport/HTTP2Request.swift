@@ -26,6 +26,7 @@ package struct HTTP2Request: Sendable {
     /// The caller's identifier for this request; echoed in its `HTTP2Response`.
     package var tag: Int
 
+    /// A request; a POST unless `method` says otherwise.
     package init(
         url: String, headers: [(name: String, value: String)], body: Data, tag: Int, method: HTTP2Method = .post
     ) {
@@ -39,9 +40,12 @@ package struct HTTP2Request: Sendable {
 
 /// The answer to one `HTTP2Request`: an HTTP status with headers and body, or a transport failure.
 package struct HTTP2Response: Sendable {
+    /// The `tag` of the request this answers.
     package let tag: Int
+    /// The HTTP answer, or why there was none.
     package let result: Result<HTTP2Answer, TransportFailure>
 
+    /// The response to the request tagged `tag`.
     package init(tag: Int, result: Result<HTTP2Answer, TransportFailure>) {
         self.tag = tag
         self.result = result
@@ -50,10 +54,14 @@ package struct HTTP2Response: Sendable {
 
 /// An HTTP answer: status, response headers (names lowercased) and body.
 package struct HTTP2Answer: Sendable, Equatable {
+    /// The HTTP status, e.g. 200.
     package let status: Int
+    /// The response headers by name, names lowercase (e.g. `apns-id`).
     package let headers: [String: String]
+    /// The response body; for an APNs error, a JSON object with its `reason`.
     package let body: Data
 
+    /// An answer as received.
     package init(status: Int, headers: [String: String], body: Data) {
         self.status = status
         self.headers = headers
@@ -63,6 +71,7 @@ package struct HTTP2Answer: Sendable, Equatable {
 
 /// A request that got no HTTP answer, classified so delivery can decide what to do.
 package struct TransportFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of failure it was, which decides whether it is retried and the exit status.
     package enum Kind: String, Sendable {
         /// Name resolution or TCP connect failed: the service is unreachable.
         case connect
@@ -76,17 +85,20 @@ package struct TransportFailure: Error, Sendable, Equatable, CustomStringConvert
         case other
     }
 
+    /// What kind of failure it was.
     package let kind: Kind
     /// libcurl's `CURLcode`, or 0 when the failure was decided here (the deadline passed before sending).
     package let code: Int32
     /// libcurl's message for the failure.
     package let message: String
 
+    /// A failure as classified by the transport.
     package init(kind: Kind, code: Int32, message: String) {
         self.kind = kind
         self.code = code
         self.message = message
     }
 
+    /// The message.
     package var description: String { message }
 }
