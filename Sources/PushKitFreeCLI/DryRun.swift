@@ -3,6 +3,8 @@ import PushKitFreeCore
 /// Renders the requests a run would send, for `send-push --dry-run`: method and URL (device token
 /// masked unless `fullTokens`), headers with the provider token redacted, and the payload.
 package enum DryRun {
+    /// The text for `request` sent to each of `targets`, in the target's recorded environment or else the
+    /// configuration's, then a line counting the requests not sent.
     package static func render(
         _ request: APNsRequest, targets: [DeliveryTarget], configuration: Configuration, fullTokens: Bool
     ) -> String {

@@ -20,26 +20,32 @@ extension APNsPushType: ExpressibleByArgument {
         self.init(rawValue: argument.lowercased())
     }
 
+    /// The raw values, for `--help` and completion.
     package static var allValueStrings: [String] { rawValueStrings }
 }
 
 extension APNsPriority: ExpressibleByArgument {
+    /// The raw values, for `--help` and completion.
     package static var allValueStrings: [String] { rawValueStrings }
 }
 
 extension InterruptionLevel: ExpressibleByArgument {
+    /// The raw values, for `--help` and completion.
     package static var allValueStrings: [String] { rawValueStrings }
 }
 
 extension Urgency: ExpressibleByArgument {
+    /// The raw values, for `--help` and completion.
     package static var allValueStrings: [String] { rawValueStrings }
 }
 
 extension QuietPolicy: ExpressibleByArgument {
+    /// The raw values, for `--help` and completion.
     package static var allValueStrings: [String] { rawValueStrings }
 }
 
 extension LiveActivity.Event: ExpressibleByArgument {
+    /// The raw values, for `--help` and completion.
     package static var allValueStrings: [String] { rawValueStrings }
 }
 
@@ -49,10 +55,12 @@ extension APNsEnvironment: ExpressibleByArgument {
         self.init(userText: argument)
     }
 
+    /// The raw values, for `--help` and completion.
     package static var allValueStrings: [String] { rawValueStrings }
 }
 
 extension DueSchedule: ExpressibleByArgument {
+    /// The raw values, for `--help` and completion.
     package static var allValueStrings: [String] { rawValueStrings }
 }
 
@@ -64,8 +72,10 @@ extension CaseIterable where Self: RawRepresentable, RawValue: CustomStringConve
 /// An instant on the command line: ISO 8601 with a zone (`2026-11-24T07:00:00Z`,
 /// `2026-11-24T07:00:00-05:00`) or whole UNIX seconds.
 package struct InstantArgument: ExpressibleByArgument, Sendable {
+    /// The instant given.
     package let date: Date
 
+    /// Whole UNIX seconds or ISO 8601 with a zone; `nil`, a usage error, for anything else.
     package init?(argument: String) {
         if let seconds = Int(argument) {
             date = Date(timeIntervalSince1970: TimeInterval(seconds))
@@ -76,5 +86,7 @@ package struct InstantArgument: ExpressibleByArgument, Sendable {
         }
     }
 
+    /// `time`. Static, so not argument parser's `defaultValueDescription` (an instance property) and
+    /// read by nothing: `--now` names its value with `valueName`.
     package static var defaultValueDescription: String { "time" }
 }

@@ -5,25 +5,32 @@ import ArgumentParser
 /// which runs that program but declares the options so that `register-apns`'s completion scripts
 /// and manual page know them.
 package struct ServeOptions: ParsableArguments {
+    /// `--listen`: `host:port` to listen on, checked by `ListenAddress(parsing:)`; port 0 picks a free one.
     @Option(help: ArgumentHelp("Address and port to listen on; port 0 picks a free one.", valueName: "host:port"))
     package var listen = "127.0.0.1:8100"
 
+    /// `--secret-file`: the file holding the shared secret; required unless `--no-auth`.
     @Option(
         name: .customLong("secret-file"),
         help: ArgumentHelp("File holding the shared secret (mode 600).", valueName: "file"))
     package var secretFile: String?
 
+    /// `--no-auth`: serve without a secret, allowed only on a loopback address.
     @Flag(name: .customLong("no-auth"), help: "Serve without a secret (loopback addresses only).")
     package var noAuth = false
 
+    /// `--tls-cert`: PEM certificate chain for HTTPS; `nil` (with `tlsKey`) serves plain HTTP.
     @Option(
         name: .customLong("tls-cert"),
         help: ArgumentHelp("Serve HTTPS with this PEM certificate chain.", valueName: "file"))
     package var tlsCertificate: String?
 
+    /// `--tls-key`: the PEM private key of `tlsCertificate`; the two go together.
     @Option(name: .customLong("tls-key"), help: ArgumentHelp("The PEM private key of --tls-cert.", valueName: "file"))
     package var tlsKey: String?
 
+    /// `--open-registration`: comma-separated CIDR networks whose peers may use the registration routes
+    /// without the secret; each value may list several, and the option may be repeated.
     @Option(
         name: .customLong("open-registration"),
         help: ArgumentHelp(
@@ -33,11 +40,13 @@ package struct ServeOptions: ParsableArguments {
             valueName: "cidr[,cidr...]"))
     package var openRegistration: [String] = []
 
+    /// `--rate-limit`: registration requests a client may make per minute; 0 turns the limit off.
     @Option(
         name: .customLong("rate-limit"), parsing: .unconditional,
         help: ArgumentHelp("Registration requests per client per minute; 0 turns the limit off.", valueName: "n"))
     package var rateLimit = 30
 
+    /// `--header-timeout`: seconds from accept to a complete request head, and from head to end of body.
     @Option(
         name: .customLong("header-timeout"),
         help: ArgumentHelp(
@@ -46,11 +55,13 @@ package struct ServeOptions: ParsableArguments {
             valueName: "seconds"))
     package var headerTimeout: Double = 10
 
+    /// `--idle-timeout`: seconds a kept-alive connection may wait for its next request.
     @Option(
         name: .customLong("idle-timeout"),
         help: ArgumentHelp("Seconds a kept-alive connection may wait for its next request.", valueName: "seconds"))
     package var idleTimeout: Double = 60
 
+    /// `--max-connections`: connections held at once; `nil` for the open-file limit less 128.
     @Option(
         name: .customLong("max-connections"),
         help: ArgumentHelp(
@@ -59,12 +70,17 @@ package struct ServeOptions: ParsableArguments {
             valueName: "n"))
     package var maxConnections: Int?
 
+    /// `--retries` and `--timeout`, the timeout limiting each send.
     @OptionGroup(title: "Delivery") package var delivery: DeliveryOptions<RequestDeliveryDefaults>
 
+    /// The configuration flags `send-push` also takes: config, provider key, environment, APNs URL, state file.
     @OptionGroup package var shared: SharedOptions
 
+    /// Every option at its default; argument parser sets the ones given.
     package init() {}
 
+    /// Rejects `--tls-cert` without `--tls-key` or the reverse, a negative `--rate-limit`, timeouts outside
+    /// (0, 86400] seconds and `--max-connections` below 1; `EndpointSettings` checks the rest.
     package func validate() throws {
         if (tlsCertificate == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if rateLimit < 0 { throw ValidationError("--rate-limit must be 0 or more, not \(rateLimit)") }

@@ -21,38 +21,50 @@ extension ConfigurationFlags {
 
 /// `--config`.
 package struct ConfigFileOption: ConfigurationOptionGroup {
+    /// `--config`: the config file; `nil` for `PUSHKIT_CONFIG`, else `config.json` in the XDG config directory.
     @Option(name: .customLong("config"), help: ArgumentHelp("Config file (JSON).", valueName: "file"))
     package var configPath: String?
 
+    /// Every option at its default; argument parser sets the ones given.
     package init() {}
+    /// Sets `configPath`.
     package func apply(to flags: inout ConfigurationFlags) { flags.configPath = configPath }
 }
 
 /// `--state-file`: the devices file.
 package struct StateFileOption: ConfigurationOptionGroup {
+    /// `--state-file`: the devices file; `nil` leaves it to `APNS_STATE_FILE`, the config file or the default.
     @Option(name: .customLong("state-file"), help: ArgumentHelp("Devices file (JSON).", valueName: "file"))
     package var stateFile: String?
 
+    /// Every option at its default; argument parser sets the ones given.
     package init() {}
+    /// Sets `stateFile`.
     package func apply(to flags: inout ConfigurationFlags) { flags.stateFile = stateFile }
 }
 
 /// The provider identity: key file, key id, team id and topic.
 package struct ProviderOptions: ConfigurationOptionGroup {
+    /// `--key-path`: the APNs auth key (.p8 file); `nil` leaves it to `APNS_KEY_PATH` or the config file.
     @Option(name: .customLong("key-path"), help: ArgumentHelp("APNs auth key, the .p8 file.", valueName: "file"))
     package var keyPath: String?
 
+    /// `--key-id`: the auth key's 10-character id; `nil` leaves it to `APNS_KEY_ID` or the config file.
     @Option(name: .customLong("key-id"), help: ArgumentHelp("10-character key id.", valueName: "id"))
     package var keyID: String?
 
+    /// `--team-id`: the 10-character team id; `nil` leaves it to `APNS_TEAM_ID` or the config file.
     @Option(name: .customLong("team-id"), help: ArgumentHelp("10-character team id.", valueName: "id"))
     package var teamID: String?
 
+    /// `--topic`: the app's bundle id; `nil` leaves it to `APNS_TOPIC`, `APNS_BUNDLE_ID` or the config file.
     @Option(help: ArgumentHelp("App bundle id (the APNs topic).", valueName: "bundle-id"))
     package var topic: String?
 
+    /// Every option at its default; argument parser sets the ones given.
     package init() {}
 
+    /// Sets the key path, key id, team id and topic.
     package func apply(to flags: inout ConfigurationFlags) {
         flags.keyPath = keyPath
         flags.keyID = keyID
@@ -63,17 +75,22 @@ package struct ProviderOptions: ConfigurationOptionGroup {
 
 /// `--environment production|sandbox`, `--sandbox`, `--production` (one of them at most).
 package struct EnvironmentOptions: ConfigurationOptionGroup {
+    /// `--environment`: `production` or `sandbox` (also `prod`, `development`, `dev`).
     @Option(help: ArgumentHelp("APNs environment.", valueName: "env"))
     package var environment: APNsEnvironment?
 
+    /// `--sandbox`: the same as `--environment sandbox`.
     @Flag(help: "Use the sandbox (development) environment.")
     package var sandbox = false
 
+    /// `--production`: the same as `--environment production`.
     @Flag(help: "Use the production environment.")
     package var production = false
 
+    /// Every option at its default; argument parser sets the ones given.
     package init() {}
 
+    /// Rejects more than one of `--environment`, `--sandbox` and `--production`.
     package func validate() throws {
         let chosen = [
             environment != nil ? "--environment" : nil, sandbox ? "--sandbox" : nil, production ? "--production" : nil,
@@ -91,6 +108,7 @@ package struct EnvironmentOptions: ConfigurationOptionGroup {
         return nil
     }
 
+    /// Sets the environment to `chosen`, and the flag to name in messages about it.
     package func apply(to flags: inout ConfigurationFlags) {
         flags.environment = chosen
         flags.environmentFlag = sandbox ? "--sandbox" : production ? "--production" : "--environment"
@@ -99,22 +117,27 @@ package struct EnvironmentOptions: ConfigurationOptionGroup {
 
 /// Where APNs is and how to reach it: `--apns-url`, `--cacert` and `--proxy`.
 package struct ConnectionOptions: ConfigurationOptionGroup {
+    /// `--apns-url`: a base URL used instead of the chosen environment's APNs host, e.g. the emulator's.
     @Option(
         name: .customLong("apns-url"),
         help: ArgumentHelp("Base URL replacing the chosen environment's APNs host.", valueName: "url"))
     package var apnsURL: String?
 
+    /// `--cacert`: an extra PEM CA bundle to trust; `nil` leaves it to `APNS_CA_FILE` or the config file.
     @Option(help: ArgumentHelp("Extra CA bundle (PEM) to trust, e.g. the emulator's.", valueName: "file"))
     package var cacert: String?
 
+    /// `--proxy`: the proxy URL for APNs; `nil` leaves it to the config file, then the proxy variables.
     @Option(
         help: ArgumentHelp(
             "Proxy for APNs: an http://, https://, socks5h://, socks5://, socks4a:// or socks4:// URL. Default: https_proxy, HTTPS_PROXY, all_proxy, ALL_PROXY; NO_PROXY exempts hosts.",
             valueName: "url"))
     package var proxy: String?
 
+    /// Every option at its default; argument parser sets the ones given.
     package init() {}
 
+    /// Sets the APNs URL, CA file and proxy.
     package func apply(to flags: inout ConfigurationFlags) {
         flags.apnsURL = apnsURL
         flags.caFile = cacert
@@ -124,14 +147,21 @@ package struct ConnectionOptions: ConfigurationOptionGroup {
 
 /// Every shared setting, for the tools that use them all (`send-push`, `apns-jwt check`).
 package struct SharedOptions: ConfigurationOptionGroup {
+    /// `--config`.
     @OptionGroup package var file: ConfigFileOption
+    /// `--key-path`, `--key-id`, `--team-id`, `--topic`.
     @OptionGroup package var provider: ProviderOptions
+    /// `--environment`, `--sandbox`, `--production`.
     @OptionGroup package var environment: EnvironmentOptions
+    /// `--apns-url`, `--cacert`, `--proxy`.
     @OptionGroup package var connection: ConnectionOptions
+    /// `--state-file`.
     @OptionGroup package var state: StateFileOption
 
+    /// Every option at its default; argument parser sets the ones given.
     package init() {}
 
+    /// Applies each group in turn.
     package func apply(to flags: inout ConfigurationFlags) {
         for group in [file, provider, environment, connection, state] as [any ConfigurationOptionGroup] {
             group.apply(to: &flags)

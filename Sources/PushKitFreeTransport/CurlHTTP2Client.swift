@@ -62,6 +62,8 @@ package final class CurlHTTP2Client: HTTP2Transport {
     /// up to 1,000 concurrent streams per connection, so more would only wait inside libcurl.
     package let queueCeiling: Int
 
+    /// A client with no connection yet; `CurlGlobal.load()` must have succeeded. `maximumQueued` is raised
+    /// to at least 1 and `queueCeiling` to at least `maximumQueued`.
     package init(
         caFile: String?, proxy: String? = nil, connectTimeout: Duration = .seconds(10), maximumQueued: Int = 200,
         slowAfter: Duration = .seconds(1), queueCeiling: Int = 1000
@@ -88,6 +90,7 @@ package final class CurlHTTP2Client: HTTP2Transport {
         return multi
     }
 
+    /// Flags the multi handle for replacement; `perform` replaces it once the requests in flight are answered.
     package func openNewConnection() {
         newConnectionRequested = true
     }
@@ -323,7 +326,9 @@ package enum CurlGlobal {
 package struct LibcurlUnavailable: PushKitError {
     /// What the dynamic loader said.
     package let reason: String
+    /// Always 69 (EX_UNAVAILABLE).
     package var exitStatus: ExitStatus { .unavailable }
+    /// The loader's reason, and how to install libcurl.
     package var description: String {
         "cannot load libcurl (\(reason)); install it with: apt-get install libcurl4"
     }

@@ -10,6 +10,7 @@ package final class CurlTransportSource: HTTP2TransportSource, @unchecked Sendab
     private let keepsClient: Bool
     private var kept: CurlHTTP2Client?
 
+    /// A source that makes a client for each send, or with `keepsClient` one client kept until `close()`.
     package init(keepsClient: Bool) {
         self.keepsClient = keepsClient
     }
@@ -20,6 +21,8 @@ package final class CurlTransportSource: HTTP2TransportSource, @unchecked Sendab
         try CurlGlobal.load()
     }
 
+    /// The kept client when there is one (it keeps the settings it was made with), else a new client with
+    /// these settings, kept when `keepsClient`.
     package func transport(caFile: String?, proxy: String?, connectTimeout: Duration) -> any HTTP2Transport {
         if let kept { return kept }
         let made = CurlHTTP2Client(caFile: caFile, proxy: proxy, connectTimeout: connectTimeout)

@@ -81,7 +81,10 @@ package enum ProcessDetacher {
 
 /// The background process could not be started (`fork` failed): exit 71 (EX_OSERR).
 package struct DetachError: PushKitError {
+    /// Why `fork` failed, in words from `errno`.
     package let reason: String
+    /// Always 71 (EX_OSERR).
     package var exitStatus: ExitStatus { .osError }
+    /// "cannot start the background delivery:" and the reason.
     package var description: String { "cannot start the background delivery: \(reason)" }
 }

@@ -22,6 +22,7 @@ package struct PushLog: Sendable {
 
     /// The log file.
     package let path: String
+    /// Bytes `push.log` may reach before a write rotates it to `push.log.1`.
     package let limit: Int
 
     /// The log in `stateDirectory`.

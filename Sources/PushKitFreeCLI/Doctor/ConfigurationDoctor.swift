@@ -8,13 +8,17 @@ import PushKitFreeRegistry
 
 /// One line of `apns-jwt check`: a setting, its value and source, and what is wrong with it.
 package struct DoctorFinding: Sendable, Equatable {
+    /// How the finding is marked; any `error` makes `apns-jwt check` exit 78.
     package enum Severity: String, Sendable { case ok, warning, error }
 
+    /// What was checked, as the report names it: `topic`, `ca file`, `clock`.
     package let setting: String
+    /// The value, URLs without credentials; `(none)` when the setting has none.
     package let value: String
     /// `flag`, `env`, `file`, `default`, `apns` (what APNs answered earlier sends, see
     /// `KeyScopeNotes`), or "" for checks that are not settings (the clock).
     package let source: String
+    /// `ok`, `warning` or `error`.
     package let severity: Severity
     /// What is wrong and how to fix it; empty when all is well.
     package let message: String
@@ -28,9 +32,12 @@ package struct ConfigurationDoctor: Sendable {
     /// After this time the clock is obviously wrong.
     package static let latestPlausibleTime = 4_102_444_800 // 2100-01-01T00:00:00Z
 
+    /// The settings examined.
     package let configuration: Configuration
+    /// The clock checked against the plausible range and the key file's modification time.
     package let clock: any WallClock
 
+    /// A doctor for `configuration`, reading the time from `clock`.
     package init(configuration: Configuration, clock: any WallClock = SystemClock()) {
         self.configuration = configuration
         self.clock = clock

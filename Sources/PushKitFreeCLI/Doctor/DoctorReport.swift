@@ -2,6 +2,8 @@ import PushKitFreeCore
 
 /// Renders doctor findings as an aligned plain-text report, one setting a line, then a verdict.
 package enum DoctorReport {
+    /// The report of `findings`, values and messages escaped for the terminal, ending in "all good" or
+    /// the number of problems to fix.
     package static func render(_ findings: [DoctorFinding]) -> String {
         let settingWidth = findings.map(\.setting.count).max() ?? 0
         let valueWidth = min(findings.map { TerminalText.escaped($0.value).count }.max() ?? 0, 60)

@@ -8,6 +8,7 @@ import PushKitFreeCore
 /// What the emulator answers a broadcast or a channel management request: the assessment (for the
 /// record; `rejection` set when refused) and, for a success, the status, headers and body.
 package struct ChannelRequestVerdict: Sendable {
+    /// The fields read, for the record; its `rejection` is set when the request is refused.
     package var assessment: APNsRequestAssessment
     /// 200, 201 (create) or 204 (delete) when accepted; the rejection's status otherwise.
     package var status: Int
@@ -51,11 +52,14 @@ package struct ChannelRequestJudge: Sendable {
     /// be read here, names no limit; a peer SDK (mobile-surfaces' push) documents 5 KB for broadcasts.
     package static let broadcastPayloadLimit = 5120
 
+    /// The keys, team and bundle id the provider token and topic are checked against, as for a push.
     package let trust: APNsRequestValidator.Trust
+    /// The channels both listeners share: management requests change them, broadcasts look them up.
     package let channels: EmulatorChannels
     /// Refuse what the lenient default only notes (see the type's summary).
     package let strict: Bool
 
+    /// A judge of requests signed by `trust`'s keys for the channels in `channels`; lenient unless `strict`.
     package init(trust: APNsRequestValidator.Trust, channels: EmulatorChannels, strict: Bool = false) {
         self.trust = trust
         self.channels = channels

@@ -12,6 +12,7 @@ package final class EmulatorChannels: Sendable {
     package let limit: Int
     private let channels = Mutex<[String: [String: ChannelStoragePolicy]]>([:])
 
+    /// No channels yet, and at most `limit` per bundle id (`--channel-limit`; Apple's unless given).
     package init(limit: Int = EmulatorChannels.appleLimit) {
         self.limit = limit
     }

@@ -31,6 +31,7 @@ package struct DeviceScript: Sendable, Equatable {
     /// Each token's steps, keyed by the lowercase token; never empty.
     package private(set) var steps: [String: [Step]] = [:]
 
+    /// No token scripted.
     package init() {}
 
     /// Whether no token has a script (the common case, checked first on the hot path).

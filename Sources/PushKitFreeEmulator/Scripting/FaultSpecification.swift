@@ -76,8 +76,12 @@ package struct FailRateFault: Sendable, Hashable {
 
 /// A malformed fault flag; a usage error (exit 64).
 package struct FaultSpecificationError: PushKitError {
+    /// The message, naming the flag and the form its value should take.
     package let message: String
+    /// Always 64: the flag is at fault.
     package var exitStatus: ExitStatus { .usage }
+    /// An error with a short, lowercase message.
     package init(_ message: String) { self.message = message }
+    /// The message.
     package var description: String { message }
 }

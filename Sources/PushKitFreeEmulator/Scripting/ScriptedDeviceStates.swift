@@ -12,6 +12,7 @@ package struct ScriptedDeviceStates: Sendable, Equatable {
     /// Expired tokens (lowercase) and when each was marked, in milliseconds since 1970.
     package private(set) var expired: [String: Int64] = [:]
 
+    /// No token in any state.
     package init() {}
 
     /// Whether no token has a scripted state (the common case, checked first on the hot path).
@@ -82,8 +83,12 @@ package struct ScriptedDeviceStates: Sendable, Equatable {
 
 /// A malformed token list (`--unregistered-file`): bad data, exit 65.
 package struct ScriptedDeviceStatesError: PushKitError {
+    /// The message, naming the file and line.
     package let message: String
+    /// Always 65: the file's contents are at fault.
     package var exitStatus: ExitStatus { .dataError }
+    /// An error with a short, lowercase message.
     package init(_ message: String) { self.message = message }
+    /// The message.
     package var description: String { message }
 }

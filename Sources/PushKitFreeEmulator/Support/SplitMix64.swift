@@ -4,10 +4,12 @@
 package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
+    /// The generator whose sequence `seed` fixes; any value will do, 0 included.
     package init(seed: UInt64) {
         state = seed
     }
 
+    /// The next 64 random bits: the state advanced by the golden-ratio step, then mixed.
     package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var value = state

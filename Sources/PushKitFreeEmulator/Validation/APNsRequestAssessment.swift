@@ -57,6 +57,7 @@ package struct APNsRequestAssessment: Sendable {
     /// Apple's error answer; `nil` when the request is accepted.
     package var rejection: APNsRejection?
 
+    /// Nothing read yet: a push, not authenticated, not rejected.
     package init() {}
 
     /// Whether APNs would accept the request (answer 200).

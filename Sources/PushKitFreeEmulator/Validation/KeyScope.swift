@@ -15,6 +15,7 @@ package struct KeyScope: Sendable, Equatable {
     /// The bundle ids a topic-specific key may push to; `nil` for a team-scoped key.
     package var topics: Set<String>?
 
+    /// A scope limited to `environment` and `topics`; with neither, a key that works everywhere.
     package init(environment: APNsEnvironment? = nil, topics: Set<String>? = nil) {
         self.environment = environment
         self.topics = topics
@@ -43,8 +44,12 @@ package struct KeyScope: Sendable, Equatable {
 
 /// A key-scope flag that names a key the emulator does not trust: a usage error (exit 64).
 package struct KeyScopeError: PushKitError {
+    /// The message, naming the flag and the key id.
     package let message: String
+    /// Always 64: the flag is at fault.
     package var exitStatus: ExitStatus { .usage }
+    /// An error with a short, lowercase message.
     package init(_ message: String) { self.message = message }
+    /// The message.
     package var description: String { message }
 }

@@ -39,10 +39,13 @@ package final class ProviderTokenUpdateTracker: Sendable {
 
     /// The token a connection uses and since when, kept by that connection's validator.
     package struct ConnectionToken: Sendable, Equatable {
+        /// The provider token, as sent.
         package var token: String
+        /// When the connection took it up, in seconds since 1970.
         package var since: Double
     }
 
+    /// Which updates count against the 20 minutes.
     package let rule: Rule
 
     private struct KeyHistory {
@@ -54,6 +57,7 @@ package final class ProviderTokenUpdateTracker: Sendable {
 
     private let histories = Mutex<[String: KeyHistory]>([:])
 
+    /// A tracker with no token seen yet, applying `rule` (Apple's per-connection rule unless told).
     package init(rule: Rule = .perConnection) {
         self.rule = rule
     }

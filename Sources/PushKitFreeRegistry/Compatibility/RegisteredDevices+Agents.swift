@@ -12,6 +12,7 @@ package struct RegisteredAgent: Sendable, Equatable {
     /// The name the agent subscribed with (`display_name`).
     package var displayName: String?
 
+    /// An agent; `nil` for what is not known, which `recordAgent` then leaves as recorded.
     package init(cwd: String? = nil, displayName: String? = nil) {
         self.cwd = cwd
         self.displayName = displayName

@@ -87,18 +87,21 @@ package enum DeliveryTargets {
 }
 
 extension RegistryStore {
+    /// `DeliveryTargets.select` with the audience's device ids, groups, group strictness and schedule.
     package func targets(for audience: PushSender.Audience, at now: Date) throws -> [DeliveryTarget] {
         try DeliveryTargets.select(
             registry: self, deviceIDs: audience.deviceIDs, groups: audience.groups,
             strictGroups: audience.strictGroups, due: audience.due, at: now)
     }
 
+    /// `DeliveryTargets.selectPushToStart` with the audience's device ids, groups and group strictness.
     package func pushToStartTargets(for audience: PushSender.Audience) throws -> PushToStartSelection {
         try DeliveryTargets.selectPushToStart(
             registry: self, deviceIDs: audience.deviceIDs, groups: audience.groups,
             strictGroups: audience.strictGroups)
     }
 
+    /// `RegistryBookkeeping.apply` to this registry.
     package func record(_ results: inout [DeliveryResult]) throws {
         try RegistryBookkeeping.apply(&results, to: self)
     }

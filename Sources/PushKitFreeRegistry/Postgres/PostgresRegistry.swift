@@ -25,6 +25,7 @@ import PushKitFreeCore
 package struct PostgresRegistry: RegistryStore {
     /// The connection URL as configured (it may hold a password: show `location`).
     package let url: String
+    /// The source of `registered_at`, `last_seen_at` and `last_delivered_at` times.
     package let clock: any WallClock
     private let session: PostgresSession
 

@@ -195,6 +195,7 @@ package enum RegistrationBodyError: Error, Sendable, Equatable, CustomStringConv
     /// A field is well-formed but names what does not exist (a `timezone` the tz database lacks).
     case invalidValue(String)
 
+    /// The message.
     package var description: String {
         switch self {
         case .invalidToken(let message), .invalidBody(let message), .invalidValue(let message): message
@@ -204,8 +205,10 @@ package enum RegistrationBodyError: Error, Sendable, Equatable, CustomStringConv
 
 /// Typed access to the members of a request body, with messages naming the member at fault.
 package struct RequestBodyFields: Sendable {
+    /// The body's members, by name.
     package let object: [String: JSONValue]
 
+    /// Typed access to `object`, a request body's members.
     package init(_ object: [String: JSONValue]) {
         self.object = object
     }

@@ -31,6 +31,7 @@ extension RegistryStore {
 }
 
 extension DeviceRegistry: RegistryFile {
+    /// Itself: this registry is kept in a file.
     package var file: (any RegistryFile)? { self }
 }
 
@@ -47,5 +48,6 @@ extension RegistryStore {
 }
 
 extension PostgresRegistry: RegistrySchema {
+    /// Itself: this registry is kept in a database.
     package var schema: (any RegistrySchema)? { self }
 }

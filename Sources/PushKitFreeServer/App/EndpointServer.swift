@@ -21,6 +21,7 @@ import PushKitFreeRegistry
 /// stopping gracefully: it stops accepting, lets requests in flight finish (their registry writes
 /// and deliveries included), and returns.
 package enum EndpointServer {
+    /// The name the server's messages on standard error begin with.
     package static let tool = "register-apns serve"
 
     /// Runs the server; returns after a graceful shutdown.

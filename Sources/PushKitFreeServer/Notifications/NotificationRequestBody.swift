@@ -4,10 +4,15 @@ import PushKitFreeRegistry
 /// The body other services post to make the phone buzz (`/api/v1/notifications/send`,
 /// `/hooks/ios-notify`): `{"title", "body" or "message", "subtitle", "category", "badge", "data"}`.
 package struct NotificationRequestBody: Sendable, Equatable {
+    /// `title`; when missing or empty, the profile's title if it has one.
     package var title: String?
+    /// `body`, or `message` when there is no `body`.
     package var body: String?
+    /// `subtitle`.
     package var subtitle: String?
+    /// `category`: the notification category the app registered, for its actions.
     package var category: String?
+    /// `badge`: the app icon badge, 0 or more; 0 clears it, `nil` leaves it alone.
     package var badge: Int?
     /// Members put beside `aps` in the payload (under the profile's `dataKey`, when it has one).
     package var data: [String: JSONValue]

@@ -35,6 +35,7 @@ package struct EndpointError: HTTPResponseError, Sendable, Equatable, CustomStri
         self.openClawDetail = openClawDetail
     }
 
+    /// `STATUS: message (log detail)`, for logs and test failures; the client is answered `message` alone.
     package var description: String { "\(status.code): \(message)" + (logDetail.map { " (\($0))" } ?? "") }
 
     /// 400: not JSON, or not the shape the route takes.

@@ -4,6 +4,7 @@ import PushKitFreeCore
 package struct EndpointSettings: Sendable {
     /// The shared configuration: state file, provider key, topic, environment, APNs URL, proxy.
     package var configuration: Configuration
+    /// `--listen`: the address and port to serve on.
     package var listen: ListenAddress
     /// `nil` only with `--no-auth` on a loopback address.
     package var secret: SharedSecret?

@@ -7,12 +7,15 @@ import PushKitFreeCore
 
 /// Where `register-apns serve` listens: `HOST:PORT`, `[IPv6]:PORT`, or `:PORT` (loopback).
 package struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
+    /// A host name or an IP address, IPv6 without brackets; `127.0.0.1` when `--listen` gave none.
     package let host: String
+    /// 0 to 65535; 0 lets the system pick a free port.
     package let port: Int
 
     /// The default: loopback, port 8100.
     package static let `default` = ListenAddress(host: "127.0.0.1", port: 8100)
 
+    /// `host` and `port` as given, unchecked.
     package init(host: String, port: Int) {
         self.host = host
         self.port = port
@@ -91,5 +94,6 @@ package struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         return addresses
     }
 
+    /// `HOST:PORT`, or `[IPv6]:PORT`.
     package var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }

@@ -22,8 +22,11 @@ package enum AgentSubscription {
 
     /// A parsed `/registerSubscription` body.
     package struct Request: Sendable, Equatable {
+        /// The agent's working directory; never empty.
         package var cwd: String
+        /// The hex SHA-256 of `cwd`: the group the device joins.
         package var agentKey: String
+        /// `agent_display_name`, the title of the agent's notifications; `nil` when absent or empty.
         package var displayName: String?
         /// The device registration; its groups are merged with the agent's group when written.
         package var registration: DeviceRegistration
@@ -111,10 +114,15 @@ package enum AgentSubscription {
 
     /// A parsed `/triggerReplyFinished` body: `{"cwd", "conversation_id", "message_preview", "finished_at"}`.
     package struct ReplyFinished: Sendable, Equatable {
+        /// The working directory of the agent that replied; never empty.
         package var cwd: String
+        /// `conversation_id`, passed on in the notification's data.
         package var conversationID: String?
+        /// `message_preview`: the notification's body, cut like `send-push --hook`'s.
         package var preview: String?
+        /// `finished_at` as sent, passed on in the notification's data.
         package var finishedAt: String?
+        /// The hex SHA-256 of `cwd`: the group its subscribers joined.
         package var agentKey: String { AgentSubscription.key(cwd: cwd) }
 
         /// - Throws: `EndpointError` 400 for a missing `cwd` or a mistyped member.
