@@ -26,6 +26,9 @@ struct APNsEmulatorCommand: ParsableCommand {
             GET /emulator/requests, GET /emulator/status. Broadcasts (POST /4/broadcasts/apps/BUNDLE) are \
             served on the same port; with --manage-port, Apple's channel management API is served on its own \
             port, announced first as "channel management on https://127.0.0.1:PORT". See docs/apns-emulator.md.
+            To point the tools at it, for both environments: eval "$(apns-emulator --print-env)" (the same \
+            --port, and PUSHKIT_STATE_DIR, as the emulator's) sets APNS_PRODUCTION_URL, APNS_SANDBOX_URL \
+            and APNS_CA_FILE; the emulator also names them on standard error when it starts.
             """,
         version: PushKitFree.version
     )
@@ -200,6 +203,13 @@ struct APNsEmulatorCommand: ParsableCommand {
     @Flag(help: "No one-line request summaries on standard error.")
     var quiet = false
 
+    @Flag(
+        name: .customLong("print-env"),
+        help:
+            "Print the settings that point the tools at this emulator (APNS_PRODUCTION_URL, APNS_SANDBOX_URL, APNS_CA_FILE) as export lines for eval, and exit."
+    )
+    var printEnvironment = false
+
     @Option(help: ArgumentHelp("Event-loop threads (default: one per core).", valueName: "n"))
     var threads: Int?
 
@@ -219,6 +229,11 @@ struct APNsEmulatorCommand: ParsableCommand {
             throw ValidationError("--go-silent-after must be 0 or more, not \(goSilentAfter)")
         }
         if let threads, threads < 1 { throw ValidationError("--threads must be at least 1, not \(threads)") }
+        if printEnvironment, port == 0 || managePort == 0 {
+            throw ValidationError(
+                "--print-env needs the port the emulator listens on: give the same --port (and --manage-port) as the emulator, not 0"
+            )
+        }
         if (certificatePath == nil) != (certificateKeyPath == nil) {
             throw ValidationError("--cert and --cert-key go together")
         }
@@ -257,10 +272,6 @@ struct APNsEmulatorCommand: ParsableCommand {
         try ToolSupport.run(tool: "apns-emulator") {
             let settings = try ToolSupport.configuration(
                 ConfigurationFlags(file, provider, environment), tool: "apns-emulator")
-            var trust = try APNsRequestValidator.Trust.load(from: settings, publicKeyPath: publicKeyPath)
-            trust.strictIssuedAt = strictIssuedAt
-            trust.requireAps = requireAps
-            try scopeKeys(&trust)
             let tls: EmulatorTLSMaterial
             if let certificatePath, let certificateKeyPath {
                 tls = try EmulatorTLSMaterial.load(certificatePath: certificatePath, keyPath: certificateKeyPath)
@@ -270,6 +281,16 @@ struct APNsEmulatorCommand: ParsableCommand {
                 if let warning = made.warning { ToolSupport.warn(warning, tool: "apns-emulator") }
                 tls = made.material
             }
+            if printEnvironment {
+                let settings = clientSettings(port: port, managePort: managePort, caPath: tls.caPath)
+                StandardStreams.writeOutput(
+                    settings.map { "export \($0.name)=\(Self.shellQuoted($0.value))\n" }.joined())
+                return
+            }
+            var trust = try APNsRequestValidator.Trust.load(from: settings, publicKeyPath: publicKeyPath)
+            trust.strictIssuedAt = strictIssuedAt
+            trust.requireAps = requireAps
+            try scopeKeys(&trust)
 
             var configuration = EmulatorConfiguration(trust: trust, tls: tls)
             configuration.host = host
@@ -307,9 +328,32 @@ struct APNsEmulatorCommand: ParsableCommand {
                     "channel management on https://\(displayHost):\(managementPort) (ca: \(tls.caPath))\n")
             }
             StandardStreams.writeOutput("listening on https://\(displayHost):\(boundPort) (ca: \(tls.caPath))\n")
+            if !quiet {
+                let settings = clientSettings(port: boundPort, managePort: emulator.managementPort, caPath: tls.caPath)
+                StandardStreams.writeError(
+                    "apns-emulator: point the tools at it (both environments) with: export "
+                        + settings.map { "\($0.name)=\(Self.shellQuoted($0.value))" }.joined(separator: " ") + "\n")
+            }
             emulator.openOutputs()
             emulator.waitUntilStopped()
         }
+    }
+
+    /// The settings that send the tools' requests of both environments here: the URLs, the
+    /// management URLs when the management API is served, and the CA file that signed the certificate.
+    private func clientSettings(port: Int, managePort: Int?, caPath: String) -> [(name: String, value: String)] {
+        let origin = "https://\(displayHost):\(port)"
+        var settings = [("APNS_PRODUCTION_URL", origin), ("APNS_SANDBOX_URL", origin)]
+        if let managePort {
+            let management = "https://\(displayHost):\(managePort)"
+            settings += [("APNS_PRODUCTION_MANAGE_URL", management), ("APNS_SANDBOX_MANAGE_URL", management)]
+        }
+        return settings.map { (name: $0.0, value: $0.1) } + [(name: "APNS_CA_FILE", value: caPath)]
+    }
+
+    /// `text` as one word for a POSIX shell: in single quotes, each `'` written `'\''`.
+    static func shellQuoted(_ text: String) -> String {
+        "'" + text.split(separator: "'", omittingEmptySubsequences: false).joined(separator: #"'\''"#) + "'"
     }
 
     /// The host as clients write it in a URL: loopback for the wildcard addresses, IPv6 in brackets.
