@@ -232,6 +232,28 @@ struct SendPush: ParsableCommand {
         }
     }
 
+    /// When the environment was given on the command line and some devices have another one
+    /// recorded: the recorded one wins, and this says so, naming up to three of them.
+    ///
+    /// The decision: a device token belongs to one environment, and the registry records the one
+    /// APNs accepted it in (or `register-apns --sandbox`/`--production` said), so a flag cannot
+    /// make a production token work in the sandbox; it sets the environment of the devices with
+    /// none recorded and of `--token` sends. Sending such a device to the other environment would
+    /// only earn `400 BadDeviceToken`.
+    static func recordedEnvironmentNote(_ chosen: Setting<APNsEnvironment>, targets: [DeliveryTarget]) -> String? {
+        guard case .flag(let flag) = chosen.source else { return nil }
+        let others = targets.filter { $0.recordedEnvironment.map { $0 != chosen.value } ?? false }
+        guard !others.isEmpty else { return nil }
+        let other = chosen.value.other.rawValue
+        let names = others.prefix(3).map { $0.deviceID ?? $0.token.masked }.joined(separator: ", ")
+        let more = others.count > 3 ? " and \(others.count - 3) more" : ""
+        let count = others.count == 1 ? "1 device has" : "\(others.count) devices have"
+        return
+            "\(flag) (\(chosen.value.rawValue)) applies to devices with no recorded environment; \(count) \(other) "
+            + "recorded and \(others.count == 1 ? "is" : "are") sent there: \(names)\(more) (a token belongs to one "
+            + "environment; a debug build's token registers anew with register-apns --sandbox)"
+    }
+
     /// Resolves the configuration, then sends through the core's one pipeline (`PushSender`), here
     /// or, with `background`, from a process detached once everything that can be checked was.
     /// - Parameter resolved: set as soon as the configuration is resolved, for the hook's error record.
@@ -275,6 +297,10 @@ struct SendPush: ParsableCommand {
                 try log.append([PushLog.noteRecord(outcome: "no_devices", message, at: Date(), messageID: messageID)])
             }
             return
+        }
+        if !backgroundOptions.hook, let note = Self.recordedEnvironmentNote(configuration.environment, targets: targets)
+        {
+            ToolSupport.warn(note, tool: Self.tool)
         }
         if output.dryRun {
             StandardStreams.writeOutput(
