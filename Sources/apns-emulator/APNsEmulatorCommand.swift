@@ -109,6 +109,13 @@ struct APNsEmulatorCommand: ParsableCommand {
     )
     var strictIssuedAt = false
 
+    @Flag(
+        name: .customLong("strict-signature"),
+        help:
+            "Refuse a provider token signed in DER (as openssl dgst -sign makes it) rather than the JWS's 64-byte r||s (APNs accepts it, and so does the emulator by default)."
+    )
+    var strictSignature = false
+
     @Option(
         name: .customLong("trust-key"),
         help: ArgumentHelp(
@@ -289,6 +296,7 @@ struct APNsEmulatorCommand: ParsableCommand {
             }
             var trust = try APNsRequestValidator.Trust.load(from: settings, publicKeyPath: publicKeyPath)
             trust.strictIssuedAt = strictIssuedAt
+            trust.strictSignature = strictSignature
             trust.requireAps = requireAps
             try scopeKeys(&trust)
 

@@ -221,11 +221,6 @@ struct EmulatorReasonTests {
                 try ProviderTokenMaker.sign(keyPath: OpenSSLKey(in: setup.directory, name: "other").pkcs8Path)
             }),
         Case(
-            name: "DER signature", status: 403, reason: "InvalidProviderToken",
-            token: { setup in
-                ProviderTokenMaker.withDERSignature(try setup.token())
-            }),
-        Case(
             name: "other key id", status: 403, reason: "InvalidProviderToken",
             token: { setup in
                 try ProviderTokenMaker.sign(keyPath: setup.key.pkcs8Path, keyID: "ZZZZZ99999")

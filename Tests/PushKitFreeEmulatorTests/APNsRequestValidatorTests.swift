@@ -125,7 +125,7 @@ struct APNsRequestValidatorTests {
             ("other key", .invalidProviderToken),
             ("other kid", .invalidProviderToken),
             ("other team", .invalidProviderToken),
-            ("der signature", .invalidProviderToken),
+            ("der signature of another key", .invalidProviderToken),
             ("expired", .expiredProviderToken),
             ("far future", .invalidProviderToken),
         ])
@@ -142,11 +142,9 @@ struct APNsRequestValidatorTests {
                 "bearer " + RequestFixture.token(key: ProviderKey(privateKey: P256.Signing.PrivateKey())))
         case "other kid": request.set("authorization", "bearer " + RequestFixture.token(keyID: "ZZZZZ99999"))
         case "other team": request.set("authorization", "bearer " + RequestFixture.token(teamID: "ZZZZZ99999"))
-        case "der signature":
-            let parts = valid.split(separator: ".")
-            let raw = try #require(Base64URL.decode(parts[2]))
-            let der = try P256.Signing.ECDSASignature(rawRepresentation: raw).derRepresentation
-            request.set("authorization", "bearer \(parts[0]).\(parts[1]).\(Base64URL.encode(der))")
+        case "der signature of another key":
+            let other = RequestFixture.token(key: ProviderKey(privateKey: P256.Signing.PrivateKey()))
+            request.set("authorization", "bearer " + (try Self.withDERSignature(other)))
         case "expired": request.set("authorization", "bearer " + RequestFixture.token(age: 3601))
         case "far future": request.set("authorization", "bearer " + RequestFixture.token(age: -3600))
         default: Issue.record("unknown case \(kind)")
@@ -194,6 +192,32 @@ struct APNsRequestValidatorTests {
         }
         // A number carries no note.
         #expect(RequestFixture().assess().providerToken?.note == nil)
+    }
+
+    /// `token` with its 64-byte r‖s signature written in DER, as `openssl dgst -sha256 -sign` makes it.
+    static func withDERSignature(_ token: String) throws -> String {
+        let parts = token.split(separator: ".")
+        let raw = try #require(Base64URL.decode(parts[2]))
+        let der = try P256.Signing.ECDSASignature(rawRepresentation: raw).derRepresentation
+        return "\(parts[0]).\(parts[1]).\(Base64URL.encode(der))"
+    }
+
+    @Test("a DER-encoded signature is accepted with a note, as APNs accepts it; --strict-signature refuses it")
+    func derSignature() throws {
+        let der = try Self.withDERSignature(RequestFixture.token())
+        let lenient = RequestFixture(token: der).assess()
+        #expect(lenient.rejection == nil && lenient.isAuthenticated)
+        #expect(lenient.providerToken?.note?.contains("DER-encoded") == true)
+
+        var trust = APNsRequestValidator.Trust(
+            publicKey: RequestFixture.key.privateKey.publicKey, keyID: RequestFixture.keyID,
+            teamID: RequestFixture.teamID, bundleID: RequestFixture.bundleID)
+        trust.strictSignature = true
+        let strictValidator = APNsRequestValidator(trust: trust, tokenUpdates: ProviderTokenUpdateTracker())
+        let strict = RequestFixture(token: der).assess(with: strictValidator)
+        #expect(strict.rejection?.reason == .invalidProviderToken)
+        #expect(strict.providerTokenProblem?.contains("--strict-signature") == true)
+        #expect(RequestFixture().assess(with: strictValidator).rejection == nil, "r‖s passes the strict reading")
     }
 
     @Test("a token exactly one hour old is still accepted; the bearer keyword is case-insensitive")

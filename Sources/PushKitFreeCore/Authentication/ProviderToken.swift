@@ -98,13 +98,25 @@ package struct DecodedProviderToken: Sendable {
         signingInput = parts[0] + "." + parts[1]
     }
 
-    /// Whether the signature is a valid raw r‖s ES256 signature of `signingInput` by `publicKey`.
-    /// A DER-encoded signature is rejected, as APNs rejects it.
-    package func hasValidSignature(from publicKey: P256.Signing.PublicKey) -> Bool {
-        guard signature.count == 64, let ecdsa = try? P256.Signing.ECDSASignature(rawRepresentation: signature) else {
+    /// Whether the signature is a valid ES256 signature of `signingInput` by `publicKey`: the
+    /// 64-byte raw r‖s a JWS holds, or, with `acceptingDER`, the DER encoding `openssl dgst -sign`
+    /// makes (Apple's own command-line recipe signs so, and APNs accepts it).
+    package func hasValidSignature(from publicKey: P256.Signing.PublicKey, acceptingDER: Bool = false) -> Bool {
+        let ecdsa: P256.Signing.ECDSASignature
+        if signature.count == 64, let raw = try? P256.Signing.ECDSASignature(rawRepresentation: signature) {
+            ecdsa = raw
+        } else if acceptingDER, let der = derSignature {
+            ecdsa = der
+        } else {
             return false
         }
         return publicKey.isValidSignature(ecdsa, for: Data(signingInput.utf8))
+    }
+
+    /// The signature read as DER (an ASN.1 sequence of r and s), when it is one and not 64 bytes.
+    package var derSignature: P256.Signing.ECDSASignature? {
+        guard signature.count != 64 else { return nil }
+        return try? P256.Signing.ECDSASignature(derRepresentation: signature)
     }
 }
 

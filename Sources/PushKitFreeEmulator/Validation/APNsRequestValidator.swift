@@ -13,8 +13,9 @@ import PushKitFreeCore
 /// 1. method POST (405 MethodNotAllowed); path `/3/device/<token>` (404 BadPath,
 ///    400 MissingDeviceToken); no header repeated (400 DuplicateHeaders);
 /// 2. provider token: present (403 MissingProviderToken), well formed, ES256, trusted `kid` and
-///    `iss`, raw r‖s signature by the trusted key (403 InvalidProviderToken; an `iat` written as a
-///    numeric string is accepted, as APNs accepts it, unless `Trust.strictIssuedAt`), `iat` not older than
+///    `iss`, signature by the trusted key (403 InvalidProviderToken; an `iat` written as a numeric
+///    string and a DER-encoded signature are accepted, as APNs accepts them, unless
+///    `Trust.strictIssuedAt` and `Trust.strictSignature`), `iat` not older than
 ///    an hour (403 ExpiredProviderToken) nor more than 5 minutes ahead (403 InvalidProviderToken),
 ///    the key allowed in this environment (403 BadEnvironmentKeyIdInToken, `Trust.keyScopes`), the
 ///    key the connection is bound to: that of the first token accepted on it (403
@@ -44,6 +45,8 @@ package final class APNsRequestValidator {
         package var bundleID: String?
         /// Refuse an `iat` written as a numeric string (APNs accepts it; `--strict-iat`).
         package var strictIssuedAt: Bool
+        /// Refuse a DER-encoded token signature (`--strict-signature`), which APNs accepts.
+        package var strictSignature = false
         /// Refuse a payload without an `aps` object (Apple's documentation asks for one, APNs
         /// delivers without; `--require-aps`).
         package var requireAps = false
@@ -254,7 +257,8 @@ package final class APNsRequestValidator {
             cached = CachedToken(
                 token: token,
                 check: ProviderTokenCheck.inspect(
-                    token, keys: trustedKeys, teamID: trust.teamID, strictIssuedAt: trust.strictIssuedAt))
+                    token, keys: trustedKeys, teamID: trust.teamID, strictIssuedAt: trust.strictIssuedAt,
+                    strictSignature: trust.strictSignature))
         } else {
             cached = CachedToken(
                 token: "", check: ProviderTokenCheck(problem: "the authorization header is not \"bearer <token>\""))

@@ -35,23 +35,28 @@ package struct ProviderTokenCheck: Sendable {
     package var isAuthentic: Bool { problem == nil }
 
     /// Checks everything about `compact` except its age: the three parts decode, `alg` is ES256,
-    /// `kid` and `iss` are the trusted ones, `iat` is an integer, and the signature is the 64-byte
-    /// raw r‖s ES256 signature by `publicKey` (a DER signature is refused, as APNs refuses it).
+    /// `kid` and `iss` are the trusted ones, `iat` is an integer, and the signature is the ES256
+    /// signature by `publicKey`.
     ///
-    /// An `iat` written as a string of digits is accepted, as APNs accepts it (client libraries
-    /// have signed it so for years), with a `note` saying so; `strictIssuedAt` refuses it.
+    /// Two readings APNs accepts are accepted, each with a `note` saying so, and refused by its
+    /// strict flag: an `iat` written as a string of digits (client libraries have signed it so for
+    /// years; `strictIssuedAt`), and a DER-encoded signature instead of the JWS's 64-byte r‖s
+    /// (what `openssl dgst -sha256 -sign` makes, as Apple's command-line recipe does; `strictSignature`).
     package static func inspect(
         _ compact: String, publicKey: P256.Signing.PublicKey, keyID trustedKeyID: String, teamID trustedTeamID: String,
-        strictIssuedAt: Bool = false
+        strictIssuedAt: Bool = false, strictSignature: Bool = false
     ) -> ProviderTokenCheck {
-        inspect(compact, keys: [trustedKeyID: publicKey], teamID: trustedTeamID, strictIssuedAt: strictIssuedAt)
+        inspect(
+            compact, keys: [trustedKeyID: publicKey], teamID: trustedTeamID, strictIssuedAt: strictIssuedAt,
+            strictSignature: strictSignature)
     }
 
-    /// Checks `compact` as `inspect(_:publicKey:keyID:teamID:strictIssuedAt:)` does, against several
-    /// keys of one team: `kid` must name one of `keys`, and the signature must verify with that key.
+    /// Checks `compact` as `inspect(_:publicKey:keyID:teamID:strictIssuedAt:strictSignature:)` does,
+    /// against several keys of one team: `kid` must name one of `keys`, and the signature must
+    /// verify with that key.
     package static func inspect(
         _ compact: String, keys: [String: P256.Signing.PublicKey], teamID trustedTeamID: String,
-        strictIssuedAt: Bool = false
+        strictIssuedAt: Bool = false, strictSignature: Bool = false
     ) -> ProviderTokenCheck {
         let decoded: DecodedProviderToken
         do {
@@ -91,10 +96,20 @@ package struct ProviderTokenCheck: Sendable {
                 "iss is \(decoded.claims["iss"]?.serializedString() ?? "missing"), not the trusted team id \"\(trustedTeamID)\""
         } else if issuedAt == nil {
             problem = "iat is \(decoded.claims["iat"]?.serializedString() ?? "missing"), not whole seconds since 1970"
-        } else if decoded.signature.count != 64 {
-            problem = "the signature has \(decoded.signature.count) bytes; ES256 in a JWS is the 64-byte r‖s (not DER)"
-        } else if let keyID = decoded.keyID, let publicKey = keys[keyID], !decoded.hasValidSignature(from: publicKey) {
+        } else if decoded.signature.count != 64, decoded.derSignature == nil {
+            problem = "the signature has \(decoded.signature.count) bytes; ES256 in a JWS is the 64-byte r‖s"
+        } else if decoded.signature.count != 64, strictSignature {
+            problem =
+                "the signature is DER-encoded, not the JWS's 64-byte r‖s (refused by --strict-signature; APNs accepts it)"
+        } else if let keyID = decoded.keyID, let publicKey = keys[keyID],
+            !decoded.hasValidSignature(from: publicKey, acceptingDER: true)
+        {
             problem = "the signature does not verify with the trusted public key"
+        } else if decoded.signature.count != 64 {
+            let der =
+                "the signature is DER-encoded (as openssl dgst -sign makes it), not the JWS's 64-byte r‖s; "
+                + "APNs accepts it (--strict-signature refuses it)"
+            note = note.map { $0 + "; " + der } ?? der
         }
         return ProviderTokenCheck(
             header: decoded.header, claims: decoded.claims, recordJSON: recordJSON,

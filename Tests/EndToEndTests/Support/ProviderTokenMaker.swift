@@ -22,11 +22,4 @@ enum ProviderTokenMaker {
         return signingInput + "."
             + Base64URL.encode(try key.privateKey.signature(for: Data(signingInput.utf8)).rawRepresentation)
     }
-
-    /// The same token with its raw r‖s signature re-encoded as DER (what APNs refuses).
-    static func withDERSignature(_ token: String) -> String {
-        let parts = token.split(separator: ".")
-        guard parts.count == 3, let raw = Base64URL.decode(parts[2]) else { return token }
-        return "\(parts[0]).\(parts[1]).\(Base64URL.encode(derSignature(fromRaw: raw)))"
-    }
 }

@@ -31,15 +31,18 @@ struct ProviderTokenTests {
         #expect(!decoded.hasValidSignature(from: P256.Signing.PrivateKey().publicKey))
     }
 
-    @Test("a DER signature is refused even when it is mathematically valid")
-    func derRefused() throws {
+    @Test("a DER signature verifies only when DER is accepted; a 64-byte one either way")
+    func derSignature() throws {
         let token = try ProviderToken.sign(key: key, keyID: "ABCDE12345", teamID: "TEAM678901", issuedAt: 1)
         let parts = token.compact.split(separator: ".")
         let raw = try #require(Base64URL.decode(parts[2]))
         let der = try P256.Signing.ECDSASignature(rawRepresentation: raw).derRepresentation
-        let derToken = parts[0] + "." + parts[1] + "." + Base64URL.encode(der)
-        #expect(
-            !(try DecodedProviderToken(compact: String(derToken))).hasValidSignature(from: key.privateKey.publicKey))
+        let derToken = try DecodedProviderToken(compact: parts[0] + "." + parts[1] + "." + Base64URL.encode(der))
+        #expect(!derToken.hasValidSignature(from: key.privateKey.publicKey))
+        #expect(derToken.hasValidSignature(from: key.privateKey.publicKey, acceptingDER: true))
+        #expect(!derToken.hasValidSignature(from: P256.Signing.PrivateKey().publicKey, acceptingDER: true))
+        let rawToken = try DecodedProviderToken(compact: token.compact)
+        #expect(rawToken.derSignature == nil && rawToken.hasValidSignature(from: key.privateKey.publicKey))
     }
 
     @Test(
