@@ -139,7 +139,8 @@ let package = Package(
         .executableTarget(
             name: "apns-jwt",
             dependencies: [
-                "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeCLI",
+                // The transport only for `check --online`: libcurl is loaded when that runs, not at start.
+                "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeCLI", "PushKitFreeTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/apns-jwt",

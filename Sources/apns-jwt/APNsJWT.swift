@@ -1,6 +1,7 @@
 import ArgumentParser
 import PushKitFreeCLI
 import PushKitFreeCore
+import PushKitFreeTransport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -114,15 +115,50 @@ extension APNsJWT {
 
         @OptionGroup var options: SharedOptions
 
+        @Flag(
+            help:
+                "Also have APNs judge the credentials: one request that delivers nothing (a background push to a device token that does not exist), which proves the host, proxy, TLS and HTTP/2, and shows whether APNs accepts the provider token and topic."
+        )
+        var online = false
+
         func run() throws {
             try ToolSupport.run(tool: "apns-jwt") {
-                let findings = ConfigurationDoctor.findings(
+                var findings = ConfigurationDoctor.findings(
                     flags: options.flags, environment: ProcessInfo.processInfo.environment)
+                if online { findings.append(try onlineFinding(offline: findings)) }
                 StandardStreams.writeOutput(DoctorReport.render(findings))
                 if findings.contains(where: { $0.severity == .error }) {
                     throw ExitCode(ExitStatus.configuration.rawValue)
                 }
             }
+        }
+
+        /// The probe's finding (`CredentialProbe`); not sent while the offline checks found an error.
+        private func onlineFinding(offline: [DoctorFinding]) throws -> DoctorFinding {
+            let configuration = try ToolSupport.configuration(options.flags, tool: "apns-jwt")
+            let environment = configuration.environment.value
+            let host = configuration.baseURL(for: environment).value
+            guard !offline.contains(where: { $0.severity == .error }), let topic = configuration.topic?.value else {
+                return DoctorFinding(
+                    setting: "apns (online)", value: host, source: "", severity: .error,
+                    message: "not asked: fix the problems above first")
+            }
+            let credentials = try ProviderCredentials.load(from: configuration)
+            let lease = try ProviderTokenCache(path: configuration.tokenCachePath).token(for: credentials)
+            let source = CurlTransportSource(keepsClient: false)
+            try source.prepare()
+            let transport = source.transport(
+                caFile: configuration.caFile?.value, proxy: configuration.proxy?.value,
+                connectTimeout: CredentialProbe.timeout)
+            var outcome: Result<HTTP2Answer, TransportFailure> = .failure(
+                TransportFailure(kind: .timeout, code: 0, message: "no answer"))
+            transport.perform(
+                [CredentialProbe.request(baseURL: host, token: lease.token, topic: topic)],
+                deadline: .now + CredentialProbe.timeout
+            ) { outcome = $0.result }
+            return CredentialProbe.finding(
+                for: outcome, host: host, keyID: credentials.keyID, teamID: credentials.teamID, topic: topic,
+                environment: environment)
         }
     }
 }

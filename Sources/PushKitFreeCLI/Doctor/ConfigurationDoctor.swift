@@ -22,6 +22,15 @@ package struct DoctorFinding: Sendable, Equatable {
     package let severity: Severity
     /// What is wrong and how to fix it; empty when all is well.
     package let message: String
+
+    /// A finding of `setting` with `value` from `source`, marked `severity`, saying `message`.
+    package init(setting: String, value: String, source: String, severity: Severity, message: String) {
+        self.setting = setting
+        self.value = value
+        self.source = source
+        self.severity = severity
+        self.message = message
+    }
 }
 
 /// Examines a resolved configuration the way `apns-jwt check` reports it: every setting, where it
@@ -89,7 +98,7 @@ package struct ConfigurationDoctor: Sendable {
                     setting: "config file", value: c.file.path, source: "file", severity: .warning, message: warning))
         }
         findings.append(keyFinding())
-        findings.append(identifierFinding(c.keyID, name: "key id", hint: "set --key-id, APNS_KEY_ID or key_id"))
+        findings.append(keyIDFinding())
         findings.append(identifierFinding(c.teamID, name: "team id", hint: "set --team-id, APNS_TEAM_ID or team_id"))
         if let topic = c.topic {
             let bad = topic.value.contains(where: { $0 == " " || $0 == "/" })
@@ -346,6 +355,33 @@ package struct ConfigurationDoctor: Sendable {
                 setting: "proxy", value: shown, source: proxy.source.kind, severity: .ok,
                 message: "from \(proxy.source)")
         }
+    }
+
+    /// The key id, checked as an identifier and against the key file's name: Apple names the file
+    /// it hands out `AuthKey_<key id>.p8`, so another key id beside that name is most likely a
+    /// mix-up (APNs then answers 403 InvalidProviderToken). A warning, not an error: a file may have
+    /// been renamed.
+    private func keyIDFinding() -> DoctorFinding {
+        let finding = identifierFinding(
+            configuration.keyID, name: "key id", hint: "set --key-id, APNS_KEY_ID or key_id")
+        guard finding.severity == .ok, let keyID = configuration.keyID,
+            let named = configuration.keyPath.flatMap({ Self.keyIDInFileName($0.value) }), named != keyID.value
+        else { return finding }
+        return DoctorFinding(
+            setting: "key id", value: keyID.value, source: keyID.source.kind, severity: .warning,
+            message:
+                "the key file is named for key id \(named) (\(PosixFile.fileName(of: configuration.keyPath?.value ?? ""))); "
+                + "APNs refuses a token whose key id is not the key's own (403 InvalidProviderToken): "
+                + "set the key id to \(named), or name the right .p8")
+    }
+
+    /// The key id in a key file name as Apple hands it out, `AuthKey_<10 characters>.p8`.
+    static func keyIDInFileName(_ path: String) -> String? {
+        let name = PosixFile.fileName(of: path)
+        guard name.hasPrefix("AuthKey_"), name.hasSuffix(".p8") else { return nil }
+        let id = name.dropFirst("AuthKey_".count).dropLast(".p8".count)
+        guard id.count == 10, id.allSatisfy({ $0.isASCII && ($0.isUppercase || $0.isNumber) }) else { return nil }
+        return String(id)
     }
 
     private func identifierFinding(_ setting: Setting<String>?, name: String, hint: String) -> DoctorFinding {
