@@ -29,6 +29,22 @@ package enum DeliveryAdvice {
     ///   - keyID: the key id the provider token names.
     ///   - topic: the app's bundle id, when configured.
     package static func advice(for result: DeliveryResult, keyID: String, topic: String?) -> String? {
+        if result.status == 0 {
+            switch result.transportFailure {
+            case .tls:
+                return "the APNs server's certificate is not trusted here: a server with a CA of its own (the "
+                    + "emulator, a proxy that inspects TLS) needs --cacert or APNS_CA_FILE; apns-jwt check --online "
+                    + "tests the connection"
+            case .connect:
+                return "APNs cannot be reached from here (the host name, the network or the proxy): "
+                    + "apns-jwt check --online tests the connection"
+            default:
+                break
+            }
+        }
+        if case .credentials(let reason) = result.stoppedBy {
+            return credentialsAdvice(reason, keyID: keyID)
+        }
         guard let text = result.reason, result.status != 0 else { return nil }
         let reason = APNsReason(rawValue: text)
         let environment = result.environment
@@ -52,6 +68,8 @@ package enum DeliveryAdvice {
             let target = topic.map { "topic \($0)" } ?? "this topic"
             return "key \(keyID) may not push to \(target): a topic-specific key must list this bundle id, "
                 + "or sign with a team-scoped key of the app's team (key_id and key_path)"
+        case (403, .invalidProviderToken):
+            return credentialsAdvice(reason, keyID: keyID)
         case (410, .expiredToken):
             return isPushToStart
                 ? "the push-to-start token has expired: the app must send its new one"
@@ -59,6 +77,15 @@ package enum DeliveryAdvice {
         default:
             return nil
         }
+    }
+
+    /// What a refused provider token means: the key id, team id and key do not belong together.
+    private static func credentialsAdvice(_ reason: APNsReason, keyID: String) -> String {
+        if reason == .expiredProviderToken {
+            return "APNs took a freshly signed token for expired: is this machine's clock right? (apns-jwt check)"
+        }
+        return "APNs refuses the provider token of key \(keyID): the key id, the team id and the .p8 must belong "
+            + "together (the developer account's Keys page); apns-jwt check --online tells without sending"
     }
 
     /// Sets `advice` on every result that has some.

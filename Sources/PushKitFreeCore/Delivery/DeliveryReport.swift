@@ -18,10 +18,15 @@ package struct DeliveryReport: Sendable {
         // One pass over the results for every count the summary and the callers ask for (a large
         // fan-out has tens of thousands), reading fields in place rather than copying each result.
         var counts = (delivered: 0, skipped: 0, pruned: 0, failed: 0, unregisteredKept: 0, pruneFailures: 0)
+        var notTried = 0
+        var stop: DeliveryStop?
         for index in results.indices {
             switch results[index].outcome {
             case .delivered: counts.delivered += 1
             case .skipped: counts.skipped += 1
+            case .notTried:
+                notTried += 1
+                if stop == nil { stop = results[index].stoppedBy }
             case .rejected, .failed: counts.failed += 1
             case .unregistered where results[index].pruneFailure != nil: counts.pruneFailures += 1
             case .unregistered where !results[index].pruned: counts.unregisteredKept += 1
@@ -30,6 +35,8 @@ package struct DeliveryReport: Sendable {
             if results[index].pruned { counts.pruned += 1 }
         }
         (delivered, skipped, pruned, failed, unregisteredKept, pruneFailures) = counts
+        self.notTried = notTried
+        self.stop = stop
     }
 
     /// Every target reported `skipped` for `reason`, without anything sent.
@@ -57,19 +64,27 @@ package struct DeliveryReport: Sendable {
     private let unregisteredKept: Int
     /// Devices answered 410 that stay registered because the registry could not be written.
     package let pruneFailures: Int
+    /// Devices not sent to: the run stopped at a failure that was the same for every device.
+    package let notTried: Int
+    /// That failure, when the run stopped at one.
+    package let stop: DeliveryStop?
 
     /// The process exit status:
     /// 0 when every device was delivered (a dead token that was answered 410 counts as handled,
     /// once it is pruned: 74 when the registry could not be written to prune it);
     /// 69 when nothing got an HTTP answer and every failure was a connect or TLS failure;
+    /// 78 when the run stopped because APNs refused the credentials and nothing was delivered;
     /// 75 when only temporary failures are left; 1 otherwise.
     package var exitStatus: ExitStatus {
-        if failed == 0 { return pruneFailures > 0 ? .ioError : .success }
-        let unsuccessful = results.filter { $0.outcome == .rejected || $0.outcome == .failed }
+        if failed == 0, notTried == 0 { return pruneFailures > 0 ? .ioError : .success }
+        let unsuccessful = results.filter {
+            $0.outcome == .rejected || $0.outcome == .failed || $0.outcome == .notTried
+        }
         let answered = results.contains { $0.status != 0 }
         if !answered, unsuccessful.allSatisfy({ $0.transportFailure == .connect || $0.transportFailure == .tls }) {
             return .unavailable
         }
+        if case .credentials = stop, delivered == 0 { return .configuration }
         if unsuccessful.allSatisfy(\.isTemporaryFailure) { return .temporaryFailure }
         return .partialFailure
     }
@@ -77,6 +92,10 @@ package struct DeliveryReport: Sendable {
     /// One human-readable line per device: outcome, device id, masked token, then the status and
     /// reason (or the apns-id when delivered). Device ids and reasons (an APNs reason is whatever the
     /// server sent) are escaped (`TerminalText`); ids are cut as `TerminalText.field` does.
+    ///
+    /// After a run stopped at a failure that was the same for every device (`stop`), the devices
+    /// that failed with it and those not tried are one line each, with their counts, not one line a
+    /// device: the failure is reported once.
     package func lines(fullTokens: Bool) -> String {
         // The ids as shown (escaped and cut), so the column is as wide as what it holds.
         let ids = results.map { $0.target.deviceID.map { TerminalText.field($0) } ?? "-" }
@@ -84,7 +103,14 @@ package struct DeliveryReport: Sendable {
         // Built in one string, piece by piece: a fan-out to many devices prints as many lines.
         var text = ""
         text.reserveCapacity(results.count * (idWidth + 80))
+        let stopReason = stop?.description
+        var failedTheSameWay = 0
         for index in results.indices {
+            if results[index].outcome == .notTried { continue }
+            if let stop, Self.failed(results[index], by: stop) {
+                failedTheSameWay += 1
+                continue
+            }
             let outcome = results[index].outcome
             Self.append(outcome.rawValue, paddedTo: 12, to: &text)
             text += " "
@@ -126,6 +152,15 @@ package struct DeliveryReport: Sendable {
             let attempts = results[index].attempts
             if attempts > 1 { text += " [\(attempts) attempts]" }
             text += "\n"
+        }
+        if let stopReason {
+            let reason = TerminalText.escaped(stopReason)
+            if failedTheSameWay > 0 {
+                Self.append("failed", paddedTo: 12, to: &text)
+                text += " \(failedTheSameWay) device\(failedTheSameWay == 1 ? "" : "s"): \(reason)\n"
+            }
+            Self.append(DeliveryResult.Outcome.notTried.rawValue, paddedTo: 12, to: &text)
+            text += " \(notTried) device\(notTried == 1 ? "" : "s"): stopped after the same failure for every device\n"
         }
         return text
     }
@@ -180,9 +215,20 @@ package struct DeliveryReport: Sendable {
         if pruneFailures > 0 { parts.append("\(pruneFailures) not pruned (the registry could not be written)") }
         if unregisteredKept > 0 { parts.append("\(unregisteredKept) unregistered kept") }
         if skipped > 0 { parts.append("\(skipped) skipped") }
+        if notTried > 0 { parts.append("\(notTried) not tried") }
         let hundredths = Int((seconds * 100).rounded())
         let fraction = hundredths % 100
         return parts.joined(separator: ", ") + " in \(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) s"
+    }
+
+    /// Whether `result` failed with the failure that stopped the run: the same kind of transport
+    /// failure (libcurl's messages differ in timings), or the same provider-token refusal.
+    private static func failed(_ result: DeliveryResult, by stop: DeliveryStop) -> Bool {
+        guard result.outcome == .failed || result.outcome == .rejected else { return false }
+        switch stop {
+        case .transport(let kind, _): return result.status == 0 && result.transportFailure == kind
+        case .credentials(let reason): return result.status == 403 && result.reason == reason.rawValue
+        }
     }
 
     /// Appends `field` to `text`, then spaces up to `width` characters.

@@ -4,6 +4,23 @@ import FoundationEssentials
 import Foundation
 #endif
 
+/// A failure that was the same for every device, after which a run stops sending
+/// (`PushDelivery.systemicThreshold`).
+package enum DeliveryStop: Sendable, Equatable {
+    /// No HTTP answer from that environment's server, only this transport failure (TLS, connect).
+    case transport(TransportFailure.Kind, message: String)
+    /// APNs refused the provider token, a freshly signed one too: the credentials are wrong.
+    case credentials(APNsReason)
+
+    /// The failure in words, for the report.
+    package var description: String {
+        switch self {
+        case .transport(_, let message): message
+        case .credentials(let reason): "403 \(reason.rawValue)"
+        }
+    }
+}
+
 /// What happened to one device in a run.
 package struct DeliveryResult: Sendable, Equatable {
     /// The outcomes a device can end with.
@@ -19,6 +36,10 @@ package struct DeliveryResult: Sendable, Equatable {
         /// Not sent, on purpose: the delivery policy held it back (quiet hours with `skip`, the
         /// frequency cap); `reason` says which. Not a failure.
         case skipped
+        /// Not sent: the run stopped sending after a failure that was the same for every device
+        /// (an untrusted certificate, a host that cannot be reached, credentials APNs refuses);
+        /// `reason` names it. Sending again once it is fixed will try it.
+        case notTried = "not_tried"
     }
 
     /// The device and token the result is for.
@@ -46,6 +67,8 @@ package struct DeliveryResult: Sendable, Equatable {
     package var unregisteredAt: Date?
     /// For `failed`: what kind of transport failure, when there was no HTTP answer.
     package var transportFailure: TransportFailure.Kind?
+    /// For `notTried`: the failure, the same for every device, that stopped the run.
+    package var stoppedBy: DeliveryStop?
     /// What the answer means and what to do, where APNs' reason alone does not say (a key limited
     /// to an environment or to topics, a key the connection is not bound to, an expired token);
     /// see `DeliveryAdvice`. Never holds the key or a provider token.

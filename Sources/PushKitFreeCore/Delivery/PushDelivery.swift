@@ -28,7 +28,19 @@ import Glibc
 ///   unprocessed (above its last stream id).
 /// - Everything else is permanent: reported, never retried.
 /// A delivered device is never sent to again within a run.
+///
+/// A failure that is the same for every device stops the run early instead of being met once per
+/// device: `systemicThreshold` requests in a row to one environment failing with the same TLS or
+/// connect failure before that environment answered anything (an untrusted certificate, a name
+/// that does not resolve, a refused connection), or the same provider-token refusal of a freshly
+/// signed token with no request accepted (wrong key id, team id or key). Nothing more is sent there
+/// (or anywhere, for the credentials); the devices not sent to end `notTried`, with the failure in
+/// `stoppedBy`.
 package final class PushDelivery {
+    /// How many requests in a row must fail the same way before the failure counts as the same for
+    /// every device.
+    package static let systemicThreshold = 3
+
     private let client: any HTTP2Transport
     private let baseURL: (APNsEnvironment) -> String
     private let tokens: any ProviderTokenSource
@@ -93,6 +105,9 @@ package final class PushDelivery {
         var scheduled = RetrySchedule()
         /// Back-offs decided by answers, timed from the transport's clock when it next asks.
         var backoffs: [(index: Int, delay: Duration)] = []
+        var systemic = SystemicFailureWatch()
+        /// Whether a device may still be sent to (its environment was not stopped).
+        func sendable(_ index: Int) -> Bool { systemic.stopped(results[index].environment) == nil }
 
         client.perform(
             deadline: deadline,
@@ -102,16 +117,20 @@ package final class PushDelivery {
                     scheduled.add(backoff.index, due: now + backoff.delay)
                 }
                 backoffs.removeAll()
-                let index: Int
-                if let due = resendNow.popFirst() {
-                    index = due
-                } else if let due = scheduled.popDue(at: now) {
-                    index = due
-                } else if let first = firstSends.next() {
-                    index = first
-                } else {
-                    return scheduled.nextDue.map(HTTP2RequestSupply.notBefore) ?? .exhausted
+                var picked: Int?
+                while picked == nil {
+                    if let due = resendNow.popFirst() {
+                        picked = due
+                    } else if let due = scheduled.popDue(at: now) {
+                        picked = due
+                    } else if let first = firstSends.next() {
+                        picked = first
+                    } else {
+                        return scheduled.nextDue.map(HTTP2RequestSupply.notBefore) ?? .exhausted
+                    }
+                    if let candidate = picked, !sendable(candidate) { picked = nil }
                 }
+                guard let index = picked else { return .exhausted }
                 sentWith[index] = providerToken
                 sentOnConnection[index] = connectionsReplaced
                 return .request(
@@ -126,8 +145,12 @@ package final class PushDelivery {
                 switch response.result {
                 case .failure(let failure):
                     next = record(failure, into: &results[index], retriesUsed: &transientRetries[index])
+                    systemic.note(failure, from: results[index].environment)
                 case .success(let answer):
                     results[index].attempts += 1
+                    systemic.noteAnswer(
+                        APNsResponse(answer), from: results[index].environment,
+                        withReplacedToken: tokenReplaced && sentWith[index] == providerToken)
                     next = record(
                         APNsResponse(answer), answer: answer, into: &results[index],
                         retriesUsed: &transientRetries[index],
@@ -159,12 +182,64 @@ package final class PushDelivery {
                 }
             })
         if let tokenFailure { throw tokenFailure }
+        for index in results.indices where results[index].attempts == 0 && results[index].outcome == .failed {
+            guard let stop = systemic.stopped(results[index].environment) else { continue }
+            results[index].outcome = .notTried
+            results[index].reason = stop.description
+            results[index].stoppedBy = stop
+            if case .transport(let kind, _) = stop { results[index].transportFailure = kind }
+        }
         for index in results.indices
         where results[index].outcome != .delivered && results[index].status == 0 && results[index].reason == nil {
             results[index].reason = "not sent before the timeout"
             results[index].transportFailure = .timeout
         }
         return results
+    }
+
+    /// Watches for a failure that is the same for every device (see the type's notes).
+    private struct SystemicFailureWatch {
+        /// Environments that gave an HTTP answer in this run.
+        private var answered: Set<APNsEnvironment> = []
+        /// Per environment, the last transport failure (its kind and libcurl's code: messages differ
+        /// in timings) and how many requests in a row ended in it.
+        private var streaks: [APNsEnvironment: (kind: TransportFailure.Kind, code: Int32, count: Int)] = [:]
+        /// Provider-token refusals of the replaced token in a row, and their reason.
+        private var refusals: (reason: APNsReason?, count: Int) = (nil, 0)
+        /// Whether APNs accepted anything: the credentials work.
+        private var credentialsWork = false
+        private var stops: [APNsEnvironment: DeliveryStop] = [:]
+        private var credentialStop: DeliveryStop?
+
+        /// The failure that stopped sending to `environment`, if one did.
+        func stopped(_ environment: APNsEnvironment) -> DeliveryStop? { credentialStop ?? stops[environment] }
+
+        mutating func note(_ failure: TransportFailure, from environment: APNsEnvironment) {
+            guard failure.kind == .tls || failure.kind == .connect, failure.code != 0, !answered.contains(environment)
+            else { return }
+            let previous = streaks[environment]
+            let same = previous?.kind == failure.kind && previous?.code == failure.code
+            let count = same ? (previous?.count ?? 0) + 1 : 1
+            streaks[environment] = (failure.kind, failure.code, count)
+            if count >= PushDelivery.systemicThreshold {
+                stops[environment] = .transport(failure.kind, message: failure.message)
+            }
+        }
+
+        mutating func noteAnswer(
+            _ response: APNsResponse, from environment: APNsEnvironment, withReplacedToken: Bool
+        ) {
+            answered.insert(environment)
+            streaks[environment] = nil
+            guard case .rejected(let rejection, _, _) = response, rejection.refusesProviderToken else {
+                credentialsWork = true
+                return
+            }
+            guard withReplacedToken, !credentialsWork else { return }
+            refusals =
+                refusals.reason == rejection.reason ? (rejection.reason, refusals.count + 1) : (rejection.reason, 1)
+            if refusals.count >= PushDelivery.systemicThreshold { credentialStop = .credentials(rejection.reason) }
+        }
     }
 
     /// Indices waiting to be resent at once, first in first out.
