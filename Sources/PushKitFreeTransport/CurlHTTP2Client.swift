@@ -135,8 +135,8 @@ package final class CurlHTTP2Client: HTTP2Transport {
     /// libcurl's event wait, never past the deadline, the time `next` named, or 100 ms. At the
     /// deadline, requests in flight fail with `.timeout`.
     package func perform(
-        deadline: ContinuousClock.Instant, next: (ContinuousClock.Instant) -> HTTP2RequestSupply,
-        onResponse: (HTTP2Response) -> Void
+        deadline: ContinuousClock.Instant, cutoff: () -> ContinuousClock.Instant?,
+        next: (ContinuousClock.Instant) -> HTTP2RequestSupply, onResponse: (HTTP2Response) -> Void
     ) {
         var active: [Int: Transfer] = [:] // by easy handle address
         var order = StartOrder()
@@ -144,17 +144,21 @@ package final class CurlHTTP2Client: HTTP2Transport {
 
         while true {
             let now = ContinuousClock.now
+            let interruptedAt = cutoff()
+            let deadline = min(deadline, interruptedAt ?? deadline)
             if now >= deadline {
+                let failure =
+                    interruptedAt == deadline
+                    ? TransportFailure(
+                        kind: .interrupted, code: Int32(CURLE_ABORTED_BY_CALLBACK.rawValue),
+                        message: "no answer before the run was interrupted")
+                    : TransportFailure(
+                        kind: .timeout, code: Int32(CURLE_OPERATION_TIMEDOUT.rawValue),
+                        message: "no answer before the deadline")
                 for transfer in active.values {
                     curl_multi_remove_handle(multi, transfer.handle)
                     transfer.inFlight = false
-                    onResponse(
-                        HTTP2Response(
-                            tag: transfer.tag,
-                            result: .failure(
-                                TransportFailure(
-                                    kind: .timeout, code: Int32(CURLE_OPERATION_TIMEDOUT.rawValue),
-                                    message: "no answer before the deadline"))))
+                    onResponse(HTTP2Response(tag: transfer.tag, result: .failure(failure)))
                     idleTransfers.append(transfer)
                 }
                 onSilentConnection.removeAll()

@@ -58,7 +58,7 @@ package enum CredentialProbe {
                     .error, "cannot reach \(host): \(failure.message) (the name, a firewall, or the proxy above)")
             case .timeout:
                 return finding(.error, "no answer from \(host) within \(Int(timeout.components.seconds)) s")
-            case .connectionLost, .other:
+            case .connectionLost, .interrupted, .other:
                 return finding(.error, "the request to \(host) failed: \(failure.message)")
             }
         case .success(let success):

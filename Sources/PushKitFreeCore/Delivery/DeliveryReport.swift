@@ -18,7 +18,7 @@ package struct DeliveryReport: Sendable {
         // One pass over the results for every count the summary and the callers ask for (a large
         // fan-out has tens of thousands), reading fields in place rather than copying each result.
         var counts = (delivered: 0, skipped: 0, pruned: 0, failed: 0, unregisteredKept: 0, pruneFailures: 0)
-        var notTried = 0
+        var notTried = 0, unknown = 0
         var stop: DeliveryStop?
         for index in results.indices {
             switch results[index].outcome {
@@ -27,6 +27,7 @@ package struct DeliveryReport: Sendable {
             case .notTried:
                 notTried += 1
                 if stop == nil { stop = results[index].stoppedBy }
+            case .unknown: unknown += 1
             case .rejected, .failed: counts.failed += 1
             case .unregistered where results[index].pruneFailure != nil: counts.pruneFailures += 1
             case .unregistered where !results[index].pruned: counts.unregisteredKept += 1
@@ -36,6 +37,7 @@ package struct DeliveryReport: Sendable {
         }
         (delivered, skipped, pruned, failed, unregisteredKept, pruneFailures) = counts
         self.notTried = notTried
+        self.unknown = unknown
         self.stop = stop
     }
 
@@ -68,6 +70,8 @@ package struct DeliveryReport: Sendable {
     package let notTried: Int
     /// That failure, when the run stopped at one.
     package let stop: DeliveryStop?
+    /// Devices sent to whose answer did not come before the run was interrupted.
+    package let unknown: Int
 
     /// The process exit status:
     /// 0 when every device was delivered (a dead token that was answered 410 counts as handled,
@@ -76,9 +80,9 @@ package struct DeliveryReport: Sendable {
     /// 78 when the run stopped because APNs refused the credentials and nothing was delivered;
     /// 75 when only temporary failures are left; 1 otherwise.
     package var exitStatus: ExitStatus {
-        if failed == 0, notTried == 0 { return pruneFailures > 0 ? .ioError : .success }
+        if failed == 0, notTried == 0, unknown == 0 { return pruneFailures > 0 ? .ioError : .success }
         let unsuccessful = results.filter {
-            $0.outcome == .rejected || $0.outcome == .failed || $0.outcome == .notTried
+            $0.outcome == .rejected || $0.outcome == .failed || $0.outcome == .notTried || $0.outcome == .unknown
         }
         let answered = results.contains { $0.status != 0 }
         if !answered, unsuccessful.allSatisfy({ $0.transportFailure == .connect || $0.transportFailure == .tls }) {
@@ -96,73 +100,93 @@ package struct DeliveryReport: Sendable {
     /// After a run stopped at a failure that was the same for every device (`stop`), the devices
     /// that failed with it and those not tried are one line each, with their counts, not one line a
     /// device: the failure is reported once.
-    package func lines(fullTokens: Bool) -> String {
-        // The ids as shown (escaped and cut), so the column is as wide as what it holds.
-        let ids = results.map { $0.target.deviceID.map { TerminalText.field($0) } ?? "-" }
-        let idWidth = min(ids.map(\.count).max() ?? 1, 40)
+    /// - Parameter printed: devices whose line was already written (streamed while the run went
+    ///   on), left out here.
+    package func lines(fullTokens: Bool, excluding printed: Set<Int> = []) -> String {
+        let idWidth = Self.idWidth(of: results.map(\.target))
         // Built in one string, piece by piece: a fan-out to many devices prints as many lines.
         var text = ""
-        text.reserveCapacity(results.count * (idWidth + 80))
-        let stopReason = stop?.description
+        text.reserveCapacity((results.count - printed.count) * (idWidth + 80))
         var failedTheSameWay = 0
-        for index in results.indices {
+        for index in results.indices where !printed.contains(index) {
             if results[index].outcome == .notTried { continue }
             if let stop, Self.failed(results[index], by: stop) {
                 failedTheSameWay += 1
                 continue
             }
-            let outcome = results[index].outcome
-            Self.append(outcome.rawValue, paddedTo: 12, to: &text)
-            text += " "
-            Self.append(ids[index], paddedTo: idWidth, to: &text)
-            text += "  "
-            let token = results[index].target.token
-            if fullTokens {
-                text += token.hex
-            } else {
-                token.appendMasked(to: &text)
-            }
-            text += "  "
-            switch outcome {
-            case .delivered:
-                text += "200"
-                if let apnsID = results[index].apnsID {
-                    text += " "
-                    text += apnsID
-                }
-            case .skipped:
-                text += "not sent: "
-                text += TerminalText.escaped(results[index].reason ?? "")
-            default:
-                let reason = TerminalText.escaped(results[index].reason ?? "")
-                let status = results[index].status
-                text += status == 0 ? "no answer: \(reason)" : "\(status) \(reason)"
-            }
-            if results[index].pruneFailure != nil {
-                text += " (not removed from registry: it could not be written)"
-            }
-            if results[index].pruned {
-                text +=
-                    results[index].target.tokenKind == .pushToStart
-                    ? " (push-to-start token removed; device kept)" : " (removed from registry)"
-            }
-            if results[index].learnedEnvironment {
-                text += " (environment: \(results[index].environment.rawValue))"
-            }
-            let attempts = results[index].attempts
-            if attempts > 1 { text += " [\(attempts) attempts]" }
-            text += "\n"
+            Self.appendLine(of: results[index], idWidth: idWidth, fullTokens: fullTokens, to: &text)
         }
-        if let stopReason {
-            let reason = TerminalText.escaped(stopReason)
+        if let stop {
+            let reason = TerminalText.escaped(stop.description)
             if failedTheSameWay > 0 {
+                let more = printed.contains(where: { Self.failed(results[$0], by: stop) }) ? " more" : ""
                 Self.append("failed", paddedTo: 12, to: &text)
-                text += " \(failedTheSameWay) device\(failedTheSameWay == 1 ? "" : "s"): \(reason)\n"
+                text += " \(failedTheSameWay)\(more) device\(failedTheSameWay == 1 ? "" : "s"): \(reason)\n"
             }
             Self.append(DeliveryResult.Outcome.notTried.rawValue, paddedTo: 12, to: &text)
             text += " \(notTried) device\(notTried == 1 ? "" : "s"): stopped after the same failure for every device\n"
+        } else if notTried > 0 {
+            Self.append(DeliveryResult.Outcome.notTried.rawValue, paddedTo: 12, to: &text)
+            text += " \(notTried) device\(notTried == 1 ? "" : "s"): the run was interrupted before they were sent\n"
         }
         return text
+    }
+
+    /// The width of the device id column for `targets`: their ids as shown (escaped and cut, "-"
+    /// for a `--token` target), at most 40 characters.
+    package static func idWidth(of targets: [DeliveryTarget]) -> Int {
+        min(targets.map { $0.deviceID.map { TerminalText.field($0).count } ?? 1 }.max() ?? 1, 40)
+    }
+
+    /// Whether `result` would be reported apart from the others after a stop: the same failure
+    /// as `stop`, or not tried because of it.
+    package static func isPartOfStop(_ result: DeliveryResult, _ stop: DeliveryStop) -> Bool {
+        result.outcome == .notTried || failed(result, by: stop)
+    }
+
+    /// Appends the line of `result`, its id padded to `idWidth`.
+    package static func appendLine(
+        of result: DeliveryResult, idWidth: Int, fullTokens: Bool, to text: inout String
+    ) {
+        let outcome = result.outcome
+        append(outcome.rawValue, paddedTo: 12, to: &text)
+        text += " "
+        append(result.target.deviceID.map { TerminalText.field($0) } ?? "-", paddedTo: idWidth, to: &text)
+        text += "  "
+        if fullTokens {
+            text += result.target.token.hex
+        } else {
+            result.target.token.appendMasked(to: &text)
+        }
+        text += "  "
+        switch outcome {
+        case .delivered:
+            text += "200"
+            if let apnsID = result.apnsID {
+                text += " "
+                text += apnsID
+            }
+        case .skipped:
+            text += "not sent: "
+            text += TerminalText.escaped(result.reason ?? "")
+        default:
+            let reason = TerminalText.escaped(result.reason ?? "")
+            text += result.status == 0 ? "no answer: \(reason)" : "\(result.status) \(reason)"
+        }
+        if result.pruneFailure != nil {
+            text += " (not removed from registry: it could not be written)"
+        }
+        if result.pruned {
+            text +=
+                result.target.tokenKind == .pushToStart
+                ? " (push-to-start token removed; device kept)" : " (removed from registry)"
+        }
+        if result.learnedEnvironment {
+            text += " (environment: \(result.environment.rawValue))"
+        }
+        let attempts = result.attempts
+        if attempts > 1 { text += " [\(attempts) attempts]" }
+        text += "\n"
     }
 
     /// One JSON object per device per line (JSON Lines).
@@ -216,6 +240,7 @@ package struct DeliveryReport: Sendable {
         if unregisteredKept > 0 { parts.append("\(unregisteredKept) unregistered kept") }
         if skipped > 0 { parts.append("\(skipped) skipped") }
         if notTried > 0 { parts.append("\(notTried) not tried") }
+        if unknown > 0 { parts.append("\(unknown) unknown (interrupted: APNs may have delivered them)") }
         let hundredths = Int((seconds * 100).rounded())
         let fraction = hundredths % 100
         return parts.joined(separator: ", ") + " in \(hundredths / 100).\(fraction < 10 ? "0" : "")\(fraction) s"

@@ -40,6 +40,9 @@ package struct DeliveryResult: Sendable, Equatable {
         /// (an untrusted certificate, a host that cannot be reached, credentials APNs refuses);
         /// `reason` names it. Sending again once it is fixed will try it.
         case notTried = "not_tried"
+        /// Sent, but the run was interrupted (SIGINT, SIGTERM) before an answer came: APNs may
+        /// have delivered it or not. Never retried by the run; sending again may deliver it twice.
+        case unknown
     }
 
     /// The device and token the result is for.

@@ -47,16 +47,19 @@ package final class PushDelivery {
     private let policy: DeliveryPolicy
     private let defaultEnvironment: APNsEnvironment
     private let jitter: () -> Double
+    private let interruption: RunInterruption?
 
     /// A delivery through `client`, signing with tokens from `tokens` and retrying as `policy` allows.
     /// - Parameters:
     ///   - baseURL: the APNs base URL for an environment (the shared configuration's).
     ///   - defaultEnvironment: for devices whose environment is not recorded.
     ///   - jitter: a random number in [0, 1).
+    ///   - interruption: when set, nothing more is sent; the answers in flight are waited for until
+    ///     its cutoff, and those that do not come are `unknown`, the devices not sent to `notTried`.
     package init(
         client: any HTTP2Transport, baseURL: @escaping (APNsEnvironment) -> String, tokens: any ProviderTokenSource,
         policy: DeliveryPolicy, defaultEnvironment: APNsEnvironment,
-        jitter: @escaping () -> Double = { Double.random(in: 0..<1) }
+        jitter: @escaping () -> Double = { Double.random(in: 0..<1) }, interruption: RunInterruption? = nil
     ) {
         self.client = client
         self.baseURL = baseURL
@@ -64,6 +67,7 @@ package final class PushDelivery {
         self.policy = policy
         self.defaultEnvironment = defaultEnvironment
         self.jitter = jitter
+        self.interruption = interruption
     }
 
     /// What to do next with one device after an answer.
@@ -82,8 +86,13 @@ package final class PushDelivery {
     /// Requests stream through the transport: first sends in target order, resends as soon as they
     /// are due (at once for a replaced provider token or the other environment, after the device's
     /// own back-off for a temporary failure), all while other requests are in flight.
+    /// - Parameter onFinished: told each device's index and result as soon as the device is done
+    ///   with (answered for good, or out of retries), for output that streams; the devices left at
+    ///   the end (deadline, not tried) are only in the returned results.
     /// - Throws: only when no provider token can be had at all (key missing or unusable).
-    package func deliver(_ request: APNsRequest, to targets: [DeliveryTarget]) throws -> [DeliveryResult] {
+    package func deliver(
+        _ request: APNsRequest, to targets: [DeliveryTarget], onFinished: (Int, DeliveryResult) -> Void = { _, _ in }
+    ) throws -> [DeliveryResult] {
         let deadline = ContinuousClock.now + policy.timeout
         var results = targets.map {
             DeliveryResult(target: $0, environment: $0.recordedEnvironment ?? defaultEnvironment)
@@ -109,10 +118,11 @@ package final class PushDelivery {
         /// Whether a device may still be sent to (its environment was not stopped).
         func sendable(_ index: Int) -> Bool { systemic.stopped(results[index].environment) == nil }
 
+        let interruption = self.interruption
         client.perform(
-            deadline: deadline,
+            deadline: deadline, cutoff: { interruption?.cutoff },
             next: { [baseURL] now in
-                guard tokenFailure == nil else { return .exhausted }
+                guard tokenFailure == nil, interruption?.signal == nil else { return .exhausted }
                 for backoff in backoffs where now + backoff.delay < deadline {
                     scheduled.add(backoff.index, due: now + backoff.delay)
                 }
@@ -162,7 +172,7 @@ package final class PushDelivery {
                         ))
                 }
                 switch next {
-                case .done: break
+                case .done: onFinished(index, results[index])
                 case .resendNow: resendNow.append(index)
                 case .resendAfterBackoff:
                     backoffs.append((index, policy.backoff(beforeRetry: transientRetries[index], jitter: jitter())))
@@ -183,6 +193,11 @@ package final class PushDelivery {
             })
         if let tokenFailure { throw tokenFailure }
         for index in results.indices where results[index].attempts == 0 && results[index].outcome == .failed {
+            if interruption?.signal != nil, results[index].status == 0, results[index].reason == nil {
+                results[index].outcome = .notTried
+                results[index].reason = "not sent: the run was interrupted"
+                continue
+            }
             guard let stop = systemic.stopped(results[index].environment) else { continue }
             results[index].outcome = .notTried
             results[index].reason = stop.description
@@ -272,6 +287,13 @@ package final class PushDelivery {
     private func record(_ failure: TransportFailure, into result: inout DeliveryResult, retriesUsed: inout Int) -> Next
     {
         if failure.code != 0 { result.attempts += 1 } // code 0: never handed to the network
+        if failure.kind == .interrupted {
+            result.outcome = .unknown
+            result.status = 0
+            result.reason = "no answer before the run was interrupted: APNs may have delivered it"
+            result.transportFailure = .interrupted
+            return .done
+        }
         result.outcome = .failed
         result.status = 0
         result.reason = failure.message

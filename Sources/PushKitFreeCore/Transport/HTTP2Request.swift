@@ -79,6 +79,9 @@ package struct TransportFailure: Error, Sendable, Equatable, CustomStringConvert
         case tls
         /// The request did not finish before its deadline.
         case timeout
+        /// The run was interrupted (SIGINT, SIGTERM) while the request was in flight: APNs may or
+        /// may not have taken it.
+        case interrupted
         /// The connection broke or was closed (reset, GOAWAY, stream error) before an answer.
         case connectionLost
         /// Anything else libcurl reported.

@@ -13,9 +13,13 @@ package protocol HTTP2Transport: AnyObject {
     /// again when the time it named in `.notBefore` comes. So a request that must wait (a retry after
     /// its back-off) waits on its own while others are in flight. At `deadline`, requests in flight
     /// fail with `TransportFailure.Kind.timeout`; what `next` still holds is the caller's to report.
+    ///
+    /// `cutoff`, asked on every turn, is an earlier end the caller may set while the run goes on
+    /// (an interrupt, `RunInterruption`): at that time the requests in flight fail with
+    /// `TransportFailure.Kind.interrupted`.
     func perform(
-        deadline: ContinuousClock.Instant, next: (ContinuousClock.Instant) -> HTTP2RequestSupply,
-        onResponse: (HTTP2Response) -> Void)
+        deadline: ContinuousClock.Instant, cutoff: () -> ContinuousClock.Instant?,
+        next: (ContinuousClock.Instant) -> HTTP2RequestSupply, onResponse: (HTTP2Response) -> Void)
 
     /// Sends the requests supplied from now on over a connection opened after this call, never over
     /// one that carried a request before it.
@@ -38,6 +42,14 @@ package enum HTTP2RequestSupply: Sendable {
 }
 
 extension HTTP2Transport {
+    /// `perform(deadline:cutoff:next:onResponse:)` with no earlier end.
+    package func perform(
+        deadline: ContinuousClock.Instant, next: (ContinuousClock.Instant) -> HTTP2RequestSupply,
+        onResponse: (HTTP2Response) -> Void
+    ) {
+        perform(deadline: deadline, cutoff: { nil }, next: next, onResponse: onResponse)
+    }
+
     /// Sends every request of `requests` (taken as room frees up) and reports one response each,
     /// stopping at `deadline`; requests not yet handed to the network then fail with `.timeout`
     /// and code 0.

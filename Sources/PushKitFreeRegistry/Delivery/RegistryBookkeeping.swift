@@ -52,7 +52,7 @@ package enum RegistryBookkeeping {
                         updated[index].learnedEnvironment = devices.recordEnvironment(
                             updated[index].environment, deviceID: deviceID, token: token)
                     }
-                case .rejected, .failed, .skipped, .notTried:
+                case .rejected, .failed, .skipped, .notTried, .unknown:
                     break
                 }
             }

@@ -25,9 +25,10 @@ final class ScriptedTransport: HTTP2Transport {
         self.latency = latency
     }
 
+    /// Runs on virtual time, so `cutoff` (real time) is not consulted.
     func perform(
-        deadline: ContinuousClock.Instant, next: (ContinuousClock.Instant) -> HTTP2RequestSupply,
-        onResponse: (HTTP2Response) -> Void
+        deadline: ContinuousClock.Instant, cutoff: () -> ContinuousClock.Instant?,
+        next: (ContinuousClock.Instant) -> HTTP2RequestSupply, onResponse: (HTTP2Response) -> Void
     ) {
         let start = ContinuousClock.now
         var now = start
