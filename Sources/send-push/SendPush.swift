@@ -333,18 +333,32 @@ struct SendPush: ParsableCommand {
             reporting.didDetach()
         }
         let report: DeliveryReport
+        let interruption = RunInterruption()
+        let quietly = reporting.detached || backgroundOptions.hook
+        let signals = InterruptSignals(interruption) { signal in
+            guard !quietly else { return }
+            StandardStreams.writeError(
+                "\n\(Self.tool): interrupted (\(InterruptSignals.name(of: signal))): sending stopped; waiting up to "
+                    + "\(InterruptSignals.grace.components.seconds) s for the answers on their way (again to quit now)\n"
+            )
+        }
+        defer { signals.stop() }
+        let progress = SendProgress(
+            targets: targets, fullTokens: output.full, streamsLines: !output.json && !quietly, showsStatus: !quietly)
         do {
-            report = try sender.deliver(checked, warn: warn)
+            report = try sender.deliver(checked, interruption: interruption, onFinished: progress.finished, warn: warn)
         } catch  where reporting.detached {
             let message = (error as? any PushKitError).map(ToolSupport.message(for:)) ?? String(describing: error)
             reporting.failed(error, message: message)
             return
         }
+        progress.finish()
         if reporting.detached {
             reporting.delivered(report)
             return
         }
-        print(report)
+        print(report, excluding: progress.printed)
+        if let signal = interruption.signal { throw ExitCode(InterruptSignals.exitStatus(for: signal)) }
         if report.exitStatus != .success { throw ExitCode(report.exitStatus.rawValue) }
     }
 
@@ -385,9 +399,12 @@ struct SendPush: ParsableCommand {
         if report.exitStatus != .success { throw ExitCode(report.exitStatus.rawValue) }
     }
 
-    private func print(_ report: DeliveryReport) {
+    /// The report: the device lines not written yet (`printed` were streamed), the advice, the summary.
+    private func print(_ report: DeliveryReport, excluding printed: Set<Int> = []) {
         StandardStreams.writeOutput(
-            output.json ? report.jsonLines(fullTokens: output.full) : report.lines(fullTokens: output.full))
+            output.json
+                ? report.jsonLines(fullTokens: output.full)
+                : report.lines(fullTokens: output.full, excluding: printed))
         for advice in report.advice { StandardStreams.writeError("\(Self.tool): \(advice)\n") }
         StandardStreams.writeError("\(Self.tool): \(report.summary)\n")
     }

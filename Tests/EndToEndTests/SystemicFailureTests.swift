@@ -8,10 +8,11 @@ import Testing
 struct SystemicFailureTests {
     static let deviceCount = 400
 
-    /// A state file of `deviceCount` production devices, written directly.
-    static func writeDevices(to path: String) throws {
+    /// A state file of `count` production devices, written directly: `device-00000` with the token
+    /// ending in 1, and so on.
+    static func writeDevices(to path: String, count: Int = deviceCount) throws {
         var devices: [String: Any] = [:]
-        for index in 0..<deviceCount {
+        for index in 0..<count {
             devices[String(format: "device-%05d", index)] = [
                 "token": String(format: "%064x", index + 1), "environment": "production", "groups": [String](),
                 "registered_at": "2026-01-01T00:00:00.000Z", "last_seen_at": "2026-01-01T00:00:00.000Z",

@@ -246,10 +246,20 @@ package struct PushSender: Sendable {
 
     /// Step 3: loads the transport, delivers with retries, and records what was learned in the
     /// registry.
+    /// - Parameters:
+    ///   - interruption: ends the run early when set (see `RunInterruption`).
+    ///   - onFinished: told each device's index in `checked.targets` and its result as soon as the
+    ///     delivery is done with it, before the registry's bookkeeping (so without `pruned` and
+    ///     `learnedEnvironment`).
     /// - Throws: the transport source's error (69) when it cannot load.
-    package func deliver(_ checked: CheckedSend, warn: @escaping (String) -> Void) throws -> DeliveryReport {
+    package func deliver(
+        _ checked: CheckedSend, interruption: RunInterruption? = nil,
+        onFinished: @escaping (Int, DeliveryResult) -> Void = { _, _ in }, warn: @escaping (String) -> Void
+    ) throws -> DeliveryReport {
         try transports.prepare()
-        return try deliver(checked.prepared, to: checked.targets, credentials: checked.credentials, warn: warn)
+        return try deliver(
+            checked.prepared, to: checked.targets, credentials: checked.credentials, interruption: interruption,
+            onFinished: onFinished, warn: warn)
     }
 
     /// The provider key and ids, with a warning when others can read the key file.
@@ -275,6 +285,7 @@ package struct PushSender: Sendable {
     /// variant (or are skipped), in a second pass over the same connection within the same time.
     private func deliver(
         _ prepared: PreparedPush, to targets: [DeliveryTarget], credentials: ProviderCredentials,
+        interruption: RunInterruption?, onFinished: @escaping (Int, DeliveryResult) -> Void,
         warn: @escaping (String) -> Void
     ) throws -> DeliveryReport {
         let started = ContinuousClock.now
@@ -288,25 +299,32 @@ package struct PushSender: Sendable {
             let client = transports.transport(
                 caFile: configuration.caFile?.value, proxy: configuration.proxy?.value,
                 connectTimeout: min(deliveryPolicy.connectTimeout, deliveryPolicy.timeout))
-            func deliverPass(_ request: APNsRequest, to passTargets: [DeliveryTarget]) throws -> [DeliveryResult] {
+            /// One pass to `passTargets`, the targets at `positions` of `targets`.
+            func deliverPass(
+                _ request: APNsRequest, to passTargets: [DeliveryTarget], at positions: [Int]? = nil
+            ) throws -> [DeliveryResult] {
                 var policy = deliveryPolicy
                 policy.timeout = max(.zero, deadline - ContinuousClock.now)
                 return try PushDelivery(
                     client: client, baseURL: { configuration.baseURL(for: $0).value }, tokens: tokens,
-                    policy: policy, defaultEnvironment: configuration.environment.value
-                ).deliver(request, to: passTargets)
+                    policy: policy, defaultEnvironment: configuration.environment.value, interruption: interruption
+                ).deliver(request, to: passTargets) { index, result in onFinished(positions?[index] ?? index, result) }
             }
             if let split = quietSplit(of: prepared, for: targets) {
                 // Each device's own clock decides: those outside quiet hours first, then those inside.
                 var collected = [DeliveryResult?](repeating: nil, count: targets.count)
                 let outside = split.outside.map { targets[$0] }, inside = split.inside.map { targets[$0] }
                 if !outside.isEmpty {
-                    for (index, result) in zip(split.outside, try deliverPass(prepared.request, to: outside)) {
+                    for (index, result) in zip(
+                        split.outside, try deliverPass(prepared.request, to: outside, at: split.outside))
+                    {
                         collected[index] = result
                     }
                 }
                 if let quietRequest = split.quiet.request, !inside.isEmpty {
-                    for (index, result) in zip(split.inside, try deliverPass(quietRequest, to: inside)) {
+                    for (index, result) in zip(
+                        split.inside, try deliverPass(quietRequest, to: inside, at: split.inside))
+                    {
                         collected[index] = result
                     }
                 } else if case .skip(let reason) = split.quiet.decision {

@@ -22,6 +22,18 @@ package enum StandardStreams {
         write(TerminalText.escapedKeepingLines(text), to: 2)
     }
 
+    /// Writes `text` (escaped as `writeError` does) as the terminal's status line on standard
+    /// error: back to the start of the line, the text, the rest of the line erased, no newline.
+    /// For a standard error that is a terminal only.
+    package static func writeStatusLine(_ text: String) {
+        write("\r" + TerminalText.escapedKeepingLines(text) + "\u{1b}[K", to: 2)
+    }
+
+    /// Erases the status line `writeStatusLine` left.
+    package static func clearStatusLine() {
+        write("\r\u{1b}[K", to: 2)
+    }
+
     /// Writes `bytes` (already UTF-8, e.g. JSON Lines built in one buffer) to standard output.
     package static func writeOutput(_ bytes: [UInt8]) {
         bytes.withUnsafeBufferPointer { write($0, to: 1) }

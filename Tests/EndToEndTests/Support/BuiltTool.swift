@@ -110,6 +110,11 @@ final class RunningTool {
 
     deinit { try? FileManager.default.removeItem(at: directory) }
 
+    /// What the process wrote to standard output so far.
+    var stdoutSoFar: String {
+        String(decoding: (try? Data(contentsOf: directory.appendingPathComponent("out"))) ?? Data(), as: UTF8.self)
+    }
+
     /// Sends `signal` (SIGKILL by default) to the process.
     func kill(_ signal: Int32 = SIGKILL) {
         Foundation.kill(process.processIdentifier, signal)

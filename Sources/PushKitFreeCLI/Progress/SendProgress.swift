@@ -1,0 +1,141 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import PushKitFreeCore
+import Synchronization
+
+/// What `send-push` shows while a fan-out runs, fed by the delivery as each device is done.
+///
+/// - Each device's line goes to standard output as soon as its answer is final, written in
+///   batches a tenth of a second apart at most (a fan-out of 10,000 devices would otherwise make
+///   10,000 writes). Lines that need the registry's bookkeeping (a 410, which is pruned; a first
+///   delivery, which records the environment) wait for it and come with the report, as do the
+///   failures that may turn out to be the same for every device (TLS, connect, a refused provider
+///   token), which the report then gives once.
+/// - When standard error is a terminal, a status line there shows how many devices are done of
+///   how many, the rate and the time left, redrawn ten times a second and erased before device
+///   lines are written and at the end. Nothing of it reaches a pipe or a file.
+///
+/// A timer on another thread writes what is due while the delivery waits on the network; the
+/// state both threads touch is behind a lock. (`@unchecked`: the one other stored value, the
+/// dispatch timer, is safe to use from any thread.)
+package final class SendProgress: @unchecked Sendable {
+    private struct State {
+        var done = 0
+        var pending = ""
+        var statusVisible = false
+        var printed: Set<Int> = []
+        var finished = false
+    }
+
+    private let total: Int
+    private let idWidth: Int
+    private let fullTokens: Bool
+    private let streamsLines: Bool
+    private let showsStatus: Bool
+    private let started = ContinuousClock.now
+    private let state = Mutex(State())
+    private let timer: any DispatchSourceTimer
+
+    /// The devices whose line was written: the report leaves them out.
+    package var printed: Set<Int> { state.withLock { $0.printed } }
+
+    /// - Parameters:
+    ///   - targets: the devices of the run, for the count and the id column's width.
+    ///   - streamsLines: whether device lines are written as devices finish (the text report);
+    ///     `false` for JSON and hooks, whose output comes whole at the end.
+    ///   - showsStatus: whether to draw the status line; it is drawn only when standard error is a
+    ///     terminal all the same.
+    package init(targets: [DeliveryTarget], fullTokens: Bool, streamsLines: Bool, showsStatus: Bool) {
+        total = targets.count
+        idWidth = DeliveryReport.idWidth(of: targets)
+        self.fullTokens = fullTokens
+        self.streamsLines = streamsLines
+        self.showsStatus = showsStatus && isatty(2) == 1
+        timer = DispatchSource.makeTimerSource(queue: .global())
+        guard self.streamsLines || self.showsStatus else { return }
+        timer.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(100))
+        timer.setEventHandler { [weak self] in self?.tick() }
+        timer.resume()
+    }
+
+    deinit { timer.cancel() }
+
+    /// Notes that the device at `index` is done with `result`, before the registry's bookkeeping.
+    package func finished(_ index: Int, _ result: DeliveryResult) {
+        let streams = streamsLines && !Self.waitsForReport(result)
+        var line = ""
+        if streams { DeliveryReport.appendLine(of: result, idWidth: idWidth, fullTokens: fullTokens, to: &line) }
+        state.withLock { state in
+            state.done += 1
+            if streams {
+                state.pending += line
+                state.printed.insert(index)
+            }
+        }
+    }
+
+    /// Writes the lines not written yet and erases the status line: call before the report.
+    package func finish() {
+        timer.cancel()
+        state.withLock { state in
+            state.finished = true
+            write(&state, drawing: false)
+        }
+    }
+
+    /// Whether `result`'s line waits for the report: see the type's notes.
+    static func waitsForReport(_ result: DeliveryResult) -> Bool {
+        switch result.outcome {
+        case .unregistered:
+            return true
+        case .delivered:
+            return result.target.recordedEnvironment == nil && result.target.deviceID != nil
+        case .failed where result.status == 0:
+            return result.transportFailure == .tls || result.transportFailure == .connect
+        case .rejected:
+            return result.reason == APNsReason.invalidProviderToken.rawValue
+                || result.reason == APNsReason.expiredProviderToken.rawValue
+        default:
+            return false
+        }
+    }
+
+    private func tick() {
+        state.withLock { state in
+            guard !state.finished else { return }
+            write(&state, drawing: showsStatus)
+        }
+    }
+
+    /// Writes the pending lines (the status line erased first), then, when `drawing`, the status line.
+    private func write(_ state: inout State, drawing: Bool) {
+        if !state.pending.isEmpty || !drawing, state.statusVisible {
+            StandardStreams.clearStatusLine()
+            state.statusVisible = false
+        }
+        if !state.pending.isEmpty {
+            StandardStreams.writeOutput(state.pending)
+            state.pending = ""
+        }
+        guard drawing else { return }
+        StandardStreams.writeStatusLine("send-push: " + status(done: state.done))
+        state.statusVisible = true
+    }
+
+    /// "120 of 10000 done, 2400/s, about 4 s left".
+    private func status(done: Int) -> String {
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        var text = "\(done) of \(total) done"
+        if seconds >= 0.5, done > 0 {
+            let rate = Double(done) / seconds
+            text += ", \(Int(rate.rounded()))/s"
+            if done < total { text += ", about \(Int((Double(total - done) / rate).rounded(.up))) s left" }
+        }
+        return text
+    }
+}
