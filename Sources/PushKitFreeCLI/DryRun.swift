@@ -23,4 +23,31 @@ package enum DryRun {
         text += "dry run: \(targets.count) request\(targets.count == 1 ? "" : "s") not sent\n"
         return text
     }
+
+    /// The same requests as JSON Lines, one object per device: `device`, `token`, `environment`,
+    /// `method`, `url`, `headers` (an object; the provider token redacted) and `payload` (the JSON
+    /// payload itself, not a string of it).
+    package static func jsonLines(
+        _ request: APNsRequest, targets: [DeliveryTarget], configuration: Configuration, fullTokens: Bool
+    ) -> String {
+        var headers: [String: JSONValue] = [:]
+        for header in request.headers(providerToken: "<provider token>") {
+            headers[header.name] = .string(header.value)
+        }
+        let payload =
+            (try? JSONValue.parse(request.payload)) ?? .string(String(decoding: request.payload, as: UTF8.self))
+        var text = ""
+        for target in targets {
+            let environment = target.recordedEnvironment ?? configuration.environment.value
+            let token = fullTokens ? target.token.hex : target.token.masked
+            let object: [String: JSONValue] = [
+                "device": target.deviceID.map(JSONValue.string) ?? .null, "token": .string(token),
+                "environment": .string(environment.rawValue), "method": "POST",
+                "url": .string(APNsRequest.url(baseURL: configuration.baseURL(for: environment).value, token: token)),
+                "headers": .object(headers), "payload": payload,
+            ]
+            text += JSONValue.object(object).serializedString() + "\n"
+        }
+        return text
+    }
 }

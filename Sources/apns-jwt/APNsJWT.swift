@@ -121,12 +121,15 @@ extension APNsJWT {
         )
         var online = false
 
+        @Flag(help: "The report as one JSON object (ok, problems, warnings, and each finding).")
+        var json = false
+
         func run() throws {
             try ToolSupport.run(tool: "apns-jwt") {
                 var findings = ConfigurationDoctor.findings(
                     flags: options.flags, environment: ProcessInfo.processInfo.environment)
                 if online { findings.append(try onlineFinding(offline: findings)) }
-                StandardStreams.writeOutput(DoctorReport.render(findings))
+                StandardStreams.writeOutput(json ? DoctorReport.json(findings) : DoctorReport.render(findings))
                 if findings.contains(where: { $0.severity == .error }) {
                     throw ExitCode(ExitStatus.configuration.rawValue)
                 }

@@ -64,7 +64,8 @@ struct RegisterAPNsServe: AsyncParsableCommand {
         } catch let error as PushKitError {
             throw ToolSupport.exitCode(for: error, tool: EndpointServer.tool)
         } catch {
-            StandardStreams.writeError("\(EndpointServer.tool): cannot serve \(settings.listen): \(error)\n")
+            StandardStreams.writeError(
+                "\(EndpointServer.tool): cannot serve \(settings.listen): \(EndpointServer.describe(error))\n")
             throw ExitCode(ExitStatus.unavailable.rawValue)
         }
     }

@@ -303,9 +303,9 @@ struct SendPush: ParsableCommand {
             ToolSupport.warn(note, tool: Self.tool)
         }
         if output.dryRun {
+            let render = output.json ? DryRun.jsonLines : DryRun.render
             StandardStreams.writeOutput(
-                DryRun.render(prepared.request, targets: targets, configuration: configuration, fullTokens: output.full)
-            )
+                render(prepared.request, targets, configuration, output.full))
             return
         }
         let checked: PushSender.CheckedSend

@@ -91,7 +91,9 @@ package struct ConfigurationDoctor: Sendable {
         findings.append(
             DoctorFinding(
                 setting: "config file", value: c.file.path, source: c.fileSource.kind, severity: .ok,
-                message: c.file.exists ? "" : "not found; using flags, environment and defaults"))
+                message: !c.file.exists
+                    ? "not found; using flags, environment and defaults"
+                    : c.fileSource.isDerived ? "\(c.fileSource)" : ""))
         for warning in c.warnings {
             findings.append(
                 DoctorFinding(

@@ -32,6 +32,25 @@ package enum DoctorReport {
         return text
     }
 
+    /// The report as one JSON object: `ok` (no error), `problems` (how many errors), `warnings`,
+    /// and `findings`, each with `setting`, `value`, `source`, `severity` and `message`.
+    package static func json(_ findings: [DoctorFinding]) -> String {
+        let errors = findings.filter { $0.severity == .error }.count
+        let warnings = findings.filter { $0.severity == .warning }.count
+        let list: [JSONValue] = findings.map { finding in
+            .object([
+                "setting": .string(finding.setting), "value": .string(finding.value),
+                "source": .string(finding.source), "severity": .string(finding.severity.rawValue),
+                "message": .string(finding.message),
+            ])
+        }
+        let report: [String: JSONValue] = [
+            "ok": .bool(errors == 0), "problems": .number(Double(errors)), "warnings": .number(Double(warnings)),
+            "findings": .array(list),
+        ]
+        return JSONValue.object(report).serializedString(pretty: true) + "\n"
+    }
+
     private static func pad(_ text: String, _ width: Int) -> String {
         text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
     }

@@ -76,7 +76,8 @@ package struct ProviderCredentials: Sendable {
     /// Returns the problem with a key id or team id, or `nil` when it is 10 ASCII letters or digits.
     package static func identifierProblem(_ value: String, name: String) -> String? {
         if value.count != 10 {
-            return "\(name) \"\(value)\" has \(value.count) characters; Apple's \(name)s have 10"
+            return
+                "\(name) \"\(value)\" has \(value.count) character\(value.count == 1 ? "" : "s"); Apple's \(name)s have 10"
         }
         if let bad = value.first(where: { !($0.isASCII && ($0.isLetter || $0.isNumber)) }) {
             return "\(name) \"\(value)\" contains \"\(bad)\"; Apple's \(name)s are letters and digits"

@@ -34,6 +34,17 @@ package struct ProviderKey: Sendable {
         self.fingerprint = fingerprint
     }
 
+    /// Whether `pem` is an RSA private key: PKCS#1 (`BEGIN RSA PRIVATE KEY`), or PKCS#8 whose
+    /// algorithm is rsaEncryption (the DER holds that object identifier, 1.2.840.113549.1.1.1).
+    static func holdsRSAKey(_ pem: String) -> Bool {
+        if pem.contains("BEGIN RSA PRIVATE KEY") { return true }
+        guard pem.contains("BEGIN PRIVATE KEY") else { return false }
+        let body = pem.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+        guard let der = Data(base64Encoded: body) else { return false }
+        let rsaEncryption: [UInt8] = [0x06, 0x09, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x0D, 0x01, 0x01, 0x01]
+        return der.prefix(32).firstRange(of: rsaEncryption) != nil
+    }
+
     /// Parses PEM text.
     /// - Parameter origin: how to name the key in errors (its path and the setting it came from).
     /// - Throws: `ProviderKeyError` (exit 78) when the text is not a P-256 private key.
@@ -70,6 +81,12 @@ package struct ProviderKey: Sendable {
         if normalized.contains("ENCRYPTED") {
             throw ProviderKeyError(
                 "\(origin) is encrypted; APNs keys are used unencrypted (decrypt it with openssl pkcs8)",
+                exitStatus: .configuration)
+        }
+        if Self.holdsRSAKey(normalized) {
+            throw ProviderKeyError(
+                "\(origin) holds an RSA key; APNs provider tokens are signed with the P-256 (ES256) key Apple "
+                    + "hands out as AuthKey_<key id>.p8",
                 exitStatus: .configuration)
         }
         throw ProviderKeyError(

@@ -98,16 +98,37 @@ package struct Configuration: Sendable {
         return try Configuration(flags: flags, environment: environment, file: file, fileSource: location.source)
     }
 
-    /// Where the config file is: `--config`, else `PUSHKIT_CONFIG`, else `config.json` in the XDG
-    /// config directory.
-    package static func configFileLocation(flags: ConfigurationFlags, environment: [String: String]) -> Setting<String>
-    {
+    /// The system-wide config file, read when the user has none (a service user's commands then
+    /// need no `PUSHKIT_CONFIG`).
+    package static let systemConfigPath = "/etc/pushkit-free/config.json"
+
+    /// Where the config file is: `--config`, else `PUSHKIT_CONFIG`, else the first that exists of
+    /// `config.json` in the user's XDG config directory, `pushkit-free/config.json` in each of
+    /// `XDG_CONFIG_DIRS` (`/etc/xdg` when unset), and `/etc/pushkit-free/config.json`; when none
+    /// exists, the user's (which may then be missing).
+    /// - Parameter exists: whether a file is there (tests give their own).
+    package static func configFileLocation(
+        flags: ConfigurationFlags, environment: [String: String],
+        exists: (String) -> Bool = { PosixFile.entry(at: $0) == .other }
+    ) -> Setting<String> {
         let paths = XDGPaths(environment: environment)
         if let path = flags.configPath { return Setting(paths.expandingTilde(path), from: .flag("--config")) }
         if let path = environment.nonEmpty("PUSHKIT_CONFIG") {
             return Setting(paths.expandingTilde(path), from: .environment("PUSHKIT_CONFIG"))
         }
-        return Setting(paths.configDirectory + "/config.json", from: .defaultValue)
+        let user = paths.configDirectory + "/config.json"
+        if exists(user) { return Setting(user, from: .defaultValue) }
+        let directories = (environment.nonEmpty("XDG_CONFIG_DIRS") ?? "/etc/xdg").split(separator: ":")
+            .filter { $0.hasPrefix("/") }
+        for directory in directories where exists(directory + "/pushkit-free/config.json") {
+            return Setting(
+                directory + "/pushkit-free/config.json",
+                from: .derived(rule: "the system's (XDG_CONFIG_DIRS; there is no \(user))"))
+        }
+        if exists(systemConfigPath) {
+            return Setting(systemConfigPath, from: .derived(rule: "the system's (there is no \(user))"))
+        }
+        return Setting(user, from: .defaultValue)
     }
 
     /// Resolves every setting from already-loaded inputs.

@@ -26,8 +26,9 @@ package struct ConfigurationFile: Sendable {
 
     /// Warnings about the file's content (unknown keys), one line each.
     package var warnings: [String] {
-        values.keys.filter { !Self.knownKeys.contains($0) }.sorted().map {
-            "ignoring unknown key \"\($0)\" in \(path)"
+        values.keys.filter { !Self.knownKeys.contains($0) }.sorted().map { key in
+            let meant = Suggestion.closest(to: key, among: Self.knownKeys.sorted()).map { "; did you mean \"\($0)\"?" }
+            return "ignoring unknown key \"\(key)\" in \(path)\(meant ?? "")"
         }
     }
 

@@ -12,6 +12,12 @@ package enum SettingSource: Sendable, Equatable, CustomStringConvertible {
     /// token map beside its config file, `SvenFiles`).
     case derived(rule: String)
 
+    /// Whether the value was derived by a rule (`derived`).
+    package var isDerived: Bool {
+        if case .derived = self { return true }
+        return false
+    }
+
     /// Short label for reports: `flag`, `env`, `file` or `default`.
     package var kind: String {
         switch self {

@@ -5,7 +5,7 @@ package struct FileSystemError: PushKitError {
     /// The file or directory at fault.
     package let path: String
     /// `strerror` text for the failing call.
-    package let reason: String
+    package private(set) var reason: String
     /// 74 unless given otherwise (73 for a file that cannot be created); 78 for a refusal.
     package let exitStatus: ExitStatus
 
@@ -29,4 +29,11 @@ package struct FileSystemError: PushKitError {
 
     /// `action path: reason`, e.g. "cannot create directory /x: Permission denied".
     package var description: String { "\(action) \(path): \(reason)" }
+
+    /// The same failure, its reason followed by `context` in parentheses (which setting chose the path).
+    package func adding(_ context: String) -> FileSystemError {
+        var copy = self
+        copy.reason += " (\(context))"
+        return copy
+    }
 }

@@ -90,6 +90,10 @@ package struct DeviceRegistry: Sendable {
     /// another program's write in that window with it).
     var afterLastLook: (@Sendable () -> Void)?
 
+    /// Which setting chose the path, for a message about a directory that cannot be made or used,
+    /// e.g. "the devices file, in the state directory from PUSHKIT_STATE_DIR"; `nil` says nothing.
+    package var origin: String?
+
     /// The registry last read or written through this value or a copy of it.
     let cache = RegistryCache()
 
@@ -164,8 +168,12 @@ package struct DeviceRegistry: Sendable {
         let directory = PosixFile.parentDirectory(of: path)
         let lock: FileLock
         do throws(FileSystemError) {
-            if !directory.isEmpty { try PosixFile.createPrivateDirectory(directory) }
-            try PosixFile.checkPrivateDirectory(directory)
+            do throws(FileSystemError) {
+                if !directory.isEmpty { try PosixFile.createPrivateDirectory(directory) }
+                try PosixFile.checkPrivateDirectory(directory)
+            } catch {
+                throw origin.map { error.adding($0) } ?? error
+            }
             lock = try FileLock(exclusiveAt: lockPath)
         } catch {
             throw Self.classify(error)

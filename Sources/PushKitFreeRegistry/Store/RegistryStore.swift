@@ -123,6 +123,10 @@ extension Configuration {
             return PostgresRegistry(url: location, clock: clock, retry: registryTuning.databaseRetry)
         }
         var registry = DeviceRegistry(path: location, clock: clock)
+        registry.origin =
+            stateFile.source == .defaultValue
+            ? "the devices file, in the state directory from \(stateDirectory.source)"
+            : "the devices file, from \(stateFile.source)"
         registry.appendsToJournal = appendingToJournal
         registry.journalThreshold = registryTuning.journalThreshold
         return registry

@@ -24,6 +24,24 @@ package enum EndpointServer {
     /// The name the server's messages on standard error begin with.
     package static let tool = "register-apns serve"
 
+    /// Why the server could not start, in words: the system's reason for a socket error (NIO's
+    /// `IOError` names the call that failed, which says nothing to a user), with what to do about
+    /// an address in use or refused.
+    package static func describe(_ error: any Error) -> String {
+        guard let failure = error as? IOError else { return "\(error)" }
+        switch failure.errnoCode {
+        case EADDRINUSE:
+            return "the address is in use: another program listens there (choose another port with --listen, "
+                + "or stop the other server)"
+        case EACCES:
+            return "permission denied: ports below 1024 need privileges (choose a port of 1024 or more with --listen)"
+        case EADDRNOTAVAIL:
+            return "no interface of this machine has that address (--listen takes one of this machine's addresses)"
+        default:
+            return String(cString: strerror(failure.errnoCode))
+        }
+    }
+
     /// Runs the server; returns after a graceful shutdown.
     /// - Throws: `ConfigurationError` for unusable TLS files, or the error binding the address.
     package static func run(_ settings: EndpointSettings) async throws {
