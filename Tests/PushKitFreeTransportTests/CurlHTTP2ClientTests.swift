@@ -61,8 +61,11 @@ struct CurlHTTP2ClientTests {
                 body: Data(#"{"aps":{"alert":"hello \#(index)"}}"#.utf8), tag: index)
         }
 
-        /// The records written so far: one JSON object per request the emulator answered.
-        func records() throws -> [[String: Any]] {
+        /// Stops the emulator and waits until it has written out its records, then returns them:
+        /// one JSON object per request it answered.
+        func stopAndReadRecords() throws -> [[String: Any]] {
+            emulator.stop()
+            while !thread.isFinished { usleep(1_000) }
             let text = try String(contentsOfFile: recordsPath, encoding: .utf8)
             return try text.split(separator: "\n").map {
                 try #require(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
@@ -97,8 +100,7 @@ struct CurlHTTP2ClientTests {
         #expect(statuses.count == 200 && statuses.allSatisfy { $0 == 200 }, "\(answers.values.first!)")
         let ids = Set(answers.values.compactMap { try? $0.get().headers["apns-id"] })
         #expect(ids.count == 200, "every answer has an apns-id of its own")
-        emulator.emulator.stop()
-        let records = try emulator.records()
+        let records = try emulator.stopAndReadRecords()
         #expect(records.count == 200)
         let connections = Set(records.compactMap { $0["connection"] as? Int })
         #expect(connections.count == 1, "connections used: \(connections)")
@@ -125,8 +127,7 @@ struct CurlHTTP2ClientTests {
         _ = Self.send((0..<5).map { emulator.push($0) }, through: client)
         client.openNewConnection()
         _ = Self.send((5..<10).map { emulator.push($0) }, through: client)
-        emulator.emulator.stop()
-        let records = try emulator.records()
+        let records = try emulator.stopAndReadRecords()
         let first = Set(
             records.filter { ($0["device_token"] as? String).map { $0 < String(format: "%064x", 6) } ?? false }
                 .compactMap { $0["connection"] as? Int })

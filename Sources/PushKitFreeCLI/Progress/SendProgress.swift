@@ -38,7 +38,9 @@ package final class SendProgress: @unchecked Sendable {
     private let showsStatus: Bool
     private let started = ContinuousClock.now
     private let state = Mutex(State())
-    private let timer: any DispatchSourceTimer
+    /// Resumed at once, and cancelled, never released suspended (libdispatch traps on that);
+    /// `nil` when there is nothing to write while the run goes on.
+    private let timer: (any DispatchSourceTimer)?
 
     /// The devices whose line was written: the report leaves them out.
     package var printed: Set<Int> { state.withLock { $0.printed } }
@@ -55,14 +57,18 @@ package final class SendProgress: @unchecked Sendable {
         self.fullTokens = fullTokens
         self.streamsLines = streamsLines
         self.showsStatus = showsStatus && isatty(2) == 1
-        timer = DispatchSource.makeTimerSource(queue: .global())
-        guard self.streamsLines || self.showsStatus else { return }
+        guard self.streamsLines || self.showsStatus else {
+            timer = nil
+            return
+        }
+        let timer = DispatchSource.makeTimerSource(queue: .global())
+        self.timer = timer
         timer.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(100))
         timer.setEventHandler { [weak self] in self?.tick() }
         timer.resume()
     }
 
-    deinit { timer.cancel() }
+    deinit { timer?.cancel() }
 
     /// Notes that the device at `index` is done with `result`, before the registry's bookkeeping.
     package func finished(_ index: Int, _ result: DeliveryResult) {
@@ -80,7 +86,7 @@ package final class SendProgress: @unchecked Sendable {
 
     /// Writes the lines not written yet and erases the status line: call before the report.
     package func finish() {
-        timer.cancel()
+        timer?.cancel()
         state.withLock { state in
             state.finished = true
             write(&state, drawing: false)
