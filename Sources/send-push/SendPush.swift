@@ -333,20 +333,26 @@ struct SendPush: ParsableCommand {
             reporting.didDetach()
         }
         let report: DeliveryReport
-        let interruption = RunInterruption()
+        let interruption = RunInterruption.process
         let quietly = reporting.detached || backgroundOptions.hook
-        let signals = InterruptSignals(interruption) { signal in
-            guard !quietly else { return }
-            StandardStreams.writeError(
-                "\n\(Self.tool): interrupted (\(InterruptSignals.name(of: signal))): sending stopped; waiting up to "
-                    + "\(InterruptSignals.grace.components.seconds) s for the answers on their way (again to quit now)\n"
-            )
-        }
-        defer { signals.stop() }
+        InterruptSignals.watch()
+        defer { InterruptSignals.stop() }
         let progress = SendProgress(
             targets: targets, fullTokens: output.full, streamsLines: !output.json && !quietly, showsStatus: !quietly)
+        var announced = false
+        let onTurn = {
+            progress.tick()
+            if !announced, !quietly, let signal = interruption.signal {
+                announced = true
+                StandardStreams.writeError(
+                    "\n\(Self.tool): interrupted (\(InterruptSignals.name(of: signal))): sending stopped; waiting up "
+                        + "to \(interruption.grace.components.seconds) s for the answers on their way (again to quit now)\n"
+                )
+            }
+        }
         do {
-            report = try sender.deliver(checked, interruption: interruption, onFinished: progress.finished, warn: warn)
+            report = try sender.deliver(
+                checked, interruption: interruption, onFinished: progress.finished, onTurn: onTurn, warn: warn)
         } catch  where reporting.detached {
             let message = (error as? any PushKitError).map(ToolSupport.message(for:)) ?? String(describing: error)
             reporting.failed(error, message: message)

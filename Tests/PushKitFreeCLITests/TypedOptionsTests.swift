@@ -74,7 +74,9 @@ struct SuggestionTests {
     func closest() {
         let commands = ["add", "remove", "list", "import", "convert"]
         #expect(Suggestion.closest(to: "rmove", among: commands) == "remove")
-        #expect(Suggestion.closest(to: "ad", among: commands) == "add")
+        #expect(Suggestion.closest(to: "ad", among: commands) == nil, "two characters are nobody's typo")
+        #expect(Suggestion.closest(to: "b", among: ["db"]) == nil)
+        #expect(Suggestion.closest(to: "adx", among: commands) == "add")
         #expect(Suggestion.closest(to: "abc", among: commands) == nil, "two away from a three-letter name")
         #expect(Suggestion.closest(to: "phone", among: commands) == nil)
         #expect(Suggestion.closest(to: "list", among: commands) == nil)

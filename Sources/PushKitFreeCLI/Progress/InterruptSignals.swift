@@ -1,4 +1,3 @@
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -6,35 +5,39 @@ import Darwin
 #endif
 import PushKitFreeCore
 
-/// SIGINT and SIGTERM during a send: the first interrupts the run (`RunInterruption`: nothing more
-/// is sent, the answers in flight are waited for `grace`, then the report and push.log say what
-/// happened); a second one ends the process at once. The exit status is then 128 plus the
-/// signal's number, as a shell reports a process the signal ended (130, 143).
-package final class InterruptSignals {
-    /// How long the answers in flight are waited for after the first signal.
-    package static let grace: Duration = .seconds(2)
-
-    private let sources: [any DispatchSourceSignal]
-
-    /// Watches SIGINT and SIGTERM for `interruption` until `stop()`; `announce` is told (on
-    /// another thread) when the first one arrives.
-    package init(_ interruption: RunInterruption, announce: @escaping @Sendable (Int32) -> Void) {
-        sources = [SIGINT, SIGTERM].map { number in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                if interruption.signal != nil { _exit(128 + number) }
-                interruption.interrupt(signal: number, grace: Self.grace)
-                announce(number)
-            }
-            source.resume()
-            return source
+/// SIGINT and SIGTERM during a send: the first is recorded (`RunInterruption.process`: nothing more
+/// is sent, the answers in flight are waited for a moment, then the report and push.log say what
+/// happened); a second one ends the process at once. The exit status is then 128 plus the signal's
+/// number, as a shell reports a process the signal ended (130, 143).
+///
+/// Plain `sigaction` handlers that do one atomic store (or `_exit`): no thread of libdispatch's,
+/// whose internals treat a failed system call as fatal (the file-system fault tests inject such
+/// failures into every call a tool makes).
+package enum InterruptSignals {
+    /// Installs the handlers for `RunInterruption.process`, and unblocks the two signals: a process
+    /// inherits its parent's blocked signals, and a parent that blocks them (some supervisors and
+    /// test runners do) would leave them pending, never delivered.
+    package static func watch() {
+        _ = RunInterruption.process // made before a handler can need it
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        for number in [SIGINT, SIGTERM] {
+            var action = sigaction()
+            #if canImport(Glibc)
+            action.__sigaction_handler.sa_handler = handle
+            #else
+            action.__sigaction_u.__sa_handler = handle
+            #endif
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(number, &action, nil)
+            sigaddset(&signals, number)
         }
+        pthread_sigmask(SIG_UNBLOCK, &signals, nil)
     }
 
-    /// Stops watching; the signals' default actions apply again.
-    package func stop() {
-        for source in sources { source.cancel() }
+    /// Restores the default actions.
+    package static func stop() {
         signal(SIGINT, SIG_DFL)
         signal(SIGTERM, SIG_DFL)
     }
@@ -44,4 +47,9 @@ package final class InterruptSignals {
 
     /// The exit status after the run was interrupted by `signal`.
     package static func exitStatus(for signal: Int32) -> Int32 { 128 + signal }
+}
+
+/// The handler: the first signal is recorded, a second one ends the process.
+private func handle(_ number: Int32) {
+    if RunInterruption.process.record(number) { _exit(128 + number) }
 }

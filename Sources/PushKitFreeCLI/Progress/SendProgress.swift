@@ -1,11 +1,9 @@
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 import PushKitFreeCore
-import Synchronization
 
 /// What `send-push` shows while a fan-out runs, fed by the delivery as each device is done.
 ///
@@ -19,16 +17,18 @@ import Synchronization
 ///   how many, the rate and the time left, redrawn ten times a second and erased before device
 ///   lines are written and at the end. Nothing of it reaches a pipe or a file.
 ///
-/// A timer on another thread writes what is due while the delivery waits on the network; the
-/// state both threads touch is behind a lock. (`@unchecked`: the one other stored value, the
-/// dispatch timer, is safe to use from any thread.)
-package final class SendProgress: @unchecked Sendable {
+/// Everything runs on the delivery's thread: `finished` as devices finish, `tick` on every turn
+/// of the transport's loop (at least ten times a second while it waits on the network), which
+/// writes what is due. No thread of its own: the file-system fault tests inject failures into every
+/// system call a tool makes, which libdispatch's timer thread treats as fatal.
+package final class SendProgress {
     private struct State {
         var done = 0
         var pending = ""
         var statusVisible = false
         var printed: Set<Int> = []
-        var finished = false
+        var lastFlush = ContinuousClock.now
+        var lastDraw: ContinuousClock.Instant?
     }
 
     private let total: Int
@@ -37,13 +37,10 @@ package final class SendProgress: @unchecked Sendable {
     private let streamsLines: Bool
     private let showsStatus: Bool
     private let started = ContinuousClock.now
-    private let state = Mutex(State())
-    /// Resumed at once, and cancelled, never released suspended (libdispatch traps on that);
-    /// `nil` when there is nothing to write while the run goes on.
-    private let timer: (any DispatchSourceTimer)?
+    private var state = State()
 
     /// The devices whose line was written: the report leaves them out.
-    package var printed: Set<Int> { state.withLock { $0.printed } }
+    package var printed: Set<Int> { state.printed }
 
     /// - Parameters:
     ///   - targets: the devices of the run, for the count and the id column's width.
@@ -57,40 +54,35 @@ package final class SendProgress: @unchecked Sendable {
         self.fullTokens = fullTokens
         self.streamsLines = streamsLines
         self.showsStatus = showsStatus && isatty(2) == 1
-        guard self.streamsLines || self.showsStatus else {
-            timer = nil
-            return
-        }
-        let timer = DispatchSource.makeTimerSource(queue: .global())
-        self.timer = timer
-        timer.schedule(deadline: .now() + .milliseconds(100), repeating: .milliseconds(100))
-        timer.setEventHandler { [weak self] in self?.tick() }
-        timer.resume()
     }
-
-    deinit { timer?.cancel() }
 
     /// Notes that the device at `index` is done with `result`, before the registry's bookkeeping.
     package func finished(_ index: Int, _ result: DeliveryResult) {
         let streams = streamsLines && !Self.waitsForReport(result)
         var line = ""
         if streams { DeliveryReport.appendLine(of: result, idWidth: idWidth, fullTokens: fullTokens, to: &line) }
-        state.withLock { state in
-            state.done += 1
-            if streams {
-                state.pending += line
-                state.printed.insert(index)
-            }
+        state.done += 1
+        if streams {
+            state.pending += line
+            state.printed.insert(index)
         }
     }
 
     /// Writes the lines not written yet and erases the status line: call before the report.
     package func finish() {
-        timer?.cancel()
-        state.withLock { state in
-            state.finished = true
-            write(&state, drawing: false)
-        }
+        write(drawing: false)
+    }
+
+    /// Writes the lines due (a tenth of a second after the last write) and redraws the status line
+    /// (at most ten times a second).
+    package func tick() {
+        let now = ContinuousClock.now
+        let flushDue = !state.pending.isEmpty && now - state.lastFlush >= .milliseconds(100)
+        let drawDue = showsStatus && (state.lastDraw.map { now - $0 >= .milliseconds(100) } ?? true)
+        guard flushDue || drawDue else { return }
+        state.lastFlush = now
+        if drawDue { state.lastDraw = now }
+        write(drawing: drawDue)
     }
 
     /// Whether `result`'s line waits for the report: see the type's notes.
@@ -110,15 +102,8 @@ package final class SendProgress: @unchecked Sendable {
         }
     }
 
-    private func tick() {
-        state.withLock { state in
-            guard !state.finished else { return }
-            write(&state, drawing: showsStatus)
-        }
-    }
-
     /// Writes the pending lines (the status line erased first), then, when `drawing`, the status line.
-    private func write(_ state: inout State, drawing: Bool) {
+    private func write(drawing: Bool) {
         if !state.pending.isEmpty || !drawing, state.statusVisible {
             StandardStreams.clearStatusLine()
             state.statusVisible = false

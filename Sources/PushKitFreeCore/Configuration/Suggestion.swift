@@ -3,11 +3,13 @@
 /// Near enough is an optimal-string-alignment distance (insertions, deletions, substitutions and
 /// swaps of two neighbours each count one) of at most a third of the candidate's length, and at
 /// least 1, at most 2: `remvoe` and `rmove` are `remove`, `lst` and `lsit` are `list`, `chek` is
-/// `check`; `phone` is nothing.
+/// `check`; `phone` is nothing. Words of fewer than three characters are no one's typo: too many
+/// real device ids are that short (`b` is one edit from `db`).
 package enum Suggestion {
     /// The candidate closest to `word` when it is near enough to be a typo of it; `nil` otherwise,
     /// and for `word` itself (an exact match is no typo). Of equally near candidates, the first.
     package static func closest(to word: String, among candidates: some Sequence<String>) -> String? {
+        guard word.count >= 3 else { return nil }
         var best: (candidate: String, distance: Int)?
         for candidate in candidates where candidate != word {
             let limit = min(2, max(1, candidate.count / 3))

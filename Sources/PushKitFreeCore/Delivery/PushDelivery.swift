@@ -86,12 +86,16 @@ package final class PushDelivery {
     /// Requests stream through the transport: first sends in target order, resends as soon as they
     /// are due (at once for a replaced provider token or the other environment, after the device's
     /// own back-off for a temporary failure), all while other requests are in flight.
-    /// - Parameter onFinished: told each device's index and result as soon as the device is done
-    ///   with (answered for good, or out of retries), for output that streams; the devices left at
-    ///   the end (deadline, not tried) are only in the returned results.
+    /// - Parameters:
+    ///   - onFinished: told each device's index and result as soon as the device is done with
+    ///     (answered for good, or out of retries), for output that streams; the devices left at the
+    ///     end (deadline, not tried) are only in the returned results.
+    ///   - onTurn: called on every turn of the transport's loop (at least ten times a second while
+    ///     it waits), on this thread: for output that must move while nothing finishes.
     /// - Throws: only when no provider token can be had at all (key missing or unusable).
     package func deliver(
-        _ request: APNsRequest, to targets: [DeliveryTarget], onFinished: (Int, DeliveryResult) -> Void = { _, _ in }
+        _ request: APNsRequest, to targets: [DeliveryTarget],
+        onFinished: (Int, DeliveryResult) -> Void = { _, _ in }, onTurn: () -> Void = {}
     ) throws -> [DeliveryResult] {
         let deadline = ContinuousClock.now + policy.timeout
         var results = targets.map {
@@ -120,7 +124,11 @@ package final class PushDelivery {
 
         let interruption = self.interruption
         client.perform(
-            deadline: deadline, cutoff: { interruption?.cutoff },
+            deadline: deadline,
+            cutoff: {
+                onTurn()
+                return interruption?.cutoff
+            },
             next: { [baseURL] now in
                 guard tokenFailure == nil, interruption?.signal == nil else { return .exhausted }
                 for backoff in backoffs where now + backoff.delay < deadline {

@@ -251,15 +251,17 @@ package struct PushSender: Sendable {
     ///   - onFinished: told each device's index in `checked.targets` and its result as soon as the
     ///     delivery is done with it, before the registry's bookkeeping (so without `pruned` and
     ///     `learnedEnvironment`).
+    ///   - onTurn: called on every turn of the transport's loop, on this thread (see `PushDelivery`).
     /// - Throws: the transport source's error (69) when it cannot load.
     package func deliver(
         _ checked: CheckedSend, interruption: RunInterruption? = nil,
-        onFinished: @escaping (Int, DeliveryResult) -> Void = { _, _ in }, warn: @escaping (String) -> Void
+        onFinished: @escaping (Int, DeliveryResult) -> Void = { _, _ in }, onTurn: @escaping () -> Void = {},
+        warn: @escaping (String) -> Void
     ) throws -> DeliveryReport {
         try transports.prepare()
         return try deliver(
             checked.prepared, to: checked.targets, credentials: checked.credentials, interruption: interruption,
-            onFinished: onFinished, warn: warn)
+            onFinished: onFinished, onTurn: onTurn, warn: warn)
     }
 
     /// The provider key and ids, with a warning when others can read the key file.
@@ -286,7 +288,7 @@ package struct PushSender: Sendable {
     private func deliver(
         _ prepared: PreparedPush, to targets: [DeliveryTarget], credentials: ProviderCredentials,
         interruption: RunInterruption?, onFinished: @escaping (Int, DeliveryResult) -> Void,
-        warn: @escaping (String) -> Void
+        onTurn: @escaping () -> Void, warn: @escaping (String) -> Void
     ) throws -> DeliveryReport {
         let started = ContinuousClock.now
         let deadline = started + deliveryPolicy.timeout
@@ -308,7 +310,9 @@ package struct PushSender: Sendable {
                 return try PushDelivery(
                     client: client, baseURL: { configuration.baseURL(for: $0).value }, tokens: tokens,
                     policy: policy, defaultEnvironment: configuration.environment.value, interruption: interruption
-                ).deliver(request, to: passTargets) { index, result in onFinished(positions?[index] ?? index, result) }
+                ).deliver(
+                    request, to: passTargets,
+                    onFinished: { index, result in onFinished(positions?[index] ?? index, result) }, onTurn: onTurn)
             }
             if let split = quietSplit(of: prepared, for: targets) {
                 // Each device's own clock decides: those outside quiet hours first, then those inside.
