@@ -125,7 +125,7 @@ struct SendPushBackgroundEndToEndTests: ClientToolSuite {
     }
 
     @Test(
-        "the background process is isolated: its own session, streams on /dev/null, no signal blocked, and SIGTERM stops it"
+        "the background process is isolated: its own session, streams on /dev/null, no signal blocked; SIGTERM stops it, and push.log says the push's fate is unknown"
     )
     func backgroundProcessIsolated() throws {
         let emulator = try RunningEmulator(["--quiet", "--delay", "8000"], environment: setup.environment)
@@ -182,12 +182,17 @@ struct SendPushBackgroundEndToEndTests: ClientToolSuite {
         }
         #expect(inherited().isEmpty, "only its own sockets are open, not the caller's files: \(inherited())")
         kill(child, SIGTERM)
+        // It stops sending at once, waits up to 2 s for the answer on its way (which the emulator
+        // holds for 8 s), then writes push.log and exits.
         var gone = false
-        for _ in 0..<300 where !gone {
+        for _ in 0..<1000 where !gone {
             gone = kill(child, 0) != 0
             if !gone { usleep(10_000) }
         }
         #expect(gone, "SIGTERM stops it")
+        let record = try #require(waitForLog(1).first, "the interrupted send is in push.log")
+        #expect(record["outcome"] as? String == "unknown", "\(record)")
+        #expect((record["reason"] as? String)?.contains("APNs may have delivered it") == true, "\(record)")
     }
 
     @Test("a hook whose APNs is unreachable exits 0 and logs why")
