@@ -1,4 +1,4 @@
-# pushkit-free: every routine step is a make target. See README.md.
+# pushkit-free: every routine step is a make target. See README.md and docs/internals.md.
 SHELL := /bin/bash
 SWIFT ?= swift
 PREFIX ?= /usr/local
@@ -136,7 +136,7 @@ demo: debug
 	@bash examples/demo.sh "$(DEBUG_BIN)"
 
 bench: bench-deps build
-	@UPDATE_README=$(UPDATE_README) bash bench/run.sh "$(RELEASE_BIN)"
+	@UPDATE_DOCS=$(UPDATE_DOCS) bash bench/run.sh "$(RELEASE_BIN)"
 
 # libFuzzer on every parser that reads outside input (Fuzz/README.md), FUZZ_SECONDS per target;
 # fails if any target crashes, hangs or breaks a property.
