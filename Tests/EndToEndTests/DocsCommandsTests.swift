@@ -109,6 +109,34 @@ struct DocsCommandsTests {
         }
     }
 
+    @Test("every relative link of the documentation reaches a file, and every anchor a heading of it")
+    func linksResolve() throws {
+        let documents = ["README.md", "CHANGELOG.md"] + DocsPage.all.map(\.path)
+        var checked = 0
+        for document in documents {
+            let page = DocsPage(path: document)
+            for (line, target) in try page.links() where !target.contains("://") && !target.hasPrefix("mailto:") {
+                let place = "\(document):\(line): \(target)"
+                let parts = target.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
+                    .map(String.init)
+                let file =
+                    parts[0].isEmpty
+                    ? document
+                    : URL(fileURLWithPath: RepositoryFiles.path(document)).deletingLastPathComponent()
+                        .appendingPathComponent(parts[0]).standardized.path
+                        .replacingOccurrences(of: RepositoryFiles.root + "/", with: "")
+                let exists = FileManager.default.fileExists(atPath: RepositoryFiles.path(file))
+                #expect(exists, "\(place): no such file")
+                if exists, parts.count == 2, file.hasSuffix(".md") {
+                    let found = try DocsPage(path: file).anchors().contains(parts[1])
+                    #expect(found, "\(place): no such heading in \(file)")
+                }
+                checked += 1
+            }
+        }
+        #expect(checked >= 100)
+    }
+
     @Test("every sh block runs, in order, against the emulator", arguments: DocsPage.run)
     func shellBlocksRun(page: DocsPage) throws {
         let expectations = try #require(Self.expectations[page.path])

@@ -29,6 +29,13 @@ struct DocsPage: Sendable, CustomTestStringConvertible {
         return names.filter { $0.hasSuffix(".md") }.sorted().map { DocsPage(path: "docs/migrating/" + $0) }
     }()
 
+    /// Every Markdown page of the documentation: `docs/`, `docs/migrating/` and `bench/README.md`.
+    static let all: [DocsPage] = {
+        let docs = (try? FileManager.default.contentsOfDirectory(atPath: RepositoryFiles.path("docs"))) ?? []
+        return docs.filter { $0.hasSuffix(".md") }.sorted().map { DocsPage(path: "docs/" + $0) } + migrating
+            + [DocsPage(path: "bench/README.md")]
+    }()
+
     /// The page's text.
     func text() throws -> String {
         try String(contentsOfFile: RepositoryFiles.path(path), encoding: .utf8)
@@ -56,5 +63,50 @@ struct DocsPage: Sendable, CustomTestStringConvertible {
             }
         }
         return blocks
+    }
+
+    /// The targets of the page's Markdown links (`[text](target)`) outside code, with their line.
+    func links() throws -> [(line: Int, target: String)] {
+        var links: [(line: Int, target: String)] = []
+        for (number, line) in try proseLines() {
+            let prose = line.replacing(/`[^`]*`/) { _ in "" }
+            for match in prose.matches(of: /\]\(([^)\s]+)\)/) { links.append((number, String(match.1))) }
+        }
+        return links
+    }
+
+    /// The anchors of the page's headings, as GitHub makes them: lowercase, code marks, links and
+    /// punctuation removed, spaces as hyphens, a repeated one numbered.
+    func anchors() throws -> Set<String> {
+        var anchors: Set<String> = []
+        for (_, line) in try proseLines() where line.hasPrefix("#") {
+            var heading = String(line.drop { $0 == "#" }).trimmingCharacters(in: .whitespaces)
+            heading = heading.replacing(/\[([^\]]*)\]\([^)]*\)/) { String($0.1) }
+            let slug = String(
+                heading.lowercased().filter { $0.isLetter || $0.isNumber || $0 == " " || $0 == "-" || $0 == "_" }
+                    .map { $0 == " " ? "-" : $0 })
+            var anchor = slug
+            var repeats = 0
+            while anchors.contains(anchor) {
+                repeats += 1
+                anchor = "\(slug)-\(repeats)"
+            }
+            anchors.insert(anchor)
+        }
+        return anchors
+    }
+
+    /// The lines outside fenced blocks, with their line numbers (from 1).
+    private func proseLines() throws -> [(Int, String)] {
+        var lines: [(Int, String)] = []
+        var fenced = false
+        for (number, line) in try text().components(separatedBy: "\n").enumerated() {
+            if line.trimmingCharacters(in: .whitespaces).hasPrefix("```") {
+                fenced.toggle()
+            } else if !fenced {
+                lines.append((number + 1, line))
+            }
+        }
+        return lines
     }
 }
