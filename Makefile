@@ -23,6 +23,7 @@ deps:
 	pkg-config --exists libcurl 2>/dev/null || missing="$$missing libcurl4-openssl-dev"; \
 	command -v openssl >/dev/null || missing="$$missing openssl"; \
 	command -v curl >/dev/null || missing="$$missing curl"; \
+	command -v jq >/dev/null || missing="$$missing jq"; \
 	command -v python3 >/dev/null || missing="$$missing python3"; \
 	command -v nghttp >/dev/null || missing="$$missing nghttp2-client"; \
 	[ -e /usr/share/zoneinfo/Europe/Berlin ] || missing="$$missing tzdata"; \

@@ -3,8 +3,9 @@ import Testing
 
 /// Every command the documentation shows is run here, so the pages cannot drift from the tools.
 ///
-/// Each page of `DocsPage.run` (README.md, the guide, the reference, the internals) is run on its
-/// own, from a `DocsHome` of its own:
+/// Each page of `DocsPage.run` (README.md, the guide, the reference, the internals, and the pages of
+/// hooks and cron, `register-apns` and `register-apns serve`) is run on its own, from a `DocsHome`
+/// of its own:
 /// - ```` ```sh ```` blocks are run in order, each by `bash -euo pipefail`, in one working directory
 ///   and one `HOME`, with the variables a block exports carried to the next. The working directory
 ///   stands for the source checkout: its `examples/` is the repository's.
@@ -13,26 +14,32 @@ import Testing
 ///   `CallerSeamsTests`.
 /// - ```` ```swift ```` blocks are the iOS app's side: they are not run (Linux has no iOS SDK), so
 ///   they are kept short (at most `swiftLineLimit` lines).
-/// - ```` ```text ````, ```` ```json ````, ```` ```python ```` and ```` ```ini ```` blocks are output,
-///   files and code taken from `examples/` (which the examples' tests run). A `$ ` line of a
-///   ```` ```text ```` transcript must parse as a shell command.
+/// - ```` ```text ````, ```` ```json ````, ```` ```python ````, ```` ```ini ```` and ```` ```sql ````
+///   blocks are output, synopses, files, schemas and code taken from `examples/` (which the
+///   examples' tests run). A `$ ` line of a ```` ```text ```` transcript must parse as a shell command.
+/// - A block that reads `push.log` runs once the page's background sends have finished, the way a
+///   user looks a moment later.
 ///
 /// What a test cannot reach is stood in for, so that the pages' commands run unchanged:
 /// - **Apple.** One `apns-emulator` stands in for both APNs environments (`APNS_PRODUCTION_URL`,
 ///   `APNS_SANDBOX_URL`, `APNS_CA_FILE`), trusting the key the pages name
 ///   (`~/keys/AuthKey_ABCDE12345.p8`, made here by openssl). Every push it receives must be accepted.
 /// - **Fixed ports.** An `apns-emulator` a page starts listens on a free port of the page's instead
-///   of the default 2197, and `apns-emulator --print-env` names that port; `127.0.0.1:8100` (where
-///   the pages' `register-apns serve` listens) becomes another free port. Another test run may hold
+///   of the default 2197, and `apns-emulator --print-env` names that port; port 8100 (where the
+///   pages' `register-apns serve` listens) becomes another free port. Another test run may hold
 ///   either port.
+/// - **A server in the foreground.** `register-apns serve` would run until stopped: it is started
+///   in the background instead, and the block goes on once it listens.
 /// - **Root and systemd** (the service sections). Paths under `/etc/` and `/var/lib/` are moved
 ///   under a scratch directory before a block runs. `sudo` runs its command as the test's user (its
 ///   options, such as `-u pushkit`, dropped); `useradd`, `userdel` and `chown` only write what they
 ///   were asked to a list; `install -o/-g` installs without changing the owner. `systemctl` starts a
-///   system unit by its `ExecStart=`, with its `Environment=` (specifiers `%E` and `%S` expanded) and
+///   service by its `ExecStart=`, with its `Environment=` (specifiers `%E` and `%S` expanded) and
 ///   its `StateDirectory=`, in the environment a service has (plus the stand-in Apple), and stops it
-///   with SIGTERM; `journalctl -u UNIT` prints what it wrote. Whatever a page started is stopped at
-///   the end.
+///   with SIGTERM; a timer it only checks for and notes, without running it (the examples' tests run
+///   the timers' services). `journalctl -u UNIT` prints what a service wrote. `crontab` keeps the
+///   user's crontab in a file of the page's; `loginctl` notes what it was asked. Whatever a page
+///   started is stopped at the end.
 @Suite("docs commands: every command the documentation shows runs")
 struct DocsCommandsTests {
     /// What each page's commands assume: the bundle id they send to, and how many ```` ```sh ````
@@ -42,13 +49,16 @@ struct DocsCommandsTests {
         "docs/guide.md": ("com.yourcompany.Sven", 8),
         "docs/reference.md": ("com.yourcompany.Sven", 5),
         "docs/internals.md": ("com.yourcompany.Sven", 0),
+        "docs/hooks-and-cron.md": ("com.yourcompany.Sven", 5),
+        "docs/register-apns.md": ("com.yourcompany.Sven", 2),
+        "docs/register-apns-serve.md": ("com.yourcompany.Sven", 1),
     ]
 
     /// The longest an iOS sample (a ```` ```swift ```` block, not run) may be.
     static let swiftLineLimit = 40
 
     /// The kinds of block a page may hold besides ```` ```sh ```` (run) and ```` ```console ````.
-    static let declaredKinds: Set<String> = ["text", "json", "python", "ini", "swift"]
+    static let declaredKinds: Set<String> = ["text", "json", "python", "ini", "sql", "swift"]
 
     @Test("every fenced block is of a known kind; console blocks hold only make targets", arguments: DocsPage.run)
     func blockKinds(page: DocsPage) throws {
@@ -161,6 +171,14 @@ struct DocsCommandsTests {
         case "docs/guide.md":
             #expect(payloads(containing: "Hello from the server"), "the guide's first push reached the stand-in APNs")
             #expect(run.serviceLogs().contains("POST /register-apns 200"), "the app's registration reached the service")
+        case "docs/hooks-and-cron.md":
+            #expect(
+                records.contains { ($0["payload"] as? [String: Any])?["message_id"] as? String == "m1" },
+                "the reply hook's push reached the stand-in APNs")
+            let crontab = (try? String(contentsOfFile: run.scratch + "/crontab", encoding: .utf8)) ?? ""
+            #expect(crontab.contains("briefing.py due"), "the example's lines are in the crontab: \(crontab)")
+            let timers = (try? String(contentsOfFile: run.scratch + "/timers", encoding: .utf8)) ?? ""
+            #expect(timers == "briefing-morning.timer\nbriefing-evening.timer\n", "both timers enabled: \(timers)")
         default:
             break
         }
@@ -211,20 +229,9 @@ struct PageRun {
     /// Runs every ```` ```sh ```` block in order, each expected to exit 0; returns each block's result.
     func runShellBlocks() throws -> [(block: DocsPage.Block, result: ToolResult)] {
         let exported = scratch + "/exported.sh"
-        let logPath = docs.home + "/.local/state/pushkit-free/push.log"
         var outputs: [(block: DocsPage.Block, result: ToolResult)] = []
-        var backgroundSends = 0
         for block in try page.blocks() where block.language == "sh" {
-            if block.lines.contains(where: { $0.contains("push.log") }) {
-                // The log is written by the background sends of earlier blocks: wait for a line from
-                // each, the way a user would look a moment later.
-                let deadline = Date().addingTimeInterval(20)
-                while (try? String(contentsOfFile: logPath, encoding: .utf8))?.split(separator: "\n").count ?? 0
-                    < backgroundSends, Date() < deadline
-                {
-                    usleep(20_000)
-                }
-            }
+            if block.lines.contains(where: { $0.contains("push.log") }) { waitForBackgroundSends() }
             let script = [
                 "set -euo pipefail", "source \(exported)", Self.standIns, "cd \(work)", rewritten(block.lines),
                 "export -p > \(exported)",
@@ -241,10 +248,28 @@ struct PageRun {
                 "\(page.path):\(block.firstLine) failed (exit \(result.status)):\n\(result.stdout)\n\(result.stderr)")
             #expect(!result.stderr.contains("unexpected error"), "\(page.path):\(block.firstLine): \(result.stderr)")
             outputs.append((block, result))
-            let detached = block.lines.filter { $0.contains("send-push --hook") || $0.contains("send-push --detach") }
-            backgroundSends += detached.count
         }
         return outputs
+    }
+
+    /// Waits, up to 20 seconds, until no `send-push` of this page (its `HOME`) is running: the
+    /// background sends of `--hook` and `--detach` write `push.log` when they finish.
+    func waitForBackgroundSends() {
+        let tool = BuiltTool.path("send-push")
+        let home = Data("HOME=\(docs.home)".utf8)
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+            let running = processes.contains { entry in
+                guard Int32(entry) != nil,
+                    (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(entry)/exe")) == tool,
+                    let environment = FileManager.default.contents(atPath: "/proc/\(entry)/environ")
+                else { return false }
+                return environment.split(separator: 0).contains { Data($0) == home }
+            }
+            if !running { return }
+            usleep(20_000)
+        }
     }
 
     /// What the services the page started wrote (their standard output and error).
@@ -302,6 +327,23 @@ struct PageRun {
           fi
           command apns-emulator "${arguments[@]}"
         }
+        # register-apns serve in the background; the block goes on once it listens.
+        register-apns() {
+          if [ "${1-}" != serve ]; then command register-apns "$@"; return; fi
+          local log="$DOCS_SCRATCH/serve.$RANDOM.log" pid
+          (
+            docs_close_inherited
+            exec register-apns "$@"
+          ) > /dev/null 2> "$log" < /dev/null &
+          pid=$!
+          echo "$pid" >> "$DOCS_SCRATCH/pids"
+          for _ in $(seq 1500); do
+            if grep -q 'listening on' "$log"; then return 0; fi
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.02
+          done
+          echo "register-apns serve did not start:" >&2; cat "$log" >&2; return 1
+        }
         # Root: the command as this user, with /etc/ and /var/lib/ already moved under $DOCS_ROOT.
         sudo() {
           while [ $# -gt 0 ]; do
@@ -319,19 +361,43 @@ struct PageRun {
           done
           command install "${arguments[@]}"
         }
-        # systemd: system units in $DOCS_ROOT/etc/systemd/system, run by their ExecStart.
+        # systemd: system units in $DOCS_ROOT/etc/systemd/system, user units in ~/.config/systemd/user.
         systemctl() {
-          local verb=${1-} now=""
+          local scope=system
+          if [ "${1-}" = --user ]; then scope=user; shift; fi
+          local verb=${1-} now="" action unit
           shift || true
           if [ "${1-}" = --now ]; then now=1; shift; fi
           case $verb in
-            daemon-reload) ;;
-            enable) if [ -n "$now" ]; then docs_service start "$@"; fi ;;
-            disable) if [ -n "$now" ]; then docs_service stop "$@"; fi ;;
-            start | stop | restart) docs_service "$verb" "$@" ;;
+            daemon-reload) return 0 ;;
+            enable) action=${now:+start} ;;
+            disable) action=${now:+stop} ;;
+            start | stop | restart) action=$verb ;;
             *) echo "systemctl (stand-in): '$verb' is not stood in for" >&2; return 1 ;;
           esac
+          for unit in "$@"; do docs_unit "$scope" "${action:-check}" "$unit" || return; done
         }
+        docs_unit() {
+          local scope=$1 action=$2 unit=$3 directory="$DOCS_ROOT/etc/systemd/system"
+          if [ "$scope" = user ]; then directory="$HOME/.config/systemd/user"; fi
+          case $unit in *.*) ;; *) unit=$unit.service ;; esac
+          if [ "$action" != stop ] && [ ! -f "$directory/$unit" ]; then
+            echo "Failed to $action $unit: Unit $unit not found." >&2; return 5
+          fi
+          case $unit in
+            *.timer) if [ "$action" = start ] || [ "$action" = restart ]; then echo "$unit" >> "$DOCS_SCRATCH/timers"; fi ;;
+            *.service) if [ "$action" != check ]; then docs_service "$action" "$scope" "$directory" "${unit%.service}"; fi ;;
+          esac
+        }
+        crontab() {
+          case ${1-} in
+            -l) if [ -f "$DOCS_SCRATCH/crontab" ]; then cat "$DOCS_SCRATCH/crontab"; else echo "no crontab for $USER" >&2; return 1; fi ;;
+            -) cat > "$DOCS_SCRATCH/crontab" ;;
+            -e | "") echo "crontab (stand-in): an editor is not stood in for" >&2; return 1 ;;
+            *) cat "$1" > "$DOCS_SCRATCH/crontab" ;;
+          esac
+        }
+        loginctl() { echo "loginctl $*" >> "$DOCS_SCRATCH/accounts"; }
         journalctl() {
           local unit=""
           while [ $# -gt 0 ]; do
@@ -340,8 +406,8 @@ struct PageRun {
           cat "$DOCS_SCRATCH/$unit.service.log"
         }
         docs_service() {
-          local verb=$1 name=${2%.service}
-          local unit="$DOCS_ROOT/etc/systemd/system/$name.service" pidfile="$DOCS_SCRATCH/$name.service.pid"
+          local verb=$1 scope=$2 name=$4
+          local unit="$3/$name.service" pidfile="$DOCS_SCRATCH/$name.service.pid"
           if [ "$verb" != start ] && [ -s "$pidfile" ]; then
             local pid waited=0
             pid=$(cat "$pidfile")
@@ -354,11 +420,15 @@ struct PageRun {
           fi
           if [ "$verb" = stop ]; then return 0; fi
           if [ ! -f "$unit" ]; then echo "Failed to start $name.service: Unit $name.service not found." >&2; return 5; fi
-          local expand="s|%E|$DOCS_ROOT/etc|g; s|%S|$DOCS_ROOT/var/lib|g; s|/usr/local/bin/||g"
+          local configuration="$DOCS_ROOT/etc" state_root="$DOCS_ROOT/var/lib"
+          if [ "$scope" = user ]; then configuration="$HOME/.config" state_root="$HOME/.local/state"; fi
+          local expand="s|%E|$configuration|g; s|%S|$state_root|g; s|%h|$HOME|g; s|/usr/local/bin/||g"
           expand+="; s|127\.0\.0\.1:8100|127.0.0.1:$DOCS_SERVE_PORT|g"
           local state settings=() line command diagnostics=() variable
           state=$(sed -n 's/^StateDirectory=//p' "$unit")
-          if [ -n "$state" ]; then command install -d -m 700 "$DOCS_ROOT/var/lib/$state"; fi
+          if [ -n "$state" ]; then command install -d -m 700 "$state_root/$state"; fi
+          local service_home="$state_root/$state"
+          if [ "$scope" = user ]; then service_home=$HOME; fi
           while IFS= read -r line; do settings+=("$line"); done < <(sed -n 's/^Environment=//p' "$unit" | sed "$expand")
           command=$(sed -n 's/^ExecStart=//p' "$unit" | sed "$expand")
           for variable in $(compgen -e); do
@@ -368,7 +438,7 @@ struct PageRun {
           # shellcheck disable=SC2086
           (
             docs_close_inherited
-            exec env -i PATH="$PATH" HOME="$DOCS_ROOT/var/lib/$state" LANG=C.UTF-8 \
+            exec env -i PATH="$PATH" HOME="$service_home" LANG=C.UTF-8 \
               APNS_PRODUCTION_URL="$APNS_PRODUCTION_URL" APNS_SANDBOX_URL="$APNS_SANDBOX_URL" \
               APNS_CA_FILE="$APNS_CA_FILE" "${diagnostics[@]}" "${settings[@]}" $command
           ) >> "$DOCS_SCRATCH/$name.service.log" 2>&1 < /dev/null &

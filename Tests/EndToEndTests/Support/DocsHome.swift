@@ -13,7 +13,8 @@ struct DocsHome {
     let home: String
     let keyPath: String
     let emulator: RunningEmulator
-    /// The commands' environment: HOME, PATH with the built tools first, the emulator for both hosts.
+    /// The commands' environment: HOME, USER, PATH with the built tools first, the emulator for both
+    /// hosts.
     let environment: [String: String]
 
     /// - Parameter topic: the app's bundle id the emulator accepts.
@@ -32,7 +33,7 @@ struct DocsHome {
             ])
         let systemPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         environment = [
-            "HOME": home, "PATH": BuiltTool.binDirectory + ":" + systemPath,
+            "HOME": home, "USER": ProcessInfo.processInfo.userName, "PATH": BuiltTool.binDirectory + ":" + systemPath,
             "APNS_PRODUCTION_URL": emulator.baseURL, "APNS_SANDBOX_URL": emulator.baseURL,
             "APNS_CA_FILE": emulator.caPath,
         ]

@@ -20,7 +20,8 @@ struct DocsPage: Sendable, CustomTestStringConvertible {
 
     /// The pages whose ```` ```sh ```` blocks `DocsCommandsTests` runs, each on its own.
     static let run: [DocsPage] = [
-        "README.md", "docs/guide.md", "docs/reference.md", "docs/internals.md",
+        "README.md", "docs/guide.md", "docs/reference.md", "docs/internals.md", "docs/hooks-and-cron.md",
+        "docs/register-apns.md", "docs/register-apns-serve.md",
     ].map(DocsPage.init(path:))
 
     /// The migration pages (`docs/migrating/*.md`), whose commands `MigrationPagesTests` runs.
