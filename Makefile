@@ -1,4 +1,4 @@
-# pushkit-free: every routine step is a make target. See README.md.
+# pushkit-free: every routine step is a make target. See README.md and docs/internals.md.
 SHELL := /bin/bash
 SWIFT ?= swift
 PREFIX ?= /usr/local
@@ -23,6 +23,7 @@ deps:
 	pkg-config --exists libcurl 2>/dev/null || missing="$$missing libcurl4-openssl-dev"; \
 	command -v openssl >/dev/null || missing="$$missing openssl"; \
 	command -v curl >/dev/null || missing="$$missing curl"; \
+	command -v jq >/dev/null || missing="$$missing jq"; \
 	command -v python3 >/dev/null || missing="$$missing python3"; \
 	command -v nghttp >/dev/null || missing="$$missing nghttp2-client"; \
 	[ -e /usr/share/zoneinfo/Europe/Berlin ] || missing="$$missing tzdata"; \
@@ -136,7 +137,7 @@ demo: debug
 	@bash examples/demo.sh "$(DEBUG_BIN)"
 
 bench: bench-deps build
-	@UPDATE_README=$(UPDATE_README) bash bench/run.sh "$(RELEASE_BIN)"
+	@UPDATE_DOCS=$(UPDATE_DOCS) bash bench/run.sh "$(RELEASE_BIN)"
 
 # libFuzzer on every parser that reads outside input (Fuzz/README.md), FUZZ_SECONDS per target;
 # fails if any target crashes, hangs or breaks a property.

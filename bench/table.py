@@ -5,8 +5,9 @@ Each row: {"group", "what", "value", "unit", and optionally "reference" + "refer
 in the same run), and a goal: "max_ratio" / "min_ratio" (value against the reference) or "max_value" /
 "min_value" (in the row's unit)}. Only same-run ratios are comparable between days on these machines.
 
-Usage: bench/table.py ROWS [--readme README.md]   (with --readme, the table between the markers
-<!-- bench-table:begin --> and <!-- bench-table:end --> is replaced, with the date and machine)
+Usage: bench/table.py ROWS [--update FILE]   (with --update, the table between the markers
+<!-- bench-table:begin --> and <!-- bench-table:end --> of FILE, docs/internals.md for `make bench
+UPDATE_DOCS=1`, is replaced, with the date and machine)
 """
 import datetime, json, os, sys
 
@@ -52,16 +53,16 @@ def main():
     rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
     text = table(rows)
     print(text)
-    if len(sys.argv) == 4 and sys.argv[2] == "--readme":
+    if len(sys.argv) == 4 and sys.argv[2] == "--update":
         path = sys.argv[3]
-        readme = open(path).read()
+        document = open(path).read()
         begin, end = "<!-- bench-table:begin -->", "<!-- bench-table:end -->"
-        if begin not in readme or end not in readme:
+        if begin not in document or end not in document:
             sys.exit(f"{path} has no {begin} ... {end} markers")
         cores = os.cpu_count()
-        stamp = (f"\n_`make bench UPDATE_README=1` on {datetime.date.today().isoformat()}, release build, "
+        stamp = (f"\n_`make bench UPDATE_DOCS=1` on {datetime.date.today().isoformat()}, release build, "
                  f"{cores} cores; medians; references measured in the same run._\n\n")
-        head, rest = readme.split(begin, 1)
+        head, rest = document.split(begin, 1)
         _, tail = rest.split(end, 1)
         open(path, "w").write(head + begin + stamp + text + "\n" + end + tail)
 

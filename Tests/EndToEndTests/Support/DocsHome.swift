@@ -3,8 +3,8 @@ import Foundation
 /// What a page of the docs assumes when its commands run: a home directory whose
 /// `~/keys/AuthKey_ABCDE12345.p8` holds a provider key, and an `apns-emulator` trusting that key
 /// standing in for both APNs environments (`APNS_PRODUCTION_URL`, `APNS_SANDBOX_URL`,
-/// `APNS_CA_FILE`), since Apple is not reachable from a test. README.md's and the migration
-/// pages' command tests use it.
+/// `APNS_CA_FILE`), since Apple is not reachable from a test. The docs' command tests
+/// (`DocsCommandsTests`) and the migration pages' (`MigrationPagesTests`) use it.
 struct DocsHome {
     static let keyID = "ABCDE12345"
     static let teamID = "TEAM678901"
@@ -13,7 +13,8 @@ struct DocsHome {
     let home: String
     let keyPath: String
     let emulator: RunningEmulator
-    /// The commands' environment: HOME, PATH with the built tools first, the emulator for both hosts.
+    /// The commands' environment: HOME, USER, PATH with the built tools first, the emulator for both
+    /// hosts.
     let environment: [String: String]
 
     /// - Parameter topic: the app's bundle id the emulator accepts.
@@ -32,7 +33,7 @@ struct DocsHome {
             ])
         let systemPath = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         environment = [
-            "HOME": home, "PATH": BuiltTool.binDirectory + ":" + systemPath,
+            "HOME": home, "USER": ProcessInfo.processInfo.userName, "PATH": BuiltTool.binDirectory + ":" + systemPath,
             "APNS_PRODUCTION_URL": emulator.baseURL, "APNS_SANDBOX_URL": emulator.baseURL,
             "APNS_CA_FILE": emulator.caPath,
         ]
@@ -48,4 +49,27 @@ struct DocsHome {
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         return try RunningTool(process, stdin: nil).wait()
     }
+
+    /// A loopback port nothing listens on now, for a command whose port is fixed on the page.
+    static func freeLoopbackPort() throws -> Int {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                bind(socket, address, length) == 0 && getsockname(socket, address, &length) == 0
+            }
+        }
+        guard bound else { throw DocsHomeError("no free loopback port") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+struct DocsHomeError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
 }
