@@ -363,7 +363,7 @@ struct SendPush: ParsableCommand {
             reporting.delivered(report)
             return
         }
-        print(report, excluding: progress.printed)
+        print(report, excluding: progress.printed, idWidth: progress.idWidth)
         if let signal = interruption.signal { throw ExitCode(InterruptSignals.exitStatus(for: signal)) }
         if report.exitStatus != .success { throw ExitCode(report.exitStatus.rawValue) }
     }
@@ -406,11 +406,11 @@ struct SendPush: ParsableCommand {
     }
 
     /// The report: the device lines not written yet (`printed` were streamed), the advice, the summary.
-    private func print(_ report: DeliveryReport, excluding printed: Set<Int> = []) {
+    private func print(_ report: DeliveryReport, excluding printed: Set<Int> = [], idWidth: Int? = nil) {
         StandardStreams.writeOutput(
             output.json
                 ? report.jsonLines(fullTokens: output.full)
-                : report.lines(fullTokens: output.full, excluding: printed))
+                : report.lines(fullTokens: output.full, excluding: printed, idWidth: idWidth))
         for advice in report.advice { StandardStreams.writeError("\(Self.tool): \(advice)\n") }
         StandardStreams.writeError("\(Self.tool): \(report.summary)\n")
     }

@@ -32,7 +32,8 @@ package final class SendProgress {
     }
 
     private let total: Int
-    private let idWidth: Int
+    /// The width of the device id column, for the report's lines to match the streamed ones.
+    package let idWidth: Int
     private let fullTokens: Bool
     private let streamsLines: Bool
     private let showsStatus: Bool

@@ -102,8 +102,10 @@ package struct DeliveryReport: Sendable {
     /// device: the failure is reported once.
     /// - Parameter printed: devices whose line was already written (streamed while the run went
     ///   on), left out here.
-    package func lines(fullTokens: Bool, excluding printed: Set<Int> = []) -> String {
-        let idWidth = Self.idWidth(of: results.map(\.target))
+    /// - Parameter idWidth: the id column's width when the caller has it (`idWidth(of:)` of the
+    ///   results' targets, which costs a pass over every id).
+    package func lines(fullTokens: Bool, excluding printed: Set<Int> = [], idWidth: Int? = nil) -> String {
+        let idWidth = idWidth ?? Self.idWidth(of: results.map(\.target))
         // Built in one string, piece by piece: a fan-out to many devices prints as many lines.
         var text = ""
         text.reserveCapacity((results.count - printed.count) * (idWidth + 80))
