@@ -211,8 +211,8 @@ struct PageRun {
         try FileManager.default.createSymbolicLink(
             atPath: work + "/examples", withDestinationPath: RepositoryFiles.path("examples"))
         try "".write(toFile: scratch + "/exported.sh", atomically: true, encoding: .utf8)
-        emulatorPort = try DocsHome.freeLoopbackPort()
-        servePort = try DocsHome.freeLoopbackPort()
+        emulatorPort = try LoopbackPort.unused()
+        servePort = try LoopbackPort.unused()
     }
 
     /// A block's text with the stand-ins' paths and ports in place of the real ones.

@@ -49,27 +49,4 @@ struct DocsHome {
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         return try RunningTool(process, stdin: nil).wait()
     }
-
-    /// A loopback port nothing listens on now, for a command whose port is fixed on the page.
-    static func freeLoopbackPort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(socket, address, length) == 0 && getsockname(socket, address, &length) == 0
-            }
-        }
-        guard bound else { throw DocsHomeError("no free loopback port") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
-}
-
-struct DocsHomeError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
 }

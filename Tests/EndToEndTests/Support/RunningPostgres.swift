@@ -42,7 +42,7 @@ final class RunningPostgres: Sendable {
         binDirectory = "/usr/lib/postgresql/\(version)/bin"
         directory = "/tmp/pushkit-pg-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        port = try Self.freePort()
+        port = try LoopbackPort.unused()
         let files = try TemporaryDirectory()
         let made = try files.selfSignedCertificate(named: "postgres")
         certificate = directory + "/ca.pem"
@@ -198,24 +198,6 @@ final class RunningPostgres: Sendable {
     private static func chown(_ path: String) throws {
         let result = try BuiltTool.runSystem("chown", ["-R", "postgres:postgres", path])
         guard result.status == 0 else { throw PostgresSetupError("chown: \(result.stderr)") }
-    }
-
-    /// A loopback port nothing listens on now.
-    private static func freePort() throws -> Int {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        address.sin_port = 0
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                bind(socket, address, length) == 0 && getsockname(socket, address, &length) == 0
-            }
-        }
-        guard bound else { throw PostgresSetupError("no free loopback port") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 
