@@ -126,22 +126,34 @@ struct EndpointRouterTests {
         (HTTPRequest.Method(route.method)!, route.path.replacingOccurrences(of: "{token}", with: "phone"))
     }
 
+    /// The status each route of the catalogue answers `client`, called without a body.
+    static func statuses(from client: any TestClientProtocol) async throws -> [EndpointRoute: HTTPResponse.Status] {
+        var statuses: [EndpointRoute: HTTPResponse.Status] = [:]
+        for route in EndpointRoute.allCases {
+            let (method, uri) = call(route)
+            statuses[route] = try await client.execute(uri: uri, method: method).status
+        }
+        return statuses
+    }
+
+    /// Checks that exactly the routes of `expected` answered `status`.
+    static func expect(
+        _ statuses: [EndpointRoute: HTTPResponse.Status], answer status: HTTPResponse.Status,
+        exactly expected: Set<EndpointRoute>
+    ) {
+        for route in EndpointRoute.allCases {
+            #expect(
+                (statuses[route] == status) == expected.contains(route),
+                "\(route.method) \(route.path) answered \(statuses[route].map { "\($0.code)" } ?? "nothing")")
+        }
+    }
+
     @Test("each route's group: without the secret, a peer on an open network reaches only the registrations")
     func openNetworkReachesRegistrationsOnly() async throws {
         let endpoint = try Endpoint(secret: "s3cret", openRegistration: ["127.0.0.1/32"])
-        let statuses = try await endpoint.test(.live) { client in
-            var statuses: [EndpointRoute: HTTPResponse.Status] = [:]
-            for route in EndpointRoute.allCases {
-                let (method, uri) = Self.call(route)
-                statuses[route] = try await client.execute(uri: uri, method: method).status
-            }
-            return statuses
-        }
-        for route in EndpointRoute.allCases {
-            #expect(
-                (statuses[route] == .unauthorized) == !Self.openToNetworks.contains(route),
-                "\(route.method) \(route.path) answered \(statuses[route].map { "\($0.code)" } ?? "nothing")")
-        }
+        let statuses = try await endpoint.test(.live) { client in try await Self.statuses(from: client) }
+        Self.expect(
+            statuses, answer: .unauthorized, exactly: Set(EndpointRoute.allCases).subtracting(Self.openToNetworks))
     }
 
     @Test("each route's group: past the allowance, the routes that register or remove answer 429, no other")
@@ -149,18 +161,9 @@ struct EndpointRouterTests {
         let statuses = try await Endpoint(rateLimit: 1).test { client in
             // The allowance (a burst of one) spent, on a route that spends it.
             _ = try await client.execute(uri: "/register-apns", method: .post)
-            var statuses: [EndpointRoute: HTTPResponse.Status] = [:]
-            for route in EndpointRoute.allCases {
-                let (method, uri) = Self.call(route)
-                statuses[route] = try await client.execute(uri: uri, method: method).status
-            }
-            return statuses
+            return try await Self.statuses(from: client)
         }
-        for route in EndpointRoute.allCases {
-            #expect(
-                (statuses[route] == .tooManyRequests) == Self.rateLimited.contains(route),
-                "\(route.method) \(route.path) answered \(statuses[route].map { "\($0.code)" } ?? "nothing")")
-        }
+        Self.expect(statuses, answer: .tooManyRequests, exactly: Self.rateLimited)
     }
 
     @Test("the secret: 401 without it, the health checks open, an open network registers but never lists")
