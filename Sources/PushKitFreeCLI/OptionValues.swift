@@ -85,8 +85,4 @@ package struct InstantArgument: ExpressibleByArgument, Sendable {
             return nil
         }
     }
-
-    /// `time`. Static, so not argument parser's `defaultValueDescription` (an instance property) and
-    /// read by nothing: `--now` names its value with `valueName`.
-    package static var defaultValueDescription: String { "time" }
 }

@@ -135,7 +135,7 @@ struct LiveActivityOptions: ParsableArguments {
         }
         if !command.legacy.isEmpty || command.backgroundOptions.hook {
             throw ValidationError(
-                "--live-activity cannot be combined with the legacy form MESSAGE_ID PREVIEW or --hook")
+                "--live-activity cannot be combined with the reply form MESSAGE_ID PREVIEW or --hook")
         }
         if channel != nil {
             let conflicting = [

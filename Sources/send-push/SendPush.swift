@@ -18,13 +18,13 @@ struct SendPush: ParsableCommand {
         commandName: "send-push",
         abstract: "Send a notification to registered devices over one HTTP/2 connection, and act on every APNs answer.",
         discussion: """
-            Legacy form: send-push MESSAGE_ID PREVIEW [--sandbox] sends PREVIEW (cut to 100 characters) \
+            Reply form: send-push MESSAGE_ID PREVIEW [--sandbox] sends PREVIEW (cut to 100 characters) \
             to every registered device, titled with the config file's "title" (default: the last part of the topic), \
             with badge 1, the default sound and "message_id" beside "aps".
             --detach checks everything it can, then delivers from a background process and exits 0; \
             the outcome of each device goes to push.log in the state directory. --hook is --detach for the \
             hook that runs after an assistant stores a reply: send-push --hook [MESSAGE_ID] < reply. It \
-            sends the legacy form with the reply as PREVIEW and exits 0 unless its own command line is \
+            sends the reply form with the reply as PREVIEW and exits 0 unless its own command line is \
             wrong; any other problem goes to standard error and push.log.
             Exit: 0 all delivered (410s pruned and policy skips count as handled), 1 some failed, 64 usage, \
             65 bad payload, 66 key missing, 69 APNs unreachable, 71 no background process, 75 only \
@@ -41,7 +41,7 @@ struct SendPush: ParsableCommand {
     /// argument it does not recognize here; `validate()` refuses the ones that look like options.
     @Argument(
         parsing: .allUnrecognized,
-        help: ArgumentHelp("Legacy form: MESSAGE_ID PREVIEW.", valueName: "message-id preview"))
+        help: ArgumentHelp("Reply form: MESSAGE_ID PREVIEW.", valueName: "message-id preview"))
     var legacy: [String] = []
 
     // MARK: Notification
@@ -142,7 +142,7 @@ struct SendPush: ParsableCommand {
             if legacy.count == 2 && body != nil { throw ValidationError("--body cannot be combined with PREVIEW") }
         } else if !legacy.isEmpty && legacy.count != 2 {
             throw ValidationError(
-                "the legacy form takes exactly MESSAGE_ID PREVIEW (got \(legacy.count) argument\(legacy.count == 1 ? "" : "s"))"
+                "the reply form takes exactly MESSAGE_ID PREVIEW (got \(legacy.count) argument\(legacy.count == 1 ? "" : "s"))"
             )
         }
         if !legacy.isEmpty && body != nil && !backgroundOptions.hook {

@@ -56,7 +56,7 @@ struct BackgroundOptions: ParsableArguments {
     var detach = false
     @Flag(
         help:
-            "For hooks: --detach, the legacy form with the body read from standard input, and exit 0 unless this command line is wrong."
+            "For hooks: --detach, the reply form with the body read from standard input, and exit 0 unless this command line is wrong."
     )
     var hook = false
 }
