@@ -10,50 +10,71 @@ SCHEMATHESIS_VERSION = 4.32.5
 # Run by `register-apns serve`; installed beside register-apns (no completions of its own).
 COMPANIONS = register-apns-serve
 
-.PHONY: deps build debug test demo bench install install-files man uninstall clean fuzz sanitize soak contract tz-names \
+.PHONY: deps demo-deps test-deps bench-deps build debug test demo bench install install-files man uninstall clean fuzz sanitize soak contract tz-names \
 	format format-fix
 
-# Installs what a fresh Debian machine lacks: libcurl's headers (for the CCurl bridge) and the
-# command-line tools the tests and benchmarks drive (openssl, curl with HTTP/2, nghttp, h2load,
-# hyperfine, libfaketime for a client whose clock is behind), PostgreSQL's server (the PostgreSQL registry's tests start a throw-away cluster) and
-# libpq5 (loaded at run time by the tools when state_file is a postgres:// URL).
+# What building and running the tools needs, and nothing else (`make build`, `install`, `demo`):
+# libcurl's headers and pkg-config (the CCurl bridge; libcurl itself is loaded at run time), the tz
+# database (quiet hours and briefings in a device's zone), libpq5 (loaded when state_file is a
+# postgres:// URL) and libsqlite3 (register-apns import). `make test-deps` adds the tests' tools.
 deps:
 	@missing=""; \
 	command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
 	pkg-config --exists libcurl 2>/dev/null || missing="$$missing libcurl4-openssl-dev"; \
+	[ -e /usr/share/zoneinfo/Europe/Berlin ] || missing="$$missing tzdata"; \
+	{ ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null | grep -q 'libsqlite3\.so\.0 ' || missing="$$missing libsqlite3-0"; \
+	[ -e /usr/lib/x86_64-linux-gnu/libpq.so.5 ] || [ -e /usr/lib/aarch64-linux-gnu/libpq.so.5 ] \
+		|| missing="$$missing libpq5"; \
+	if [ -n "$$missing" ]; then \
+		echo "make deps: installing what building and running need:$$missing"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	fi
+
+# The demo's script makes a throw-away key with openssl, and formats with python3 (standard library).
+demo-deps: deps
+	@missing=""; \
 	command -v openssl >/dev/null || missing="$$missing openssl"; \
 	command -v curl >/dev/null || missing="$$missing curl"; \
-	command -v jq >/dev/null || missing="$$missing jq"; \
 	command -v python3 >/dev/null || missing="$$missing python3"; \
+	if [ -n "$$missing" ]; then \
+		echo "make demo-deps: installing what the demo runs:$$missing"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	fi
+
+# What the tests add (`make test`, `soak`, `contract`, `sanitize`): the command-line tools they drive
+# (openssl, curl with HTTP/2, jq, nghttp, at, libfaketime for a client whose clock is behind,
+# tinyproxy, systemd-analyze), PostgreSQL's server (a throw-away cluster), and the Python clients
+# nobody here wrote (a PyPI APNs client, a WebSocket client, schemathesis, and what the checks read
+# YAML, JSON Schema and certificates with) in a virtual environment under the build folder,
+# $(VENV): never in the system's Python, which Debian keeps for its own packages (PEP 668). The
+# test targets put $(VENV)/bin first on PATH.
+VENV = .build/venv
+PYTHON_TEST_PACKAGES = pyyaml jsonschema kalyke-apns cryptography "websockets>=14" "schemathesis==$(SCHEMATHESIS_VERSION)"
+TEST_PATH = export PATH="$(abspath $(VENV))/bin:$$PATH";
+
+test-deps: deps demo-deps
+	@missing=""; \
+	command -v jq >/dev/null || missing="$$missing jq"; \
 	command -v nghttp >/dev/null || missing="$$missing nghttp2-client"; \
-	[ -e /usr/share/zoneinfo/Europe/Berlin ] || missing="$$missing tzdata"; \
 	command -v at >/dev/null || missing="$$missing at"; \
 	command -v faketime >/dev/null || missing="$$missing faketime"; \
 	command -v tinyproxy >/dev/null || missing="$$missing tinyproxy"; \
 	command -v systemd-analyze >/dev/null || missing="$$missing systemd"; \
-	{ ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null | grep -q 'libsqlite3\.so\.0 ' || missing="$$missing libsqlite3-0"; \
+	command -v script >/dev/null || missing="$$missing bsdutils"; \
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
-	[ -e /usr/lib/x86_64-linux-gnu/libpq.so.5 ] || [ -e /usr/lib/aarch64-linux-gnu/libpq.so.5 ] \
-		|| missing="$$missing libpq5"; \
+	python3 -c 'import ensurepip, venv' 2>/dev/null || missing="$$missing python3-venv"; \
 	if [ -n "$$missing" ]; then \
-		echo "installing:$$missing"; \
+		echo "make test-deps: installing what the tests drive:$$missing"; \
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
 	fi
-	@# The OpenAPI check of register-apns serve (Tests/Tools/check_openapi.py) reads YAML and JSON Schema.
-	@python3 -c 'import yaml, jsonschema' 2>/dev/null || python3 -m pip install --quiet pyyaml jsonschema \
-		|| (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-yaml python3-jsonschema)
-	@# A client library nobody here wrote, to check apns-emulator against (Tests/Tools/pypi_kalyke_client.py),
-	@# and cryptography, which makes the TLS failure tests' certificates (Tests/Tools/make_test_certificates.py).
-	@python3 -c 'import kalyke, cryptography' 2>/dev/null || python3 -m pip install --quiet kalyke-apns cryptography
-	@# A WebSocket client nobody here wrote, for the Ember gateway's route (Tests/Tools/gateway_ws_client.py).
-	@python3 -c 'import websockets.sync.client; from websockets.exceptions import InvalidStatus' 2>/dev/null \
-		|| python3 -m pip install --quiet "websockets>=14"
-	@# schemathesis checks register-apns serve against docs/openapi.yaml (Tests/Tools/api_contract.py);
-	@# pinned, so a new release's checks cannot fail an unchanged tree.
-	@python3 -c 'import importlib.metadata as m, sys; sys.exit(m.version("schemathesis") != "$(SCHEMATHESIS_VERSION)")' 2>/dev/null \
-		|| python3 -m pip install --quiet "schemathesis==$(SCHEMATHESIS_VERSION)"
+	@[ -x "$(VENV)/bin/python3" ] || python3 -m venv "$(VENV)"
+	@"$(VENV)/bin/python3" -c 'import yaml, jsonschema, kalyke, cryptography, importlib.metadata as m, sys; \
+		from websockets.exceptions import InvalidStatus; import websockets.sync.client; \
+		sys.exit(m.version("schemathesis") != "$(SCHEMATHESIS_VERSION)")' 2>/dev/null \
+		|| { echo "make test-deps: installing the tests' Python clients into $(VENV)"; \
+			"$(VENV)/bin/python3" -m pip install --quiet $(PYTHON_TEST_PACKAGES); }
 
-bench-deps: deps
+bench-deps: test-deps
 	@missing=""; \
 	command -v hyperfine >/dev/null || missing="$$missing hyperfine"; \
 	command -v h2load >/dev/null || missing="$$missing nghttp2-client"; \
@@ -87,9 +108,9 @@ define print_crash_logs
 	for log in $(CRASH_LOGS)/*.log; do [ -e "$$log" ] || continue; echo "== crash report $$log"; head -c 6000 "$$log"; done
 endef
 
-test: deps
+test: test-deps
 	$(SWIFT) build --build-tests
-	@$(TESTS_WITH_CRASH_LOGS)="$(DEBUG_BIN)" $(SWIFT) test --skip-build; status=$$?; $(print_crash_logs); exit $$status
+	@$(TEST_PATH) $(TESTS_WITH_CRASH_LOGS)="$(DEBUG_BIN)" $(SWIFT) test --skip-build; status=$$?; $(print_crash_logs); exit $$status
 
 # The long soak (issue 11): the fault soak with 1,000 devices over six rounds (two each without
 # connection faults, with GOAWAY, with dropped connections) and the crash tests at ten times their
@@ -97,9 +118,9 @@ test: deps
 # `make bench`): the debug-built emulator manages only a few hundred requests a second once many
 # streams stay open, too slow for 1,000 devices within a 5-second --timeout. The test runner itself
 # is `make test`'s debug build. CI runs it after `make test`.
-soak: build
+soak: build test-deps
 	$(SWIFT) build --build-tests
-	@$(TESTS_WITH_CRASH_LOGS)="$(RELEASE_BIN)" PUSHKIT_SOAK_DEVICES=1000 PUSHKIT_SOAK_ROUNDS=6 PUSHKIT_SOAK_TIMEOUT=5 \
+	@$(TEST_PATH) $(TESTS_WITH_CRASH_LOGS)="$(RELEASE_BIN)" PUSHKIT_SOAK_DEVICES=1000 PUSHKIT_SOAK_ROUNDS=6 PUSHKIT_SOAK_TIMEOUT=5 \
 		PUSHKIT_SOAK_WALL_SLACK=1 PUSHKIT_SOAK_SCALE=10 \
 		$(SWIFT) test --skip-build --filter 'SoakTests|CrashConsistencyTests|ServeJournalTests'; \
 		status=$$?; $(print_crash_logs); exit $$status
@@ -110,9 +131,9 @@ soak: build
 # any finding, naming the seed.
 CONTRACT_EXAMPLES ?= 500
 CONTRACT_SEEDS ?= 16 1 2 3
-contract: deps
+contract: test-deps
 	$(SWIFT) build --build-tests
-	@for seed in $(CONTRACT_SEEDS); do \
+	@$(TEST_PATH) for seed in $(CONTRACT_SEEDS); do \
 		echo "== make contract: seed $$seed, $(CONTRACT_EXAMPLES) examples"; \
 		PUSHKIT_BIN_DIR="$(DEBUG_BIN)" PUSHKIT_CONTRACT_EXAMPLES=$(CONTRACT_EXAMPLES) PUSHKIT_CONTRACT_SEED=$$seed \
 			PUSHKIT_CONTRACT_TIMEOUT=3600 $(SWIFT) test --skip-build --filter APIContractTests \
@@ -133,7 +154,7 @@ format:
 format-fix:
 	$(SWIFT) format format --in-place --recursive --parallel $(FORMAT_PATHS)
 
-demo: debug
+demo: debug demo-deps
 	@bash examples/demo.sh "$(DEBUG_BIN)"
 
 bench: bench-deps build
@@ -194,8 +215,8 @@ uninstall:
 # Leak checking is off: the short-lived tools' exit-time allocations are not leaks.
 # Long (two instrumented builds, tens of minutes): not part of `make test` or CI.
 SANITIZE_REPORTS = $(CURDIR)/.build-sanitize-reports
-sanitize: deps
-	@rm -rf "$(SANITIZE_REPORTS)" && mkdir -p "$(SANITIZE_REPORTS)"; \
+sanitize: test-deps
+	@$(TEST_PATH) rm -rf "$(SANITIZE_REPORTS)" && mkdir -p "$(SANITIZE_REPORTS)"; \
 	export ASAN_OPTIONS="log_path=$(SANITIZE_REPORTS)/asan:detect_leaks=0"; \
 	export TSAN_OPTIONS="log_path=$(SANITIZE_REPORTS)/tsan:halt_on_error=0"; \
 	failed=""; \
