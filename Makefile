@@ -10,7 +10,7 @@ SCHEMATHESIS_VERSION = 4.32.5
 # Run by `register-apns serve`; installed beside register-apns (no completions of its own).
 COMPANIONS = register-apns-serve
 
-.PHONY: deps demo-deps test-deps bench-deps build debug test demo bench install install-files man uninstall clean fuzz sanitize soak contract tz-names \
+.PHONY: deps demo-deps test-deps bench-deps deb deb-deps build debug test demo bench install install-files man uninstall clean fuzz sanitize soak contract tz-names \
 	format format-fix
 
 # What building and running the tools needs, and nothing else (`make build`, `install`, `demo`):
@@ -200,6 +200,27 @@ install-files: man
 		|| exit 1; \
 	done
 	for program in $(COMPANIONS); do install -m 0755 "$(TOOLS_BIN)/$$program" "$(BIN_DIR)/$$program" || exit 1; done
+
+# A Debian package of the release build: stripped binaries, manual pages, completions, the service
+# (its own user by sysusers.d, its directories by tmpfiles.d) and an example config
+# (packaging/deb/build.sh; docs/internals.md). lintian checks it when it is installed.
+DEB_OUT = $(CURDIR)/.build/deb
+deb: build man deb-deps
+	@mkdir -p "$(DEB_OUT)"
+	@bash packaging/deb/build.sh "$(RELEASE_BIN)" "$(MANUAL_BUILD)/man1" "$(DEB_OUT)" > "$(DEB_OUT)/last"
+	@cat "$(DEB_OUT)/last"
+	@lintian --tag-display-limit 0 "$$(cat "$(DEB_OUT)/last")" \
+		|| echo "make deb: lintian's tags above are explained in docs/internals.md (the package)"
+
+# What building the package needs: dpkg-shlibdeps (dpkg-dev), and lintian to check it.
+deb-deps:
+	@missing=""; \
+	command -v dpkg-shlibdeps >/dev/null || missing="$$missing dpkg-dev"; \
+	command -v lintian >/dev/null || missing="$$missing lintian"; \
+	if [ -n "$$missing" ]; then \
+		echo "make deb-deps: installing what building the package needs:$$missing"; \
+		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	fi
 
 uninstall:
 	for tool in $(TOOLS); do \

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Builds pushkit-free_<version>_<arch>.deb from release binaries and generated manual pages.
+# Usage: packaging/deb/build.sh BIN_DIR MAN_DIR OUT_DIR   (make deb runs it; see docs/internals.md)
+# The version is the tools' own (Sources/PushKitFreeCore/System/PushKitFree.swift). Depends is
+# computed by dpkg-shlibdeps from what the binaries link, plus what they load at run time: libcurl
+# (send-push, register-apns channel, apns-jwt check --online) and the tz database; libpq5 and
+# libsqlite3-0 are loaded only for a PostgreSQL registry and for imports: Suggests.
+set -euo pipefail
+BIN=${1:?BIN_DIR}
+MAN=${2:?MAN_DIR}
+OUT=${3:?OUT_DIR}
+here=$(cd "$(dirname "$0")" && pwd)
+repo=$(cd "$here/../.." && pwd)
+version=$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' "$repo/Sources/PushKitFreeCore/System/PushKitFree.swift")
+arch=$(dpkg --print-architecture)
+name="pushkit-free_${version}_${arch}"
+root="$OUT/$name"
+tools="apns-jwt register-apns send-push apns-emulator"
+maintainer="pushkit-free developers <pushkit-free@users.noreply.github.com>"
+rm -rf "$root" && mkdir -p "$root/DEBIAN"
+
+# The programs, stripped (the Swift runtime is linked in; nothing of the toolchain is needed).
+install -d "$root/usr/bin"
+for program in $tools register-apns-serve; do
+	strip --strip-unneeded -o "$root/usr/bin/$program" "$BIN/$program"
+	chmod 0755 "$root/usr/bin/$program"
+done
+
+# Manual pages and completions, generated from the same definitions as --help.
+install -d "$root/usr/share/man/man1" "$root/usr/share/bash-completion/completions" \
+	"$root/usr/share/zsh/vendor-completions" "$root/usr/share/fish/vendor_completions.d"
+for tool in $tools; do
+	gzip -9n < "$MAN/$tool.1" > "$root/usr/share/man/man1/$tool.1.gz"
+	# Completions are sourced, not run: no #! line.
+	"$BIN/$tool" --generate-completion-script bash | sed '1{/^#!/d}' > "$root/usr/share/bash-completion/completions/$tool"
+	"$BIN/$tool" --generate-completion-script zsh > "$root/usr/share/zsh/vendor-completions/_$tool"
+	"$BIN/$tool" --generate-completion-script fish > "$root/usr/share/fish/vendor_completions.d/$tool.fish"
+done
+# register-apns-serve is what `register-apns serve` runs: its page is register-apns's.
+ln -s register-apns.1.gz "$root/usr/share/man/man1/register-apns-serve.1.gz"
+
+# The service: the example unit with the package's paths, waiting for its config; its user and
+# directories come from sysusers.d and tmpfiles.d.
+install -d "$root/usr/lib/systemd/system" "$root/usr/lib/sysusers.d" "$root/usr/lib/tmpfiles.d"
+sed -e 's|/usr/local/bin/register-apns|/usr/bin/register-apns|' \
+	-e 's|^\[Unit\]$|[Unit]\n# Not started before the config is there (the package ships none: see the examples).\nConditionPathExists=/etc/pushkit-free/config.json|' \
+	-e '/^# Install, as root, after/,/^#   systemctl daemon-reload/d' \
+	"$repo/examples/systemd/register-apns-serve.service" > "$root/usr/lib/systemd/system/register-apns-serve.service"
+install -m 0644 "$here/pushkit-free.sysusers" "$root/usr/lib/sysusers.d/pushkit-free.conf"
+install -m 0644 "$here/pushkit-free.tmpfiles" "$root/usr/lib/tmpfiles.d/pushkit-free.conf"
+
+# Documentation: the copyright notice, the changelog, an example config.
+doc="$root/usr/share/doc/pushkit-free"
+install -d "$doc/examples"
+install -m 0644 "$here/copyright" "$doc/copyright"
+gzip -9n < "$repo/CHANGELOG.md" > "$doc/CHANGELOG.md.gz"
+# The package's own changelog, in Debian's format, dated by the version's CHANGELOG section.
+released=$(sed -n "s/^## $version – \([0-9-]*\).*/\1/p" "$repo/CHANGELOG.md")
+{
+	printf 'pushkit-free (%s) unstable; urgency=medium\n\n' "$version"
+	printf '  * Release %s: see /usr/share/doc/pushkit-free/CHANGELOG.md.gz.\n\n' "$version"
+	printf ' -- %s  %s\n' "$maintainer" "$(date -u -R -d "${released:-1970-01-01} 00:00:00")"
+} | gzip -9n > "$doc/changelog.gz"
+install -m 0644 "$here/config.json" "$doc/examples/config.json"
+
+# Maintainer scripts.
+for script in postinst prerm postrm; do install -m 0755 "$here/$script" "$root/DEBIAN/$script"; done
+
+# Depends: what the binaries link (dpkg-shlibdeps reads a debian/control of its own).
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+mkdir -p "$scratch/debian"
+printf 'Source: pushkit-free\n\nPackage: pushkit-free\nArchitecture: any\n' > "$scratch/debian/control"
+linked=$(cd "$scratch" && dpkg-shlibdeps -O $(for program in $tools register-apns-serve; do
+	printf -- '-e%s ' "$root/usr/bin/$program"; done) 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
+cat > "$root/DEBIAN/control" <<CONTROL
+Package: pushkit-free
+Version: $version
+Architecture: $arch
+Maintainer: $maintainer
+Installed-Size: $size
+Depends: $linked, libcurl4 (>= 7.88), tzdata
+Suggests: libpq5, libsqlite3-0
+Section: net
+Priority: optional
+Homepage: https://github.com/pushkit-free/pushkit-free
+Description: send Apple push notifications from your own server
+ Small command-line tools that send notifications to your own iOS app
+ straight from a server: apns-jwt makes and caches the provider token,
+ register-apns keeps the devices (and serves the endpoint apps register
+ with), send-push delivers over one HTTP/2 connection and acts on every
+ answer, and apns-emulator is a local APNs for tests and offline work.
+CONTROL
+dpkg-deb --root-owner-group -Zxz --build "$root" "$OUT/$name.deb" >/dev/null
+echo "$OUT/$name.deb"
