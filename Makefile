@@ -10,7 +10,7 @@ SCHEMATHESIS_VERSION = 4.32.5
 # Run by `register-apns serve`; installed beside register-apns (no completions of its own).
 COMPANIONS = register-apns-serve
 
-.PHONY: deps demo-deps test-deps bench-deps deb deb-deps build debug test demo bench install install-files man uninstall clean fuzz sanitize soak contract tz-names \
+.PHONY: deps demo-deps test-deps bench-deps deb deb-deps deb-test build debug test demo bench install install-files man uninstall clean fuzz sanitize soak contract tz-names \
 	format format-fix
 
 # What building and running the tools needs, and nothing else (`make build`, `install`, `demo`):
@@ -211,6 +211,13 @@ deb: build man deb-deps
 	@cat "$(DEB_OUT)/last"
 	@lintian --tag-display-limit 0 "$$(cat "$(DEB_OUT)/last")" \
 		|| echo "make deb: lintian's tags above are explained in docs/internals.md (the package)"
+
+# The package installed into a clean Debian 12 root (debootstrap, no Swift), and the tools run
+# there (packaging/deb/test-in-debian.sh). Needs root and the Debian mirror.
+deb-test: deb
+	@command -v debootstrap >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive \
+		apt-get install -y --no-install-recommends debootstrap; }
+	@bash packaging/deb/test-in-debian.sh "$$(cat "$(DEB_OUT)/last")"
 
 # What building the package needs: dpkg-shlibdeps (dpkg-dev), and lintian to check it.
 deb-deps:

@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Installs the package into a clean Debian 12 root (debootstrap, no Swift toolchain) and runs the
+# tools there: --version, apns-jwt check, the README's first push against the packaged emulator,
+# the service's user and directories, systemd-analyze verify of the unit, then purge.
+# Usage: packaging/deb/test-in-debian.sh PACKAGE.deb   (make deb-test; needs root and the Debian
+# mirror make deps uses; DEBIAN_MIRROR overrides it). Prints each step; exits non-zero on the first
+# that fails.
+set -euo pipefail
+package=$(realpath "${1:?usage: test-in-debian.sh PACKAGE.deb}")
+mirror=${DEBIAN_MIRROR:-$(sed -n 's/^URIs: *\(http[^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)}
+mirror=${mirror:-http://deb.debian.org/debian}
+root=$(mktemp -d /tmp/pushkit-deb-test-XXXXXX)
+cleanup() {
+	for mount in dev/pts dev proc; do umount "$root/$mount" 2>/dev/null || true; done
+	rm -rf "$root"
+}
+trap cleanup EXIT
+step() { printf '\n== %s\n' "$*"; }
+
+step "a clean Debian 12 root from $mirror"
+debootstrap --variant=minbase bookworm "$root" "$mirror" > "$root.debootstrap.log" 2>&1 \
+	|| { tail -n 20 "$root.debootstrap.log"; exit 1; }
+rm -f "$root.debootstrap.log"
+mount -t proc proc "$root/proc"
+mount --bind /dev "$root/dev"
+mount --bind /dev/pts "$root/dev/pts"
+cp /etc/resolv.conf "$root/etc/resolv.conf"
+in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "$@"; }
+if in_root sh -c 'command -v swift || ls /usr/share/swift /opt/swift' >/dev/null 2>&1; then
+	echo "the root has a Swift toolchain: not the test asked for"; exit 1
+fi
+
+step "apt install ./$(basename "$package") (and what the README's first push uses: openssl; systemd to verify the unit)"
+cp "$package" "$root/tmp/"
+in_root apt-get update -q > /dev/null
+in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+	"/tmp/$(basename "$package")" openssl systemd > "$root/tmp/install.log" 2>&1 \
+	|| { tail -n 30 "$root/tmp/install.log"; exit 1; }
+grep -E "pushkit-free:" "$root/tmp/install.log" || true
+
+step "the tools run"
+for tool in apns-jwt register-apns send-push apns-emulator; do
+	printf '%s %s\n' "$tool" "$(in_root "$tool" --version)"
+done
+
+step "the service's user, directories and unit"
+in_root id pushkit
+in_root stat -c '%n %a %U:%G' /etc/pushkit-free /var/lib/pushkit-free
+in_root systemd-analyze verify /usr/lib/systemd/system/register-apns-serve.service
+
+step "the README's first push, against the packaged emulator"
+in_root bash -euo pipefail -c '
+	cd /root
+	openssl ecparam -name prime256v1 -genkey -noout | openssl pkcs8 -topk8 -nocrypt -out AuthKey_ABCDE12345.p8
+	export APNS_KEY_PATH=$PWD/AuthKey_ABCDE12345.p8 APNS_KEY_ID=ABCDE12345 APNS_TEAM_ID=TEAM678901 APNS_TOPIC=com.example.app
+	apns-emulator --quiet > emulator.log 2> emulator.err &
+	emulator=$!
+	for _ in $(seq 100); do grep -q "^listening on" emulator.log && break; sleep 0.1; done
+	eval "$(apns-emulator --print-env)"
+	apns-jwt check
+	register-apns phone 740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad
+	send-push --title "Hello" --body "from the package"
+	tail -n 1 emulator.log | grep -q "\"status\":200"
+	kill $emulator
+'
+
+step "purge: what the package made goes, what the user made stays and is named"
+in_root install -m 600 /dev/null /var/lib/pushkit-free/devices.json
+in_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q pushkit-free 2>&1 | grep -E "pushkit-free:" || true
+in_root test -e /var/lib/pushkit-free/devices.json
+! in_root test -e /usr/bin/send-push
+echo
+echo "make deb-test: the package installs, runs and purges on a clean Debian 12 root"
