@@ -5,16 +5,17 @@ import PackageDescription
 // (CCurlShim/ClosedStreamResetFilter.c) or the PING probe (CCurlShim/HTTP2PingProbe.c): the
 // programs that send export them so the loaded libcurl calls them.
 let exportNghttp2Interposers: [LinkerSetting] = [
-    .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=nghttp2_submit_rst_stream"]),
-    .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=nghttp2_session_send"]),
+    .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=nghttp2_submit_rst_stream"], .when(platforms: [.linux])),
+    .unsafeFlags(["-Xlinker", "--export-dynamic-symbol=nghttp2_session_send"], .when(platforms: [.linux])),
 ]
 
 // Every program is linked with lld, relative relocations packed (DT_RELR, glibc 2.36+) and only
 // the symbols above exported: fewer relocations for the loader and a dynamic symbol table of a few
-// hundred entries instead of ~9,000 (bench/README.md has the instruction counts).
+// hundred entries instead of ~9,000 (bench/README.md has the instruction counts). These are GNU
+// and lld flags, for Linux only: elsewhere (macOS, untested here) the programs link with defaults.
 let startupLinkerSettings: [LinkerSetting] = [
-    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"]),
-    .unsafeFlags(["-Xlinker", "--no-export-dynamic"]),
+    .unsafeFlags(["-use-ld=lld", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs"], .when(platforms: [.linux])),
+    .unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux])),
 ]
 
 let package = Package(
