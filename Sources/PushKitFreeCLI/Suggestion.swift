@@ -11,9 +11,7 @@ extension Suggestion {
     /// The long options (`--title`) `command` declares, as argument parser describes the command
     /// (for a message about an unknown option: computed only on that path).
     package static func longOptions(of command: any ParsableArguments.Type) -> [String] {
-        guard let info = try? JSONValue.parse(Data(command._dumpHelp().utf8)) else { return [] }
-        let arguments = info["command"]?["arguments"]?.arrayValue ?? []
-        return arguments.flatMap { argument in
+        arguments(of: command).flatMap { argument in
             (argument["names"]?.arrayValue ?? []).compactMap { name -> String? in
                 guard name["kind"]?.stringValue == "long", let text = name["name"]?.stringValue else { return nil }
                 return "--" + text
@@ -23,8 +21,14 @@ extension Suggestion {
 
     /// Whether `command` declares positional arguments, as argument parser describes it.
     static func takesPositionalArguments(_ command: any ParsableCommand.Type) -> Bool {
-        guard let info = try? JSONValue.parse(Data(command._dumpHelp().utf8)) else { return false }
-        return (info["command"]?["arguments"]?.arrayValue ?? []).contains { $0["kind"]?.stringValue == "positional" }
+        arguments(of: command).contains { $0["kind"]?.stringValue == "positional" }
+    }
+
+    /// The arguments `command` declares, as argument parser describes them (`_dumpHelp`'s JSON);
+    /// none when the description cannot be read.
+    private static func arguments(of command: any ParsableArguments.Type) -> [JSONValue] {
+        guard let info = try? JSONValue.parse(Data(command._dumpHelp().utf8)) else { return [] }
+        return info["command"]?["arguments"]?.arrayValue ?? []
     }
 
     /// The subcommand a mistyped first word meant, for a command line about to be parsed by `root`.

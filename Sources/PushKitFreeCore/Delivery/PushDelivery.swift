@@ -135,20 +135,19 @@ package final class PushDelivery {
                     scheduled.add(backoff.index, due: now + backoff.delay)
                 }
                 backoffs.removeAll()
-                var picked: Int?
-                while picked == nil {
+                // The next device due, skipping those of an environment the run stopped sending to.
+                var index: Int
+                repeat {
                     if let due = resendNow.popFirst() {
-                        picked = due
+                        index = due
                     } else if let due = scheduled.popDue(at: now) {
-                        picked = due
+                        index = due
                     } else if let first = firstSends.next() {
-                        picked = first
+                        index = first
                     } else {
                         return scheduled.nextDue.map(HTTP2RequestSupply.notBefore) ?? .exhausted
                     }
-                    if let candidate = picked, !sendable(candidate) { picked = nil }
-                }
-                guard let index = picked else { return .exhausted }
+                } while !sendable(index)
                 sentWith[index] = providerToken
                 sentOnConnection[index] = connectionsReplaced
                 return .request(
