@@ -6,11 +6,17 @@ PREFIX ?= /usr/local
 DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 TOOLS = apns-jwt register-apns send-push apns-emulator
+# The three light tools are one program, pushkit-free, chosen by the name it is called by: every
+# build here adds their links beside it (docs/internals.md, "One program, three names").
+LINKED_TOOLS = apns-jwt register-apns send-push
+define link_tools
+for tool in $(LINKED_TOOLS); do ln -sfn pushkit-free "$(1)/$$tool" || exit 1; done
+endef
 SCHEMATHESIS_VERSION = 4.32.5
 # Run by `register-apns serve`; installed beside register-apns (no completions of its own).
 COMPANIONS = register-apns-serve
 
-.PHONY: deps demo-deps test-deps bench-deps deb deb-deps deb-test build debug test demo bench install install-files man uninstall clean fuzz sanitize soak contract tz-names \
+.PHONY: deps demo-deps test-deps bench-deps deb deb-deps deb-test release release-check build debug test demo bench install install-files man uninstall clean fuzz sanitize soak contract tz-names \
 	format format-fix
 
 # What building and running the tools needs, and nothing else (`make build`, `install`, `demo`):
@@ -94,9 +100,11 @@ RELEASE_FLAGS = --static-swift-stdlib -Xswiftc -Xfrontend -Xswiftc -disable-conc
 
 build: deps
 	$(SWIFT) build -c release $(RELEASE_FLAGS)
+	@$(call link_tools,$(RELEASE_BIN))
 
 debug: deps
 	$(SWIFT) build
+	@$(call link_tools,$(DEBUG_BIN))
 
 # A tool that crashes under test (a runtime trap) writes its backtrace to CRASH_LOGS instead of
 # standard error; the logs are printed after the run, last, where CI's tail shows them. The test
@@ -110,6 +118,7 @@ endef
 
 test: test-deps
 	$(SWIFT) build --build-tests
+	@$(call link_tools,$(DEBUG_BIN))
 	@$(TEST_PATH) $(TESTS_WITH_CRASH_LOGS)="$(DEBUG_BIN)" $(SWIFT) test --skip-build; status=$$?; $(print_crash_logs); exit $$status
 
 # The long soak (issue 11): the fault soak with 1,000 devices over six rounds (two each without
@@ -120,6 +129,7 @@ test: test-deps
 # is `make test`'s debug build. CI runs it after `make test`.
 soak: build test-deps
 	$(SWIFT) build --build-tests
+	@$(call link_tools,$(DEBUG_BIN))
 	@$(TEST_PATH) $(TESTS_WITH_CRASH_LOGS)="$(RELEASE_BIN)" PUSHKIT_SOAK_DEVICES=1000 PUSHKIT_SOAK_ROUNDS=6 PUSHKIT_SOAK_TIMEOUT=5 \
 		PUSHKIT_SOAK_WALL_SLACK=1 PUSHKIT_SOAK_SCALE=10 \
 		$(SWIFT) test --skip-build --filter 'SoakTests|CrashConsistencyTests|ServeJournalTests'; \
@@ -133,6 +143,7 @@ CONTRACT_EXAMPLES ?= 500
 CONTRACT_SEEDS ?= 16 1 2 3
 contract: test-deps
 	$(SWIFT) build --build-tests
+	@$(call link_tools,$(DEBUG_BIN))
 	@$(TEST_PATH) for seed in $(CONTRACT_SEEDS); do \
 		echo "== make contract: seed $$seed, $(CONTRACT_EXAMPLES) examples"; \
 		PUSHKIT_BIN_DIR="$(DEBUG_BIN)" PUSHKIT_CONTRACT_EXAMPLES=$(CONTRACT_EXAMPLES) PUSHKIT_CONTRACT_SEED=$$seed \
@@ -191,8 +202,11 @@ ZSH_DIR = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISH_DIR = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 install-files: man
 	install -d "$(BIN_DIR)" "$(MAN_DIR)" "$(BASH_DIR)" "$(ZSH_DIR)" "$(FISH_DIR)"
+	install -m 0755 "$(TOOLS_BIN)/pushkit-free" "$(BIN_DIR)/pushkit-free"
+	install -m 0644 packaging/pushkit-free.1 "$(MAN_DIR)/pushkit-free.1"
+	$(call link_tools,$(BIN_DIR))
 	for tool in $(TOOLS); do \
-		install -m 0755 "$(TOOLS_BIN)/$$tool" "$(BIN_DIR)/$$tool" && \
+		{ [ -L "$(BIN_DIR)/$$tool" ] || install -m 0755 "$(TOOLS_BIN)/$$tool" "$(BIN_DIR)/$$tool"; } && \
 		install -m 0644 "$(MANUAL_BUILD)/man1/$$tool.1" "$(MAN_DIR)/$$tool.1" && \
 		"$(TOOLS_BIN)/$$tool" --generate-completion-script bash > "$(BASH_DIR)/$$tool" && \
 		"$(TOOLS_BIN)/$$tool" --generate-completion-script zsh > "$(ZSH_DIR)/_$$tool" && \
@@ -202,14 +216,15 @@ install-files: man
 	for program in $(COMPANIONS); do install -m 0755 "$(TOOLS_BIN)/$$program" "$(BIN_DIR)/$$program" || exit 1; done
 
 # A Debian package of the release build: stripped binaries, manual pages, completions, the service
-# (its own user by sysusers.d, its directories by tmpfiles.d) and an example config
-# (packaging/deb/build.sh; docs/internals.md). lintian checks it when it is installed.
+# (its own user by sysusers.d, its directories by tmpfiles.d) and an example config, and a -dbgsym
+# package of the debug information (packaging/deb/build.sh; docs/internals.md). lintian checks both
+# when it is installed.
 DEB_OUT = $(CURDIR)/.build/deb
 deb: build man deb-deps
 	@mkdir -p "$(DEB_OUT)"
 	@bash packaging/deb/build.sh "$(RELEASE_BIN)" "$(MANUAL_BUILD)/man1" "$(DEB_OUT)" > "$(DEB_OUT)/last"
 	@cat "$(DEB_OUT)/last"
-	@lintian --tag-display-limit 0 "$$(cat "$(DEB_OUT)/last")" \
+	@lintian --tag-display-limit 0 $$(cat "$(DEB_OUT)/last") \
 		|| echo "make deb: lintian's tags above are explained in docs/internals.md (the package)"
 
 # The package installed into a clean Debian 12 root (debootstrap, no Swift), and the tools run
@@ -217,7 +232,7 @@ deb: build man deb-deps
 deb-test: deb
 	@command -v debootstrap >/dev/null || { apt-get update && DEBIAN_FRONTEND=noninteractive \
 		apt-get install -y --no-install-recommends debootstrap; }
-	@bash packaging/deb/test-in-debian.sh "$$(cat "$(DEB_OUT)/last")"
+	@bash packaging/deb/test-in-debian.sh $$(cat "$(DEB_OUT)/last")
 
 # What building the package needs: dpkg-shlibdeps (dpkg-dev), and lintian to check it.
 deb-deps:
@@ -229,11 +244,24 @@ deb-deps:
 		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
 	fi
 
+# A release of the committed tree: refuses uncommitted changes, a version without its dated
+# CHANGELOG section, or changes still under Unreleased (packaging/release.sh); then `make deb` (file
+# dates in the packages set to the commit's) and, in .build/dist/<version>/, the two packages, the
+# source (git archive) and SHA256SUMS. `make release-check` runs only the checks.
+DIST = $(CURDIR)/.build/dist
+release: release-check
+	@SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct) $(MAKE) --no-print-directory deb
+	@bash packaging/release.sh "$(DEB_OUT)/last" "$(DIST)"
+
+release-check:
+	@bash packaging/release.sh --check
+
 uninstall:
 	for tool in $(TOOLS); do \
 		rm -f "$(BIN_DIR)/$$tool" "$(MAN_DIR)/$$tool.1" "$(BASH_DIR)/$$tool" "$(ZSH_DIR)/_$$tool" "$(FISH_DIR)/$$tool.fish"; \
 	done
-	for program in $(COMPANIONS); do rm -f "$(BIN_DIR)/$$program"; done
+	for program in $(COMPANIONS) pushkit-free; do rm -f "$(BIN_DIR)/$$program"; done
+	rm -f "$(MAN_DIR)/pushkit-free.1"
 
 # The whole test suite built with AddressSanitizer, then with ThreadSanitizer, each in a scratch
 # directory of its own (.build-sanitize-address, .build-sanitize-thread) so `make test`'s build is
@@ -251,7 +279,9 @@ sanitize: test-deps
 	for sanitizer in address thread; do \
 		scratch="$(CURDIR)/.build-sanitize-$$sanitizer"; \
 		$(SWIFT) build --build-tests --sanitize=$$sanitizer --scratch-path "$$scratch" || exit 1; \
-		PUSHKIT_BIN_DIR="$$($(SWIFT) build --sanitize=$$sanitizer --scratch-path "$$scratch" --show-bin-path)" \
+		bin="$$($(SWIFT) build --sanitize=$$sanitizer --scratch-path "$$scratch" --show-bin-path)"; \
+		$(call link_tools,$$bin); \
+		PUSHKIT_BIN_DIR="$$bin" \
 			$(SWIFT) test --skip-build --sanitize=$$sanitizer --scratch-path "$$scratch" || failed="$$failed $$sanitizer"; \
 	done; \
 	reports=$$(ls "$(SANITIZE_REPORTS)"); \

@@ -18,38 +18,62 @@ let startupLinkerSettings: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux])),
 ]
 
+// The packages ours depend on, each at the version it resolves to today: named here only so that
+// their versions are exact too (no target uses them directly).
+let transitivePins: [Package.Dependency] = [
+    .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
+    .package(url: "https://github.com/adam-fowler/compress-nio.git", exact: "1.5.0"),
+    .package(url: "https://github.com/apple/swift-algorithms.git", exact: "1.2.1"),
+    .package(url: "https://github.com/apple/swift-asn1.git", exact: "1.7.4"),
+    .package(url: "https://github.com/apple/swift-async-algorithms.git", exact: "1.1.4"),
+    .package(url: "https://github.com/apple/swift-atomics.git", exact: "1.3.0"),
+    .package(url: "https://github.com/apple/swift-collections.git", exact: "1.6.0"),
+    .package(url: "https://github.com/apple/swift-configuration.git", exact: "1.4.0"),
+    .package(url: "https://github.com/apple/swift-distributed-tracing.git", exact: "1.7.3"),
+    .package(url: "https://github.com/apple/swift-http-structured-headers.git", exact: "1.7.0"),
+    .package(url: "https://github.com/apple/swift-nio-extras.git", exact: "1.35.2"),
+    .package(url: "https://github.com/apple/swift-nio-transport-services.git", exact: "1.28.0"),
+    .package(url: "https://github.com/apple/swift-numerics.git", exact: "1.1.1"),
+    .package(url: "https://github.com/apple/swift-service-context.git", exact: "1.5.1"),
+    .package(url: "https://github.com/apple/swift-system", exact: "1.8.1"),
+    .package(url: "https://github.com/hummingbird-project/swift-websocket.git", exact: "1.6.2"),
+]
+
 let package = Package(
     name: "pushkit-free",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "apns-jwt", targets: ["apns-jwt"]),
-        .executable(name: "register-apns", targets: ["register-apns"]),
-        .executable(name: "send-push", targets: ["send-push"]),
+        // apns-jwt, register-apns and send-push: one program, chosen by the name it is called by
+        // (`make` and the package add the three links; docs/internals.md).
+        .executable(name: "pushkit-free", targets: ["pushkit-free"]),
         .executable(name: "register-apns-serve", targets: ["register-apns-serve"]),
         .executable(name: "apns-emulator", targets: ["apns-emulator"]),
         // For the fuzz package (Fuzz/Package.swift), whose libFuzzer programs run these checks.
         .library(name: "FuzzHarness", targets: ["FuzzHarness"]),
     ],
+    // Every package at one exact version, those we name and those they bring (below), so that two
+    // clones build the same code whatever day they resolve (Package.resolved is not committed).
+    // To move one: change its version here, `swift package update`, then `make test` and `make bench`.
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-        .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
-        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-crypto", exact: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-nio", exact: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-nio-http2", exact: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", exact: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", exact: "1.21.1"),
         // Only `register-apns serve` (the register-apns-serve executable) links these. Hummingbird's
         // default traits (swift-configuration, full Foundation) are not needed.
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", exact: "2.28.1", traits: []),
         // The Ember gateway's WebSocket route on `register-apns serve` (server module only).
-        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", exact: "2.8.1"),
         // Runs serve's background work (the write queue, the delivery thread) as services of its
         // application, stopped in order after the HTTP server (Hummingbird's own dependency).
-        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
-        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
-        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
-    ],
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", exact: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-metrics", exact: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
+    ] + transitivePins,
     targets: [
         // MARK: C bridges
         // libcurl's headers only (apt libcurl4-openssl-dev): the library itself is not linked but
@@ -137,26 +161,41 @@ let package = Package(
         ),
 
         // MARK: Tools
-        .executableTarget(
-            name: "apns-jwt",
+        // Each light tool's command line is a module of its own (its internal names stay its own);
+        // the pushkit-free program below is all three.
+        .target(
+            name: "APNsJWTCommand",
             dependencies: [
                 // The transport only for `check --online`: libcurl is loaded when that runs, not at start.
                 "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeCLI", "PushKitFreeTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Sources/apns-jwt",
-            linkerSettings: startupLinkerSettings
+            path: "Sources/APNsJWTCommand"
         ),
         // `register-apns channel ...` sends channel management requests: the transport module is
         // linked, libcurl itself is loaded only when one of them sends (see bench/README.md for the
         // start-up cost).
-        .executableTarget(
-            name: "register-apns",
+        .target(
+            name: "RegisterAPNsCommand",
             dependencies: [
                 "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeCLI", "PushKitFreeTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Sources/register-apns",
+            path: "Sources/RegisterAPNsCommand"
+        ),
+        .target(
+            name: "SendPushCommand",
+            dependencies: [
+                "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeCLI", "PushKitFreeTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/SendPushCommand"
+        ),
+        // apns-jwt, register-apns and send-push in one program, the tool chosen by argv[0].
+        .executableTarget(
+            name: "pushkit-free",
+            dependencies: ["APNsJWTCommand", "RegisterAPNsCommand", "SendPushCommand", "PushKitFreeCore"],
+            path: "Sources/pushkit-free",
             linkerSettings: startupLinkerSettings + exportNghttp2Interposers
         ),
         // `register-apns serve` runs this program (see RegisterAPNs.Serve), so that register-apns
@@ -168,15 +207,6 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/register-apns-serve",
-            linkerSettings: startupLinkerSettings + exportNghttp2Interposers
-        ),
-        .executableTarget(
-            name: "send-push",
-            dependencies: [
-                "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeCLI", "PushKitFreeTransport",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ],
-            path: "Sources/send-push",
             linkerSettings: startupLinkerSettings + exportNghttp2Interposers
         ),
         .executableTarget(
@@ -262,7 +292,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "apns-jwt", "register-apns", "register-apns-serve", "send-push", "apns-emulator",
+                "pushkit-free", "register-apns-serve", "apns-emulator",
                 "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeCLI", "PushKitFreeEmulator",
             ],
             path: "Tests/EndToEndTests",

@@ -10,7 +10,12 @@
 # Rows: `apns-jwt --help`, `register-apns --help`, `send-push --help`; warm paths `apns-jwt` (cached
 # token), `register-apns list` (2 devices), `send-push --dry-run` (2 devices). Goal: each warm path
 # at most 2x the empty program.
-# Usage: bench/startup.sh BIN_DIR       ROUNDS=300 (timed rounds), CALLGRIND=0 skips part 2
+#  3. cold start: the three light tools one after another (apns-jwt, register-apns list, send-push
+#     --dry-run), the way a reply hook runs them, right after the kernel's page cache was dropped
+#     (root only: /proc/sys/vm/drop_caches), so their program files are read from disk. One program
+#     behind the three names is read once (docs/internals.md, "One program, three names").
+# Usage: bench/startup.sh BIN_DIR       ROUNDS=300 (timed rounds), CALLGRIND=0 skips part 2,
+#        COLD_RUNS=15 (part 3; 0 skips it)
 set -euo pipefail
 BIN=${1:?usage: bench/startup.sh BIN_DIR}
 ROUNDS=${ROUNDS:-300}
@@ -65,8 +70,11 @@ if [ "$CALLGRIND" = 1 ] && command -v valgrind >/dev/null; then
   empty_ir=""
   for entry in "${commands[@]:1}"; do
     name=${entry%%|*}; line=${entry#*|}; program=${line%% *}; arguments=${line#"$program"}
-    copy="$work/ir-$(basename "$program")"
-    [ -e "$copy" ] || strip --strip-debug -o "$copy" "$program"
+    # A copy keeps the name it is called by: apns-jwt, register-apns and send-push are links to
+    # pushkit-free, which picks the tool by that name.
+    real=$(readlink -f "$program"); copy="$work/ir/$(basename "$program")"; mkdir -p "$work/ir"
+    [ -e "$work/ir/$(basename "$real")" ] || strip --strip-debug -o "$work/ir/$(basename "$real")" "$real"
+    [ -e "$copy" ] || ln -s "$(basename "$real")" "$copy"
     # shellcheck disable=SC2086 # the arguments are words
     ir=$(valgrind --tool=callgrind --callgrind-out-file=/dev/null "$copy" $arguments 2>&1 >/dev/null \
       | sed -n 's/.*Collected : \([0-9]*\)$/\1/p')
@@ -74,4 +82,20 @@ if [ "$CALLGRIND" = 1 ] && command -v valgrind >/dev/null; then
     python3 -c "import sys; n, ir, e = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]); print(f'   {n:<34} {ir / 1e6:6.2f} M instructions   {ir / e:5.2f}x empty')" \
       "$name" "$ir" "$empty_ir"
   done
+fi
+
+COLD_RUNS=${COLD_RUNS:-15}
+if [ "$COLD_RUNS" -gt 0 ] && [ -w /proc/sys/vm/drop_caches ] && command -v hyperfine >/dev/null; then
+  echo "3. cold start: apns-jwt, register-apns list, send-push --dry-run in turn after dropping the page cache ($COLD_RUNS runs)"
+  sequence="$BIN/apns-jwt >/dev/null; $BIN/register-apns list >/dev/null; $BIN/send-push --dry-run --body hi >/dev/null"
+  hyperfine -N --runs "$COLD_RUNS" --prepare 'sh -c "sync; echo 3 > /proc/sys/vm/drop_caches"' \
+    --export-json "$work/cold.json" -n "three tools, cold" "sh -c '$sequence'" >/dev/null 2>&1
+  python3 - "$work/cold.json" "${BENCH_ROWS:-/dev/null}" <<'PY'
+import json, sys
+median = json.load(open(sys.argv[1]))["results"][0]["median"] * 1000
+print(f"   apns-jwt; register-apns list; send-push --dry-run, page cache dropped: median {median:.1f} ms")
+with open(sys.argv[2], "a") as rows:
+    rows.write(json.dumps({"group": "start-up", "what": "three tools in turn, page cache dropped", "value": round(median, 1),
+                           "unit": "ms"}) + "\n")
+PY
 fi

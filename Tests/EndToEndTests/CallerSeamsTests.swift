@@ -161,6 +161,13 @@ struct CallerSeamsTests {
         let sendPushPage = try String(contentsOfFile: prefix + "/share/man/man1/send-push.1", encoding: .utf8)
         #expect(sendPushPage.contains("-live-activity"), "the page documents the options --help does")
         #expect(FileManager.default.isExecutableFile(atPath: prefix + "/bin/register-apns-serve"))
+        for tool in BuiltTool.lightTools {
+            let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "\(prefix)/bin/\(tool)")
+            #expect(target == "pushkit-free", "\(tool) is a link to the one program")
+            let help = try BuiltTool.runSystem("\(prefix)/bin/\(tool)", ["--help"])
+            #expect(help.status == 0 && help.stdout.contains("USAGE: \(tool)"), "\(tool) --help: \(help.stderr)")
+        }
+        #expect(FileManager.default.fileExists(atPath: prefix + "/share/man/man1/pushkit-free.1"))
         let serveCompletion = try String(
             contentsOfFile: prefix + "/share/bash-completion/completions/register-apns", encoding: .utf8)
         #expect(

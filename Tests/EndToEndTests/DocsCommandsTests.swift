@@ -255,7 +255,8 @@ struct PageRun {
     /// Waits, up to 20 seconds, until no `send-push` of this page (its `HOME`) is running: the
     /// background sends of `--hook` and `--detach` write `push.log` when they finish.
     func waitForBackgroundSends() {
-        let tool = BuiltTool.path("send-push")
+        // send-push is a link: a running one's /proc/PID/exe is the pushkit-free program it names.
+        let tool = URL(fileURLWithPath: BuiltTool.path("send-push")).resolvingSymlinksInPath().path
         let home = Data("HOME=\(docs.home)".utf8)
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline {

@@ -667,7 +667,8 @@ struct ServeEndToEndTests {
     func missingCompanion() throws {
         let directory = try TemporaryDirectory()
         let copy = directory.file("register-apns")
-        try FileManager.default.copyItem(atPath: BuiltTool.path("register-apns"), toPath: copy)
+        // register-apns is a link to the pushkit-free program: the copy is the program, named register-apns.
+        try FileManager.default.copyItem(atPath: BuiltTool.path("pushkit-free"), toPath: copy)
         let result = try BuiltTool.runSystem("/usr/bin/env", ["PATH=/usr/bin:/bin", copy, "serve", "--help"])
         #expect(
             result.status == 69 && result.stderr.contains("register-apns-serve is not installed beside this program"))

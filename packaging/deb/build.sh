@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Builds pushkit-free_<version>_<arch>.deb from release binaries and generated manual pages.
+# Builds pushkit-free_<version>_<arch>.deb from release binaries and generated manual pages, and
+# pushkit-free-dbgsym_<version>_<arch>.deb with their debug information (found by build id).
 # Usage: packaging/deb/build.sh BIN_DIR MAN_DIR OUT_DIR   (make deb runs it; see docs/internals.md)
+# Prints the two packages' paths, the main one first.
 # The version is the tools' own (Sources/PushKitFreeCore/System/PushKitFree.swift). Depends is
 # computed by dpkg-shlibdeps from what the binaries link, plus what they load at run time: libcurl
 # (send-push, register-apns channel, apns-jwt check --online) and the tz database; libpq5 and
@@ -16,15 +18,30 @@ arch=$(dpkg --print-architecture)
 name="pushkit-free_${version}_${arch}"
 root="$OUT/$name"
 tools="apns-jwt register-apns send-push apns-emulator"
+# apns-jwt, register-apns and send-push are links to pushkit-free, the program that is all three.
+linked="apns-jwt register-apns send-push"
+programs="pushkit-free apns-emulator register-apns-serve"
 maintainer="pushkit-free developers <pushkit-free@users.noreply.github.com>"
-rm -rf "$root" && mkdir -p "$root/DEBIAN"
+dbgsym="$OUT/pushkit-free-dbgsym_${version}_${arch}"
+rm -rf "$root" "$dbgsym" && mkdir -p "$root/DEBIAN" "$dbgsym/DEBIAN"
 
-# The programs, stripped (the Swift runtime is linked in; nothing of the toolchain is needed).
+# The programs, stripped (the Swift runtime is linked in; nothing of the toolchain is needed). Their
+# debug information goes to the -dbgsym package, under /usr/lib/debug/.build-id/ where gdb, lldb and
+# the Swift runtime's backtracer look for it by the program's build id.
 install -d "$root/usr/bin"
-for program in $tools register-apns-serve; do
+build_ids=""
+for program in $programs; do
+	id=$(readelf -n "$BIN/$program" | sed -n 's/^ *Build ID: *//p')
+	[ -n "$id" ] || { echo "build.sh: $program has no build id" >&2; exit 1; }
+	build_ids="$build_ids $id"
+	install -d "$dbgsym/usr/lib/debug/.build-id/${id:0:2}"
+	objcopy --only-keep-debug --compress-debug-sections=zlib "$BIN/$program" \
+		"$dbgsym/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+	chmod 0644 "$dbgsym/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
 	strip --strip-unneeded -o "$root/usr/bin/$program" "$BIN/$program"
 	chmod 0755 "$root/usr/bin/$program"
 done
+for tool in $linked; do ln -s pushkit-free "$root/usr/bin/$tool"; done
 
 # Manual pages and completions, generated from the same definitions as --help.
 install -d "$root/usr/share/man/man1" "$root/usr/share/bash-completion/completions" \
@@ -36,6 +53,7 @@ for tool in $tools; do
 	"$BIN/$tool" --generate-completion-script zsh > "$root/usr/share/zsh/vendor-completions/_$tool"
 	"$BIN/$tool" --generate-completion-script fish > "$root/usr/share/fish/vendor_completions.d/$tool.fish"
 done
+gzip -9n < "$repo/packaging/pushkit-free.1" > "$root/usr/share/man/man1/pushkit-free.1.gz"
 # register-apns-serve is what `register-apns serve` runs: its page is register-apns's.
 ln -s register-apns.1.gz "$root/usr/share/man/man1/register-apns-serve.1.gz"
 
@@ -71,7 +89,7 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$scratch/debian"
 printf 'Source: pushkit-free\n\nPackage: pushkit-free\nArchitecture: any\n' > "$scratch/debian/control"
-linked=$(cd "$scratch" && dpkg-shlibdeps -O $(for program in $tools register-apns-serve; do
+shlibs=$(cd "$scratch" && dpkg-shlibdeps -O $(for program in $programs; do
 	printf -- '-e%s ' "$root/usr/bin/$program"; done) 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 cat > "$root/DEBIAN/control" <<CONTROL
@@ -80,7 +98,7 @@ Version: $version
 Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $size
-Depends: $linked, libcurl4 (>= 7.88), tzdata
+Depends: $shlibs, libcurl4 (>= 7.88), tzdata
 Suggests: libpq5, libsqlite3-0
 Section: net
 Priority: optional
@@ -93,4 +111,25 @@ Description: send Apple push notifications from your own server
  answer, and apns-emulator is a local APNs for tests and offline work.
 CONTROL
 dpkg-deb --root-owner-group -Zxz --build "$root" "$OUT/$name.deb" >/dev/null
+
+# The debug symbols, as Debian's automatic -dbgsym packages are made (its documentation is the main
+# package's, by a link).
+install -d "$dbgsym/usr/share/doc"
+ln -s pushkit-free "$dbgsym/usr/share/doc/pushkit-free-dbgsym"
+cat > "$dbgsym/DEBIAN/control" <<CONTROL
+Package: pushkit-free-dbgsym
+Source: pushkit-free
+Version: $version
+Auto-Built-Package: debug-symbols
+Architecture: $arch
+Maintainer: $maintainer
+Installed-Size: $(du -sk --exclude=DEBIAN "$dbgsym" | cut -f1)
+Depends: pushkit-free (= $version)
+Section: debug
+Priority: optional
+Description: debug symbols for pushkit-free
+Build-Ids:$build_ids
+CONTROL
+dpkg-deb --root-owner-group -Zxz --build "$dbgsym" "$OUT/pushkit-free-dbgsym_${version}_${arch}.deb" >/dev/null
 echo "$OUT/$name.deb"
+echo "$OUT/pushkit-free-dbgsym_${version}_${arch}.deb"

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs the package into a clean Debian 12 root (debootstrap, no Swift toolchain) and runs the
 # tools there: --version, apns-jwt check, the README's first push against the packaged emulator,
-# the service's user and directories, systemd-analyze verify of the unit, then purge.
-# Usage: packaging/deb/test-in-debian.sh PACKAGE.deb   (make deb-test; needs root and the Debian
+# the service's user and directories, systemd-analyze verify of the unit, the debug symbols package
+# (each program's debug file where debuggers look for it by build id), then purge.
+# Usage: packaging/deb/test-in-debian.sh PACKAGE.deb [DBGSYM.deb]   (make deb-test; needs root and the Debian
 # mirror make deps uses; DEBIAN_MIRROR overrides it). Prints each step; exits non-zero on the first
 # that fails.
 set -euo pipefail
-package=$(realpath "${1:?usage: test-in-debian.sh PACKAGE.deb}")
+package=$(realpath "${1:?usage: test-in-debian.sh PACKAGE.deb [DBGSYM.deb]}")
+dbgsym=${2:+$(realpath "$2")}
 mirror=${DEBIAN_MIRROR:-$(sed -n 's/^URIs: *\(http[^ ]*debian\)$/\1/p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)}
 mirror=${mirror:-http://deb.debian.org/debian}
 root=$(mktemp -d /tmp/pushkit-deb-test-XXXXXX)
@@ -38,10 +40,11 @@ in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-re
 	|| { tail -n 30 "$root/tmp/install.log"; exit 1; }
 grep -E "pushkit-free:" "$root/tmp/install.log" || true
 
-step "the tools run"
-for tool in apns-jwt register-apns send-push apns-emulator; do
+step "the tools run (apns-jwt, register-apns and send-push through their links to pushkit-free)"
+for tool in apns-jwt register-apns send-push apns-emulator pushkit-free; do
 	printf '%s %s\n' "$tool" "$(in_root "$tool" --version)"
 done
+in_root pushkit-free send-push --help | grep -q "^USAGE: send-push"
 
 step "the service's user, directories and unit"
 in_root id pushkit
@@ -63,6 +66,21 @@ in_root bash -euo pipefail -c '
 	tail -n 1 emulator.log | grep -q "\"status\":200"
 	kill $emulator
 '
+
+if [ -n "$dbgsym" ]; then
+	step "apt install ./$(basename "$dbgsym"): each program's debug information by its build id"
+	cp "$dbgsym" "$root/tmp/"
+	in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "/tmp/$(basename "$dbgsym")" > /dev/null 2>&1
+	for program in pushkit-free apns-emulator register-apns-serve; do
+		id=$(readelf -n "$root/usr/bin/$program" | sed -n 's/^ *Build ID: *//p')
+		debug="/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
+		readelf -n "$root$debug" | grep -q "Build ID: $id"
+		readelf -S "$root$debug" | grep -q '\.debug_info'
+		! readelf -S "$root/usr/bin/$program" | grep -q '\.debug_info'
+		echo "$program: $debug"
+	done
+	in_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q pushkit-free-dbgsym > /dev/null
+fi
 
 step "purge: what the package made goes, what the user made stays and is named"
 in_root install -m 600 /dev/null /var/lib/pushkit-free/devices.json

@@ -14,14 +14,34 @@ struct ToolResult: Sendable {
 /// bundle, which `swift test` places next to the executables.
 enum BuiltTool {
     static let binDirectory: String = {
+        let directory = locateBinDirectory()
+        linkLightTools(in: directory)
+        return directory
+    }()
+
+    private static func locateBinDirectory() -> String {
         if let dir = ProcessInfo.processInfo.environment["PUSHKIT_BIN_DIR"], !dir.isEmpty { return dir }
         var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         // On Linux the runner is `<bin>/<package>PackageTests.xctest`; on macOS a bundle inside <bin>.
-        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("apns-jwt").path), url.path != "/" {
+        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("pushkit-free").path), url.path != "/" {
             url.deleteLastPathComponent()
         }
         return url.path
-    }()
+    }
+
+    /// The tools that are the one `pushkit-free` program, called through links named after them.
+    static let lightTools = ["apns-jwt", "register-apns", "send-push"]
+
+    /// Adds the links `make` adds after a build (`apns-jwt -> pushkit-free`, ...) when a plain
+    /// `swift build` left them out, so the tests run the program the way it is installed.
+    private static func linkLightTools(in directory: String) {
+        for tool in lightTools {
+            let link = directory + "/" + tool
+            if (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == "pushkit-free" { continue }
+            try? FileManager.default.removeItem(atPath: link)
+            try? FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "pushkit-free")
+        }
+    }
 
     static func path(_ tool: String) -> String { binDirectory + "/" + tool }
 

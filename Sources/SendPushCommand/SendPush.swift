@@ -9,7 +9,6 @@ import FoundationEssentials
 import Foundation
 #endif
 
-@main
 struct SendPush: ParsableCommand {
     /// Runs as `main(_:)` does, with argument parsing's messages escaped (see `mainEscapingMessages`).
     static func main() { mainEscapingMessages() }
@@ -476,4 +475,10 @@ struct SendPush: ParsableCommand {
         }
         return spec
     }
+}
+
+/// `send-push`'s entry point: the multi-call program (Sources/pushkit-free) runs it when called by that
+/// name, with `CommandLine.arguments` as the tool would see them.
+package enum SendPushTool {
+    package static func main() { SendPush.main() }
 }

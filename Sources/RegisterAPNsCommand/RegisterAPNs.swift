@@ -11,7 +11,6 @@ import Foundation
 import Glibc
 #endif
 
-@main
 struct RegisterAPNs: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "register-apns",
@@ -518,4 +517,10 @@ extension RegisterAPNs {
 /// - Throws: `InputFileError` (66) when the file is missing or cannot be read.
 private func readInput(_ path: String) throws -> (data: Data, source: String) {
     (try InputFile.read(path, named: path), path == "-" ? "standard input" : path)
+}
+
+/// `register-apns`'s entry point: the multi-call program (Sources/pushkit-free) runs it when called by that
+/// name, with `CommandLine.arguments` as the tool would see them.
+package enum RegisterAPNsTool {
+    package static func main() { RegisterAPNs.main() }
 }

@@ -8,7 +8,6 @@ import FoundationEssentials
 import Foundation
 #endif
 
-@main
 struct APNsJWT: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apns-jwt",
@@ -164,4 +163,10 @@ extension APNsJWT {
                 environment: environment)
         }
     }
+}
+
+/// `apns-jwt`'s entry point: the multi-call program (Sources/pushkit-free) runs it when called by that
+/// name, with `CommandLine.arguments` as the tool would see them.
+package enum APNsJWTTool {
+    package static func main() { APNsJWT.main() }
 }

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+/// `apns-jwt`, `register-apns` and `send-push` are one program, `pushkit-free`, which picks the
+/// tool by the name it is called by (docs/internals.md, "One program, three names").
+@Suite("pushkit-free: one program, three names")
+struct MultiCallProgramTests {
+    @Test("each link is its tool: --help names it, and nothing of the others' commands")
+    func linksAreTheirTools() throws {
+        for tool in BuiltTool.lightTools {
+            let help = try BuiltTool.run(tool, ["--help"])
+            #expect(help.status == 0, "\(tool): \(help.stderr)")
+            #expect(help.stdout.contains("USAGE: \(tool)"), "\(tool): \(help.stdout)")
+            for other in BuiltTool.lightTools where other != tool {
+                #expect(!help.stdout.contains("USAGE: \(other)"), "\(tool) --help")
+            }
+        }
+    }
+
+    @Test("pushkit-free TOOL ARGUMENTS runs the tool as its link does: same output, same exit status")
+    func toolAsFirstArgument() throws {
+        for (tool, arguments) in [
+            ("send-push", ["--help"]), ("register-apns", ["list", "--json"]), ("apns-jwt", ["decode"]),
+            ("send-push", ["--no-such-option"]),
+        ] {
+            let environment = ["PUSHKIT_STATE_DIR": try TemporaryDirectory().path]
+            let direct = try BuiltTool.run(tool, arguments, environment: environment, stdin: Data("x.y.z\n".utf8))
+            let named = try BuiltTool.run(
+                "pushkit-free", [tool] + arguments, environment: environment, stdin: Data("x.y.z\n".utf8))
+            #expect(named.status == direct.status, "\(tool) \(arguments): \(named.stderr)")
+            #expect(named.stdout == direct.stdout && named.stderr == direct.stderr, "\(tool) \(arguments)")
+        }
+        let unknown = try BuiltTool.run("send-push", ["--no-such-option"])
+        #expect(unknown.status == 64 && unknown.stderr.contains("send-push"), "the tool names itself: \(unknown.stderr)")
+    }
+
+    @Test("pushkit-free alone or with a word that names no tool: usage on standard error, exit 64")
+    func noTool() throws {
+        let alone = try BuiltTool.run("pushkit-free", [])
+        #expect(alone.status == 64 && alone.stdout.isEmpty)
+        #expect(alone.stderr.contains("apns-jwt, register-apns, send-push"), "\(alone.stderr)")
+        let unknown = try BuiltTool.run("pushkit-free", ["send-pushh", "--help"])
+        #expect(unknown.status == 64 && unknown.stderr.contains("no tool named 'send-pushh' (did you mean send-push?)"),
+            "\(unknown.stderr)")
+        let help = try BuiltTool.run("pushkit-free", ["--help"])
+        #expect(help.status == 0 && help.stdout.contains("usage: pushkit-free TOOL"), "\(help.stdout)")
+        let version = try BuiltTool.run("pushkit-free", ["--version"])
+        let sendPushVersion = try BuiltTool.run("send-push", ["--version"])
+        #expect(version.status == 0 && version.stdout == sendPushVersion.stdout && !version.stdout.isEmpty)
+    }
+
+    @Test("a copy under a name that is no tool's is pushkit-free: it never guesses a tool")
+    func otherName() throws {
+        let directory = try TemporaryDirectory()
+        let copy = directory.file("notify")
+        try FileManager.default.copyItem(atPath: BuiltTool.path("pushkit-free"), toPath: copy)
+        let result = try BuiltTool.runSystem(copy, ["--title", "hi"])
+        #expect(result.status == 64 && result.stderr.contains("no tool named '--title'"), "\(result.stderr)")
+        let named = try BuiltTool.runSystem(copy, ["apns-jwt", "--help"])
+        #expect(named.status == 0 && named.stdout.contains("USAGE: apns-jwt"), "\(named.stderr)")
+    }
+}
