@@ -180,7 +180,7 @@ struct CallerSeamsTests {
         let left = FileManager.default.enumerator(atPath: destination.path)?.compactMap { $0 as? String }
             .filter { path in
                 var isDirectory: ObjCBool = false
-                FileManager.default.fileExists(atPath: destination.path + "/" + path, isDirectory: &isDirectory)
+                _ = FileManager.default.fileExists(atPath: destination.path + "/" + path, isDirectory: &isDirectory)
                 return !isDirectory.boolValue
             }
         #expect(left == [], "make uninstall leaves nothing install put there")

@@ -50,7 +50,7 @@ package struct RegisteredDevices: Sendable {
     /// How the file was stored when read; `.absent` for a registry built in memory.
     package internal(set) var storedFormat: StoredFormat
     /// The device ids adopted from top-level members of a version 1 file (see `StoredFormat`).
-    internal(set) var adoptedLegacyEntries: [String] = []
+    var adoptedLegacyEntries: [String] = []
     /// Whether `DeviceRegistry` writes this registry as a flat map plus sidecar: it was read from one,
     /// or a writer of the flat map added registrations to the version 1 file it was read from.
     package var writesFlatMap: Bool {
@@ -64,11 +64,11 @@ package struct RegisteredDevices: Sendable {
     /// (see `RegistryJournal`). `nil` after any other write. Not part of equality.
     var journalFolded: String?
     /// Incremented by every change, so `DeviceRegistry.update` can skip writing when nothing changed.
-    internal(set) var changeCount = 0
+    var changeCount = 0
     /// The ids of the devices changed, added or removed since the registry was read or last
     /// written (`markUnchanged()`), for stores that write only what changed (the state file's
     /// journal, PostgreSQL). Top-level members are not counted here: compare `otherFields`.
-    internal(set) var changedDeviceIDs: Set<String> = []
+    var changedDeviceIDs: Set<String> = []
     /// Device ids by token, when this registry keeps one (see `RegisteredDevices+TokenIndex.swift`);
     /// every change below keeps it right. Not part of equality.
     var tokenIndex: TokenIndex?

@@ -186,7 +186,7 @@ final class RegistryWriteQueue: Sendable {
     /// stays applied by every reader, for the next fold.
     private func fold(_ registry: any RegistryFile) {
         do throws(RegistryError) {
-            try registry.foldJournal()
+            _ = try registry.foldJournal()
         } catch {
             StandardStreams.writeError(
                 "\(EndpointServer.tool): warning: the journal \(registry.journalPath) was not folded into the state file: \(error)\n"
