@@ -5,6 +5,8 @@ import SendPushCommand
 
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 
 // One program for the three light tools, chosen by the name it is called by (argv[0]), the way
@@ -39,7 +41,11 @@ if let tool = tools.first(where: { $0.name == calledName() }) {
     // Runs itself again under the tool's name, so the tool sees its arguments (and names itself in
     // messages and --help) exactly as when called through its link. Returns only on failure.
     var argv: [UnsafeMutablePointer<CChar>?] = CommandLine.arguments.dropFirst().map { strdup($0) } + [nil]
+    #if os(Linux)
     execv("/proc/self/exe", &argv)
+    #else
+    execvp(CommandLine.arguments[0], &argv) // untested: no /proc outside Linux
+    #endif
     StandardStreams.writeError("pushkit-free: cannot run \(tool.name): \(String(cString: strerror(errno)))\n")
     exit(ExitStatus.unavailable.rawValue)
 } else {

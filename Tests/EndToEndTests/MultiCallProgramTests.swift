@@ -31,7 +31,8 @@ struct MultiCallProgramTests {
             #expect(named.stdout == direct.stdout && named.stderr == direct.stderr, "\(tool) \(arguments)")
         }
         let unknown = try BuiltTool.run("send-push", ["--no-such-option"])
-        #expect(unknown.status == 64 && unknown.stderr.contains("send-push"), "the tool names itself: \(unknown.stderr)")
+        #expect(
+            unknown.status == 64 && unknown.stderr.contains("send-push"), "the tool names itself: \(unknown.stderr)")
     }
 
     @Test("pushkit-free alone or with a word that names no tool: usage on standard error, exit 64")
@@ -40,7 +41,8 @@ struct MultiCallProgramTests {
         #expect(alone.status == 64 && alone.stdout.isEmpty)
         #expect(alone.stderr.contains("apns-jwt, register-apns, send-push"), "\(alone.stderr)")
         let unknown = try BuiltTool.run("pushkit-free", ["send-pushh", "--help"])
-        #expect(unknown.status == 64 && unknown.stderr.contains("no tool named 'send-pushh' (did you mean send-push?)"),
+        #expect(
+            unknown.status == 64 && unknown.stderr.contains("no tool named 'send-pushh' (did you mean send-push?)"),
             "\(unknown.stderr)")
         let help = try BuiltTool.run("pushkit-free", ["--help"])
         #expect(help.status == 0 && help.stdout.contains("usage: pushkit-free TOOL"), "\(help.stdout)")

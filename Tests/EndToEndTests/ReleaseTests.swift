@@ -19,7 +19,8 @@ struct ReleaseTests {
             try Self.git(["clone", "--quiet", "--no-hardlinks", RepositoryFiles.root, path], in: directory.path)
             let versionFile = try String(
                 contentsOfFile: path + "/Sources/PushKitFreeCore/System/PushKitFree.swift", encoding: .utf8)
-            version = versionFile.components(separatedBy: "static let version = \"")[1]
+            version =
+                versionFile.components(separatedBy: "static let version = \"")[1]
                 .components(separatedBy: "\"")[0]
             // Unreleased's lines, if any, become the version's own section; an empty Unreleased
             // heading stays (or is added) above it.
@@ -51,7 +52,10 @@ struct ReleaseTests {
         func commit(_ message: String) throws {
             try Self.git(["add", "-A"], in: path)
             try Self.git(
-                ["-c", "user.name=Release Test", "-c", "user.email=release@example.com", "commit", "--quiet", "-m", message],
+                [
+                    "-c", "user.name=Release Test", "-c", "user.email=release@example.com", "commit", "--quiet", "-m",
+                    message,
+                ],
                 in: path)
         }
         func release(_ arguments: [String]) throws -> ToolResult {

@@ -23,7 +23,8 @@ enum BuiltTool {
         if let dir = ProcessInfo.processInfo.environment["PUSHKIT_BIN_DIR"], !dir.isEmpty { return dir }
         var url = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         // On Linux the runner is `<bin>/<package>PackageTests.xctest`; on macOS a bundle inside <bin>.
-        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("pushkit-free").path), url.path != "/" {
+        while !FileManager.default.fileExists(atPath: url.appendingPathComponent("pushkit-free").path), url.path != "/"
+        {
             url.deleteLastPathComponent()
         }
         return url.path
