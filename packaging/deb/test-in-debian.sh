@@ -74,8 +74,9 @@ if [ -n "$dbgsym" ]; then
 	for program in pushkit-free apns-emulator register-apns-serve; do
 		id=$(readelf -n "$root/usr/bin/$program" | sed -n 's/^ *Build ID: *//p')
 		debug="/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
-		readelf -n "$root$debug" | grep -q "Build ID: $id"
-		readelf -S "$root$debug" | grep -q '\.debug_info'
+		# (readelf warns that a debug file has no program interpreter: it holds none, by design)
+		readelf -n "$root$debug" 2>/dev/null | grep -q "Build ID: $id"
+		readelf -S "$root$debug" 2>/dev/null | grep -q '\.debug_info'
 		! readelf -S "$root/usr/bin/$program" | grep -q '\.debug_info'
 		echo "$program: $debug"
 	done
