@@ -32,7 +32,7 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = argv
-        process.environment = env.merging(BuiltTool.diagnosticOptions) { _, new in new }
+        process.environment = BuiltTool.childEnvironment(env)
         return process
     }
 

@@ -107,7 +107,7 @@ struct FileSystemFaultTests: ClientToolSuite {
 
     @Test("an empty file these tools never wrote is still an empty registry")
     func emptyFileNeverWritten() throws {
-        FileManager.default.createFile(atPath: stateFile, contents: Data())
+        _ = FileManager.default.createFile(atPath: stateFile, contents: Data())
         try BuiltTool.run("register-apns", ["add", "first", hexToken(1)], environment: environment).expectSuccess()
         #expect(try listed() == ["first"])
     }
@@ -256,7 +256,7 @@ struct FileSystemFaultTests: ClientToolSuite {
         #expect(try server.request("POST", "/register-apns", json: body("before", 10)).status == 200)
         #expect(try server.request("GET", "/health").status == 200)
 
-        FileManager.default.createFile(atPath: gate, contents: Data())
+        _ = FileManager.default.createFile(atPath: gate, contents: Data())
         let refused = try server.request("POST", "/register-apns", json: body("during", 11))
         #expect(refused.status == 500, "\(refused.body)")
         let message = refused.error ?? ""

@@ -164,7 +164,7 @@ struct GoldenNotificationTests {
             process.arguments = arguments
             env["PATH"] =
                 BuiltTool.binDirectory + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-            process.environment = env.merging(BuiltTool.diagnosticOptions) { _, new in new }
+            process.environment = BuiltTool.childEnvironment(env)
             run = try RunningTool(process, stdin: nil).wait()
         } else {
             run = try BuiltTool.run(command, arguments, environment: env)

@@ -31,7 +31,7 @@ struct ServeExamplesTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["bash", Self.script]
-        process.environment = env.merging(BuiltTool.diagnosticOptions) { _, new in new }
+        process.environment = BuiltTool.childEnvironment(env)
         return try RunningTool(process, stdin: nil).wait()
     }
 

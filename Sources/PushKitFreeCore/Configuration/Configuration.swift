@@ -99,13 +99,14 @@ package struct Configuration: Sendable {
     }
 
     /// The system-wide config file, read when the user has none (a service user's commands then
-    /// need no `PUSHKIT_CONFIG`).
+    /// need no `PUSHKIT_CONFIG`). `PUSHKIT_SYSTEM_CONFIG` names another, or none when empty (a
+    /// container's own, a test run that must not read the machine's).
     package static let systemConfigPath = "/etc/pushkit-free/config.json"
 
     /// Where the config file is: `--config`, else `PUSHKIT_CONFIG`, else the first that exists of
     /// `config.json` in the user's XDG config directory, `pushkit-free/config.json` in each of
-    /// `XDG_CONFIG_DIRS` (`/etc/xdg` when unset), and `/etc/pushkit-free/config.json`; when none
-    /// exists, the user's (which may then be missing).
+    /// `XDG_CONFIG_DIRS` (`/etc/xdg` when unset), and `/etc/pushkit-free/config.json` (or
+    /// `PUSHKIT_SYSTEM_CONFIG`); when none exists, the user's (which may then be missing).
     /// - Parameter exists: whether a file is there (tests give their own).
     package static func configFileLocation(
         flags: ConfigurationFlags, environment: [String: String],
@@ -125,8 +126,9 @@ package struct Configuration: Sendable {
                 directory + "/pushkit-free/config.json",
                 from: .derived(rule: "the system's (XDG_CONFIG_DIRS; there is no \(user))"))
         }
-        if exists(systemConfigPath) {
-            return Setting(systemConfigPath, from: .derived(rule: "the system's (there is no \(user))"))
+        let system = environment["PUSHKIT_SYSTEM_CONFIG"].map { $0.isEmpty ? nil : paths.expandingTilde($0) }
+        if let path = system ?? systemConfigPath, exists(path) {
+            return Setting(path, from: .derived(rule: "the system's (there is no \(user))"))
         }
         return Setting(user, from: .defaultValue)
     }

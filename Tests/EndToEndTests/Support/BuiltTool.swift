@@ -54,6 +54,16 @@ enum BuiltTool {
         $0.key.hasSuffix("SAN_OPTIONS") || $0.key == "SWIFT_BACKTRACE"
     }
 
+    /// Keeps the machine's own config files from the tools under test: no system-wide config
+    /// (`/etc/pushkit-free/config.json`, `/etc/xdg/pushkit-free/config.json`) unless a test names one.
+    static let isolation = ["PUSHKIT_SYSTEM_CONFIG": "", "XDG_CONFIG_DIRS": "/nonexistent/pushkit-free-tests"]
+
+    /// The environment a test's child process gets: `environment`, the isolation above where the
+    /// test set nothing else, and the diagnostic options.
+    static func childEnvironment(_ environment: [String: String]) -> [String: String] {
+        environment.merging(isolation) { own, _ in own }.merging(diagnosticOptions) { _, new in new }
+    }
+
     /// Runs `tool` with `arguments`, a clean environment (`environment` plus PATH), optional stdin,
     /// and waits for it to exit.
     @discardableResult
@@ -73,7 +83,7 @@ enum BuiltTool {
         process.arguments = arguments
         var env = ["PATH": ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"]
         env.merge(environment) { _, new in new }
-        process.environment = env.merging(diagnosticOptions) { _, new in new }
+        process.environment = childEnvironment(env)
         return process
     }
 

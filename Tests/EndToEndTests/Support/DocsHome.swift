@@ -44,8 +44,7 @@ struct DocsHome {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-c", script]
-        process.environment = environment.merging(extra) { _, new in new }
-            .merging(BuiltTool.diagnosticOptions) { _, new in new }
+        process.environment = BuiltTool.childEnvironment(environment.merging(extra) { _, new in new })
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
         return try RunningTool(process, stdin: nil).wait()
     }

@@ -189,6 +189,24 @@ struct ConfigurationTests {
         #expect(!none.file.exists)
     }
 
+    @Test("the system-wide config: XDG_CONFIG_DIRS, then /etc/pushkit-free or PUSHKIT_SYSTEM_CONFIG; empty: none")
+    func systemConfigFile() {
+        let present: Set = ["/etc/xdg/pushkit-free/config.json", "/etc/pushkit-free/config.json", "/srv/pk.json"]
+        func location(_ environment: [String: String]) -> Setting<String> {
+            Configuration.configFileLocation(
+                flags: ConfigurationFlags(), environment: ["HOME": "/home/ada"].merging(environment) { $1 },
+                exists: { present.contains($0) })
+        }
+        #expect(location([:]).value == "/etc/xdg/pushkit-free/config.json")
+        let dirs = ["XDG_CONFIG_DIRS": "/nowhere"]
+        #expect(location(dirs).value == "/etc/pushkit-free/config.json")
+        #expect(location(dirs.merging(["PUSHKIT_SYSTEM_CONFIG": "/srv/pk.json"]) { $1 }).value == "/srv/pk.json")
+        let none = location(dirs.merging(["PUSHKIT_SYSTEM_CONFIG": ""]) { $1 })
+        #expect(none == Setting("/home/ada/.config/pushkit-free/config.json", from: .defaultValue))
+        let missing = location(dirs.merging(["PUSHKIT_SYSTEM_CONFIG": "/srv/absent.json"]) { $1 })
+        #expect(missing.value == "/home/ada/.config/pushkit-free/config.json", "a named file that is not there: none")
+    }
+
     @Test("unknown keys are warnings, not errors")
     func unknownKeys() throws {
         let configuration = try resolve(file: ["bundle_id": "a.b", "colour": "blue", "retries": 3])
