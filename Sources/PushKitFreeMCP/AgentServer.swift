@@ -73,7 +73,7 @@ package enum AgentServer {
         let problem: String? =
             switch message.objectValue {
             case nil: "the body must be one JSON-RPC message, an object (batches are not supported)"
-            case let object? where object["jsonrpc"] != .string("2.0"): "\"jsonrpc\" must be \"2.0\""
+            case let object? where object["jsonrpc"] != JSONValue.string("2.0"): "\"jsonrpc\" must be \"2.0\""
             case let object? where object["method"]?.stringValue == nil:
                 "\"method\" must be a string: the server takes requests and notifications"
             case let object? where object["result"] != nil || object["error"] != nil:

@@ -37,14 +37,13 @@ package struct AgentTools: Sendable {
                 "subtitle": ["type": "string", "description": "A line between the title and the body."],
                 "urgency": [
                     "type": "string", "enum": ["low", "normal", "high"],
-                    "description":
+                    "description": .string(
                         "low: delivered quietly, no sound; normal: sound and banner (the default); high: "
-                        + "time-sensitive, breaks through Focus. Use high only for what cannot wait.",
+                            + "time-sensitive, breaks through Focus. Use high only for what cannot wait."),
                 ],
                 "url": [
                     "type": "string",
-                    "description":
-                        "A link the app opens when the notification is tapped (sent beside aps as \"url\").",
+                    "description": "A link the app opens when the notification is tapped (sent beside aps as \"url\").",
                 ],
                 "data": [
                     "type": "object",
@@ -57,9 +56,9 @@ package struct AgentTools: Sendable {
                 "group": ["type": "string", "description": "A group name from list_devices: its devices only."],
                 "collapse_id": [
                     "type": "string", "maxLength": .int(NotifyRequest.collapseIDLimit),
-                    "description":
+                    "description": .string(
                         "An id of your choosing (at most 64 bytes): a later notification with the same id "
-                        + "replaces this one on the device instead of adding another.",
+                            + "replaces this one on the device instead of adding another."),
                 ],
                 "badge": [
                     "type": "integer", "minimum": 0,
@@ -153,7 +152,7 @@ package struct AgentTools: Sendable {
 
     /// Runs the tool `name` with `arguments`.
     package func call(_ name: String, arguments: [String: Value]?) async -> CallTool.Result {
-        let arguments = (arguments ?? [:]).mapValues(JSONValue.init)
+        let arguments = (arguments ?? [:]).mapValues { JSONValue($0) }
         do {
             switch name {
             case Self.notify.name: return try await notify(arguments)
@@ -218,8 +217,9 @@ package struct AgentTools: Sendable {
     }
 
     private static func success(_ text: String, structured: JSONValue, isError: Bool) -> CallTool.Result {
-        CallTool.Result(
-            content: [.text(text: text, annotations: nil, _meta: nil)], structuredContent: Value(structured),
+        let content: Value? = Value(json: structured)
+        return CallTool.Result(
+            content: [.text(text: text, annotations: nil, _meta: nil)], structuredContent: content,
             isError: isError ? true : nil)
     }
 

@@ -37,7 +37,8 @@ package struct NotifyResult: Sendable {
         let delivered = results.filter { $0.outcome == .delivered }
         let pruned = results.filter(\.pruned)
         let unregistered = results.filter { $0.outcome == .unregistered && !$0.pruned }
-        let failed = results.filter { [.rejected, .failed, .notTried, .unknown].contains($0.outcome) }
+        let unsuccessful: [DeliveryResult.Outcome] = [.rejected, .failed, .notTried, .unknown]
+        let failed = results.filter { unsuccessful.contains($0.outcome) }
         let skipped = results.filter { $0.outcome == .skipped }
         var parts: [String] = []
         if !delivered.isEmpty { parts.append("Delivered to \(devices(delivered.count)) (\(names(delivered)))") }

@@ -44,7 +44,7 @@ final class LocalToolHost: AgentToolHost {
     {
         let prepared = try sender.prepare(spec, urgency: urgency, audience: audience)
         return try await onQueue { [self] in
-            let warn: (String) -> Void = { ToolSupport.warn($0, tool: tool) }
+            let warn: (String) -> Void = { [tool] in ToolSupport.warn($0, tool: tool) }
             let credentials = try state.credentials ?? sender.loadCredentials(warn: warn)
             state.credentials = credentials
             switch try sender.send(prepared, credentials: credentials, warn: warn) {

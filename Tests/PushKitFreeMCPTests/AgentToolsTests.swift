@@ -87,9 +87,9 @@ struct AgentToolsTests {
         #expect(sent.spec.collapseID == "build-1" && sent.spec.content.badge == 2)
         #expect(sent.spec.content.customData == ["url": .string("https://example.com/b/1"), "job": .number(7)])
         let structured = try #require(result.structuredContent?.objectValue)
-        #expect(structured["delivered"] == .int(2) && structured["failed"] == .int(0))
+        #expect(structured["delivered"] == Value.int(2) && structured["failed"] == Value.int(0))
         let first = try #require(structured["results"]?.arrayValue?.first?.objectValue)
-        #expect(first["token"]?.stringValue?.contains("…") == true && first["status"] == .int(200))
+        #expect(first["token"]?.stringValue?.contains("…") == true && first["status"] == Value.int(200))
     }
 
     @Test("results in words: pruned, failed, and an error when nothing was delivered")
@@ -115,7 +115,7 @@ struct AgentToolsTests {
             (["subtitle": "only"], "nothing to send: give \"title\" or \"body\" (or both)"),
             (["body": "x", "urgency": "asap"], "\"urgency\" must be low, normal or high, not \"asap\""),
             (["body": "x", "device": "phone", "group": "family"], "give \"device\" or \"group\", not both (neither: every device)"),
-            (["body": "x", "tilte": "y"], "unknown argument \"tilte\"; notify takes badge, body, collapse_id, data, device, group, subtitle, title, url, urgency"),
+            (["body": "x", "tilte": "y"], "unknown argument \"tilte\"; notify takes badge, body, collapse_id, data, device, group, subtitle, title, urgency, url"),
             (["body": "x", "url": "not a url"], "\"url\" must be a URL such as https://example.com/page, not \"not a url\""),
             (["body": "x", "collapse_id": .string(String(repeating: "c", count: 65))], "\"collapse_id\" must be 1 to 64 bytes, not 65"),
             (["body": 5], "\"body\" must be a string, not number"),
@@ -145,7 +145,7 @@ struct AgentToolsTests {
         let all = await AgentTools(host: host).call("list_devices", arguments: [:])
         #expect(Self.text(all) == "2 devices: desk, phone (Ann's iPhone; groups: family).")
         let devices = try #require(all.structuredContent?.objectValue?["devices"]?.arrayValue)
-        #expect(devices.first?.objectValue?["token"] == .string("02020202…0202"))
+        #expect(devices.first?.objectValue?["token"] == Value.string("02020202…0202"))
         let family = await AgentTools(host: host).call("list_devices", arguments: ["group": "family"])
         #expect(Self.text(family) == "1 device in group \"family\": phone (Ann's iPhone; groups: family).")
         let empty = await AgentTools(host: try RecordingHost([])).call("list_devices", arguments: nil)

@@ -26,7 +26,7 @@ struct AgentRoutes: Sendable {
         groups.guarded.post("mcp", use: answer)
     }
 
-    @Sendable func answer(_ request: Request, context: Context) async throws -> Response {
+    @Sendable func answer(_ request: Hummingbird.Request, context: Context) async throws -> Hummingbird.Response {
         let body = try await request.bodyBytes(limit: Self.bodyLimit)
         var headers: [String: String] = [:]
         // The secret stays here: the MCP layer never sees `Authorization` (nor OpenClaw's header).
@@ -43,7 +43,7 @@ struct AgentRoutes: Sendable {
             if let name = HTTPField.Name(name) { fields[name] = value }
         }
         let bytes = answer.bodyData.map { ByteBuffer(bytes: $0) } ?? ByteBuffer()
-        return Response(
+        return Hummingbird.Response(
             status: HTTPTypes.HTTPResponse.Status(code: answer.statusCode), headers: fields,
             body: ResponseBody(byteBuffer: bytes))
     }
