@@ -4,6 +4,7 @@ package struct AgentToolError: Error, Equatable, CustomStringConvertible, Sendab
     /// What is wrong and what to do instead, naming the argument at fault.
     package let description: String
 
+    /// A refusal that says `description`.
     package init(_ description: String) {
         self.description = description
     }

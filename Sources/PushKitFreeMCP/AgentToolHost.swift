@@ -12,7 +12,9 @@ package protocol AgentToolHost: Sendable {
 
     /// Sends `spec` with `urgency` to `audience` through `PushSender` (policy, retries, pruning).
     /// - Returns: the report; no results when the audience holds no device.
-    func send(_ spec: PushSpecification, urgency: Urgency?, to audience: PushSender.Audience) async throws
+    func send(
+        _ spec: PushSpecification, urgency: Urgency?, to audience: PushSender.Audience
+    ) async throws
         -> DeliveryReport
 
     /// `error`, thrown by one of the above, in words an agent can relay: no secret, no key, no token.

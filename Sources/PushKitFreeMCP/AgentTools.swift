@@ -11,6 +11,7 @@ package struct AgentTools: Sendable {
     /// The program's registry and send pipeline.
     package let host: any AgentToolHost
 
+    /// The tools over `host`'s registry and send pipeline.
     package init(host: any AgentToolHost) {
         self.host = host
     }
@@ -170,6 +171,7 @@ package struct AgentTools: Sendable {
         }
     }
 
+    /// `notify`: checks the arguments and the names in them against the registry, then sends.
     private func notify(_ arguments: [String: JSONValue]) async throws -> CallTool.Result {
         let request = try NotifyRequest(arguments)
         let devices = try await host.registeredDevices()
@@ -195,6 +197,7 @@ package struct AgentTools: Sendable {
         return Self.success(result.text, structured: result.structured, isError: result.isError)
     }
 
+    /// `list_devices`: the registry's devices, those of `group` when it is given.
     private func listDevices(_ arguments: [String: JSONValue]) async throws -> CallTool.Result {
         if let unknown = arguments.keys.sorted().first(where: { $0 != "group" }) {
             throw AgentToolError("unknown argument \"\(unknown)\"; list_devices takes group")

@@ -39,7 +39,9 @@ final class LocalToolHost: AgentToolHost {
         try await onQueue { [registry] in try registry.load().devices }
     }
 
-    func send(_ spec: PushSpecification, urgency: Urgency?, to audience: PushSender.Audience) async throws
+    func send(
+        _ spec: PushSpecification, urgency: Urgency?, to audience: PushSender.Audience
+    ) async throws
         -> DeliveryReport
     {
         let prepared = try sender.prepare(spec, urgency: urgency, audience: audience)

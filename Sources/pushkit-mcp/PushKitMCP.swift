@@ -27,6 +27,7 @@ struct PushKitMCP: AsyncParsableCommand {
         version: PushKitFree.version
     )
 
+    /// The name messages start with.
     static let tool = "pushkit-mcp"
 
     @OptionGroup var options: SharedOptions

@@ -79,7 +79,8 @@ struct AgentToolsEndToEndTests {
         #expect(everyDevice["is_error"] as? Bool == false)
         #expect(
             everyDevice["text"] as? String
-                == "4 devices: desk, ipad (groups: family), old-phone (groups: family), phone (Ann's iPhone; groups: family).")
+                == "4 devices: desk, ipad (groups: family), old-phone (groups: family), phone (Ann's iPhone; groups: family)."
+        )
         let listed = try #require((everyDevice["structured"] as? [String: Any])?["devices"] as? [[String: Any]])
         #expect(listed.map { $0["id"] as? String } == ["desk", "ipad", "old-phone", "phone"])
         #expect(listed.last?["token"] as? String == String(hexToken(1).prefix(8)) + "…" + String(hexToken(1).suffix(4)))
@@ -88,7 +89,8 @@ struct AgentToolsEndToEndTests {
         let toPhone = results[1]
         #expect(toPhone["is_error"] as? Bool == false, "\(toPhone)")
         #expect(toPhone["text"] as? String == "Delivered to 1 device (phone).")
-        let phoneResult = try #require(((toPhone["structured"] as? [String: Any])?["results"] as? [[String: Any]])?.first)
+        let phoneResult = try #require(
+            ((toPhone["structured"] as? [String: Any])?["results"] as? [[String: Any]])?.first)
         #expect(phoneResult["outcome"] as? String == "delivered" && phoneResult["device"] as? String == "phone")
 
         let toFamily = results[2]
@@ -110,7 +112,9 @@ struct AgentToolsEndToEndTests {
         #expect(results[5]["is_error"] as? Bool == true)
         #expect(results[5]["text"] as? String == "\"urgency\" must be low, normal or high, not \"urgent\"")
         // old-phone was pruned by the send to the family.
-        #expect(results[6]["text"] as? String == "2 devices in group \"family\": ipad (groups: family), phone (Ann's iPhone; groups: family).")
+        #expect(
+            results[6]["text"] as? String
+                == "2 devices in group \"family\": ipad (groups: family), phone (Ann's iPhone; groups: family).")
 
         // Never a whole token, never the key.
         #expect(!output.contains(hexToken(1)) && !output.contains(hexToken(3)))

@@ -25,7 +25,9 @@ final class RecordingHost: AgentToolHost, @unchecked Sendable {
 
     func registeredDevices() async throws -> [RegisteredDevice] { devices }
 
-    func send(_ spec: PushSpecification, urgency: Urgency?, to audience: PushSender.Audience) async throws
+    func send(
+        _ spec: PushSpecification, urgency: Urgency?, to audience: PushSender.Audience
+    ) async throws
         -> DeliveryReport
     {
         sent.append((spec, urgency, audience))
@@ -110,14 +112,29 @@ struct AgentToolsTests {
     @Test(
         "refused calls are tool errors that say what to do",
         arguments: [
-            (["body": "x", "device": "nosuch"], "no device \"nosuch\" is registered; the devices are desk, phone (list_devices has them)"),
+            (
+                ["body": "x", "device": "nosuch"],
+                "no device \"nosuch\" is registered; the devices are desk, phone (list_devices has them)"
+            ),
             (["body": "x", "group": "work"], "no device is in group \"work\"; the groups are family"),
             (["subtitle": "only"], "nothing to send: give \"title\" or \"body\" (or both)"),
             (["body": "x", "urgency": "asap"], "\"urgency\" must be low, normal or high, not \"asap\""),
-            (["body": "x", "device": "phone", "group": "family"], "give \"device\" or \"group\", not both (neither: every device)"),
-            (["body": "x", "tilte": "y"], "unknown argument \"tilte\"; notify takes badge, body, collapse_id, data, device, group, subtitle, title, urgency, url"),
-            (["body": "x", "url": "not a url"], "\"url\" must be a URL such as https://example.com/page, not \"not a url\""),
-            (["body": "x", "collapse_id": .string(String(repeating: "c", count: 65))], "\"collapse_id\" must be 1 to 64 bytes, not 65"),
+            (
+                ["body": "x", "device": "phone", "group": "family"],
+                "give \"device\" or \"group\", not both (neither: every device)"
+            ),
+            (
+                ["body": "x", "tilte": "y"],
+                "unknown argument \"tilte\"; notify takes badge, body, collapse_id, data, device, group, subtitle, title, urgency, url"
+            ),
+            (
+                ["body": "x", "url": "not a url"],
+                "\"url\" must be a URL such as https://example.com/page, not \"not a url\""
+            ),
+            (
+                ["body": "x", "collapse_id": .string(String(repeating: "c", count: 65))],
+                "\"collapse_id\" must be 1 to 64 bytes, not 65"
+            ),
             (["body": 5], "\"body\" must be a string, not number"),
             (["body": "x", "badge": -1], "\"badge\" must be 0 or more (0 clears it), not -1"),
             (["body": "x", "data": ["aps": [:]]], "\"data\" cannot set \"aps\"; it goes beside it"),

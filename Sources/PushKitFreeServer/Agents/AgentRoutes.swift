@@ -30,7 +30,8 @@ struct AgentRoutes: Sendable {
         let body = try await request.bodyBytes(limit: Self.bodyLimit)
         var headers: [String: String] = [:]
         // The secret stays here: the MCP layer never sees `Authorization` (nor OpenClaw's header).
-        for field in request.headers where field.name != .authorization && field.name.canonicalName != "x-openclaw-auth" {
+        for field in request.headers where field.name != .authorization && field.name.canonicalName != "x-openclaw-auth"
+        {
             let name = field.name.canonicalName
             headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
         }

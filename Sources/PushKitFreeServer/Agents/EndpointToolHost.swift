@@ -14,7 +14,9 @@ struct EndpointToolHost: AgentToolHost {
         try service.readRegistry().devices
     }
 
-    func send(_ spec: PushSpecification, urgency: Urgency?, to audience: PushSender.Audience) async throws
+    func send(
+        _ spec: PushSpecification, urgency: Urgency?, to audience: PushSender.Audience
+    ) async throws
         -> DeliveryReport
     {
         let report = try await service.delivery.send(spec, urgency: urgency, to: audience)
