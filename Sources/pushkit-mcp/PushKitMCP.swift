@@ -22,7 +22,8 @@ struct PushKitMCP: AsyncParsableCommand {
             group, collapse_id, badge) sends through the same pipeline as send-push, with the same \
             configuration, registry and policy; list_devices lists the registered devices, tokens masked. \
             Warnings go to standard error. register-apns serve offers the same tools over HTTP at /mcp.
-            Exit: 0 when the client closes standard input, 64 usage, 78 configuration.
+            Exit: 0 when the client closes standard input, 64 usage, 66 a file it is given is missing, \
+            78 configuration.
             """,
         version: PushKitFree.version
     )

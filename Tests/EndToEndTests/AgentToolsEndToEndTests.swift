@@ -116,8 +116,8 @@ struct AgentToolsEndToEndTests {
             results[6]["text"] as? String
                 == "2 devices in group \"family\": ipad (groups: family), phone (Ann's iPhone; groups: family).")
 
-        // Never a whole token, never the key.
-        #expect(!output.contains(hexToken(1)) && !output.contains(hexToken(3)))
+        // Never a whole token, never a provider token (a JWT: base64 of `{"`), never the key.
+        #expect(!output.contains(hexToken(1)) && !output.contains(hexToken(3)) && !output.contains("eyJ"))
         let key = try String(contentsOfFile: setup.key.pkcs8Path, encoding: .utf8)
         for line in key.split(separator: "\n") where !line.hasPrefix("-----") { #expect(!output.contains(line)) }
 
