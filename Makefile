@@ -5,7 +5,7 @@ PREFIX ?= /usr/local
 # Debug products are shared by `make test` and `make demo`; `make build` and `make bench` use release.
 DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
-TOOLS = apns-jwt register-apns send-push apns-emulator
+TOOLS = apns-jwt register-apns send-push apns-emulator pushkit-mcp
 # The three light tools are one program, pushkit-free, chosen by the name it is called by: every
 # build here adds their links beside it (docs/internals.md, "One program, three names").
 LINKED_TOOLS = apns-jwt register-apns send-push
@@ -13,6 +13,8 @@ define link_tools
 for tool in $(LINKED_TOOLS); do ln -sfn pushkit-free "$(1)/$$tool" || exit 1; done
 endef
 SCHEMATHESIS_VERSION = 4.32.5
+# The official MCP Python SDK, the client the agent tools are tested with (Tests/Tools/mcp_client.py).
+MCP_VERSION = 1.30.0
 # Run by `register-apns serve`; installed beside register-apns (no completions of its own).
 COMPANIONS = register-apns-serve
 
@@ -55,7 +57,8 @@ demo-deps: deps
 # $(VENV): never in the system's Python, which Debian keeps for its own packages (PEP 668). The
 # test targets put $(VENV)/bin first on PATH.
 VENV = .build/venv
-PYTHON_TEST_PACKAGES = pyyaml jsonschema kalyke-apns cryptography "websockets>=14" "schemathesis==$(SCHEMATHESIS_VERSION)"
+PYTHON_TEST_PACKAGES = pyyaml jsonschema kalyke-apns cryptography "websockets>=14" "schemathesis==$(SCHEMATHESIS_VERSION)" \
+	"mcp==$(MCP_VERSION)"
 TEST_PATH = export PATH="$(abspath $(VENV))/bin:$$PATH";
 
 test-deps: deps demo-deps
@@ -76,7 +79,7 @@ test-deps: deps demo-deps
 	@[ -x "$(VENV)/bin/python3" ] || python3 -m venv "$(VENV)"
 	@"$(VENV)/bin/python3" -c 'import yaml, jsonschema, kalyke, cryptography, importlib.metadata as m, sys; \
 		from websockets.exceptions import InvalidStatus; import websockets.sync.client; \
-		sys.exit(m.version("schemathesis") != "$(SCHEMATHESIS_VERSION)")' 2>/dev/null \
+		sys.exit(m.version("schemathesis") != "$(SCHEMATHESIS_VERSION)" or m.version("mcp") != "$(MCP_VERSION)")' 2>/dev/null \
 		|| { echo "make test-deps: installing the tests' Python clients into $(VENV)"; \
 			"$(VENV)/bin/python3" -m pip install --quiet $(PYTHON_TEST_PACKAGES); }
 

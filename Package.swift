@@ -36,6 +36,7 @@ let transitivePins: [Package.Dependency] = [
     .package(url: "https://github.com/apple/swift-numerics.git", exact: "1.1.1"),
     .package(url: "https://github.com/apple/swift-service-context.git", exact: "1.5.1"),
     .package(url: "https://github.com/apple/swift-system", exact: "1.8.1"),
+    .package(url: "https://github.com/mattt/eventsource.git", exact: "1.1.1"),
     .package(url: "https://github.com/hummingbird-project/swift-websocket.git", exact: "1.6.2"),
 ]
 
@@ -48,6 +49,7 @@ let package = Package(
         .executable(name: "pushkit-free", targets: ["pushkit-free"]),
         .executable(name: "register-apns-serve", targets: ["register-apns-serve"]),
         .executable(name: "apns-emulator", targets: ["apns-emulator"]),
+        .executable(name: "pushkit-mcp", targets: ["pushkit-mcp"]),
         // For the fuzz package (Fuzz/Package.swift), whose libFuzzer programs run these checks.
         .library(name: "FuzzHarness", targets: ["FuzzHarness"]),
     ],
@@ -73,6 +75,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", exact: "2.4.1"),
         .package(url: "https://github.com/apple/swift-log", exact: "1.16.2"),
         .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
+        // The MCP server for agents (pushkit-mcp and serve's /mcp): only PushKitFreeMCP links it.
+        .package(url: "https://github.com/modelcontextprotocol/swift-sdk", exact: "0.12.1"),
     ] + transitivePins,
     targets: [
         // MARK: C bridges
@@ -136,12 +140,24 @@ let package = Package(
             path: "Sources/PushKitFreeEmulator"
         ),
 
+        // The agent tools (notify, list_devices) on the MCP SDK: one definition for pushkit-mcp
+        // (stdio) and serve's /mcp (HTTP). Apart so that no other tool links the SDK.
+        .target(
+            name: "PushKitFreeMCP",
+            dependencies: [
+                "PushKitFreeCore", "PushKitFreeRegistry",
+                .product(name: "MCP", package: "swift-sdk"),
+            ],
+            path: "Sources/PushKitFreeMCP"
+        ),
+
         // The HTTP endpoint (`register-apns serve`) on Hummingbird 2, apart so only its executable
         // links Hummingbird, NIO and the metrics libraries.
         .target(
             name: "PushKitFreeServer",
             dependencies: [
-                "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeTransport",
+                "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeTransport", "PushKitFreeMCP",
+                .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdTLS", package: "hummingbird"),
@@ -207,6 +223,18 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/register-apns-serve",
+            linkerSettings: startupLinkerSettings + exportNghttp2Interposers
+        ),
+        // The agent tools over MCP's stdio transport, a program of its own so that no other tool's
+        // start-up pays for the MCP SDK.
+        .executableTarget(
+            name: "pushkit-mcp",
+            dependencies: [
+                "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeCLI", "PushKitFreeMCP", "PushKitFreeTransport",
+                .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/pushkit-mcp",
             linkerSettings: startupLinkerSettings + exportNghttp2Interposers
         ),
         .executableTarget(
@@ -282,6 +310,13 @@ let package = Package(
             path: "Tests/PushKitFreeServerTests"
         ),
         .testTarget(
+            name: "PushKitFreeMCPTests",
+            dependencies: [
+                "PushKitFreeMCP", "PushKitFreeCore", "PushKitFreeRegistry", .product(name: "MCP", package: "swift-sdk"),
+            ],
+            path: "Tests/PushKitFreeMCPTests"
+        ),
+        .testTarget(
             name: "PushKitFreeTransportTests",
             dependencies: [
                 "PushKitFreeTransport", "PushKitFreeCore", "PushKitFreeEmulator",
@@ -292,7 +327,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "pushkit-free", "register-apns-serve", "apns-emulator",
+                "pushkit-free", "register-apns-serve", "apns-emulator", "pushkit-mcp",
                 "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeCLI", "PushKitFreeEmulator",
             ],
             path: "Tests/EndToEndTests",

@@ -19,7 +19,8 @@ struct RegisterAPNsServe: AsyncParsableCommand {
             Routes (docs/openapi.yaml): POST /register-apns, POST /api/v1/devices/register, \
             DELETE /api/v1/devices/{token}, GET /api/v1/devices, POST /hooks/ios-device, \
             POST /registerSubscription, POST /api/v1/notifications/send[/{token}], POST /hooks/ios-notify, \
-            POST /triggerReplyFinished, GET /health, GET /health/live, GET /metrics; HEAD wherever GET. \
+            POST /triggerReplyFinished, POST /mcp (the agent tools over MCP), GET /health, GET /health/live, \
+            GET /metrics; HEAD wherever GET. \
             Every route but /health and /health/live needs the secret (/metrics too), as \
             Authorization: Bearer <secret> or X-OpenClaw-Auth: <secret>. The secret file must be \
             readable by its owner only. --no-auth is allowed on loopback only. \

@@ -132,6 +132,7 @@ struct CallerSeamsTests {
         #expect(version.split(separator: ".").count == 3)
         for arguments in [
             ["apns-jwt"], ["register-apns"], ["send-push"], ["apns-emulator"], ["register-apns", "serve"],
+            ["pushkit-mcp"],
         ] {
             let result = try BuiltTool.run(arguments[0], Array(arguments.dropFirst()) + ["--version"])
             #expect(result.status == 0, "\(arguments): \(result.stderr)")
@@ -151,7 +152,7 @@ struct CallerSeamsTests {
             "make", ["-C", RepositoryFiles.root, "--no-print-directory", "install-files"] + variables)
         #expect(install.status == 0, "\(install.stdout)\n\(install.stderr)")
         let prefix = destination.path + "/usr/local"
-        for tool in ["apns-jwt", "register-apns", "send-push", "apns-emulator"] {
+        for tool in ["apns-jwt", "register-apns", "send-push", "apns-emulator", "pushkit-mcp"] {
             #expect(FileManager.default.isExecutableFile(atPath: "\(prefix)/bin/\(tool)"))
             let page = try String(contentsOfFile: "\(prefix)/share/man/man1/\(tool).1", encoding: .utf8)
             #expect(page.contains(".Nm \(tool)"), "\(tool).1")

@@ -61,4 +61,19 @@ struct MultiCallProgramTests {
         let named = try BuiltTool.runSystem(copy, ["apns-jwt", "--help"])
         #expect(named.status == 0 && named.stdout.contains("USAGE: apns-jwt"), "\(named.stderr)")
     }
+
+    @Test("the light tools link neither the MCP SDK nor Hummingbird: only pushkit-mcp and the server pay for them")
+    func linkedModules() throws {
+        // Swift symbols are mangled with their module's name: `$s3MCP` is the MCP SDK's.
+        func symbols(_ program: String) throws -> String {
+            let result = try BuiltTool.runSystem("nm", ["--defined-only", BuiltTool.path(program)])
+            #expect(result.status == 0, "\(program): \(result.stderr)")
+            return result.stdout
+        }
+        let light = try symbols("pushkit-free")
+        #expect(!light.isEmpty && !light.contains("$s3MCP") && !light.contains("$s11Hummingbird"))
+        let agent = try symbols("pushkit-mcp")
+        #expect(agent.contains("$s3MCP") && !agent.contains("$s11Hummingbird"))
+        #expect(try symbols("register-apns-serve").contains("$s3MCP"))
+    }
 }

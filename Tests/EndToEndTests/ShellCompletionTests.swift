@@ -8,7 +8,7 @@ struct ShellCompletionTests {
         "every tool generates bash, zsh and fish completions that know its flags",
         arguments: [
             ("apns-jwt", "--refresh"), ("register-apns", "--from-json"), ("send-push", "--hook"),
-            ("apns-emulator", "--record"),
+            ("apns-emulator", "--record"), ("pushkit-mcp", "--state-file"),
         ])
     func completions(tool: String, flag: String) throws {
         for shell in ["bash", "zsh", "fish"] {

@@ -17,10 +17,10 @@ version=$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' "$repo/Sources/PushK
 arch=$(dpkg --print-architecture)
 name="pushkit-free_${version}_${arch}"
 root="$OUT/$name"
-tools="apns-jwt register-apns send-push apns-emulator"
+tools="apns-jwt register-apns send-push apns-emulator pushkit-mcp"
 # apns-jwt, register-apns and send-push are links to pushkit-free, the program that is all three.
 linked="apns-jwt register-apns send-push"
-programs="pushkit-free apns-emulator register-apns-serve"
+programs="pushkit-free apns-emulator register-apns-serve pushkit-mcp"
 maintainer="pushkit-free developers <pushkit-free@users.noreply.github.com>"
 dbgsym="$OUT/pushkit-free-dbgsym_${version}_${arch}"
 rm -rf "$root" "$dbgsym" && mkdir -p "$root/DEBIAN" "$dbgsym/DEBIAN"
@@ -108,7 +108,8 @@ Description: send Apple push notifications from your own server
  straight from a server: apns-jwt makes and caches the provider token,
  register-apns keeps the devices (and serves the endpoint apps register
  with), send-push delivers over one HTTP/2 connection and acts on every
- answer, and apns-emulator is a local APNs for tests and offline work.
+ answer, apns-emulator is a local APNs for tests and offline work, and
+ pushkit-mcp offers notify and list_devices to AI agents over MCP.
 CONTROL
 dpkg-deb --root-owner-group -Zxz --build "$root" "$OUT/$name.deb" >/dev/null
 

@@ -41,7 +41,7 @@ in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-re
 grep -E "pushkit-free:" "$root/tmp/install.log" || true
 
 step "the tools run (apns-jwt, register-apns and send-push through their links to pushkit-free)"
-for tool in apns-jwt register-apns send-push apns-emulator pushkit-free; do
+for tool in apns-jwt register-apns send-push apns-emulator pushkit-mcp pushkit-free; do
 	printf '%s %s\n' "$tool" "$(in_root "$tool" --version)"
 done
 in_root pushkit-free send-push --help | grep -q "^USAGE: send-push"
@@ -71,7 +71,7 @@ if [ -n "$dbgsym" ]; then
 	step "apt install ./$(basename "$dbgsym"): each program's debug information by its build id"
 	cp "$dbgsym" "$root/tmp/"
 	in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "/tmp/$(basename "$dbgsym")" > /dev/null 2>&1
-	for program in pushkit-free apns-emulator register-apns-serve; do
+	for program in pushkit-free apns-emulator register-apns-serve pushkit-mcp; do
 		id=$(readelf -n "$root/usr/bin/$program" | sed -n 's/^ *Build ID: *//p')
 		debug="/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
 		# (readelf warns that a debug file has no program interpreter: it holds none, by design)

@@ -21,6 +21,7 @@ package enum EndpointRoute: String, Sendable, CaseIterable {
     case triggerReplyFinished
     case gatewaySocket
     case gatewayMessage
+    case agentTools
 
     /// The HTTP method.
     package var method: String {
@@ -49,6 +50,7 @@ package enum EndpointRoute: String, Sendable, CaseIterable {
         case .triggerReplyFinished: "/triggerReplyFinished"
         case .gatewaySocket: "/gateway/ws"
         case .gatewayMessage: "/gateway/messages"
+        case .agentTools: "/mcp"
         }
     }
 

@@ -23,6 +23,7 @@ enum EndpointRouter {
         GatewayHookRoutes(service: service).add(to: groups)
         ProxyChatRoutes(service: service).add(to: groups)
         GatewayRoutes(service: service).add(to: groups)
+        AgentRoutes(service: service).add(to: groups)
         return router
     }
 }

@@ -70,7 +70,8 @@ final class EndpointDelivery: Sendable {
         }
     }
 
-    /// Sends `spec` to `audience` (every device by default) through the pipeline: prepared here,
+    /// Sends `spec` with `urgency` (the interruption level and the config's category for it; none by
+    /// default) to `audience` (every device by default) through the pipeline: prepared here,
     /// so a payload APNs would refuse is answered at once, then sent on the delivery thread, where
     /// the registry is read off the server's event loops.
     /// - Returns: the report; no results when the audience holds no device.
@@ -79,13 +80,13 @@ final class EndpointDelivery: Sendable {
     ///   topic, no key, no libcurl), 500 when the registry cannot be read; neither 503 nor 500
     ///   puts a path in its message (the log detail has it).
     func send(
-        _ spec: PushSpecification, to audience: PushSender.Audience = .everyDevice
+        _ spec: PushSpecification, urgency: Urgency? = nil, to audience: PushSender.Audience = .everyDevice
     ) async throws(EndpointError)
         -> DeliveryReport
     {
         let prepared: PushSender.PreparedPush
         do {
-            prepared = try sender.prepare(spec, audience: audience)
+            prepared = try sender.prepare(spec, urgency: urgency, audience: audience)
         } catch let error as PayloadError {
             // A notification too large for APNs is 413, like a body over the limit: the request is
             // well formed, only too big.
