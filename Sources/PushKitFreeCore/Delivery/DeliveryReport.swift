@@ -28,7 +28,7 @@ package struct DeliveryReport: Sendable {
                 notTried += 1
                 if stop == nil { stop = results[index].stoppedBy }
             case .unknown: unknown += 1
-            case .rejected, .failed: counts.failed += 1
+            case .rejected, .failed, .refused: counts.failed += 1
             case .unregistered where results[index].pruneFailure != nil: counts.pruneFailures += 1
             case .unregistered where !results[index].pruned: counts.unregisteredKept += 1
             case .unregistered: break
@@ -60,7 +60,7 @@ package struct DeliveryReport: Sendable {
     package let skipped: Int
     /// Devices removed from the registry after a 410.
     package let pruned: Int
-    /// Devices neither delivered nor unregistered.
+    /// Devices neither delivered nor unregistered (refused ones included).
     package let failed: Int
     /// Devices answered 410 that stay registered (the app registered again after the 410).
     private let unregisteredKept: Int
@@ -78,12 +78,16 @@ package struct DeliveryReport: Sendable {
     /// once it is pruned: 74 when the registry could not be written to prune it);
     /// 69 when nothing got an HTTP answer and every failure was a connect or TLS failure;
     /// 78 when the run stopped because APNs refused the credentials and nothing was delivered;
-    /// 75 when only temporary failures are left; 1 otherwise.
+    /// 75 when only temporary failures are left;
+    /// 65 when nothing was delivered and every device was refused (an encrypted send to devices
+    /// without a content key); 1 otherwise.
     package var exitStatus: ExitStatus {
         if failed == 0, notTried == 0, unknown == 0 { return pruneFailures > 0 ? .ioError : .success }
         let unsuccessful = results.filter {
             $0.outcome == .rejected || $0.outcome == .failed || $0.outcome == .notTried || $0.outcome == .unknown
+                || $0.outcome == .refused
         }
+        if delivered == 0, unsuccessful.allSatisfy({ $0.outcome == .refused }) { return .dataError }
         let answered = results.contains { $0.status != 0 }
         if !answered, unsuccessful.allSatisfy({ $0.transportFailure == .connect || $0.transportFailure == .tls }) {
             return .unavailable
@@ -168,7 +172,7 @@ package struct DeliveryReport: Sendable {
                 text += " "
                 text += apnsID
             }
-        case .skipped:
+        case .skipped, .refused:
             text += "not sent: "
             text += TerminalText.escaped(result.reason ?? "")
         default:

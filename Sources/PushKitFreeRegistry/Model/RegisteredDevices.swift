@@ -191,7 +191,8 @@ package struct RegisteredDevices: Sendable {
     /// is reset to unknown: a new token may come from the other environment (a debug build after a
     /// TestFlight one). Other device ids holding the same token are removed. A push-to-start token
     /// given is stored, and cleared from any other device that held it (it too belongs to one
-    /// install, and a start sent to it twice would start two activities); one not given is kept.
+    /// install, and a start sent to it twice would start two activities); one not given is kept. A
+    /// content key given replaces the device's; one not given is kept (also with a new token).
     @discardableResult
     package mutating func register(_ registration: DeviceRegistration, at now: Date) -> RegistrationOutcome {
         prepareTokenLookups()
@@ -209,6 +210,7 @@ package struct RegisteredDevices: Sendable {
         if let appVersion = registration.appVersion { record.appVersion = appVersion }
         if let groups = registration.groups { record.groups = groups }
         if let timeZone = registration.timeZone { record.timeZone = timeZone }
+        if let contentKey = registration.contentKey { record.contentKey = contentKey }
         if let pushToStartToken = registration.pushToStartToken {
             record.pushToStartToken = pushToStartToken
             for other in deviceIDs(holdingPushToStart: pushToStartToken) where other != id {
