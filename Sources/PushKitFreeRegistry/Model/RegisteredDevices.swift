@@ -319,6 +319,30 @@ extension RegisteredDevices: Equatable {
         lhs.devices == rhs.devices && lhs.otherFields == rhs.otherFields
     }
 
+    // MARK: Content keys
+
+    /// What `setContentKey(_:deviceID:replacing:)` did.
+    package enum ContentKeyChange: Sendable, Equatable {
+        /// The key was stored.
+        case stored
+        /// The device has a key already and `replacing` was not given; nothing changed.
+        case alreadySet
+        /// No device has that id; nothing changed.
+        case unknownDevice
+    }
+
+    /// Stores `key` as the device's content key; a key it has already is replaced only when
+    /// `replacing` (the app holding the old one can no longer read what is sent).
+    package mutating func setContentKey(_ key: ContentKey, deviceID: String, replacing: Bool) -> ContentKeyChange {
+        let (index, found) = position(of: deviceID)
+        guard found else { return .unknownDevice }
+        if devices[index].record.contentKey != nil, !replacing { return .alreadySet }
+        devices[index].record.contentKey = key
+        changeCount += 1
+        changedDeviceIDs.insert(deviceID)
+        return .stored
+    }
+
     // MARK: Briefings
 
     /// Stores a device's briefing settings. The day it was last sent is kept unless `settings`

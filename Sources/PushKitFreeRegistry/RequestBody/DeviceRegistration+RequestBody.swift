@@ -276,6 +276,15 @@ package struct RequestBodyFields: Sendable {
         return number
     }
 
+    /// `true` or `false`, or `nil` when absent or null.
+    package func bool(_ name: String) throws(RegistrationBodyError) -> Bool? {
+        guard let value = object[name], value != .null else { return nil }
+        guard case .bool(let flag) = value else {
+            throw .invalidBody("\"\(name)\" must be true or false, not \(value.typeName)")
+        }
+        return flag
+    }
+
     /// A JSON object, or `nil` when absent or null.
     package func object(_ name: String) throws(RegistrationBodyError) -> [String: JSONValue]? {
         guard let value = object[name], value != .null else { return nil }
