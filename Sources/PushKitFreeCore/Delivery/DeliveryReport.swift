@@ -18,7 +18,7 @@ package struct DeliveryReport: Sendable {
         // One pass over the results for every count the summary and the callers ask for (a large
         // fan-out has tens of thousands), reading fields in place rather than copying each result.
         var counts = (delivered: 0, skipped: 0, pruned: 0, failed: 0, unregisteredKept: 0, pruneFailures: 0)
-        var notTried = 0, unknown = 0
+        var notTried = 0, unknown = 0, refused = 0
         var stop: DeliveryStop?
         for index in results.indices {
             switch results[index].outcome {
@@ -28,7 +28,10 @@ package struct DeliveryReport: Sendable {
                 notTried += 1
                 if stop == nil { stop = results[index].stoppedBy }
             case .unknown: unknown += 1
-            case .rejected, .failed, .refused: counts.failed += 1
+            case .rejected, .failed: counts.failed += 1
+            case .refused:
+                counts.failed += 1
+                refused += 1
             case .unregistered where results[index].pruneFailure != nil: counts.pruneFailures += 1
             case .unregistered where !results[index].pruned: counts.unregisteredKept += 1
             case .unregistered: break
@@ -38,6 +41,7 @@ package struct DeliveryReport: Sendable {
         (delivered, skipped, pruned, failed, unregisteredKept, pruneFailures) = counts
         self.notTried = notTried
         self.unknown = unknown
+        self.refused = refused
         self.stop = stop
     }
 
@@ -72,6 +76,8 @@ package struct DeliveryReport: Sendable {
     package let stop: DeliveryStop?
     /// Devices sent to whose answer did not come before the run was interrupted.
     package let unknown: Int
+    /// Devices an encrypted send refused (no content key), counted in `failed` too.
+    package let refused: Int
 
     /// The process exit status:
     /// 0 when every device was delivered (a dead token that was answered 410 counts as handled,
@@ -241,7 +247,10 @@ package struct DeliveryReport: Sendable {
 
     /// The summary line for standard error.
     package var summary: String {
-        var parts = ["\(delivered) delivered", "\(failed) failed", "\(pruned) pruned"]
+        var parts = [
+            "\(delivered) delivered", "\(failed) failed" + (refused > 0 ? " (\(refused) refused: no content key)" : ""),
+            "\(pruned) pruned",
+        ]
         if pruneFailures > 0 { parts.append("\(pruneFailures) not pruned (the registry could not be written)") }
         if unregisteredKept > 0 { parts.append("\(unregisteredKept) unregistered kept") }
         if skipped > 0 { parts.append("\(skipped) skipped") }
