@@ -259,7 +259,8 @@ extension RegisterAPNs {
                 (text, flag) = (contentKey, "--content-key")
             } else if let contentKeyFile {
                 let data = try InputFile.read(contentKeyFile, named: "--content-key-file \(contentKeyFile)")
-                (text, flag) = (String(decoding: data, as: UTF8.self), "--content-key-file \(contentKeyFile)")
+                // A file's (or a pipe's) line break is not part of the key.
+                (text, flag) = (String(decoding: data, as: UTF8.self).trimmingWhitespace, "--content-key-file \(contentKeyFile)")
             } else {
                 return nil
             }

@@ -27,17 +27,16 @@ package struct ContentKey: Sendable, Equatable, CustomStringConvertible, CustomD
         self.bytes = bytes
     }
 
-    /// The key written as standard base64; surrounding white space (a line break from a file) is
-    /// ignored.
-    /// - Throws: `ContentKeyError` (65) when `text` is not base64 or not 32 bytes.
+    /// The key written as standard base64 with its padding, exactly as `base64` writes it (44
+    /// characters; no white space, no other alphabet), so that one key has one spelling.
+    /// - Throws: `ContentKeyError` (65) when `text` is not such base64 or not 32 bytes.
     package init(base64 text: String) throws(ContentKeyError) {
-        let trimmed = text.trimmingWhitespace
-        guard !trimmed.isEmpty else { throw ContentKeyError("the content key is empty") }
-        guard let bytes = Data(base64Encoded: trimmed) else {
-            throw ContentKeyError(
-                "the content key is not base64: give its \(Self.byteCount) bytes in standard base64 (44 characters, ending in =)")
-        }
+        guard !text.isEmpty else { throw ContentKeyError("the content key is empty") }
+        let notBase64 = ContentKeyError(
+            "the content key is not base64: give its \(Self.byteCount) bytes in standard base64 (44 characters, ending in =)")
+        guard let bytes = Data(base64Encoded: text) else { throw notBase64 }
         try self.init(bytes: bytes)
+        guard base64 == text else { throw notBase64 }
     }
 
     /// A new key from the system's secure random source.

@@ -35,8 +35,16 @@ struct ContentEncryptionTests {
     func keyParsing() throws {
         let text = key.base64
         #expect(text.count == 44)
-        #expect(try ContentKey(base64: text + "\n") == key)
-        for bad in ["", "not base64!", Data(repeating: 7, count: 16).base64EncodedString(), String(text.dropLast(4))] {
+        #expect(try ContentKey(base64: text) == key)
+        // One key, one spelling: white space, URL-safe letters or unused low bits are refused.
+        let chars = Array(text)
+        // The fixture's last byte, 0x1f, is "8" (60) then "="; "9" (61) sets bits no byte holds.
+        #expect(chars[42] == "8" && chars[43] == "=")
+        let nonCanonical = String(chars.dropLast(2)) + "9="
+        for bad in [
+            "", "not base64!", Data(repeating: 7, count: 16).base64EncodedString(), String(text.dropLast(4)),
+            text + "\n", " " + text, nonCanonical, text.replacingOccurrences(of: "E", with: "-"),
+        ] {
             let error = try #require(throws: ContentKeyError.self) { try ContentKey(base64: bad) }
             #expect(error.exitStatus == .dataError)
             #expect(bad.isEmpty || !error.message.contains(bad))
