@@ -28,7 +28,8 @@ struct RegisterAPNs: ParsableCommand {
             """,
         version: PushKitFree.version,
         subcommands: [
-            Add.self, Remove.self, List.self, MakeContentKey.self, Import.self, Convert.self, Briefing.self, Channel.self,
+            Add.self, Remove.self, List.self, MakeContentKey.self, Import.self, Convert.self, Briefing.self,
+            Channel.self,
             Database.self, Serve.self,
         ],
         defaultSubcommand: Add.self
@@ -260,7 +261,9 @@ extension RegisterAPNs {
             } else if let contentKeyFile {
                 let data = try InputFile.read(contentKeyFile, named: "--content-key-file \(contentKeyFile)")
                 // A file's (or a pipe's) line break is not part of the key.
-                (text, flag) = (String(decoding: data, as: UTF8.self).trimmingWhitespace, "--content-key-file \(contentKeyFile)")
+                (text, flag) = (
+                    String(decoding: data, as: UTF8.self).trimmingWhitespace, "--content-key-file \(contentKeyFile)"
+                )
             } else {
                 return nil
             }

@@ -170,10 +170,12 @@ struct SendPush: ParsableCommand {
         }
         if encryption.encrypt == true && !audienceOptions.token.isEmpty {
             throw ValidationError(
-                "--encrypt seals the payload with each registered device's content key; it cannot be combined with --token")
+                "--encrypt seals the payload with each registered device's content key; it cannot be combined with --token"
+            )
         }
         if encryption.encrypt == false && (encryption.placeholderTitle != nil || encryption.placeholderBody != nil) {
-            throw ValidationError("--placeholder-title and --placeholder-body are for encrypted sends, not --no-encrypt")
+            throw ValidationError(
+                "--placeholder-title and --placeholder-body are for encrypted sends, not --no-encrypt")
         }
         if !audienceOptions.token.isEmpty && (!audienceOptions.device.isEmpty || !audienceOptions.group.isEmpty) {
             throw ValidationError("--token bypasses the registry; it cannot be combined with --device or --group")

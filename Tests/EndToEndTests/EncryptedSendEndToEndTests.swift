@@ -137,7 +137,8 @@ struct EncryptedSendEndToEndTests: ClientToolSuite {
 
         let records = emulator.waitForRecords(2)
         #expect(records.count == 2)
-        #expect(!records.contains { $0["device_token"] as? String == hexToken(3) }, "nothing for the device without a key")
+        #expect(
+            !records.contains { $0["device_token"] as? String == hexToken(3) }, "nothing for the device without a key")
         var sealed: [(key: String, enc: String)] = []
         for record in records {
             let payload = try #require(record["payload"] as? [String: Any])
@@ -181,7 +182,9 @@ struct EncryptedSendEndToEndTests: ClientToolSuite {
                 == ["alert": ["title": "Sven", "body": "Open to read"], "mutable-content": 1])
         let plain = try decrypt([(try storedKey("phone"), try #require(payloads[0]["enc"] as? String))])
         #expect(try plain.map(json) == [["aps": ["alert": ["body": "private"], "sound": "default"]]])
-        #expect(payloads[1]["enc"] == nil && (payloads[1]["aps"] as? NSDictionary)?["alert"] as? NSDictionary == ["body": "public"])
+        #expect(
+            payloads[1]["enc"] == nil
+                && (payloads[1]["aps"] as? NSDictionary)?["alert"] as? NSDictionary == ["body": "public"])
         #expect(payloads[2]["aps"] as? NSDictionary == ["alert": ["body": "New reply"], "mutable-content": 1])
         // A background push is never sent in clear when encryption is the default: refused, 65.
         let background = try BuiltTool.run(
@@ -201,9 +204,11 @@ struct EncryptedSendEndToEndTests: ClientToolSuite {
             json: #"{"device_token": "phone", "apns_token": "\#(hexToken(1))", "content_key": "\#(key)"}"#)
         #expect(registered.status == 200 && !registered.body.contains(key), "\(registered.body)")
         let bad = try server.request(
-            "POST", "/register-apns", json: #"{"device_token": "tablet", "apns_token": "\#(hexToken(2))", "content_key": "abc"}"#)
+            "POST", "/register-apns",
+            json: #"{"device_token": "tablet", "apns_token": "\#(hexToken(2))", "content_key": "abc"}"#)
         #expect(bad.status == 400 && bad.body.contains("content_key"), "\(bad.body)")
-        try server.request("POST", "/register-apns", json: #"{"device_token": "tablet", "apns_token": "\#(hexToken(2))"}"#)
+        try server.request(
+            "POST", "/register-apns", json: #"{"device_token": "tablet", "apns_token": "\#(hexToken(2))"}"#)
         #expect(try storedKey("phone") == key)
         let listed = try server.request("GET", "/api/v1/devices")
         #expect(listed.status == 200 && !listed.body.contains(key))
@@ -214,7 +219,8 @@ struct EncryptedSendEndToEndTests: ClientToolSuite {
         #expect(sent.status == 200, "\(sent.body)")
         let results = try #require(sent.json?["results"] as? [[String: Any]])
         let tablet = try #require(results.first { $0["device_id"] as? String == "tablet" })
-        #expect(tablet["success"] as? Bool == false && (tablet["reason"] as? String)?.contains("no content key") == true)
+        #expect(
+            tablet["success"] as? Bool == false && (tablet["reason"] as? String)?.contains("no content key") == true)
         #expect(results.first { $0["device_id"] as? String == "phone" }?["success"] as? Bool == true)
         let records = emulator.waitForRecords(1)
         #expect(records.count == 1 && records.first?["device_token"] as? String == hexToken(1))
@@ -224,7 +230,10 @@ struct EncryptedSendEndToEndTests: ClientToolSuite {
         let plain = try decrypt([(key, try #require(payload["enc"] as? String))])
         // The OpenClaw route's profile is applied inside the sealed payload.
         let opened = try json(try #require(plain.first))
-        #expect((opened["aps"] as? NSDictionary)?["alert"] as? NSDictionary == ["title": "Secret", "body": "the launch code"])
+        #expect(
+            (opened["aps"] as? NSDictionary)?["alert"] as? NSDictionary == [
+                "title": "Secret", "body": "the launch code",
+            ])
         #expect(opened["openclaw"] as? NSDictionary == ["k": 1])
         #expect(!server.stderr.contains(key))
     }

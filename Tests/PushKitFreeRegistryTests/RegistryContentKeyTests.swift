@@ -91,12 +91,16 @@ struct RegistryContentKeyTests {
 
     @Test("a registration body's content_key: stored when valid, 400 when not base64 or not 32 bytes")
     func requestBody() throws {
-        let body: JSONValue = ["device_token": "a", "apns_token": .string(token(1).hex), "content_key": .string(key.base64)]
+        let body: JSONValue = [
+            "device_token": "a", "apns_token": .string(token(1).hex), "content_key": .string(key.base64),
+        ]
         #expect(try DeviceRegistration.registration(fromBody: body).contentKey == key)
         for bad in ["abc", Data(count: 33).base64EncodedString()] {
             var members = try #require(body.objectValue)
             members["content_key"] = .string(bad)
-            #expect(throws: RegistrationBodyError.self) { try DeviceRegistration.registration(fromBody: .object(members)) }
+            #expect(throws: RegistrationBodyError.self) {
+                try DeviceRegistration.registration(fromBody: .object(members))
+            }
         }
         var members = try #require(body.objectValue)
         members["content_key"] = 5

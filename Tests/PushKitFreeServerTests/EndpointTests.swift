@@ -234,10 +234,13 @@ struct EndpointTests {
         let encrypted = try body(#"{"title": "T", "body": "secret", "encrypt": true}"#)
         #expect(encrypted.encrypt == true && encrypted.specification.encrypt == true)
         let request = try encrypted.specification.build(bundleID: "com.example.app").request
-        #expect(try JSONValue.parse(request.payload) == ["aps": ["alert": ["title": "New message"], "mutable-content": 1]])
+        #expect(
+            try JSONValue.parse(request.payload) == ["aps": ["alert": ["title": "New message"], "mutable-content": 1]])
         #expect(String(decoding: try #require(request.sealedContent), as: UTF8.self).contains("secret"))
         let defaults = EncryptionDefaults(encrypt: true)
-        #expect(try body(#"{"title": "T"}"#).specification.build(bundleID: "a.b", encryption: defaults).request.sealedContent != nil)
+        #expect(
+            try body(#"{"title": "T"}"#).specification.build(bundleID: "a.b", encryption: defaults).request
+                .sealedContent != nil)
         #expect(
             try body(#"{"title": "T", "encrypt": false}"#).specification.build(bundleID: "a.b", encryption: defaults)
                 .request.sealedContent == nil)

@@ -128,7 +128,9 @@ package struct PushSender: Sendable {
                 to: &spec, urgency: urgency, groups: audience.groups, topic: topic, inQuietHours: false)
             if quietDecision != decision {
                 var request: APNsRequest?
-                if case .send = quietDecision { request = try quietSpec.build(bundleID: topic, encryption: configuration.encryption).request }
+                if case .send = quietDecision {
+                    request = try quietSpec.build(bundleID: topic, encryption: configuration.encryption).request
+                }
                 quiet = PreparedPush.QuietVariant(request: request, decision: quietDecision)
             }
         } else {

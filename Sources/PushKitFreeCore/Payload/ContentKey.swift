@@ -33,7 +33,8 @@ package struct ContentKey: Sendable, Equatable, CustomStringConvertible, CustomD
     package init(base64 text: String) throws(ContentKeyError) {
         guard !text.isEmpty else { throw ContentKeyError("the content key is empty") }
         let notBase64 = ContentKeyError(
-            "the content key is not base64: give its \(Self.byteCount) bytes in standard base64 (44 characters, ending in =)")
+            "the content key is not base64: give its \(Self.byteCount) bytes in standard base64 (44 characters, ending in =)"
+        )
         guard let bytes = Data(base64Encoded: text) else { throw notBase64 }
         try self.init(bytes: bytes)
         guard base64 == text else { throw notBase64 }

@@ -45,7 +45,7 @@ package enum ContentSealing {
     /// The payload APNs carries for one device: `clear` (a serialized JSON object whose members sort
     /// before `enc`, as the clear placeholder's `aps` does) with `enc` added as its last member.
     package static func payload(clear: Data, sealed: Data) -> Data {
-        var bytes = Data(clear.dropLast())  // its closing brace
+        var bytes = Data(clear.dropLast()) // its closing brace
         bytes.reserveCapacity(clear.count + memberOverhead + base64Length(ofBytes: sealed.count))
         bytes.append(contentsOf: ",\"\(member)\":\"".utf8)
         bytes.append(contentsOf: sealed.base64EncodedString().utf8)

@@ -75,9 +75,10 @@ package struct PushSpecification: Sendable {
         let payload: Data
         var shortened = false
         let placeholder = try encrypt ?? encryption.encrypt ? self.placeholder(encryption) : nil
-        let limit = placeholder.map { clear in
-            ContentSealing.contentLimit(clearBytes: clear.count, limit: pushType.maximumPayloadSize)
-        } ?? pushType.maximumPayloadSize
+        let limit =
+            placeholder.map { clear in
+                ContentSealing.contentLimit(clearBytes: clear.count, limit: pushType.maximumPayloadSize)
+            } ?? pushType.maximumPayloadSize
         if let payloadFile {
             if content.liveActivity != nil {
                 throw PayloadError.invalid(
@@ -148,7 +149,8 @@ package struct PushSpecification: Sendable {
         clear.body = (placeholderBody ?? encryption.placeholderBody).flatMap { $0.isEmpty ? nil : $0 }
         guard clear.title != nil || clear.body != nil else {
             throw PayloadError.invalid(
-                "an encrypted notification's placeholder needs \(setting: .placeholderTitle) or \(setting: .placeholderBody)")
+                "an encrypted notification's placeholder needs \(setting: .placeholderTitle) or \(setting: .placeholderBody)"
+            )
         }
         clear.mutableContent = true
         return clear.payload.serialized()

@@ -54,7 +54,12 @@ struct ContentEncryptionTests {
         #expect(ContentKey.random().base64.count == 44)
         // Its description never holds the key, so it cannot be logged by accident.
         #expect(!"\(key)".contains(text) && !String(reflecting: key).contains(text))
-        #expect(!String(reflecting: DeliveryTarget(deviceID: "a", token: try DeviceToken(validating: String(repeating: "ab", count: 32)), recordedEnvironment: nil, contentKey: key)).contains(text))
+        #expect(
+            !String(
+                reflecting: DeliveryTarget(
+                    deviceID: "a", token: try DeviceToken(validating: String(repeating: "ab", count: 32)),
+                    recordedEnvironment: nil, contentKey: key)
+            ).contains(text))
     }
 
     @Test("an encrypted alert: only the placeholder and mutable-content in clear, the whole payload sealed")
@@ -66,7 +71,8 @@ struct ContentEncryptionTests {
         let clear = try spec.build(bundleID: "com.example.App").request
         spec.encrypt = true
         let request = try spec.build(bundleID: "com.example.App").request
-        #expect(try JSONValue.parse(request.payload) == ["aps": ["alert": ["title": "New message"], "mutable-content": 1]])
+        #expect(
+            try JSONValue.parse(request.payload) == ["aps": ["alert": ["title": "New message"], "mutable-content": 1]])
         #expect(request.sealedContent == clear.payload)
         let body = try request.body(for: key)
         let members = try #require(try JSONValue.parse(body).objectValue)
@@ -75,7 +81,9 @@ struct ContentEncryptionTests {
         let enc = try #require(members["enc"]?.stringValue)
         let sealed = try #require(Data(base64Encoded: enc))
         #expect(try ContentSealing.open(sealed, with: key) == clear.payload)
-        #expect(body.count == ContentSealing.payloadSize(clearBytes: request.payload.count, contentBytes: clear.payload.count))
+        #expect(
+            body.count
+                == ContentSealing.payloadSize(clearBytes: request.payload.count, contentBytes: clear.payload.count))
         #expect(!String(decoding: body, as: UTF8.self).contains("launch"))
         // A device without a key gets nothing: never the clear payload.
         #expect(throws: ContentKeyError.self) { try request.body(for: nil) }
@@ -132,13 +140,15 @@ struct ContentEncryptionTests {
         let content = try #require(request.sealedContent)
         let body = try request.body(for: key)
         #expect(body.count <= 4096)
-        #expect(body.count == ContentSealing.payloadSize(clearBytes: request.payload.count, contentBytes: content.count))
+        #expect(
+            body.count == ContentSealing.payloadSize(clearBytes: request.payload.count, contentBytes: content.count))
         // Not shortened further than the limit needs: one more character would not fit.
         #expect(body.count > 4096 - 24)
         let enc = try #require(try JSONValue.parse(body).objectValue?["enc"]?.stringValue)
         let sealed = try #require(Data(base64Encoded: enc))
         let inner = try JSONValue.parse(try ContentSealing.open(sealed, with: key))
-        #expect(inner.objectValue?["aps"]?.objectValue?["alert"]?.objectValue?["body"]?.stringValue?.hasSuffix("…") == true)
+        #expect(
+            inner.objectValue?["aps"]?.objectValue?["alert"]?.objectValue?["body"]?.stringValue?.hasSuffix("…") == true)
     }
 
     @Test("the content limit is exact: the largest content whose sealed payload fits, and one byte more does not")
@@ -172,7 +182,9 @@ struct ContentEncryptionTests {
         func defaults(_ values: [String: JSONValue]) throws(ConfigurationError) -> EncryptionDefaults {
             try EncryptionDefaults.configured(in: ConfigurationFile(path: "/c.json", exists: true, values: values))
         }
-        #expect(try defaults([:]) == EncryptionDefaults(encrypt: false, placeholderTitle: "New message", placeholderBody: nil))
+        #expect(
+            try defaults([:])
+                == EncryptionDefaults(encrypt: false, placeholderTitle: "New message", placeholderBody: nil))
         #expect(
             try defaults(["encrypt": true, "placeholder_title": .null, "placeholder_body": "Tap to read"])
                 == EncryptionDefaults(encrypt: true, placeholderTitle: nil, placeholderBody: "Tap to read"))
@@ -184,7 +196,9 @@ struct ContentEncryptionTests {
 
     @Test("a run whose every device was refused exits 65; with some delivered, 1")
     func refusedExitStatus() throws {
-        let target = DeliveryTarget(deviceID: "a", token: try DeviceToken(validating: String(repeating: "ab", count: 32)), recordedEnvironment: nil)
+        let target = DeliveryTarget(
+            deviceID: "a", token: try DeviceToken(validating: String(repeating: "ab", count: 32)),
+            recordedEnvironment: nil)
         var refused = DeliveryResult(target: target, environment: .production)
         refused.outcome = .refused
         refused.reason = ContentKeyError.missing
