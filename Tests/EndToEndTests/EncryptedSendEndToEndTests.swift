@@ -169,6 +169,9 @@ struct EncryptedSendEndToEndTests: ClientToolSuite {
             "config.json", #"{"encrypt": true, "placeholder_title": "Sven", "placeholder_body": "Open to read"}"#)
         try register("phone", hexToken(1), env: env)
         try BuiltTool.run("register-apns", ["make-content-key", "phone"], environment: env).expectSuccess()
+        let check = try BuiltTool.run("apns-jwt", ["check"], environment: env)
+        let line = check.stdout.split(separator: "\n").first { $0.contains(" encrypt ") } ?? ""
+        #expect(line.contains("true") && line.contains(#""Sven" / "Open to read""#), "\(check.stdout)")
         try BuiltTool.run("send-push", ["--body", "private"], environment: env).expectSuccess()
         try BuiltTool.run("send-push", ["--body", "public", "--no-encrypt"], environment: env).expectSuccess()
         try BuiltTool.run(
