@@ -79,6 +79,11 @@ package struct PushSpecification: Sendable {
             placeholder.map { clear in
                 ContentSealing.contentLimit(clearBytes: clear.count, limit: pushType.maximumPayloadSize)
             } ?? pushType.maximumPayloadSize
+        if let placeholder, limit < 0 {
+            throw PayloadError.tooLarge(
+                size: placeholder.count, limit: pushType.maximumPayloadSize,
+                detail: " for the encrypted send's placeholder alone; shorten its title or body")
+        }
         if let payloadFile {
             if content.liveActivity != nil {
                 throw PayloadError.invalid(
@@ -108,11 +113,6 @@ package struct PushSpecification: Sendable {
             if let key = dataEnvelope, !content.customData.isEmpty {
                 if key == "aps" { throw PayloadError.invalid("the custom data cannot go under \"aps\"") }
                 content.customData = [key: .object(content.customData)]
-            }
-            guard limit >= 0 else {
-                throw PayloadError.tooLarge(
-                    size: placeholder?.count ?? 0, limit: pushType.maximumPayloadSize,
-                    detail: " for the encrypted send's placeholder alone; shorten its title or body")
             }
             let fitted = Result { () throws(PayloadError) in try PayloadFitter.fit(content, limit: limit) }
             if placeholder != nil, case .failure(.tooLarge(let size, let limit, let detail)) = fitted {

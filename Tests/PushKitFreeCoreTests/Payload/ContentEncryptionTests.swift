@@ -106,6 +106,10 @@ struct ContentEncryptionTests {
                 == ["aps": ["alert": ["body": "New reply"], "mutable-content": 1]])
         spec.placeholderBody = ""
         #expect(throws: PayloadError.self) { try spec.build(bundleID: "a.b", encryption: defaults) }
+        // A placeholder that leaves no room for the content is refused, naming it.
+        spec.placeholderBody = String(repeating: "p", count: 4050)
+        let error = try #require(throws: PayloadError.self) { try spec.build(bundleID: "a.b", encryption: defaults) }
+        #expect(error.description.contains("placeholder"))
         // The configuration's default applies unless the send says; --no-encrypt sends in clear.
         spec = PushSpecification()
         spec.content.body = "hi"
