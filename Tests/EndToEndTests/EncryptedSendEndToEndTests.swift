@@ -129,6 +129,19 @@ struct EncryptedSendEndToEndTests: ClientToolSuite {
         dry.expectSuccess()
         let expected = try #require(try json(dry.stdout)["payload"] as? NSDictionary)
 
+        // A dry run shows what would travel in clear; the device without a key as refused.
+        let dryEncrypted = try BuiltTool.run("send-push", content + ["--encrypt", "--dry-run"], environment: env)
+        dryEncrypted.expectSuccess()
+        #expect(dryEncrypted.stdout.contains(#""enc":"<"#) && dryEncrypted.stdout.contains("refused: no content key"))
+        #expect(!dryEncrypted.stdout.contains("launch") && !dryEncrypted.stdout.contains(tabletKey))
+        let dryJSON = try BuiltTool.run(
+            "send-push", content + ["--encrypt", "--dry-run", "--json", "--device", "old-phone"], environment: env)
+        let refusedRequest = try json(dryJSON.stdout)
+        #expect(
+            refusedRequest["payload"] is NSNull
+                && (refusedRequest["refused"] as? String)?.contains("no content key") == true)
+        #expect(emulator.records().isEmpty)
+
         let run = try BuiltTool.run("send-push", content + ["--encrypt"], environment: env)
         #expect(run.status == 1, "one device refused: \(run.stdout)\(run.stderr)")
         let refusedLine = try #require(run.stdout.split(separator: "\n").first { $0.contains("old-phone") })
@@ -239,5 +252,18 @@ struct EncryptedSendEndToEndTests: ClientToolSuite {
             ])
         #expect(opened["openclaw"] as? NSDictionary == ["k": 1])
         #expect(!server.stderr.contains(key))
+
+        // With the config's encrypt, a route whose body says nothing (the gateway's hook) encrypts too.
+        var configured = env
+        configured["PUSHKIT_CONFIG"] = try setup.directory.write("config.json", #"{"encrypt": true}"#)
+        let encrypting = try RunningServe(["--no-auth"], environment: configured)
+        let hook = try encrypting.request("POST", "/hooks/ios-notify", json: #"{"body": "private hook text"}"#)
+        #expect(hook.status == 200, "\(hook.body)")
+        let hookRecords = emulator.waitForRecords(2)
+        #expect(hookRecords.count == 2 && hookRecords.last?["device_token"] as? String == hexToken(1))
+        let hookPayload = try #require(hookRecords.last?["payload"] as? [String: Any])
+        #expect(Set(hookPayload.keys) == ["aps", "enc"] && hookPayload["aps"] as? NSDictionary == Self.placeholder)
+        let hookPlain = try decrypt([(key, try #require(hookPayload["enc"] as? String))])
+        #expect(hookPlain.first?.contains("private hook text") == true)
     }
 }
