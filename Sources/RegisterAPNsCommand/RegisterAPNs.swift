@@ -29,8 +29,7 @@ struct RegisterAPNs: ParsableCommand {
         version: PushKitFree.version,
         subcommands: [
             Add.self, Remove.self, List.self, MakeContentKey.self, Import.self, Convert.self, Briefing.self,
-            Channel.self,
-            Database.self, Serve.self,
+            Channel.self, Database.self, Serve.self,
         ],
         defaultSubcommand: Add.self
     )
@@ -175,9 +174,6 @@ extension RegisterAPNs {
                 if contentKey != nil || contentKeyFile != nil {
                     throw ValidationError(
                         "--content-key goes with DEVICE_ID APNS_TOKEN; in --from-json bodies use \"content_key\"")
-                }
-                if bodyPath == "-" && contentKeyFile == "-" {
-                    throw ValidationError("--from-json - and --content-key-file - cannot both read standard input")
                 }
                 if deviceID != nil || token != nil {
                     throw ValidationError("give either DEVICE_ID APNS_TOKEN or --from-json, not both")
