@@ -18,11 +18,13 @@ extension SendSetting {
         case .dismissalDate: "--dismissal-date"
         case .attributesType: "--attributes-type"
         case .minimumInterval: "--min-interval"
+        case .placeholderTitle: "--placeholder-title"
+        case .placeholderBody: "--placeholder-body"
         case .inputPushToken: "--input-push-token"
         case .inputPushChannel: "--input-push-channel"
         case .title, .subtitle, .body, .badge, .sound, .category, .data, .priority, .expiration, .timestamp,
             .attributes, .channel,
-            .retries, .timeout:
+            .retries, .timeout, .encrypt:
             "--" + rawValue
         }
     }

@@ -91,7 +91,7 @@ package struct AgentTools: Sendable {
                                 "type": "string",
                                 "enum": [
                                     "delivered", "unregistered", "rejected", "failed", "skipped", "not_tried",
-                                    "unknown",
+                                    "unknown", "refused",
                                 ],
                             ],
                             "status": ["type": "integer"],

@@ -8,7 +8,7 @@ package struct NotifyResult: Sendable {
     package let text: String
     /// `summary`, the counts and `results` (as `send-push --json` writes them, tokens masked).
     package let structured: JSONValue
-    /// Whether nothing reached a device although some were tried: the agent should not report
+    /// Whether nothing reached a device although some were tried or refused: the agent should not report
     /// the notification as sent. A send the policy held back (quiet hours) is not an error.
     package let isError: Bool
 
@@ -40,6 +40,8 @@ package struct NotifyResult: Sendable {
         let unsuccessful: [DeliveryResult.Outcome] = [.rejected, .failed, .notTried, .unknown]
         let failed = results.filter { unsuccessful.contains($0.outcome) }
         let skipped = results.filter { $0.outcome == .skipped }
+        // An encrypted send to a device without a content key: never sent, never in clear.
+        let refused = results.filter { $0.outcome == .refused }
         var parts: [String] = []
         if !delivered.isEmpty { parts.append("Delivered to \(devices(delivered.count)) (\(names(delivered)))") }
         if !pruned.isEmpty {
@@ -53,6 +55,11 @@ package struct NotifyResult: Sendable {
         if !failed.isEmpty {
             parts.append("failed for \(devices(failed.count)): \(names(failed) { answer($0) })")
         }
+        if !refused.isEmpty {
+            parts.append(
+                "refused for \(devices(refused.count)), never sent in clear: \(names(refused) { TerminalText.escaped($0.reason ?? "no content key") })"
+            )
+        }
         if !skipped.isEmpty {
             let reason = skipped.first?.reason.map { ": \(TerminalText.escaped($0))" } ?? ""
             parts.append("not sent to \(devices(skipped.count)) (held back\(reason))")
@@ -61,12 +68,12 @@ package struct NotifyResult: Sendable {
         text = text.prefix(1).uppercased() + text.dropFirst()
         if let advice = report.advice.first { text += " \(advice)" }
         self.text = text
-        isError = delivered.isEmpty && !failed.isEmpty
+        isError = delivered.isEmpty && !(failed.isEmpty && refused.isEmpty)
         structured = .object([
             "summary": .string(text),
             "delivered": .number(Double(report.delivered)),
             "pruned": .number(Double(report.pruned)),
-            "failed": .number(Double(failed.count)),
+            "failed": .number(Double(failed.count + refused.count)),
             "skipped": .number(Double(report.skipped)),
             "results": .array(results.map { .object(DeliveryReport.members(of: $0, fullTokens: false)) }),
         ])

@@ -28,8 +28,8 @@ struct RegisterAPNs: ParsableCommand {
             """,
         version: PushKitFree.version,
         subcommands: [
-            Add.self, Remove.self, List.self, Import.self, Convert.self, Briefing.self, Channel.self, Database.self,
-            Serve.self,
+            Add.self, Remove.self, List.self, MakeContentKey.self, Import.self, Convert.self, Briefing.self,
+            Channel.self, Database.self, Serve.self,
         ],
         defaultSubcommand: Add.self
     )
@@ -95,7 +95,10 @@ extension RegisterAPNs {
                 object, an array, or one object per line. Flags fill in what a body leaves out. \
                 --push-to-start-token stores the device's ActivityKit push-to-start token (in a body: \
                 "push_to_start_token"), which send-push --live-activity start uses; registering without \
-                one keeps the stored one.
+                one keeps the stored one. --content-key (or --content-key-file, '-' for standard input) \
+                stores the install's 32-byte key for send-push --encrypt, standard base64 (in a body: \
+                "content_key"); registering without one keeps the stored one. A key that is not base64 \
+                or not 32 bytes exits 65 and nothing is written.
                 """
         )
 
@@ -146,12 +149,32 @@ extension RegisterAPNs {
                 valueName: "zone"))
         var timeZone: String?
 
+        @Option(
+            name: .customLong("content-key"),
+            help: ArgumentHelp(
+                "The install's content key for encrypted sends: 32 bytes, standard base64.", valueName: "base64"))
+        var contentKey: String?
+
+        @Option(
+            name: .customLong("content-key-file"),
+            help: ArgumentHelp(
+                "Read the content key (base64) from a file, or '-' for standard input, keeping it off the command line.",
+                valueName: "file"))
+        var contentKeyFile: String?
+
         @OptionGroup var configFile: ConfigFileOption
         @OptionGroup var state: StateFileOption
         @OptionGroup(title: "Device environment") var environment: EnvironmentOptions
 
         func validate() throws {
+            if contentKey != nil && contentKeyFile != nil {
+                throw ValidationError("give either --content-key or --content-key-file, not both")
+            }
             if bodyPath != nil {
+                if contentKey != nil || contentKeyFile != nil {
+                    throw ValidationError(
+                        "--content-key goes with DEVICE_ID APNS_TOKEN; in --from-json bodies use \"content_key\"")
+                }
                 if deviceID != nil || token != nil {
                     throw ValidationError("give either DEVICE_ID APNS_TOKEN or --from-json, not both")
                 }
@@ -218,9 +241,33 @@ extension RegisterAPNs {
                 try DeviceRegistration(
                     deviceID: deviceID, token: try DeviceToken(validating: token), environment: defaults.environment,
                     name: name, model: model, osVersion: osVersion, appVersion: appVersion, groups: defaults.groups,
-                    pushToStartToken: startToken
+                    pushToStartToken: startToken, contentKey: try givenContentKey()
                 )
             ]
+        }
+
+        /// `--content-key`, or the key `--content-key-file` holds; `nil` when neither is given.
+        /// - Throws: `ContentKeyError` (65) naming the flag, never quoting the key; `InputFileError`
+        ///   (66) for a file that cannot be read.
+        private func givenContentKey() throws -> ContentKey? {
+            let text: String
+            let flag: String
+            if let contentKey {
+                (text, flag) = (contentKey, "--content-key")
+            } else if let contentKeyFile {
+                let data = try InputFile.read(contentKeyFile, named: "--content-key-file \(contentKeyFile)")
+                // A file's (or a pipe's) line break is not part of the key.
+                (text, flag) = (
+                    String(decoding: data, as: UTF8.self).trimmingWhitespace, "--content-key-file \(contentKeyFile)"
+                )
+            } else {
+                return nil
+            }
+            do throws(ContentKeyError) {
+                return try ContentKey(base64: text)
+            } catch {
+                throw ContentKeyError("\(flag): \(error.message)")
+            }
         }
 
         private static func describe(_ outcome: RegisteredDevices.RegistrationOutcome) -> String {
@@ -230,6 +277,7 @@ extension RegisterAPNs {
             if outcome.tokenChanged { text += " (new token)" }
             if let pushToStartToken = record.pushToStartToken { text += ", push-to-start \(pushToStartToken.masked)" }
             if let environment = record.environment { text += ", \(environment.rawValue)" }
+            if record.contentKey != nil { text += ", content key" }
             if !outcome.movedFrom.isEmpty {
                 text += "; token moved from " + outcome.movedFrom.map { TerminalText.field($0) }.joined(separator: ", ")
             }
@@ -344,7 +392,7 @@ extension RegisterAPNs {
             commandName: "list",
             abstract: "List the registered devices, sorted by id.",
             discussion:
-                "Tokens are masked (first 8 and last 4 hex digits) unless --full. --json prints one object per line: device_id and the fields as stored, full tokens."
+                "Tokens are masked (first 8 and last 4 hex digits) unless --full. --json prints one object per line: device_id and the fields as stored, full tokens. Content keys are never shown (the table says yes or -) unless --show-content-keys."
         )
 
         @Flag(help: "Print JSON Lines instead of a table.")
@@ -352,6 +400,11 @@ extension RegisterAPNs {
 
         @Flag(help: "Show whole tokens in the table.")
         var full = false
+
+        @Flag(
+            name: .customLong("show-content-keys"),
+            help: "Show the devices' content keys (base64): in the table, and as content_key with --json.")
+        var showContentKeys = false
 
         @OptionGroup var configFile: ConfigFileOption
         @OptionGroup var state: StateFileOption
@@ -361,11 +414,52 @@ extension RegisterAPNs {
                 let registry = try RegisterAPNs.registry(configFile, state)
                 let devices = try registry.load().devices
                 if json {
-                    StandardStreams.writeOutput(DeviceListing.jsonLines(devices))
+                    StandardStreams.writeOutput(DeviceListing.jsonLines(devices, contentKeys: showContentKeys))
                 } else if devices.isEmpty {
                     StandardStreams.writeError("\(RegisterAPNs.tool): no devices in \(registry.location)\n")
                 } else {
-                    StandardStreams.writeOutput(DeviceListing.table(devices, fullTokens: full))
+                    StandardStreams.writeOutput(
+                        DeviceListing.table(devices, fullTokens: full, contentKeys: showContentKeys))
+                }
+            }
+        }
+    }
+
+    struct MakeContentKey: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "make-content-key",
+            abstract: "Make a registered device a new content key for send-push --encrypt, and print it once.",
+            discussion: """
+                The key (32 random bytes, standard base64, one line on standard output) is stored with the \
+                device, mode 0600 like its token, and printed this once for the app to keep (in its \
+                keychain, shared with its notification service extension); list shows it again only with \
+                --show-content-keys. A device that has a key already keeps it unless --replace: the app \
+                holding the old key cannot read what is sealed with a new one. Exit 65 for a device that \
+                is not registered or already has a key.
+                """
+        )
+
+        @Argument(help: ArgumentHelp("A registered device id.", valueName: "device-id"))
+        var deviceID: String
+
+        @Flag(help: "Replace a key the device has already.") var replace = false
+
+        @OptionGroup var configFile: ConfigFileOption
+        @OptionGroup var state: StateFileOption
+
+        func run() throws {
+            try ToolSupport.run(tool: RegisterAPNs.tool) {
+                let registry = try RegisterAPNs.registry(configFile, state)
+                let key = ContentKey.random()
+                switch try registry.setContentKey(key, deviceID: deviceID, replacing: replace) {
+                case .unknownDevice:
+                    throw RegistryError.unknownDevice(deviceID, path: registry.location)
+                case .alreadySet:
+                    throw RegistryError.invalidInput(
+                        "device \(TerminalText.field(deviceID)) has a content key already; --replace makes a new one "
+                            + "(the app must then be given it)")
+                case .stored:
+                    StandardStreams.writeOutput(key.base64 + "\n")
                 }
             }
         }

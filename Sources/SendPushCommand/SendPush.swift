@@ -25,8 +25,10 @@ struct SendPush: ParsableCommand {
             hook that runs after an assistant stores a reply: send-push --hook [MESSAGE_ID] < reply. It \
             sends the reply form with the reply as PREVIEW and exits 0 unless its own command line is \
             wrong; any other problem goes to standard error and push.log.
+            --encrypt seals the payload with each device's content key (register-apns make-content-key) and \
+            sends only a placeholder alert in clear; a device without a key is refused, never sent in clear.
             Exit: 0 all delivered (410s pruned and policy skips count as handled), 1 some failed, 64 usage, \
-            65 bad payload, 66 key missing, 69 APNs unreachable, 71 no background process, 75 only \
+            65 bad payload (or every device refused), 66 key missing, 69 APNs unreachable, 71 no background process, 75 only \
             temporary failures left, 78 configuration.
             """,
         version: PushKitFree.version
@@ -96,6 +98,8 @@ struct SendPush: ParsableCommand {
             valueName: "name"))
     var profile: String?
 
+    @OptionGroup(title: "Encryption") var encryption: EncryptionOptions
+
     @OptionGroup(title: "Live Activity") var liveActivity: LiveActivityOptions
 
     @OptionGroup(title: "Policy") var policyOptions: PolicyOptions
@@ -163,6 +167,15 @@ struct SendPush: ParsableCommand {
             throw ValidationError(
                 "--due selects registered devices by their schedule; it cannot be combined with --token, --live-activity or --hook"
             )
+        }
+        if encryption.encrypt == true && !audienceOptions.token.isEmpty {
+            throw ValidationError(
+                "--encrypt seals the payload with each registered device's content key; it cannot be combined with --token"
+            )
+        }
+        if encryption.encrypt == false && (encryption.placeholderTitle != nil || encryption.placeholderBody != nil) {
+            throw ValidationError(
+                "--placeholder-title and --placeholder-body are for encrypted sends, not --no-encrypt")
         }
         if !audienceOptions.token.isEmpty && (!audienceOptions.device.isEmpty || !audienceOptions.group.isEmpty) {
             throw ValidationError("--token bypasses the registry; it cannot be combined with --device or --group")
@@ -453,6 +466,9 @@ struct SendPush: ParsableCommand {
         spec.expiration = expiration
         spec.collapseID = collapseID
         spec.apnsID = apnsID
+        spec.encrypt = encryption.encrypt
+        spec.placeholderTitle = encryption.placeholderTitle
+        spec.placeholderBody = encryption.placeholderBody
         if backgroundOptions.hook {
             // The reply: PREVIEW, else --body, else standard input.
             let preview =

@@ -68,3 +68,25 @@ struct OutputOptions: ParsableArguments {
     @Flag(name: .customLong("dry-run"), help: "Print each request (token redacted) and send nothing.") var dryRun =
         false
 }
+
+/// Content only the phone can read: the payload sealed with each device's content key.
+struct EncryptionOptions: ParsableArguments {
+    @Flag(
+        inversion: .prefixedNo,
+        help: ArgumentHelp(
+            "Seal the payload with each device's content key (AES-256-GCM); in clear only a placeholder alert. A device without a key is refused, never sent in clear. Default: the config's encrypt (false)."
+        ))
+    var encrypt: Bool?
+    @Option(
+        name: .customLong("placeholder-title"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "The clear alert's title of an encrypted send; '' for none. Default: the config's placeholder_title, else \"New message\".",
+            valueName: "text"))
+    var placeholderTitle: String?
+    @Option(
+        name: .customLong("placeholder-body"), parsing: .unconditional,
+        help: ArgumentHelp(
+            "The clear alert's body of an encrypted send. Default: the config's placeholder_body, else none.",
+            valueName: "text"))
+    var placeholderBody: String?
+}

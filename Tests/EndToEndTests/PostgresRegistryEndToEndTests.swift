@@ -116,6 +116,34 @@ struct PostgresRegistryEndToEndTests {
         #expect(devices["kept"]?["last_delivered_at"] is NSNull)
     }
 
+    @Test("content keys in the database: kept in the record, hidden by list, used by send-push --encrypt")
+    func contentKeys() throws {
+        try BuiltTool.run("register-apns", ["add", "phone", Self.token(3, 1)], environment: environment)
+            .expectSuccess()
+        try BuiltTool.run("register-apns", ["add", "tablet", Self.token(3, 2)], environment: environment)
+            .expectSuccess()
+        let made = try BuiltTool.run("register-apns", ["make-content-key", "phone"], environment: environment)
+        made.expectSuccess()
+        let key = made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(Data(base64Encoded: key)?.count == 32)
+        let stored = try cluster.psql(
+            database, "SELECT record->>'content_key' FROM pushkit_devices WHERE device_id = 'phone'")
+        #expect(stored == key)
+        #expect(try listed()["phone"]?["content_key"] == nil)
+        // A later registration without a key, through another writer, keeps it.
+        try BuiltTool.run("register-apns", ["add", "phone", Self.token(3, 1), "--name", "P"], environment: environment)
+            .expectSuccess()
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        let run = try BuiltTool.run(
+            "send-push", ["--encrypt", "--title", "T", "--body", "secret"],
+            environment: emulator.asAPNs(for: environment))
+        #expect(run.status == 1 && run.stdout.contains("refused"), "\(run.stdout)\(run.stderr)")
+        let records = emulator.waitForRecords(1)
+        #expect(records.count == 1 && records.first?["device_token"] as? String == Self.token(3, 1))
+        let payload = records.first?["payload"] as? [String: Any]
+        #expect(payload?["enc"] is String && !(String(describing: payload)).contains("secret"))
+    }
+
     @Test("prune against concurrent re-registrations of the same device: a re-registration is never lost")
     func pruneAgainstReRegistration() throws {
         let rounds = 6

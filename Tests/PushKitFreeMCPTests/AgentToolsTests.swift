@@ -109,6 +109,20 @@ struct AgentToolsTests {
         #expect(failed.isError == true && Self.text(failed) == "Failed for 1 device: ipad (400 BadDeviceToken).")
     }
 
+    @Test("an encrypted send's devices without a content key: refused in words, never called delivered")
+    func refusedWords() async throws {
+        let host = try RecordingHost([("phone", 1, []), ("ipad", 2, [])])
+        host.outcomes["ipad"] = (.refused, 0, "no content key", false)
+        let mixed = await AgentTools(host: host).call("notify", arguments: ["body": "hi"])
+        #expect(
+            Self.text(mixed)
+                == "Delivered to 1 device (phone); refused for 1 device, never sent in clear: ipad (no content key).")
+        #expect(mixed.isError == nil)
+        #expect(mixed.structuredContent?.objectValue?["failed"] == Value.int(1))
+        let refused = await AgentTools(host: host).call("notify", arguments: ["body": "hi", "device": "ipad"])
+        #expect(refused.isError == true, "nothing reached a device: \(Self.text(refused))")
+    }
+
     @Test(
         "refused calls are tool errors that say what to do",
         arguments: [

@@ -226,6 +226,29 @@ struct EndpointTests {
         }
     }
 
+    @Test("notification bodies: encrypt turns content encryption on or off for the send, else the config decides")
+    func notificationBodyEncrypt() throws {
+        func body(_ text: String) throws -> NotificationRequestBody {
+            try NotificationRequestBody(JSONValue.parse(Data(text.utf8)), profile: .openClaw)
+        }
+        let encrypted = try body(#"{"title": "T", "body": "secret", "encrypt": true}"#)
+        #expect(encrypted.encrypt == true && encrypted.specification.encrypt == true)
+        let request = try encrypted.specification.build(bundleID: "com.example.app").request
+        #expect(
+            try JSONValue.parse(request.payload) == ["aps": ["alert": ["title": "New message"], "mutable-content": 1]])
+        #expect(String(decoding: try #require(request.sealedContent), as: UTF8.self).contains("secret"))
+        let defaults = EncryptionDefaults(encrypt: true)
+        #expect(
+            try body(#"{"title": "T"}"#).specification.build(bundleID: "a.b", encryption: defaults).request
+                .sealedContent != nil)
+        #expect(
+            try body(#"{"title": "T", "encrypt": false}"#).specification.build(bundleID: "a.b", encryption: defaults)
+                .request.sealedContent == nil)
+        #expect { try body(#"{"title": "T", "encrypt": "yes"}"#) } throws: {
+            ($0 as? EndpointError)?.status == 400 && ($0 as? EndpointError)?.message.contains("\"encrypt\"") == true
+        }
+    }
+
     @Test("OpenClaw's routes are the /api/v1 ones")
     func openClawRoutes() {
         #expect(

@@ -120,6 +120,7 @@ package struct ConfigurationDoctor: Sendable {
                 setting: "environment", value: c.environment.value.rawValue, source: c.environment.source.kind,
                 severity: .ok, message: ""))
         if c.file.values["profile"] != nil { findings.append(profileFinding()) }
+        if c.file.values["encrypt"] != nil { findings.append(encryptionFinding()) }
         let url = c.baseURL(for: c.environment.value)
         findings.append(urlFinding(url, name: "apns url"))
         findings.append(urlFinding(c.managementURL(for: c.environment.value), name: "manage url"))
@@ -164,6 +165,18 @@ package struct ConfigurationDoctor: Sendable {
             return DoctorFinding(
                 setting: "profile", value: "", source: "file", severity: .error, message: error.message)
         }
+    }
+
+    /// The config file's `encrypt` (`EncryptionDefaults`): whether alerts go out encrypted unless a
+    /// send says, and the placeholder they show in clear.
+    private func encryptionFinding() -> DoctorFinding {
+        let defaults = configuration.encryption
+        let placeholder = [defaults.placeholderTitle, defaults.placeholderBody].compactMap { $0 }
+            .map { "\"\(TerminalText.escaped($0))\"" }.joined(separator: " / ")
+        return DoctorFinding(
+            setting: "encrypt", value: defaults.encrypt ? "true" : "false", source: "file", severity: .ok,
+            message: defaults.encrypt
+                ? "alerts are sealed with each device's content key; in clear only the placeholder \(placeholder)" : "")
     }
 
     /// An APNs URL, shown without credentials: plain `http://` is only for a server on this

@@ -19,8 +19,11 @@ package struct APNsRequest: Sendable {
     package var collapseID: String?
     /// A canonical lowercase UUID; `nil` lets APNs assign one per request.
     package var apnsID: String?
-    /// The serialized payload.
+    /// The serialized payload; with `sealedContent`, the clear placeholder alone, without `enc`.
     package var payload: Data
+    /// An encrypted send's content: the payload that would have been sent, sealed for each device
+    /// with its content key into `enc` (`body(for:)`); `nil` for a send in clear.
+    package var sealedContent: Data?
 
     /// A request; a `nil` priority is the push type's default (`APNsPriority.default(for:)`).
     package init(
@@ -67,6 +70,22 @@ package struct APNsRequest: Sendable {
         if payload.count > pushType.maximumPayloadSize {
             throw .tooLarge(size: payload.count, limit: pushType.maximumPayloadSize, detail: "")
         }
+        if let sealedContent {
+            let size = ContentSealing.payloadSize(clearBytes: payload.count, contentBytes: sealedContent.count)
+            if size > pushType.maximumPayloadSize {
+                throw .tooLarge(size: size, limit: pushType.maximumPayloadSize, detail: " once encrypted")
+            }
+        }
+    }
+
+    /// The body sent to a device: `payload`, or for an encrypted send the clear placeholder with
+    /// `sealedContent` sealed under `key` (a fresh nonce each call) as `enc`.
+    /// - Throws: `ContentKeyError` (65) for an encrypted send to a device without a key; swift-crypto's
+    ///   error, which a valid key never causes.
+    package func body(for key: ContentKey?) throws -> Data {
+        guard let sealedContent else { return payload }
+        guard let key else { throw ContentKeyError(ContentKeyError.missing) }
+        return ContentSealing.payload(clear: payload, sealed: try ContentSealing.seal(sealedContent, with: key))
     }
 
     /// The request headers, names lowercase, for `providerToken` (the compact JWT).

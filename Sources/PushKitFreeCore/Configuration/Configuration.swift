@@ -56,6 +56,9 @@ package struct Configuration: Sendable {
     package let homeDirectory: String
     /// The registry's journal and retry settings (`PUSHKIT_REGISTRY_*`).
     package let registryTuning: RegistryTuning
+    /// Whether sends are encrypted unless they say, and the placeholder they show in clear
+    /// (`encrypt`, `placeholder_title`, `placeholder_body`).
+    package let encryption: EncryptionDefaults
 
     /// Warnings found while resolving (unknown config keys), one line each.
     package var warnings: [String] { file.warnings }
@@ -196,6 +199,7 @@ package struct Configuration: Sendable {
                 Setting($0, from: .derived(rule: "the Sven token map beside \(file.path)"))
             }
             ?? Setting(stateDirectory.value + "/devices.json", from: .defaultValue)
+        encryption = try EncryptionDefaults.configured(in: file)
 
         let managementURLs =
             [productionManagementURL, sandboxManagementURL] + (managementURLOverride.map { [$0] } ?? [])

@@ -11,11 +11,12 @@ import Foundation
 /// are kept out of the settings and reported as warnings, never as errors.
 package struct ConfigurationFile: Sendable {
     /// Every key the tools read from the file.
-    package static let knownKeys: Set<String> = NotificationPolicy.configKeys.union([
-        "team_id", "key_id", "bundle_id", "topic", "key_path", "use_sandbox", "environment",
-        "production_url", "sandbox_url", "ca_file", "proxy", "state_file", "state_dir", "title", "profile",
-        "production_manage_url", "sandbox_manage_url",
-    ])
+    package static let knownKeys: Set<String> = NotificationPolicy.configKeys.union(EncryptionDefaults.configKeys)
+        .union([
+            "team_id", "key_id", "bundle_id", "topic", "key_path", "use_sandbox", "environment",
+            "production_url", "sandbox_url", "ca_file", "proxy", "state_file", "state_dir", "title", "profile",
+            "production_manage_url", "sandbox_manage_url",
+        ])
 
     /// The file's path.
     package let path: String

@@ -18,7 +18,7 @@ package struct DeliveryReport: Sendable {
         // One pass over the results for every count the summary and the callers ask for (a large
         // fan-out has tens of thousands), reading fields in place rather than copying each result.
         var counts = (delivered: 0, skipped: 0, pruned: 0, failed: 0, unregisteredKept: 0, pruneFailures: 0)
-        var notTried = 0, unknown = 0
+        var notTried = 0, unknown = 0, refused = 0
         var stop: DeliveryStop?
         for index in results.indices {
             switch results[index].outcome {
@@ -29,6 +29,9 @@ package struct DeliveryReport: Sendable {
                 if stop == nil { stop = results[index].stoppedBy }
             case .unknown: unknown += 1
             case .rejected, .failed: counts.failed += 1
+            case .refused:
+                counts.failed += 1
+                refused += 1
             case .unregistered where results[index].pruneFailure != nil: counts.pruneFailures += 1
             case .unregistered where !results[index].pruned: counts.unregisteredKept += 1
             case .unregistered: break
@@ -38,6 +41,7 @@ package struct DeliveryReport: Sendable {
         (delivered, skipped, pruned, failed, unregisteredKept, pruneFailures) = counts
         self.notTried = notTried
         self.unknown = unknown
+        self.refused = refused
         self.stop = stop
     }
 
@@ -60,7 +64,7 @@ package struct DeliveryReport: Sendable {
     package let skipped: Int
     /// Devices removed from the registry after a 410.
     package let pruned: Int
-    /// Devices neither delivered nor unregistered.
+    /// Devices neither delivered nor unregistered (refused ones included).
     package let failed: Int
     /// Devices answered 410 that stay registered (the app registered again after the 410).
     private let unregisteredKept: Int
@@ -72,18 +76,24 @@ package struct DeliveryReport: Sendable {
     package let stop: DeliveryStop?
     /// Devices sent to whose answer did not come before the run was interrupted.
     package let unknown: Int
+    /// Devices an encrypted send refused (no content key), counted in `failed` too.
+    package let refused: Int
 
     /// The process exit status:
     /// 0 when every device was delivered (a dead token that was answered 410 counts as handled,
     /// once it is pruned: 74 when the registry could not be written to prune it);
     /// 69 when nothing got an HTTP answer and every failure was a connect or TLS failure;
     /// 78 when the run stopped because APNs refused the credentials and nothing was delivered;
-    /// 75 when only temporary failures are left; 1 otherwise.
+    /// 75 when only temporary failures are left;
+    /// 65 when nothing was delivered and every device was refused (an encrypted send to devices
+    /// without a content key); 1 otherwise.
     package var exitStatus: ExitStatus {
         if failed == 0, notTried == 0, unknown == 0 { return pruneFailures > 0 ? .ioError : .success }
         let unsuccessful = results.filter {
             $0.outcome == .rejected || $0.outcome == .failed || $0.outcome == .notTried || $0.outcome == .unknown
+                || $0.outcome == .refused
         }
+        if delivered == 0, unsuccessful.allSatisfy({ $0.outcome == .refused }) { return .dataError }
         let answered = results.contains { $0.status != 0 }
         if !answered, unsuccessful.allSatisfy({ $0.transportFailure == .connect || $0.transportFailure == .tls }) {
             return .unavailable
@@ -168,7 +178,7 @@ package struct DeliveryReport: Sendable {
                 text += " "
                 text += apnsID
             }
-        case .skipped:
+        case .skipped, .refused:
             text += "not sent: "
             text += TerminalText.escaped(result.reason ?? "")
         default:
@@ -237,7 +247,10 @@ package struct DeliveryReport: Sendable {
 
     /// The summary line for standard error.
     package var summary: String {
-        var parts = ["\(delivered) delivered", "\(failed) failed", "\(pruned) pruned"]
+        var parts = [
+            "\(delivered) delivered", "\(failed) failed" + (refused > 0 ? " (\(refused) refused: no content key)" : ""),
+            "\(pruned) pruned",
+        ]
         if pruneFailures > 0 { parts.append("\(pruneFailures) not pruned (the registry could not be written)") }
         if unregisteredKept > 0 { parts.append("\(unregisteredKept) unregistered kept") }
         if skipped > 0 { parts.append("\(skipped) skipped") }

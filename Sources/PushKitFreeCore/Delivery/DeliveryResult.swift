@@ -40,6 +40,9 @@ package struct DeliveryResult: Sendable, Equatable {
         /// (an untrusted certificate, a host that cannot be reached, credentials APNs refuses);
         /// `reason` names it. Sending again once it is fixed will try it.
         case notTried = "not_tried"
+        /// Not sent, and never will be as asked: an encrypted send to a device without a content
+        /// key, which is never sent in clear instead; `reason` says so. A failure.
+        case refused
         /// Sent, but the run was interrupted (SIGINT, SIGTERM) before an answer came: APNs may
         /// have delivered it or not. Never retried by the run; sending again may deliver it twice.
         case unknown

@@ -22,11 +22,14 @@ package struct DeliveryTarget: Sendable, Equatable {
     /// For a scheduled send (`--due briefing`): the device-local day it serves, recorded on
     /// delivery so the device does not get that day's again.
     package let scheduledDay: LocalDate?
+    /// The device's content key, which an encrypted send seals the payload with; `nil` when it has
+    /// none (an encrypted send then refuses the device) or for a `--token` target.
+    package let contentKey: ContentKey?
 
     /// A target; its token is the device token unless `tokenKind` says otherwise.
     package init(
         deviceID: String?, token: DeviceToken, recordedEnvironment: APNsEnvironment?, tokenKind: TokenKind = .device,
-        timeZone: String? = nil, scheduledDay: LocalDate? = nil
+        timeZone: String? = nil, scheduledDay: LocalDate? = nil, contentKey: ContentKey? = nil
     ) {
         self.deviceID = deviceID
         self.token = token
@@ -34,5 +37,6 @@ package struct DeliveryTarget: Sendable, Equatable {
         self.tokenKind = tokenKind
         self.timeZone = timeZone
         self.scheduledDay = scheduledDay
+        self.contentKey = contentKey
     }
 }

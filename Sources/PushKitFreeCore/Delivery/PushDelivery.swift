@@ -92,9 +92,11 @@ package final class PushDelivery {
     ///     end (deadline, not tried) are only in the returned results.
     ///   - onTurn: called on every turn of the transport's loop (at least ten times a second while
     ///     it waits), on this thread: for output that must move while nothing finishes.
+    ///   - bodies: one body per target, in place of `request.payload` (an encrypted send's, sealed
+    ///     for each device); `nil` sends `request.payload` to every target.
     /// - Throws: only when no provider token can be had at all (key missing or unusable).
     package func deliver(
-        _ request: APNsRequest, to targets: [DeliveryTarget],
+        _ request: APNsRequest, to targets: [DeliveryTarget], bodies: [Data]? = nil,
         onFinished: (Int, DeliveryResult) -> Void = { _, _ in }, onTurn: () -> Void = {}
     ) throws -> [DeliveryResult] {
         let deadline = ContinuousClock.now + policy.timeout
@@ -154,7 +156,7 @@ package final class PushDelivery {
                     HTTP2Request(
                         url: APNsRequest.url(
                             baseURL: baseURL(results[index].environment), token: targets[index].token.hex),
-                        headers: headers, body: request.payload, tag: index))
+                        headers: headers, body: bodies?[index] ?? request.payload, tag: index))
             },
             onResponse: { response in
                 let index = response.tag

@@ -128,14 +128,16 @@ package struct PushSender: Sendable {
                 to: &spec, urgency: urgency, groups: audience.groups, topic: topic, inQuietHours: false)
             if quietDecision != decision {
                 var request: APNsRequest?
-                if case .send = quietDecision { request = try quietSpec.build(bundleID: topic).request }
+                if case .send = quietDecision {
+                    request = try quietSpec.build(bundleID: topic, encryption: configuration.encryption).request
+                }
                 quiet = PreparedPush.QuietVariant(request: request, decision: quietDecision)
             }
         } else {
             decision = notificationPolicy.apply(
                 to: &spec, urgency: urgency, groups: audience.groups, topic: topic, at: now)
         }
-        let built = try spec.build(bundleID: topic)
+        let built = try spec.build(bundleID: topic, encryption: configuration.encryption)
         let capKey = NotificationPolicy.capKey(
             collapseID: built.request.collapseID, groups: audience.groups,
             deviceIDs: audience.deviceIDs, tokens: audience.tokens)
@@ -296,28 +298,40 @@ package struct PushSender: Sendable {
             cache: ProviderTokenCache(path: configuration.tokenCachePath),
             credentials: credentials, warn: warn)
         let configuration = self.configuration
-        var results: [DeliveryResult]
-        do {
+        // An encrypted send refuses the devices without a content key here: never sent in clear.
+        let refusal = Self.refusals(of: prepared, among: targets, environment: configuration.environment.value)
+        for (index, result) in refusal.refused { onFinished(index, result) }
+        let sendPositions = refusal.refused.isEmpty ? nil : refusal.sendable
+        let sendTargets = sendPositions.map { $0.map { targets[$0] } } ?? targets
+        let reportFinished = { (index: Int, result: DeliveryResult) in
+            onFinished(sendPositions?[index] ?? index, result)
+        }
+        var results: [DeliveryResult] = []
+        if !sendTargets.isEmpty {
             let client = transports.transport(
                 caFile: configuration.caFile?.value, proxy: configuration.proxy?.value,
                 connectTimeout: min(deliveryPolicy.connectTimeout, deliveryPolicy.timeout))
-            /// One pass to `passTargets`, the targets at `positions` of `targets`.
+            /// One pass to `passTargets`, the targets at `positions` of `sendTargets`.
             func deliverPass(
                 _ request: APNsRequest, to passTargets: [DeliveryTarget], at positions: [Int]? = nil
             ) throws -> [DeliveryResult] {
                 var policy = deliveryPolicy
                 policy.timeout = max(.zero, deadline - ContinuousClock.now)
+                // Sealed once per device for the run: a resend repeats the same sealed body.
+                let bodies = try request.sealedContent.map { _ in
+                    try passTargets.map { try request.body(for: $0.contentKey) }
+                }
                 return try PushDelivery(
                     client: client, baseURL: { configuration.baseURL(for: $0).value }, tokens: tokens,
                     policy: policy, defaultEnvironment: configuration.environment.value, interruption: interruption
                 ).deliver(
-                    request, to: passTargets,
-                    onFinished: { index, result in onFinished(positions?[index] ?? index, result) }, onTurn: onTurn)
+                    request, to: passTargets, bodies: bodies,
+                    onFinished: { index, result in reportFinished(positions?[index] ?? index, result) }, onTurn: onTurn)
             }
-            if let split = quietSplit(of: prepared, for: targets) {
+            if let split = quietSplit(of: prepared, for: sendTargets) {
                 // Each device's own clock decides: those outside quiet hours first, then those inside.
-                var collected = [DeliveryResult?](repeating: nil, count: targets.count)
-                let outside = split.outside.map { targets[$0] }, inside = split.inside.map { targets[$0] }
+                var collected = [DeliveryResult?](repeating: nil, count: sendTargets.count)
+                let outside = split.outside.map { sendTargets[$0] }, inside = split.inside.map { sendTargets[$0] }
                 if !outside.isEmpty {
                     for (index, result) in zip(
                         split.outside, try deliverPass(prepared.request, to: outside, at: split.outside))
@@ -339,9 +353,15 @@ package struct PushSender: Sendable {
                 }
                 results = collected.map { $0! }
             } else {
-                results = try deliverPass(prepared.request, to: targets)
+                results = try deliverPass(prepared.request, to: sendTargets)
             }
         } // A client made for this send, and its libcurl handles, are freed here, before the registry is written.
+        if let sendPositions {
+            var merged = [DeliveryResult?](repeating: nil, count: targets.count)
+            for (index, result) in refusal.refused { merged[index] = result }
+            for (position, result) in zip(sendPositions, results) { merged[position] = result }
+            results = merged.map { $0! }
+        }
         nameProxies(in: &results)
         DeliveryAdvice.annotate(&results, keyID: credentials.keyID, topic: configuration.topic?.value)
         if targets.contains(where: { $0.deviceID != nil }) {
@@ -359,6 +379,28 @@ package struct PushSender: Sendable {
             warn("what APNs said about the scope of key \(credentials.keyID) was not noted: \(error)")
         }
         return DeliveryReport(results: results, seconds: started.secondsElapsed)
+    }
+
+    /// For an encrypted send: the targets without a content key, each with its `refused` result, and
+    /// the positions of the others, to send to. Nothing is refused for a send in clear.
+    private static func refusals(
+        of prepared: PreparedPush, among targets: [DeliveryTarget], environment: APNsEnvironment
+    ) -> (refused: [(index: Int, result: DeliveryResult)], sendable: [Int]) {
+        let encrypted = prepared.request.sealedContent != nil || prepared.quiet?.request?.sealedContent != nil
+        guard encrypted else { return ([], Array(targets.indices)) }
+        var refused: [(index: Int, result: DeliveryResult)] = []
+        var sendable: [Int] = []
+        for (index, target) in targets.enumerated() {
+            guard target.contentKey == nil else {
+                sendable.append(index)
+                continue
+            }
+            var result = DeliveryResult(target: target, environment: target.recordedEnvironment ?? environment)
+            result.outcome = .refused
+            result.reason = ContentKeyError.missing
+            refused.append((index, result))
+        }
+        return (refused, sendable)
     }
 
     /// With quiet hours kept in each device's zone and a send that differs inside them: which

@@ -33,6 +33,13 @@ package struct PushSpecification: Sendable {
     package var legacy: (messageID: String?, preview: String)?
     /// The config file's `title`, used by the legacy form.
     package var configuredTitle: String?
+    /// `--encrypt` (true), `--no-encrypt` (false) or a request body's `encrypt`; `nil` leaves it to
+    /// the configuration (`EncryptionDefaults.encrypt`).
+    package var encrypt: Bool?
+    /// `--placeholder-title`: the clear alert's title of an encrypted send; `nil` for the configured one.
+    package var placeholderTitle: String?
+    /// `--placeholder-body`: the clear alert's body of an encrypted send; `nil` for the configured one.
+    package var placeholderBody: String?
 
     /// An alert with nothing set; `build` refuses it until something is given to send.
     package init() {}
@@ -51,13 +58,32 @@ package struct PushSpecification: Sendable {
     }
 
     /// Builds and checks the request.
-    /// - Parameter bundleID: the configured topic; may be `nil` when a `.apns` file names the app.
+    ///
+    /// An encrypted send (`encrypt`, else `encryption.encrypt`) is an alert: its payload, built and
+    /// fitted as usual but within what is left once the clear placeholder and the sealing are
+    /// counted (`ContentSealing.contentLimit`), becomes the request's `sealedContent`, and its
+    /// `payload` the placeholder alert with `mutable-content: 1`, nothing else.
+    /// - Parameters:
+    ///   - bundleID: the configured topic; may be `nil` when a `.apns` file names the app.
+    ///   - encryption: whether to encrypt when the specification does not say, and the placeholder.
     /// - Throws: `PayloadError` (exit 65) for a payload or header APNs would refuse, or
     ///   `ConfigurationError` (78) when no topic is known.
-    package func build(bundleID configuredBundleID: String?) throws -> Built {
+    package func build(
+        bundleID configuredBundleID: String?, encryption: EncryptionDefaults = EncryptionDefaults()
+    ) throws -> Built {
         var bundleID = configuredBundleID
         let payload: Data
         var shortened = false
+        let placeholder = try encrypt ?? encryption.encrypt ? self.placeholder(encryption) : nil
+        let limit =
+            placeholder.map { clear in
+                ContentSealing.contentLimit(clearBytes: clear.count, limit: pushType.maximumPayloadSize)
+            } ?? pushType.maximumPayloadSize
+        if let placeholder, limit < 0 {
+            throw PayloadError.tooLarge(
+                size: placeholder.count, limit: pushType.maximumPayloadSize,
+                detail: " for the encrypted send's placeholder alone; shorten its title or body")
+        }
         if let payloadFile {
             if content.liveActivity != nil {
                 throw PayloadError.invalid(
@@ -66,6 +92,9 @@ package struct PushSpecification: Sendable {
             }
             let (data, simulatorBundle) = try Self.completePayload(payloadFile)
             if bundleID == nil { bundleID = simulatorBundle }
+            if placeholder != nil, data.count > limit {
+                throw PayloadError.tooLarge(size: data.count, limit: limit, detail: Self.encryptedDetail)
+            }
             payload = data
         } else {
             var content = try self.content(pushType: pushType, bundleID: bundleID)
@@ -85,16 +114,46 @@ package struct PushSpecification: Sendable {
                 if key == "aps" { throw PayloadError.invalid("the custom data cannot go under \"aps\"") }
                 content.customData = [key: .object(content.customData)]
             }
-            (payload, shortened) = try PayloadFitter.fit(content, limit: pushType.maximumPayloadSize)
+            let fitted = Result { () throws(PayloadError) in try PayloadFitter.fit(content, limit: limit) }
+            if placeholder != nil, case .failure(.tooLarge(let size, let limit, let detail)) = fitted {
+                throw PayloadError.tooLarge(size: size, limit: limit, detail: Self.encryptedDetail + detail)
+            }
+            (payload, shortened) = try fitted.get()
         }
         guard let bundleID, !bundleID.isEmpty else {
             throw ConfigurationError.noTopic
         }
-        let request = APNsRequest(
+        var request = APNsRequest(
             bundleID: bundleID, pushType: pushType, priority: priority, expiration: expiration,
-            collapseID: collapseID, apnsID: apnsID?.lowercased(), payload: payload)
+            collapseID: collapseID, apnsID: apnsID?.lowercased(), payload: placeholder ?? payload)
+        if placeholder != nil { request.sealedContent = payload }
         try request.validate()
         return Built(request: request, shortened: shortened)
+    }
+
+    /// How a size error of an encrypted send says its limit is smaller.
+    private static let encryptedDetail =
+        " for an encrypted send (APNs' limit less the placeholder alert and the sealing)"
+
+    /// The clear payload of an encrypted send: the placeholder alert and `mutable-content: 1`.
+    /// - Throws: `PayloadError` (65) for a push type other than alert, a Live Activity, or a
+    ///   placeholder with neither a title nor a body.
+    private func placeholder(_ encryption: EncryptionDefaults) throws(PayloadError) -> Data {
+        guard pushType == .alert, content.liveActivity == nil else {
+            throw PayloadError.invalid(
+                "\(setting: .encrypt) is for alerts (the app's notification service extension decrypts them), not \(pushType.rawValue) pushes; send this one with \(setting: .encrypt) off"
+            )
+        }
+        var clear = NotificationContent()
+        clear.title = (placeholderTitle ?? encryption.placeholderTitle).flatMap { $0.isEmpty ? nil : $0 }
+        clear.body = (placeholderBody ?? encryption.placeholderBody).flatMap { $0.isEmpty ? nil : $0 }
+        guard clear.title != nil || clear.body != nil else {
+            throw PayloadError.invalid(
+                "an encrypted notification's placeholder needs \(setting: .placeholderTitle) or \(setting: .placeholderBody)"
+            )
+        }
+        clear.mutableContent = true
+        return clear.payload.serialized()
     }
 
     private func content(pushType: APNsPushType, bundleID: String?) throws -> NotificationContent {

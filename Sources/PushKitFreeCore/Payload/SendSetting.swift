@@ -10,6 +10,7 @@ package enum SendSetting: String, Sendable, CaseIterable {
     case liveActivity, contentState, timestamp, staleDate, dismissalDate, attributesType, attributes
     case inputPushToken, inputPushChannel, channel
     case retries, timeout, minimumInterval
+    case encrypt, placeholderTitle, placeholderBody
 
     /// The setting in a sentence of the core's own messages.
     package var phrase: String {
@@ -44,6 +45,9 @@ package enum SendSetting: String, Sendable, CaseIterable {
         case .retries: "retries"
         case .timeout: "the timeout"
         case .minimumInterval: "the minimum interval"
+        case .encrypt: "content encryption"
+        case .placeholderTitle: "the placeholder's title"
+        case .placeholderBody: "the placeholder's body"
         }
     }
 }

@@ -31,7 +31,7 @@ package enum DeliveryTargets {
             }
             return DeliveryTarget(
                 deviceID: device.id, token: device.record.token, recordedEnvironment: device.record.environment,
-                timeZone: device.record.timeZone, scheduledDay: scheduledDay)
+                timeZone: device.record.timeZone, scheduledDay: scheduledDay, contentKey: device.record.contentKey)
         }
     }
 

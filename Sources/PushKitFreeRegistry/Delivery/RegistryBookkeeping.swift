@@ -52,7 +52,7 @@ package enum RegistryBookkeeping {
                         updated[index].learnedEnvironment = devices.recordEnvironment(
                             updated[index].environment, deviceID: deviceID, token: token)
                     }
-                case .rejected, .failed, .skipped, .notTried, .unknown:
+                case .rejected, .failed, .skipped, .notTried, .unknown, .refused:
                     break
                 }
             }

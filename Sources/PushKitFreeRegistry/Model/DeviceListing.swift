@@ -14,10 +14,14 @@ package enum DeviceListing {
     /// has a push-to-start token. Ids, names, models and other free text are escaped and cut to
     /// `TerminalText.displayLimit` characters (`TerminalText.field`): a line break, an escape sequence
     /// or a bidirectional override in one can neither break the table nor drive the terminal.
-    package static func table(_ devices: [RegisteredDevice], fullTokens: Bool) -> String {
+    /// A CONTENT KEY column comes last when any device has a content key: `yes` or `-`, the key
+    /// itself (base64) only with `contentKeys`.
+    package static func table(_ devices: [RegisteredDevice], fullTokens: Bool, contentKeys: Bool = false) -> String {
         let showsPushToStart = devices.contains { $0.record.pushToStartToken != nil }
+        let showsContentKey = devices.contains { $0.record.contentKey != nil }
         var header = ["DEVICE ID", "TOKEN", "ENVIRONMENT", "NAME", "MODEL", "OS", "APP", "GROUPS", "LAST SEEN"]
         if showsPushToStart { header.insert("PUSH-TO-START", at: 2) }
+        if showsContentKey { header.append("CONTENT KEY") }
         let rows = devices.map { device -> [String] in
             let record = device.record
             let text = { (value: String?) in value.map { TerminalText.field($0) } ?? "-" }
@@ -35,6 +39,7 @@ package enum DeviceListing {
             if showsPushToStart {
                 row.insert(record.pushToStartToken.map { fullTokens ? $0.hex : $0.masked } ?? "-", at: 2)
             }
+            if showsContentKey { row.append(record.contentKey.map { contentKeys ? $0.base64 : "yes" } ?? "-") }
             return row
         }
         var widths = header.map(\.count)
@@ -57,11 +62,12 @@ package enum DeviceListing {
     }
 
     /// One compact JSON object per device and line: `device_id`, then the fields as in the state
-    /// file (full tokens; `--full` only concerns the table).
-    package static func jsonLines(_ devices: [RegisteredDevice]) -> [UInt8] {
+    /// file (full tokens; `--full` only concerns the table), without `content_key` unless
+    /// `contentKeys`.
+    package static func jsonLines(_ devices: [RegisteredDevice], contentKeys: Bool = false) -> [UInt8] {
         var writer = JSONWriter(capacity: devices.count * 400)
         for device in devices {
-            device.record.write(to: &writer, deviceID: device.id)
+            device.record.write(to: &writer, deviceID: device.id, contentKey: contentKeys)
             writer.raw(byte: UInt8(ascii: "\n"))
         }
         return writer.bytes

@@ -39,6 +39,9 @@ package struct DeviceRecord: Sendable, Equatable {
     package var timeZone: String?
     /// When the device wants its daily briefing, and when it last got one.
     package var briefing: BriefingSettings?
+    /// The install's content key, which encrypted sends seal the payload with; `nil` until the app
+    /// or an operator gives one. It belongs to the install, so a new token keeps it.
+    package var contentKey: ContentKey?
     /// Fields this version does not know, preserved on rewrite.
     package var otherFields: [String: JSONValue]
 
@@ -47,7 +50,8 @@ package struct DeviceRecord: Sendable, Equatable {
         token: DeviceToken, environment: APNsEnvironment? = nil, name: String? = nil, model: String? = nil,
         osVersion: String? = nil, appVersion: String? = nil, groups: [String] = [], registeredAt: Date? = nil,
         lastSeenAt: Date? = nil, lastDeliveredAt: Date? = nil, pushToStartToken: DeviceToken? = nil,
-        timeZone: String? = nil, briefing: BriefingSettings? = nil, otherFields: [String: JSONValue] = [:]
+        timeZone: String? = nil, briefing: BriefingSettings? = nil, contentKey: ContentKey? = nil,
+        otherFields: [String: JSONValue] = [:]
     ) {
         self.token = token
         self.pushToStartToken = pushToStartToken
@@ -62,6 +66,7 @@ package struct DeviceRecord: Sendable, Equatable {
         self.lastDeliveredAt = lastDeliveredAt
         self.timeZone = timeZone
         self.briefing = briefing
+        self.contentKey = contentKey
         self.otherFields = otherFields
     }
 

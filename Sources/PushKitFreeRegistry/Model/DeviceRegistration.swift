@@ -23,6 +23,8 @@ package struct DeviceRegistration: Sendable, Equatable {
     /// The device's IANA time zone; `nil` keeps the one registered before. Not checked here: the
     /// front ends check it against the tz database (`BriefingSettings.validatedTimeZone`).
     package var timeZone: String?
+    /// The install's content key for encrypted sends; `nil` keeps the one registered before.
+    package var contentKey: ContentKey?
 
     /// The most characters (Unicode scalars, as JSON Schema's `maxLength` counts them) that
     /// `register-apns serve` takes in a device name, model, OS or app version, group name or agent
@@ -36,7 +38,7 @@ package struct DeviceRegistration: Sendable, Equatable {
     package init(
         deviceID: String, token: DeviceToken, environment: APNsEnvironment? = nil, name: String? = nil,
         model: String? = nil, osVersion: String? = nil, appVersion: String? = nil, groups: [String]? = nil,
-        pushToStartToken: DeviceToken? = nil, timeZone: String? = nil
+        pushToStartToken: DeviceToken? = nil, timeZone: String? = nil, contentKey: ContentKey? = nil
     ) throws(RegistryError) {
         try Self.validateDeviceID(deviceID)
         if let groups {
@@ -52,6 +54,7 @@ package struct DeviceRegistration: Sendable, Equatable {
         self.groups = groups.map(Self.removingDuplicates)
         self.pushToStartToken = pushToStartToken
         self.timeZone = timeZone
+        self.contentKey = contentKey
     }
 
     /// A device id must be non-empty and free of control characters (it is printed one per line).

@@ -191,7 +191,8 @@ package struct RegisteredDevices: Sendable {
     /// is reset to unknown: a new token may come from the other environment (a debug build after a
     /// TestFlight one). Other device ids holding the same token are removed. A push-to-start token
     /// given is stored, and cleared from any other device that held it (it too belongs to one
-    /// install, and a start sent to it twice would start two activities); one not given is kept.
+    /// install, and a start sent to it twice would start two activities); one not given is kept. A
+    /// content key given replaces the device's; one not given is kept (also with a new token).
     @discardableResult
     package mutating func register(_ registration: DeviceRegistration, at now: Date) -> RegistrationOutcome {
         prepareTokenLookups()
@@ -209,6 +210,7 @@ package struct RegisteredDevices: Sendable {
         if let appVersion = registration.appVersion { record.appVersion = appVersion }
         if let groups = registration.groups { record.groups = groups }
         if let timeZone = registration.timeZone { record.timeZone = timeZone }
+        if let contentKey = registration.contentKey { record.contentKey = contentKey }
         if let pushToStartToken = registration.pushToStartToken {
             record.pushToStartToken = pushToStartToken
             for other in deviceIDs(holdingPushToStart: pushToStartToken) where other != id {
@@ -315,6 +317,30 @@ extension RegisteredDevices: Equatable {
     /// were stored or changed.
     package static func == (lhs: RegisteredDevices, rhs: RegisteredDevices) -> Bool {
         lhs.devices == rhs.devices && lhs.otherFields == rhs.otherFields
+    }
+
+    // MARK: Content keys
+
+    /// What `setContentKey(_:deviceID:replacing:)` did.
+    package enum ContentKeyChange: Sendable, Equatable {
+        /// The key was stored.
+        case stored
+        /// The device has a key already and `replacing` was not given; nothing changed.
+        case alreadySet
+        /// No device has that id; nothing changed.
+        case unknownDevice
+    }
+
+    /// Stores `key` as the device's content key; a key it has already is replaced only when
+    /// `replacing` (the app holding the old one can no longer read what is sent).
+    package mutating func setContentKey(_ key: ContentKey, deviceID: String, replacing: Bool) -> ContentKeyChange {
+        let (index, found) = position(of: deviceID)
+        guard found else { return .unknownDevice }
+        if devices[index].record.contentKey != nil, !replacing { return .alreadySet }
+        devices[index].record.contentKey = key
+        changeCount += 1
+        changedDeviceIDs.insert(deviceID)
+        return .stored
     }
 
     // MARK: Briefings

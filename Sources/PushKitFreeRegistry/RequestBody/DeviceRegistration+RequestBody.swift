@@ -46,8 +46,9 @@ extension DeviceRegistration {
     ///
     /// Both may carry `device_name` (or `name`), `device_model` (or `model`), `os_version`,
     /// `app_version`, `environment`, `groups`, `push_to_start_token` (the ActivityKit token
-    /// for starting Live Activities, hex) and `timezone` (the device's IANA zone, checked against the
-    /// tz database); other members are ignored. `defaults` fill what a
+    /// for starting Live Activities, hex), `timezone` (the device's IANA zone, checked against the
+    /// tz database) and `content_key` (the install's 32-byte key for encrypted sends, standard
+    /// base64); other members are ignored. `defaults` fill what a
     /// body leaves out.
     /// - Parameter source: how messages name the input, e.g. "standard input" or a path.
     /// - Throws: `RegistryError.invalidInput` (exit 65) naming the source, the line or element, and
@@ -159,6 +160,14 @@ extension DeviceRegistration {
                 throw .invalidValue(error.message)
             }
         }
+        var contentKey: ContentKey?
+        if let text = try fields.string("content_key") {
+            do throws(ContentKeyError) {
+                contentKey = try ContentKey(base64: text)
+            } catch {
+                throw .invalidBody("\"content_key\": \(error.message)")
+            }
+        }
         if let textLimit, let groups {
             for group in groups {
                 if let message = lengthProblem(group, named: "group name", limit: textLimit) {
@@ -170,7 +179,7 @@ extension DeviceRegistration {
             return try DeviceRegistration(
                 deviceID: deviceID, token: apnsToken, environment: environment, name: name, model: model,
                 osVersion: osVersion, appVersion: appVersion, groups: groups, pushToStartToken: pushToStartToken,
-                timeZone: timeZone
+                timeZone: timeZone, contentKey: contentKey
             )
         } catch {
             throw .invalidBody(error.description)
@@ -265,6 +274,15 @@ package struct RequestBodyFields: Sendable {
             )
         }
         return number
+    }
+
+    /// `true` or `false`, or `nil` when absent or null.
+    package func bool(_ name: String) throws(RegistrationBodyError) -> Bool? {
+        guard let value = object[name], value != .null else { return nil }
+        guard case .bool(let flag) = value else {
+            throw .invalidBody("\"\(name)\" must be true or false, not \(value.typeName)")
+        }
+        return flag
     }
 
     /// A JSON object, or `nil` when absent or null.

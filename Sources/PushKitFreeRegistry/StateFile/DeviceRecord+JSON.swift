@@ -16,7 +16,7 @@ extension DeviceRecord {
     /// The member names this version knows, in the order they are written.
     static let knownFields: [String] = [
         "token", "push_to_start_token", "environment", "name", "model", "os_version", "app_version", "groups",
-        "registered_at", "last_seen_at", "last_delivered_at", "timezone", "briefing",
+        "registered_at", "last_seen_at", "last_delivered_at", "timezone", "briefing", "content_key",
     ]
 
     /// The member that carries the device id in JSON Lines (`list --json`, `import`).
@@ -38,6 +38,7 @@ extension DeviceRecord {
         var groups: [String] = []
         var registeredAt: Date?, lastSeenAt: Date?, lastDeliveredAt: Date?
         var timeZone: String?, briefing: BriefingSettings?
+        var contentKey: ContentKey?
         var otherFields: [String: JSONValue] = [:]
 
         let kind = try scanner.peekKind()
@@ -74,6 +75,7 @@ extension DeviceRecord {
                 case .lastDeliveredAt: lastDeliveredAt = try readOptionalDate(&scanner, field: field, subject: id)
                 case .timeZone: timeZone = try readOptionalString(&scanner, field: field, subject: id)
                 case .briefing: briefing = try readBriefing(&scanner, subject: id)
+                case .contentKey: contentKey = try readContentKey(&scanner, subject: id)
                 case .deviceID:
                     let position = scanner.offset
                     let value = try readString(&scanner, field: field, subject: id)
@@ -88,7 +90,7 @@ extension DeviceRecord {
             token: token, environment: environment, name: name, model: model, osVersion: osVersion,
             appVersion: appVersion, groups: groups, registeredAt: registeredAt, lastSeenAt: lastSeenAt,
             lastDeliveredAt: lastDeliveredAt, pushToStartToken: pushToStartToken, timeZone: timeZone,
-            briefing: briefing, otherFields: otherFields
+            briefing: briefing, contentKey: contentKey, otherFields: otherFields
         )
         return RegisteredDevice(id: id, record: record)
     }
@@ -97,7 +99,7 @@ extension DeviceRecord {
     /// 100,000 records makes no `String` for a name.
     enum Field {
         case token, pushToStartToken, environment, name, model, osVersion, appVersion, groups, registeredAt, lastSeenAt,
-            lastDeliveredAt, timeZone, briefing, deviceID
+            lastDeliveredAt, timeZone, briefing, contentKey, deviceID
 
         var name: StaticString {
             switch self {
@@ -114,6 +116,7 @@ extension DeviceRecord {
             case .lastDeliveredAt: "last_delivered_at"
             case .timeZone: "timezone"
             case .briefing: "briefing"
+            case .contentKey: "content_key"
             case .deviceID: "device_id"
             }
         }
@@ -127,7 +130,7 @@ extension DeviceRecord {
             case 8: candidates = [.timeZone, .briefing]
             case 9: candidates = [.deviceID]
             case 10: candidates = [.osVersion]
-            case 11: candidates = [.environment, .appVersion]
+            case 11: candidates = [.environment, .appVersion, .contentKey]
             case 12: candidates = [.lastSeenAt]
             case 13: candidates = [.registeredAt]
             case 17: candidates = [.lastDeliveredAt]
@@ -184,6 +187,19 @@ extension DeviceRecord {
             return try DeviceToken(validating: text)
         } catch {
             throw scanner.failure("\(subject(id)): \"\(field.name)\": \(error.message)", at: position)
+        }
+    }
+
+    /// A `content_key` (standard base64 of 32 bytes), or null. The message never quotes the value.
+    private static func readContentKey(
+        _ scanner: inout JSONScanner, subject id: String?
+    ) throws(JSONSyntaxError) -> ContentKey? {
+        let position = scanner.offset
+        guard let text = try readOptionalString(&scanner, field: .contentKey, subject: id) else { return nil }
+        do throws(ContentKeyError) {
+            return try ContentKey(base64: text)
+        } catch {
+            throw scanner.failure("\(subject(id)): \"content_key\": \(error.message)", at: position)
         }
     }
 
@@ -269,9 +285,11 @@ extension DeviceRecord {
 
     /// Writes this record as one compact JSON object, known fields first, then the preserved ones
     /// sorted by name. With `deviceID`, a leading `device_id` member is added (JSON Lines output).
-    /// `push_to_start_token` is written only when there is one, so records without it read as
-    /// before by older versions.
-    func write(to writer: inout JSONWriter, deviceID: String? = nil) {
+    /// `push_to_start_token`, `content_key` (standard base64) and the other later fields are written
+    /// only when there is one, so records without them read as before by older versions.
+    /// - Parameter contentKey: whether `content_key` is written: always in the state file, only when
+    ///   asked in a listing (`list --json --show-content-keys`).
+    func write(to writer: inout JSONWriter, deviceID: String? = nil, contentKey showsContentKey: Bool = true) {
         writer.raw("{")
         if let deviceID {
             writer.key(Self.deviceIDField)
@@ -312,6 +330,10 @@ extension DeviceRecord {
         if let briefing {
             writer.raw(",\"briefing\":")
             writer.value(briefing.jsonValue)
+        }
+        if showsContentKey, let contentKey {
+            writer.raw(",\"content_key\":")
+            writer.string(contentKey.base64)
         }
         if !otherFields.isEmpty {
             for (field, value) in otherFields.sorted(by: { $0.key < $1.key })

@@ -89,6 +89,14 @@ extension RegistryStore {
         return try update { devices in devices.recordDelivery(to: deviceIDs, at: now) }
     }
 
+    /// Stores a device's content key (see `RegisteredDevices.setContentKey`); nothing is written
+    /// unless it is stored.
+    package func setContentKey(
+        _ key: ContentKey, deviceID: String, replacing: Bool
+    ) throws -> RegisteredDevices.ContentKeyChange {
+        try update { devices in devices.setContentKey(key, deviceID: deviceID, replacing: replacing) }
+    }
+
     /// Stores a device's briefing settings (see `RegisteredDevices.setBriefing`).
     /// - Returns: `false` when no device has that id; nothing is written then.
     @discardableResult

@@ -11,7 +11,7 @@ import PushKitFreeCore
 /// - `pushkit_registrations_total{route}`, `pushkit_unregistrations_total{route}`: registry changes.
 /// - `pushkit_registry_writes_total` and `pushkit_registry_write_batch_size` (a histogram): the
 ///   locked writes and how many changes each carried.
-/// - `pushkit_sends_total{outcome}` (delivered, unregistered, rejected, failed, skipped) and
+/// - `pushkit_sends_total{outcome}` (delivered, unregistered, rejected, failed, skipped, refused) and
 ///   `pushkit_prunes_total`: what deliveries did.
 final class EndpointMetrics: Sendable {
     let registry: PrometheusCollectorRegistry

@@ -2,7 +2,8 @@ import PushKitFreeCore
 import PushKitFreeRegistry
 
 /// The body other services post to make the phone buzz (`/api/v1/notifications/send`,
-/// `/hooks/ios-notify`): `{"title", "body" or "message", "subtitle", "category", "badge", "data"}`.
+/// `/hooks/ios-notify`): `{"title", "body" or "message", "subtitle", "category", "badge", "data",
+/// "encrypt"}`.
 package struct NotificationRequestBody: Sendable, Equatable {
     /// `title`; when missing or empty, the profile's title if it has one.
     package var title: String?
@@ -18,6 +19,9 @@ package struct NotificationRequestBody: Sendable, Equatable {
     package var data: [String: JSONValue]
     /// The conventions of the design whose route took the body (`PayloadProfile`); `nil`: none.
     package var profile: PayloadProfile?
+    /// `encrypt`: seal the payload with each device's content key (true) or send it in clear
+    /// (false); `nil` leaves it to the config file's `encrypt`.
+    package var encrypt: Bool?
 
     /// Reads a body; every member is optional, but there must be a title or a body. A profile's
     /// title stands in for a title that is missing or empty (the OpenClaw gateway's `OpenClaw`).
@@ -34,6 +38,7 @@ package struct NotificationRequestBody: Sendable, Equatable {
             category = try fields.string("category")
             badge = try fields.integer("badge")
             data = try fields.object("data") ?? [:]
+            encrypt = try fields.bool("encrypt")
         } catch {
             throw EndpointError(error)
         }
@@ -56,6 +61,7 @@ package struct NotificationRequestBody: Sendable, Equatable {
         spec.content.category = category
         spec.content.badge = badge
         spec.content.customData = data
+        spec.encrypt = encrypt
         profile?.apply(to: &spec)
         return spec
     }

@@ -11,6 +11,8 @@ final class ScriptedTransport: HTTP2Transport {
     /// How long each token's answers take; 0 when not listed.
     var latency: [String: Duration]
     private(set) var sent: [(url: String, authorization: String, at: Duration)] = []
+    /// The body of each request of `sent`.
+    private(set) var sentBodies: [Data] = []
     /// The waits with nothing in flight.
     private(set) var pauses: [Duration] = []
     /// Virtual time from the start of `perform` to its end.
@@ -53,6 +55,7 @@ final class ScriptedTransport: HTTP2Transport {
                     sent.append(
                         (request.url, request.headers.first { $0.name == "authorization" }?.value ?? "", now - start))
                     connectionOfSend.append(connection)
+                    sentBodies.append(request.body)
                     inFlight.append((now + (latency[token] ?? .zero), request, token))
                 case .notBefore(let instant):
                     wake = instant

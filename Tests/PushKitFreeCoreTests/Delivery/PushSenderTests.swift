@@ -112,6 +112,42 @@ struct PushSenderTests {
         #expect(try DeviceRegistry(path: configuration.stateFile.value).load().devices.map(\.id) == ["phone"])
     }
 
+    @Test("an encrypted send seals each body for its device and refuses the device without a key, sending it nothing")
+    func encryptedSendRefusesKeylessDevice() throws {
+        let (configuration, _) = try setUp()
+        let key = ContentKey.random()
+        #expect(
+            try DeviceRegistry(path: configuration.stateFile.value).setContentKey(
+                key, deviceID: "phone", replacing: false)
+                == .stored)
+        let transport = ScriptedTransport([:])
+        let sender = sender(configuration, ScriptedTransportSource(transport))
+        var spec = alert()
+        spec.content.body = "the launch code"
+        spec.encrypt = true
+        let prepared = try sender.prepare(spec)
+        let targets = try sender.select(prepared, warn: { _ in })
+        #expect(targets.map(\.deviceID) == ["ipad", "phone"])
+        guard case .ready(let checked) = try sender.check(prepared, targets: targets, warn: { _ in }) else {
+            Issue.record("held back")
+            return
+        }
+        var finished: [(Int, DeliveryResult.Outcome)] = []
+        let report = try sender.deliver(checked, onFinished: { finished.append(($0, $1.outcome)) }, warn: { _ in })
+        #expect(report.results.map(\.outcome) == [.refused, .delivered])
+        #expect(report.results[0].reason == ContentKeyError.missing && report.results[0].attempts == 0)
+        #expect(finished.map(\.0) == [0, 1] && finished.map(\.1) == [.refused, .delivered])
+        #expect(report.exitStatus == .partialFailure)
+        #expect(transport.sent.map { $0.url.hasSuffix(token(1).hex) } == [true])
+        let body = try #require(transport.sentBodies.first)
+        let members = try #require(try JSONValue.parse(body).objectValue)
+        #expect(members["aps"] == ["alert": ["title": "New message"], "mutable-content": 1])
+        let enc = try #require(members["enc"]?.stringValue)
+        let sealed = try #require(Data(base64Encoded: enc))
+        #expect(try ContentSealing.open(sealed, with: key) == prepared.request.sealedContent)
+        #expect(!String(decoding: body, as: UTF8.self).contains("launch"))
+    }
+
     @Test("the selection alone (a dry run) reads no key and loads no transport")
     func dryRunStops() throws {
         let (configuration, _) = try setUp(key: false)

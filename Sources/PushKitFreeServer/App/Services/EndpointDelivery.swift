@@ -112,7 +112,7 @@ final class EndpointDelivery: Sendable {
     /// sets in the core's words.
     static func requestField(_ setting: SendSetting) -> String {
         switch setting {
-        case .title, .subtitle, .body, .badge, .category, .data: "\"\(setting.rawValue)\""
+        case .title, .subtitle, .body, .badge, .category, .data, .encrypt: "\"\(setting.rawValue)\""
         default: setting.phrase
         }
     }
