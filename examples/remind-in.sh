@@ -47,7 +47,7 @@ if command -v systemd-run >/dev/null 2>&1 && systemctl --user show-environment >
   # choose the configuration (each --setenv=NAME takes NAME's value from here).
   # Names only (letters, digits, _), so the list splits into words safely.
   setenv=""
-  for name in $(env | sed -n -E 's/^(APNS_[A-Za-z0-9_]*|PUSHKIT_[A-Za-z0-9_]*|XDG_CONFIG_HOME|XDG_STATE_HOME)=.*/\1/p'); do
+  for name in $(env | sed -n -E 's/^(APNS_[A-Za-z0-9_]*|PUSHKIT_[A-Za-z0-9_]*|XDG_CONFIG_HOME|XDG_CONFIG_DIRS|XDG_STATE_HOME)=.*/\1/p'); do
     setenv="$setenv --setenv=$name"
   done
   # AccuracySec=1s: timers may otherwise fire up to a minute late, to batch wake-ups.

@@ -41,6 +41,8 @@ struct MigrationPagesTests {
             if [ "$previous" = --listen ]; then argument="${argument%:*}:0"; fi
             arguments+=("$argument"); previous=$argument
           done
+          # The log exists before the background job opens it: sed below must not race its creation.
+          : > "$log"
           command register-apns "${arguments[@]}" > /dev/null 2> "$log" &
           serve_pids+=($!)
           for _ in $(seq 1500); do
