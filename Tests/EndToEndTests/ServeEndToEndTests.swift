@@ -351,7 +351,7 @@ struct ServeEndToEndTests {
                 "POST", "/api/v1/notifications/send", #"{"title": "\#(String(repeating: "t", count: 4070))"}"#, 413,
                 "4096-byte limit"
             ),
-            ("POST", "/nowhere", "{}", 404, "no route POST /nowhere"),
+            ("POST", "/no/where/at/all/here", "{}", 404, "no route POST /no/where/at/all/here"),
             ("DELETE", "/api/v1/devices/" + Self.token(5), nil, 404, "no device"),
             ("POST", "/api/v1/notifications/send/unknown-device", #"{"title": "t"}"#, 404, "no device"),
         ]

@@ -1,0 +1,86 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Hummingbird
+import PushKitFreeCore
+import PushKitFreeRegistry
+
+/// ntfy's publish protocol: `PUT`/`POST /<topic>` with the message as the body and its parameters
+/// as headers or query parameters, and `PUT`/`POST /` with a JSON object naming the topic
+/// (`NtfyMessage`). The topic names a device id or a group (`NotifierAudience`).
+///
+/// The answer is ntfy's message object; errors are ntfy's `{"code", "http", "error"}`
+/// (`EndpointError.body(notifier:)`). A send APNs took for no device is 502.
+struct NtfyRoutes: Sendable {
+    typealias Context = EndpointRequestContext
+    let service: EndpointService
+
+    /// Adds `/` and `/{topic}` to the notifier group (the secret, or HTTP Basic with it).
+    func add(to groups: EndpointRouteGroups) {
+        groups.notifiers.post("/", use: publishJSON)
+        groups.notifiers.put("/", use: publishJSON)
+        groups.notifiers.post("{topic}", use: publish)
+        groups.notifiers.put("{topic}", use: publish)
+    }
+
+    @Sendable func publish(_ request: Request, context: Context) async throws -> Response {
+        let topic = try NotifierRequest.reservedCheck(request, parameter: context.parameters.get("topic"))
+        let message = try NtfyMessage(
+            topic: topic, body: try await request.bodyBytes(), parameters: NotifierRequest.parameters(request))
+        return try await send(message)
+    }
+
+    @Sendable func publishJSON(_ request: Request, context: Context) async throws -> Response {
+        let message = try NtfyMessage(json: try await request.jsonBody(), parameters: NotifierRequest.parameters(request))
+        return try await send(message)
+    }
+
+    private func send(_ message: NtfyMessage) async throws -> Response {
+        let audience = try NotifierAudience.audience([message.topic], in: try service.readRegistry(), what: "topic")
+        let report = try await service.delivery.send(message.specification, to: audience)
+        service.metrics.delivered(report)
+        if let failure = NotifierAudience.failure(of: report) { throw failure }
+        return .json(
+            message.answer(
+                id: NtfyMessage.makeID(), time: Date(), devices: report.results.count, delivered: report.delivered))
+    }
+}
+
+/// What the ntfy and Bark routes read from a request besides its body.
+enum NotifierRequest {
+    /// The headers (names lowercased) and query parameters of `request`.
+    static func parameters(_ request: Request) -> NtfyMessage.Parameters {
+        var headers: [String: String] = [:]
+        for field in request.headers where headers[field.name.canonicalName] == nil {
+            headers[field.name.canonicalName] = field.value
+        }
+        return NtfyMessage.Parameters(headers: headers, query: query(request))
+    }
+
+    /// The query parameters, percent-decoded, the first of each name.
+    static func query(_ request: Request) -> [String: String] {
+        var query: [String: String] = [:]
+        for (key, value) in request.uri.queryParameters where query[String(key)] == nil {
+            query[String(key)] = String(value)
+        }
+        return query
+    }
+
+    /// The path parameter `value`, percent-decoded; a path whose first segment is a reserved name
+    /// (`EndpointRoute.reservedNames`) is answered as the native routes answer it (405 with
+    /// `Allow`, or 404), so a topic or key never stands in for one of them.
+    static func reservedCheck(_ request: Request, parameter value: String?) throws(EndpointError) -> String {
+        let path = request.uri.path
+        let first = path.split(separator: "/").first.map { EndpointRoute.percentDecoded($0) } ?? ""
+        if EndpointRoute.reservedNames.contains(first) {
+            let method = request.method.rawValue
+            if case .methodNotAllowed(let allowed) = EndpointRoute.match(method: method, path: path) {
+                throw EndpointError.methodNotAllowed(method, path: path, allowed: allowed)
+            }
+            throw EndpointError.notFound("no route \(method) \(path); see docs/openapi.yaml for the routes")
+        }
+        return EndpointRoute.percentDecoded(Substring(value ?? ""))
+    }
+}
