@@ -123,9 +123,9 @@ struct EndpointRouterTests {
         .registerAPNs, .registerDevice, .unregisterDevice, .deviceHook, .registerSubscription,
     ]
 
-    /// `route`'s method and path, `{token}` filled in.
+    /// `route`'s method and path, each `{...}` filled in with `phone`.
     static func call(_ route: EndpointRoute) -> (method: HTTPRequest.Method, uri: String) {
-        (HTTPRequest.Method(route.method)!, route.path.replacingOccurrences(of: "{token}", with: "phone"))
+        (HTTPRequest.Method(route.method)!, route.path.replacing(/\{[a-z]+\}/, with: "phone"))
     }
 
     /// The status each route of the catalogue answers `client`, called without a body.

@@ -174,7 +174,7 @@ struct NotifierTests {
         #expect(SharedSecret.presented(authorization: "Bearer tok", openClawAuth: nil, acceptingBasic: true) == "tok")
     }
 
-    @Test("routes: /{topic} and Bark's forms are in the catalogue; reserved first segments stay native")
+    @Test("routes: ntfy's /{key} and Bark's forms are in the catalogue; reserved first segments stay native")
     func routing() {
         #expect(EndpointRoute.match(method: "POST", path: "/") == .route(.ntfyJSON, parameter: nil))
         #expect(EndpointRoute.match(method: "PUT", path: "/family") == .route(.ntfyPublishPut, parameter: "family"))
@@ -195,8 +195,8 @@ struct NotifierTests {
         {
             #expect(EndpointRoute.reservedNames.contains(name), "\(name)")
         }
-        #expect(EndpointRoute.notifier(routePath: "/{topic}", path: "/family") == .ntfy)
-        #expect(EndpointRoute.notifier(routePath: "/{key}/{body}", path: "/health/x") == nil)
+        #expect(EndpointRoute.notifier(routePath: "/{key}", path: "/family") == .ntfy)
+        #expect(EndpointRoute.notifier(routePath: "/{key}/{first}", path: "/health/x") == nil)
         #expect(EndpointRoute.notifier(routePath: "/push", path: "/push") == .bark)
         #expect(EndpointRoute.notifier(routePath: "/metrics", path: "/metrics") == nil)
     }

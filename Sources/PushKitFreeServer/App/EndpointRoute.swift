@@ -62,11 +62,14 @@ package enum EndpointRoute: String, Sendable, CaseIterable {
         case .gatewaySocket: "/gateway/ws"
         case .gatewayMessage: "/gateway/messages"
         case .ntfyJSON, .ntfyJSONPut: "/"
-        case .ntfyPublish, .ntfyPublishPut: "/{topic}"
+        // Hummingbird's router needs one name per position: the ntfy topic and the Bark key are
+        // `{key}`, and Bark's texts are named by position (docs/openapi.yaml names them by meaning:
+        // `/{key}/{title}/{body}`).
+        case .ntfyPublish, .ntfyPublishPut: "/{key}"
         case .barkPush: "/push"
-        case .barkBody, .barkBodyPost: "/{key}/{body}"
-        case .barkTitle, .barkTitlePost: "/{key}/{title}/{body}"
-        case .barkSubtitle, .barkSubtitlePost: "/{key}/{title}/{subtitle}/{body}"
+        case .barkBody, .barkBodyPost: "/{key}/{first}"
+        case .barkTitle, .barkTitlePost: "/{key}/{first}/{second}"
+        case .barkSubtitle, .barkSubtitlePost: "/{key}/{first}/{second}/{third}"
         }
     }
 
@@ -84,7 +87,7 @@ package enum EndpointRoute: String, Sendable, CaseIterable {
         }
     }
 
-    /// Whether the route's first segment is a parameter (ntfy's `/{topic}`, Bark's `/{key}/...`):
+    /// Whether the route's first segment is a parameter (ntfy's topic, Bark's key, both `/{key}`):
     /// such a route never takes a path whose first segment is a reserved name.
     var startsWithParameter: Bool { path.hasPrefix("/{") }
 
@@ -100,7 +103,7 @@ package enum EndpointRoute: String, Sendable, CaseIterable {
         return names
     }()
 
-    /// The notifier route `routePath` (Hummingbird's, `/{topic}`) and `path` (the request's) address:
+    /// The notifier route `routePath` (Hummingbird's, `/{key}`) and `path` (the request's) address:
     /// `nil` for a native route, or for a path whose first segment is reserved (`reservedNames`),
     /// which is answered as a native path is.
     package static func notifier(routePath: String?, path: String) -> Notifier? {

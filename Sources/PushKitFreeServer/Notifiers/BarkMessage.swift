@@ -60,8 +60,10 @@ package struct BarkMessage: Sendable, Equatable {
 
         title = try Self.string(merged, "title")
         subtitle = try Self.string(merged, "subtitle")
-        body = try Self.string(merged, "body") ?? Self.string(merged, "markdown")
-        if (title ?? "").isEmpty && (body ?? "").isEmpty {
+        var text = try Self.string(merged, "body")
+        if text == nil { text = try Self.string(merged, "markdown") }
+        self.body = text
+        if (title ?? "").isEmpty && (self.body ?? "").isEmpty {
             throw .badRequest("nothing to send: give \"title\" or \"body\"")
         }
         level = try Self.string(merged, "level").flatMap { Self.levels[$0] }

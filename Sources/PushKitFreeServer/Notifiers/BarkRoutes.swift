@@ -22,7 +22,7 @@ struct BarkRoutes: Sendable {
     func add(to groups: EndpointRouteGroups) {
         let notifiers = groups.notifiers
         notifiers.post("push", use: push)
-        for path in ["{key}/{body}", "{key}/{title}/{body}", "{key}/{title}/{subtitle}/{body}"] {
+        for path in ["{key}/{first}", "{key}/{first}/{second}", "{key}/{first}/{second}/{third}"] {
             let route = RouterPath(path)
             notifiers.get(route, use: pathPush)
             notifiers.post(route, use: pathPush)
@@ -39,10 +39,11 @@ struct BarkRoutes: Sendable {
 
     @Sendable func pathPush(_ request: Request, context: Context) async throws -> Response {
         let key = try NotifierRequest.reservedCheck(request, parameter: context.parameters.get("key"))
+        // The texts by position: `/key/body`, `/key/title/body`, `/key/title/subtitle/body`.
+        let texts = ["first", "second", "third"].compactMap { context.parameters.get($0) }
+        let names = [["body"], ["title", "body"], ["title", "subtitle", "body"]][texts.count - 1]
         var path = ["device_key": key]
-        for name in ["title", "subtitle", "body"] {
-            if let value = context.parameters.get(name) { path[name] = EndpointRoute.percentDecoded(Substring(value)) }
-        }
+        for (name, value) in zip(names, texts) { path[name] = EndpointRoute.percentDecoded(Substring(value)) }
         let body = request.method == .post ? try await Self.fields(request) : [:]
         let message = try BarkMessage(path: path, body: body, query: NotifierRequest.query(request))
         if request.method == .head { return Response(status: .ok) }

@@ -17,16 +17,16 @@ struct NtfyRoutes: Sendable {
     typealias Context = EndpointRequestContext
     let service: EndpointService
 
-    /// Adds `/` and `/{topic}` to the notifier group (the secret, or HTTP Basic with it).
+    /// Adds `/` and `/{key}` (the topic) to the notifier group (the secret, or HTTP Basic with it).
     func add(to groups: EndpointRouteGroups) {
         groups.notifiers.post("/", use: publishJSON)
         groups.notifiers.put("/", use: publishJSON)
-        groups.notifiers.post("{topic}", use: publish)
-        groups.notifiers.put("{topic}", use: publish)
+        groups.notifiers.post("{key}", use: publish)
+        groups.notifiers.put("{key}", use: publish)
     }
 
     @Sendable func publish(_ request: Request, context: Context) async throws -> Response {
-        let topic = try NotifierRequest.reservedCheck(request, parameter: context.parameters.get("topic"))
+        let topic = try NotifierRequest.reservedCheck(request, parameter: context.parameters.get("key"))
         let message = try NtfyMessage(
             topic: topic, body: try await request.bodyBytes(), parameters: NotifierRequest.parameters(request))
         return try await send(message)
