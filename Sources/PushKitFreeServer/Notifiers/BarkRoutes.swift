@@ -58,20 +58,24 @@ struct BarkRoutes: Sendable {
         return .json(BarkMessage.success(time: Date(), devices: report.results.count, delivered: report.delivered))
     }
 
-    /// A `POST`'s body as parameters: a JSON object, or a form (`application/x-www-form-urlencoded`);
-    /// none when it is empty.
+    /// A `POST`'s body as parameters: a JSON object (when `Content-Type` says JSON, or the body
+    /// begins with `{` or `[`), else a form (`application/x-www-form-urlencoded`); none when it is
+    /// empty.
     static func fields(_ request: Request) async throws(EndpointError) -> [String: JSONValue] {
         let data = try await request.bodyBytes()
         let text = String(decoding: data, as: UTF8.self).trimmingWhitespace
         if text.isEmpty { return [:] }
-        if text.hasPrefix("{") {
-            let json: JSONValue
+        let json = request.headers[.contentType]?.lowercased().contains("json") ?? false
+        if json || text.hasPrefix("{") || text.hasPrefix("[") {
+            let value: JSONValue
             do throws(JSONSyntaxError) {
-                json = try JSONValue.parse(data)
+                value = try JSONValue.parse(data)
             } catch {
                 throw .badRequest("the request body is not JSON: \(error.detail)")
             }
-            guard let object = json.objectValue else { throw .badRequest("expected a JSON object") }
+            guard let object = value.objectValue else {
+                throw .badRequest("expected a JSON object or a form, not \(value.typeName)")
+            }
             return object
         }
         return form(text).mapValues(JSONValue.string)
