@@ -121,7 +121,8 @@ struct NotifierEndToEndTests {
     func refusals() throws {
         let server = try serve()
         for url in [
-            "ntfy://apprise:wrong@127.0.0.1:\(server.port)/family", "bark://apprise:wrong@127.0.0.1:\(server.port)/phone-1",
+            "ntfy://apprise:wrong@127.0.0.1:\(server.port)/family",
+            "bark://apprise:wrong@127.0.0.1:\(server.port)/phone-1",
             "ntfy://127.0.0.1:\(server.port)/family", "ntfy://apprise:\(Self.secret)@127.0.0.1:\(server.port)/nobody",
         ] {
             let run = try apprise(url, title: "x", body: "y")
@@ -153,7 +154,8 @@ struct NotifierEndToEndTests {
                 .map { name in
                     let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))
                     return Fixture(
-                        name: name, object: try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any]))
+                        name: name, object: try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+                    )
                 }
         }
     }
@@ -180,7 +182,8 @@ struct NotifierEndToEndTests {
             #expect(answer.status == expect["status"] as? Int, "\(fixture.name): \(answer.status) \(answer.body)")
             for (key, value) in expect["answer"] as? [String: Any] ?? [:] {
                 #expect(
-                    (answer.json?[key] as? NSObject) == (value as? NSObject), "\(fixture.name): \(key) in \(answer.body)")
+                    (answer.json?[key] as? NSObject) == (value as? NSObject),
+                    "\(fixture.name): \(key) in \(answer.body)")
             }
             guard answer.status == 200 else {
                 #expect(emulator.records().count == before, "\(fixture.name): a refusal sends nothing")

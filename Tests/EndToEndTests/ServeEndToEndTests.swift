@@ -717,7 +717,8 @@ struct ServeEndToEndTests {
                 "POST", "/push", json: #"{"device_key": "\#(deadID)", "body": "b"}"#,
                 headers: ["Authorization": "Basic " + Data("any:s3cret-for-tests".utf8).base64EncodedString()]))
         #expect(
-            exchanges.last?.status == 502 && exchanges.last?.json?["code"] as? Int == 502, "\(exchanges.last?.body ?? "")")
+            exchanges.last?.status == 502 && exchanges.last?.json?["code"] as? Int == 502,
+            "\(exchanges.last?.body ?? "")")
         try call("POST", "/api/v1/notifications/send", #"{"title": "t", "body": "b"}"#)
         try call("POST", "/api/v1/notifications/send/phone", #"{"title": "t"}"#)
         try call("POST", "/hooks/ios-notify", #"{"message": "m"}"#)
@@ -726,7 +727,8 @@ struct ServeEndToEndTests {
         let basic = ["Authorization": "Basic " + Data("any:s3cret-for-tests".utf8).base64EncodedString()]
         func send(_ method: String, _ path: String, _ body: String?, _ headers: [String: String]) throws {
             exchanges.append(
-                try server.request(method, path, body: body.map { Data($0.utf8) }, headers: headers.merging(basic) { $1 }))
+                try server.request(
+                    method, path, body: body.map { Data($0.utf8) }, headers: headers.merging(basic) { $1 }))
         }
         try send("POST", "/phone", "hello", ["X-Title": "ntfy", "X-Priority": "high", "X-Tags": "tada,ci"])
         try send("PUT", "/phone?title=t&priority=min&click=https://example.com", "", [:])
@@ -740,7 +742,8 @@ struct ServeEndToEndTests {
         }
         try send("POST", "/nobody", "x", [:])
         try send("POST", "/phone", "x", ["Delay": "10m"])
-        exchanges.append(try server.request("POST", "/push", json: #"{"device_key": "phone", "body": "b"}"#, headers: [:]))
+        exchanges.append(
+            try server.request("POST", "/push", json: #"{"device_key": "phone", "body": "b"}"#, headers: [:]))
         try call("POST", "/hooks/ios-device", #"{"action": "unregister", "device_token": "w"}"#)
         try call("DELETE", "/api/v1/devices/" + Self.token(40))
         try call("GET", "/metrics")

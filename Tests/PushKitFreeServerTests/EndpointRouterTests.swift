@@ -199,14 +199,16 @@ struct EndpointRouterTests {
             #expect(listed.status == .ok && String(buffer: listed.body).contains("\"count\":1"))
         }
     }
-    @Test("ntfy and Bark: Basic carries the secret on their routes only; reserved paths stay native; their error shapes")
+    @Test(
+        "ntfy and Bark: Basic carries the secret on their routes only; reserved paths stay native; their error shapes")
     func notifierRoutes() async throws {
         let basic = "Basic " + Data("anyone:s3cret".utf8).base64EncodedString()
         try await Endpoint(secret: "s3cret").test { client in
             let missing = try await client.execute(uri: "/family", method: .post, body: ByteBuffer(string: "hi"))
             #expect(missing.status == .unauthorized)
             let ntfy = try JSONValue.parse(Data(missing.body.readableBytesView))
-            #expect(ntfy["http"] == 401 && ntfy["code"] == 40100 && ntfy["error"]?.stringValue?.contains("Basic") == true)
+            #expect(
+                ntfy["http"] == 401 && ntfy["code"] == 40100 && ntfy["error"]?.stringValue?.contains("Basic") == true)
             let wrong = "Basic " + Data("anyone:nope".utf8).base64EncodedString()
             let refused = try await client.execute(
                 uri: "/k/hello", method: .get, headers: [.authorization: wrong])

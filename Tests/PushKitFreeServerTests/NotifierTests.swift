@@ -25,7 +25,8 @@ struct NotifierTests {
 
         let full = try Self.ntfy(
             headers: [
-                "X-Title": "Server", "Priority": "urgent", "Tags": "warning, backup ,", "Click": "https://example.com/b",
+                "X-Title": "Server", "Priority": "urgent", "Tags": "warning, backup ,",
+                "Click": "https://example.com/b",
                 "Markdown": "yes", "X-Icon": "https://example.com/i.png", "X-Unknown": "whatever",
             ])
         #expect(full.title == "⚠️ Server", "an emoji tag goes before the title")
@@ -88,7 +89,8 @@ struct NotifierTests {
                  "actions": [{"action": "http", "url": "https://x"}, {"action": "view", "label": "Open", "url": "https://status"}],
                  "icon": "https://i", "markdown": true}
                 """#.utf8))
-        let message = try NtfyMessage(json: json, parameters: Parameters(headers: ["X-Priority": "min", "X-Tags": "x"]))
+        let message = try NtfyMessage(
+            json: json, parameters: Parameters(headers: ["X-Priority": "min", "X-Tags": "x"]))
         #expect(message.topic == "ops" && message.title == "🔴 Down" && message.priority == 4)
         #expect(message.message == "db is down\nTags: prod: eu" && message.click == "https://status")
         // Apprise's shape: the object holds the text, the headers the rest.
@@ -103,7 +105,8 @@ struct NotifierTests {
         }
         let scheduled = try JSONValue.parse(Data(#"{"topic": "t", "message": "m", "delay": "10m"}"#.utf8))
         #expect(throws: EndpointError.self) { try NtfyMessage(json: scheduled, parameters: Parameters()) }
-        let answer = message.answer(id: "abcdefghijkl", time: Date(timeIntervalSince1970: 1_700_000_000), devices: 2, delivered: 1)
+        let answer = message.answer(
+            id: "abcdefghijkl", time: Date(timeIntervalSince1970: 1_700_000_000), devices: 2, delivered: 1)
         #expect(answer["event"] == "message" && answer["topic"] == "ops" && answer["time"] == 1_700_000_000)
         #expect(answer["priority"] == 4 && answer["devices"] == 2 && answer["delivered"] == 1)
         #expect(NtfyMessage.makeID().count == 12)
@@ -121,7 +124,8 @@ struct NotifierTests {
         #expect(message.keys == ["phone"] && message.title == "Path title" && message.body == "Path body")
         #expect(message.subtitle == "Sub" && message.level == .timeSensitive && message.badge == 3)
         let spec = message.specification
-        #expect(spec.content.title == "Path title" && spec.content.subtitle == "Sub" && spec.content.body == "Path body")
+        #expect(
+            spec.content.title == "Path title" && spec.content.subtitle == "Sub" && spec.content.body == "Path body")
         #expect(spec.content.interruptionLevel == .timeSensitive && spec.content.threadID == "ci")
         #expect(spec.content.badge == 3 && spec.sound == "minuet" && spec.collapseID == "build-42")
         #expect(spec.content.category == "CI" && spec.content.customData == ["url": "https://ci"])
@@ -130,11 +134,13 @@ struct NotifierTests {
             "active": .active, "timeSensitive": .timeSensitive, "passive": .passive, "critical": .critical,
         ]
         for (name, level) in levels {
-            let leveled = try BarkMessage(path: [:], body: ["device_key": "k", "body": "b", "level": .string(name)], query: [:])
+            let leveled = try BarkMessage(
+                path: [:], body: ["device_key": "k", "body": "b", "level": .string(name)], query: [:])
             #expect(leveled.level == level)
         }
         let batch = try BarkMessage(
-            path: [:], body: ["device_keys": ["a", "b"], "device_key": "c", "markdown": "**m**", "badge": 0], query: [:])
+            path: [:], body: ["device_keys": ["a", "b"], "device_key": "c", "markdown": "**m**", "badge": 0], query: [:]
+        )
         #expect(batch.keys == ["c", "a", "b"] && batch.body == "**m**" && batch.badge == 0)
     }
 
@@ -154,9 +160,10 @@ struct NotifierTests {
         }
         let off = try BarkMessage(path: [:], body: ["device_key": "k", "body": "b", "delete": "0"], query: [:])
         #expect(off.body == "b", "delete: 0 is no deletion")
-        #expect(BarkRoutes.form("title=Hello+there&body=a%26b&empty=&title=second") == [
-            "title": "Hello there", "body": "a&b", "empty": "",
-        ])
+        #expect(
+            BarkRoutes.form("title=Hello+there&body=a%26b&empty=&title=second") == [
+                "title": "Hello there", "body": "a&b", "empty": "",
+            ])
         let success = BarkMessage.success(time: Date(timeIntervalSince1970: 1_700_000_000), devices: 1, delivered: 1)
         #expect(success["code"] == 200 && success["message"] == "success" && success["timestamp"] == 1_700_000_000)
     }
@@ -164,7 +171,9 @@ struct NotifierTests {
     @Test("HTTP Basic carries the secret as its password, whatever the user, only where accepted")
     func basicCredentials() throws {
         let basic = "Basic " + Data("apprise:s3cret:with:colons".utf8).base64EncodedString()
-        #expect(SharedSecret.presented(authorization: basic, openClawAuth: nil, acceptingBasic: true) == "s3cret:with:colons")
+        #expect(
+            SharedSecret.presented(authorization: basic, openClawAuth: nil, acceptingBasic: true)
+                == "s3cret:with:colons")
         #expect(SharedSecret.presented(authorization: basic, openClawAuth: nil) == nil, "not on the native routes")
         let noUser = "basic " + Data(":s3cret".utf8).base64EncodedString()
         #expect(SharedSecret.presented(authorization: noUser, openClawAuth: nil, acceptingBasic: true) == "s3cret")
@@ -187,12 +196,14 @@ struct NotifierTests {
         // A reserved first segment is never a topic or a key.
         #expect(EndpointRoute.match(method: "POST", path: "/metrics") == .methodNotAllowed(allowed: ["GET", "HEAD"]))
         #expect(EndpointRoute.match(method: "GET", path: "/health/x") == .notFound)
-        #expect(EndpointRoute.match(method: "GET", path: "/api/v1/devices/phone") == .methodNotAllowed(allowed: ["DELETE"]))
+        #expect(
+            EndpointRoute.match(method: "GET", path: "/api/v1/devices/phone") == .methodNotAllowed(allowed: ["DELETE"]))
         #expect(EndpointRoute.match(method: "POST", path: "/mcp") == .notFound)
         #expect(EndpointRoute.match(method: "GET", path: "/a/b/c/d/e") == .notFound)
-        for name in ["health", "metrics", "register-apns", "api", "hooks", "gateway", "registerSubscription",
-            "triggerReplyFinished", "push", "mcp"]
-        {
+        for name in [
+            "health", "metrics", "register-apns", "api", "hooks", "gateway", "registerSubscription",
+            "triggerReplyFinished", "push", "mcp",
+        ] {
             #expect(EndpointRoute.reservedNames.contains(name), "\(name)")
         }
         #expect(EndpointRoute.notifier(routePath: "/{key}", path: "/family") == .ntfy)

@@ -18,15 +18,23 @@ import PushKitFreeCore
 package struct BarkMessage: Sendable, Equatable {
     /// The keys: device ids or groups (`device_key`, or the array `device_keys`).
     package var keys: [String]
+    /// `title`.
     package var title: String?
+    /// `subtitle`.
     package var subtitle: String?
+    /// `body`, else `markdown` (sent as text).
     package var body: String?
+    /// `level`: Bark's names of the interruption levels.
     package var level: InterruptionLevel?
     /// The thread id notifications are grouped under.
     package var group: String?
+    /// `url`: sent beside `aps` as `url`, for the app to open.
     package var url: String?
+    /// `badge`: 0 to `maximumBadge`; 0 removes the badge.
     package var badge: Int?
+    /// `sound`: a sound file name, sent as given.
     package var sound: String?
+    /// `category`: the app's notification category.
     package var category: String?
     /// `apns-collapse-id`: a newer notification with the same id replaces the older.
     package var collapseID: String?

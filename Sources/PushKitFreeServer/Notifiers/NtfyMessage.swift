@@ -31,9 +31,12 @@ package struct NtfyMessage: Sendable, Equatable {
 
     /// The headers and query parameters of a publish request, names lowercased.
     package struct Parameters: Sendable {
+        /// The headers, by lowercased name.
         package var headers: [String: String]
+        /// The query parameters, by lowercased name.
         package var query: [String: String]
 
+        /// The parameters of a request; names are lowercased, the first of each kept.
         package init(headers: [String: String] = [:], query: [String: String] = [:]) {
             self.headers = Dictionary(headers.map { ($0.key.lowercased(), $0.value) }) { first, _ in first }
             self.query = Dictionary(query.map { ($0.key.lowercased(), $0.value) }) { first, _ in first }
@@ -75,7 +78,8 @@ package struct NtfyMessage: Sendable, Equatable {
             throw .badRequest("\"topic\" must be a string, not \(topicValue.typeName)")
         }
         try NotifierAudience.validate(topic, as: "topic")
-        try self.init(topic: topic, message: try Self.string(object, "message") ?? "", json: object, parameters: parameters)
+        try self.init(
+            topic: topic, message: try Self.string(object, "message") ?? "", json: object, parameters: parameters)
     }
 
     private init(
@@ -95,7 +99,9 @@ package struct NtfyMessage: Sendable, Equatable {
         if text.isEmpty { text = Self.defaultMessage }
         self.message = text
 
-        title = try Self.string(json, "title") ?? parameters.value(headers: ["x-title", "title"], query: ["title", "t", "ti"])
+        title =
+            try Self.string(json, "title")
+            ?? parameters.value(headers: ["x-title", "title"], query: ["title", "t", "ti"])
         if title?.isEmpty == true { title = nil }
 
         if let value = json["priority"], value != .null {
@@ -120,20 +126,24 @@ package struct NtfyMessage: Sendable, Equatable {
                 throw .badRequest("\"tags\" must be an array of strings, not \(value.typeName)")
             }
             tags = items.compactMap(\.stringValue).map(\.trimmingWhitespace).filter { !$0.isEmpty }
-        } else if let list = parameters.value(headers: ["x-tags", "tags", "x-tag", "tag"], query: ["tags", "tag", "ta"]) {
+        } else if let list = parameters.value(
+            headers: ["x-tags", "tags", "x-tag", "tag"], query: ["tags", "tag", "ta"])
+        {
             tags = list.split(separator: ",").map { String($0).trimmingWhitespace }.filter { !$0.isEmpty }
         } else {
             tags = []
         }
 
-        click = try Self.string(json, "click") ?? parameters.value(headers: ["x-click", "click"], query: ["click", "k"])
+        click =
+            try Self.string(json, "click") ?? parameters.value(headers: ["x-click", "click"], query: ["click", "k"])
         if click == nil, let actions = json["actions"]?.arrayValue {
             // A `view` action is a link: the first one opens when there is no click URL (Uptime Kuma
             // sends its monitor's URL so).
-            click = actions.lazy.compactMap { action -> String? in
-                guard let object = action.objectValue, object["action"]?.stringValue == "view" else { return nil }
-                return object["url"]?.stringValue
-            }.first
+            click =
+                actions.lazy.compactMap { action -> String? in
+                    guard let object = action.objectValue, object["action"]?.stringValue == "view" else { return nil }
+                    return object["url"]?.stringValue
+                }.first
         }
         if click?.isEmpty == true { click = nil }
 

@@ -33,7 +33,8 @@ struct NtfyRoutes: Sendable {
     }
 
     @Sendable func publishJSON(_ request: Request, context: Context) async throws -> Response {
-        let message = try NtfyMessage(json: try await request.jsonBody(), parameters: NotifierRequest.parameters(request))
+        let message = try NtfyMessage(
+            json: try await request.jsonBody(), parameters: NotifierRequest.parameters(request))
         return try await send(message)
     }
 

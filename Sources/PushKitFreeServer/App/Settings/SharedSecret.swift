@@ -80,7 +80,9 @@ package struct SharedSecret: Sendable {
     /// The secret a request presents: `Authorization: Bearer <secret>` or `X-OpenClaw-Auth: <secret>`;
     /// with `acceptingBasic`, also `Authorization: Basic <base64 of user:secret>`, whatever the user
     /// name (what ntfy's and Bark's clients send for a URL such as `ntfy://user:SECRET@host/topic`).
-    package static func presented(authorization: String?, openClawAuth: String?, acceptingBasic: Bool = false) -> String? {
+    package static func presented(
+        authorization: String?, openClawAuth: String?, acceptingBasic: Bool = false
+    ) -> String? {
         if let authorization {
             let parts = authorization.trimmingWhitespace.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer" {
