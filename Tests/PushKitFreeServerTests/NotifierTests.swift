@@ -212,6 +212,16 @@ struct NotifierTests {
         #expect(EndpointRoute.notifier(routePath: "/metrics", path: "/metrics") == nil)
     }
 
+    @Test("the access log leaves the texts of Bark's path forms out, and masks tokens as everywhere")
+    func loggedPath() {
+        #expect(AccessLog.loggedPath("/phone/Hello/World", routePath: "/{key}/{first}/{second}") == "/phone/…/…")
+        #expect(AccessLog.loggedPath("/phone/a/b/c", routePath: "/{key}/{first}/{second}/{third}") == "/phone/…/…/…")
+        #expect(AccessLog.loggedPath("/health/x", routePath: "/{key}/{first}") == "/health/x", "reserved: as it is")
+        #expect(AccessLog.loggedPath("/family", routePath: "/{key}") == "/family")
+        let token = String(repeating: "ab", count: 32)
+        #expect(AccessLog.loggedPath("/\(token)/secret", routePath: "/{key}/{first}") == "/abababab…abab/…")
+    }
+
     @Test("errors in each protocol's shape, error among it")
     func errorShapes() {
         let error = EndpointError.unauthorized("wrong secret")
