@@ -158,6 +158,10 @@ struct NotifierTests {
             }
             #expect(error.status.code == 400, "\(body): \(error)")
         }
+        #expect(BarkMessage.collapseID("build-42") == "build-42" && BarkMessage.collapseID("") == nil)
+        #expect(BarkMessage.collapseID("a\nb") == HexDigest.sha256("a\nb"), "a header cannot carry a line break")
+        let long = String(repeating: "x", count: 65)
+        #expect(BarkMessage.collapseID(long) == HexDigest.sha256(long) && HexDigest.sha256(long).count == 64)
         let off = try BarkMessage(path: [:], body: ["device_key": "k", "body": "b", "delete": "0"], query: [:])
         #expect(off.body == "b", "delete: 0 is no deletion")
         #expect(

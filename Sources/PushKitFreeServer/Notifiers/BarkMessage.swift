@@ -79,15 +79,18 @@ package struct BarkMessage: Sendable, Equatable {
         url = try Self.string(merged, "url").flatMap { $0.isEmpty ? nil : $0 }
         sound = try Self.string(merged, "sound").flatMap { $0.isEmpty ? nil : $0 }
         category = try Self.string(merged, "category").flatMap { $0.isEmpty ? nil : $0 }
-        collapseID = try Self.string(merged, "id").flatMap { id in
-            id.isEmpty ? nil : id.utf8.count <= Self.collapseIDLimit ? id : HexDigest.sha256(id)
-        }
+        collapseID = try Self.string(merged, "id").flatMap(Self.collapseID)
         badge = try merged["badge"].flatMap(Self.badge)
     }
 
-    /// APNs' limit on `apns-collapse-id`, in bytes; a longer `id` is sent as its SHA-256 in hex
-    /// (64 characters), so that the same id still replaces the same notification.
-    static let collapseIDLimit = 64
+    /// The `apns-collapse-id` of an `id`: itself, or, when it is longer than APNs takes or holds a
+    /// control character (which a header cannot carry), its SHA-256 in hex (64 characters), so
+    /// that the same id still replaces the same notification; `nil` for an empty one.
+    static func collapseID(_ id: String) -> String? {
+        if id.isEmpty { return nil }
+        let fits = id.utf8.count <= APNsRequest.maximumCollapseIDBytes && !HeaderValue.hasControlCharacter(id)
+        return fits ? id : HexDigest.sha256(id)
+    }
 
     /// Refuses what no source may hold: an encrypted push, a deletion, a `level` or `badge` that
     /// is not one, a mapped member that is not text.
