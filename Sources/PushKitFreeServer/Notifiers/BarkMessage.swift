@@ -96,7 +96,7 @@ package struct BarkMessage: Sendable, Equatable {
     /// is not one, a mapped member that is not text.
     private static func check(_ source: [String: JSONValue]) throws(EndpointError) {
         if let value = source["ciphertext"], value != .null {
-            throw .badRequest("\"ciphertext\" is not supported: encrypted pushes are not; send the text")
+            throw .badRequest("\"ciphertext\" is not supported: this server takes no encrypted pushes; send the text")
         }
         if isSet(source["delete"]) {
             throw .badRequest("\"delete\" is not supported: this server cannot remove a delivered notification")
