@@ -212,6 +212,8 @@ struct NotifierEndToEndTests {
         }
         // Bark's path forms carry the notification's text in the path: the access log leaves it out.
         #expect(server.stderr.contains("GET /phone-1/…/… 200"), "\(server.stderr)")
-        #expect(!server.stderr.contains("Monitor%20Down") && !server.stderr.contains("%5BHome%20Assistant"), "\(server.stderr)")
+        #expect(
+            !server.stderr.contains("Monitor%20Down") && !server.stderr.contains("%5BHome%20Assistant"),
+            "\(server.stderr)")
     }
 }
