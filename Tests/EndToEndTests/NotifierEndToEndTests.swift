@@ -74,7 +74,7 @@ struct NotifierEndToEndTests {
         #expect(server.stderr.contains("POST / 200"), "Apprise publishes JSON to the root: \(server.stderr)")
     }
 
-    @Test("Apprise ntfys:// over serve's TLS listener, its certificate trusted")
+    @Test("Apprise ntfys:// and barks:// over serve's TLS listener, its certificate trusted")
     func appriseNtfys() throws {
         let (certificate, key) = try setup.directory.selfSignedCertificate()
         let server = try serve(["--tls-cert", certificate, "--tls-key", key], caFile: certificate)
@@ -91,6 +91,13 @@ struct NotifierEndToEndTests {
         let untrusted = try apprise(url, title: "x", body: "y")
         #expect(untrusted.status != 0)
         #expect(emulator.records().count == 1)
+        // Bark over the same listener: barks://.
+        let bark = try apprise(
+            "barks://apprise:\(Self.secret)@127.0.0.1:\(server.port)/ipad-1", title: "Bark", body: "over TLS",
+            environment: ["REQUESTS_CA_BUNDLE=\(certificate)"])
+        #expect(bark.status == 0, "\(bark.stdout)\(bark.stderr)")
+        let barkRecord = newRecords(after: 1, expecting: 1)[hexToken(2)]
+        #expect(Self.aps(barkRecord)["alert"] as? NSDictionary == ["title": "Bark", "body": "over TLS"])
     }
 
     @Test("Apprise bark:// sends to the key's device: level, url, badge, sound, group, collapse id")
