@@ -52,13 +52,14 @@ demo-deps: deps
 # What the tests add (`make test`, `soak`, `contract`, `sanitize`): the command-line tools they drive
 # (openssl, curl with HTTP/2, jq, nghttp, at, libfaketime for a client whose clock is behind,
 # tinyproxy, systemd-analyze), PostgreSQL's server (a throw-away cluster), and the Python clients
-# nobody here wrote (a PyPI APNs client, a WebSocket client, schemathesis, and what the checks read
+# nobody here wrote (a PyPI APNs client, a WebSocket client, schemathesis, Apprise, and what the checks read
 # YAML, JSON Schema and certificates with) in a virtual environment under the build folder,
 # $(VENV): never in the system's Python, which Debian keeps for its own packages (PEP 668). The
 # test targets put $(VENV)/bin first on PATH.
 VENV = .build/venv
+APPRISE_VERSION = 2.3.0
 PYTHON_TEST_PACKAGES = pyyaml jsonschema kalyke-apns cryptography "websockets>=14" "schemathesis==$(SCHEMATHESIS_VERSION)" \
-	"mcp==$(MCP_VERSION)"
+	"mcp==$(MCP_VERSION)" "apprise==$(APPRISE_VERSION)"
 TEST_PATH = export PATH="$(abspath $(VENV))/bin:$$PATH";
 
 test-deps: deps demo-deps
@@ -79,7 +80,8 @@ test-deps: deps demo-deps
 	@[ -x "$(VENV)/bin/python3" ] || python3 -m venv "$(VENV)"
 	@"$(VENV)/bin/python3" -c 'import yaml, jsonschema, kalyke, cryptography, importlib.metadata as m, sys; \
 		from websockets.exceptions import InvalidStatus; import websockets.sync.client; \
-		sys.exit(m.version("schemathesis") != "$(SCHEMATHESIS_VERSION)" or m.version("mcp") != "$(MCP_VERSION)")' 2>/dev/null \
+		sys.exit(m.version("schemathesis") != "$(SCHEMATHESIS_VERSION)" or m.version("mcp") != "$(MCP_VERSION)" \
+			or m.version("apprise") != "$(APPRISE_VERSION)")' 2>/dev/null \
 		|| { echo "make test-deps: installing the tests' Python clients into $(VENV)"; \
 			"$(VENV)/bin/python3" -m pip install --quiet $(PYTHON_TEST_PACKAGES); }
 

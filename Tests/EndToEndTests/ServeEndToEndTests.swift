@@ -351,7 +351,7 @@ struct ServeEndToEndTests {
                 "POST", "/api/v1/notifications/send", #"{"title": "\#(String(repeating: "t", count: 4070))"}"#, 413,
                 "4096-byte limit"
             ),
-            ("POST", "/nowhere", "{}", 404, "no route POST /nowhere"),
+            ("POST", "/no/where/at/all/here", "{}", 404, "no route POST /no/where/at/all/here"),
             ("DELETE", "/api/v1/devices/" + Self.token(5), nil, 404, "no device"),
             ("POST", "/api/v1/notifications/send/unknown-device", #"{"title": "t"}"#, 404, "no device"),
         ]
@@ -710,10 +710,40 @@ struct ServeEndToEndTests {
             "POST", "/registerSubscription", #"{"cwd": "/b", "installation_id": "proxy", "fcm_token": "eXk3:APA91b"}"#)
         try call("GET", "/api/v1/devices")
         try call("HEAD", "/api/v1/devices")
+        // Bark to the 410 device: APNs takes it for no device (502), and it is pruned.
+        let deadID = "apns-" + String(try sha256Hex(dead).prefix(16))
+        exchanges.append(
+            try server.request(
+                "POST", "/push", json: #"{"device_key": "\#(deadID)", "body": "b"}"#,
+                headers: ["Authorization": "Basic " + Data("any:s3cret-for-tests".utf8).base64EncodedString()]))
+        #expect(
+            exchanges.last?.status == 502 && exchanges.last?.json?["code"] as? Int == 502,
+            "\(exchanges.last?.body ?? "")")
         try call("POST", "/api/v1/notifications/send", #"{"title": "t", "body": "b"}"#)
         try call("POST", "/api/v1/notifications/send/phone", #"{"title": "t"}"#)
         try call("POST", "/hooks/ios-notify", #"{"message": "m"}"#)
         try call("POST", "/triggerReplyFinished", #"{"cwd": "/a", "message_preview": "p"}"#)
+        // ntfy and Bark, to the device "phone" (and Basic with the secret as the password).
+        let basic = ["Authorization": "Basic " + Data("any:s3cret-for-tests".utf8).base64EncodedString()]
+        func send(_ method: String, _ path: String, _ body: String?, _ headers: [String: String]) throws {
+            exchanges.append(
+                try server.request(
+                    method, path, body: body.map { Data($0.utf8) }, headers: headers.merging(basic) { $1 }))
+        }
+        try send("POST", "/phone", "hello", ["X-Title": "ntfy", "X-Priority": "high", "X-Tags": "tada,ci"])
+        try send("PUT", "/phone?title=t&priority=min&click=https://example.com", "", [:])
+        try send("POST", "/", #"{"topic": "phone", "message": "m", "priority": 2, "tags": ["x"]}"#, [:])
+        try send("PUT", "/", #"{"topic": "phone", "title": "t"}"#, [:])
+        try send("POST", "/push", #"{"device_key": "phone", "title": "t", "body": "b", "level": "passive"}"#, [:])
+        for path in ["/phone/b", "/phone/t/b", "/phone/t/s/b"] {
+            try send("GET", path + "?group=g&badge=1&id=c", nil, [:])
+            try send("HEAD", path, nil, [:])
+            try send("POST", path, "url=https%3A%2F%2Fexample.com&sound=minuet", [:])
+        }
+        try send("POST", "/nobody", "x", [:])
+        try send("POST", "/phone", "x", ["Delay": "10m"])
+        exchanges.append(
+            try server.request("POST", "/push", json: #"{"device_key": "phone", "body": "b"}"#, headers: [:]))
         try call("POST", "/hooks/ios-device", #"{"action": "unregister", "device_token": "w"}"#)
         try call("DELETE", "/api/v1/devices/" + Self.token(40))
         try call("GET", "/metrics")
@@ -764,7 +794,7 @@ struct ServeEndToEndTests {
         try call("HEAD", "/api/v1/devices")
         try call("GET", "/health", headers: [:])
         try call("HEAD", "/health", headers: [:])
-        #expect(Set(exchanges.map(\.status)) == [200, 202, 400, 401, 404, 405, 413, 422, 426, 429, 500, 503])
+        #expect(Set(exchanges.map(\.status)) == [200, 202, 400, 401, 404, 405, 413, 422, 426, 429, 500, 502, 503])
 
         let file = setup.directory.file("exchanges.jsonl")
         let lines = try exchanges.map {

@@ -89,8 +89,10 @@ struct EndpointRouterTests {
             #expect(head.status == .methodNotAllowed && head.headers[.allow] == "POST" && head.body.readableBytes == 0)
             let custom = try await client.execute(uri: "/api/v1/devices", method: HTTPRequest.Method("PROPFIND")!)
             #expect(custom.status == .methodNotAllowed && custom.headers[.allow] == "GET, HEAD")
-            let nowhere = try await client.execute(uri: "/nowhere", method: .post)
-            #expect(nowhere.status == .notFound && String(buffer: nowhere.body).contains("no route POST /nowhere"))
+            let nowhere = try await client.execute(uri: "/no/where/at/all/here", method: .post)
+            #expect(
+                nowhere.status == .notFound
+                    && String(buffer: nowhere.body).contains("no route POST /no/where/at/all/here"))
             #expect(nowhere.headers[.contentType] == "application/json" && nowhere.headers[RequestID.header] != nil)
         }
     }
@@ -121,9 +123,9 @@ struct EndpointRouterTests {
         .registerAPNs, .registerDevice, .unregisterDevice, .deviceHook, .registerSubscription,
     ]
 
-    /// `route`'s method and path, `{token}` filled in.
+    /// `route`'s method and path, each `{...}` filled in with `phone`.
     static func call(_ route: EndpointRoute) -> (method: HTTPRequest.Method, uri: String) {
-        (HTTPRequest.Method(route.method)!, route.path.replacingOccurrences(of: "{token}", with: "phone"))
+        (HTTPRequest.Method(route.method)!, route.path.replacing(/\{[a-z]+\}/, with: "phone"))
     }
 
     /// The status each route of the catalogue answers `client`, called without a body.
@@ -195,6 +197,53 @@ struct EndpointRouterTests {
             let listed = try await client.execute(
                 uri: "/api/v1/devices", method: .get, headers: [AuthMiddleware.openClawAuth: "s3cret"])
             #expect(listed.status == .ok && String(buffer: listed.body).contains("\"count\":1"))
+        }
+    }
+    @Test(
+        "ntfy and Bark: Basic carries the secret on their routes only; reserved paths stay native; their error shapes")
+    func notifierRoutes() async throws {
+        let basic = "Basic " + Data("anyone:s3cret".utf8).base64EncodedString()
+        try await Endpoint(secret: "s3cret").test { client in
+            let missing = try await client.execute(uri: "/family", method: .post, body: ByteBuffer(string: "hi"))
+            #expect(missing.status == .unauthorized)
+            let ntfy = try JSONValue.parse(Data(missing.body.readableBytesView))
+            #expect(
+                ntfy["http"] == 401 && ntfy["code"] == 40100 && ntfy["error"]?.stringValue?.contains("Basic") == true)
+            let wrong = "Basic " + Data("anyone:nope".utf8).base64EncodedString()
+            let refused = try await client.execute(
+                uri: "/k/hello", method: .get, headers: [.authorization: wrong])
+            #expect(refused.status == .unauthorized)
+            let bark = try JSONValue.parse(Data(refused.body.readableBytesView))
+            #expect(bark["code"] == 401 && bark["message"] == "wrong secret" && bark["timestamp"]?.numberValue != nil)
+            // The secret over Basic: past the auth, the topic names nothing (404 in ntfy's shape).
+            let nobody = try await client.execute(
+                uri: "/family", method: .put, headers: [.authorization: basic], body: ByteBuffer(string: "hi"))
+            #expect(nobody.status == .notFound && String(buffer: nobody.body).contains("\"http\":404"))
+            #expect(String(buffer: nobody.body).contains("names no registered device"))
+            let json = try await client.execute(
+                uri: "/", method: .post, headers: [.authorization: basic],
+                body: ByteBuffer(string: #"{"topic": "family", "message": "hi"}"#))
+            #expect(json.status == .notFound, "\(String(buffer: json.body))")
+            let push = try await client.execute(
+                uri: "/push", method: .post, headers: [.authorization: "Bearer s3cret"],
+                body: ByteBuffer(string: #"{"device_key": "k", "body": "b", "level": "loud"}"#))
+            #expect(push.status == .badRequest && String(buffer: push.body).contains("\"code\":400"))
+            // Basic is not a way in anywhere else.
+            let metrics = try await client.execute(uri: "/metrics", method: .get, headers: [.authorization: basic])
+            #expect(metrics.status == .unauthorized)
+            // Reserved first segments are answered as before, in the native shape, whatever the credentials.
+            let postMetrics = try await client.execute(uri: "/metrics", method: .post, headers: [.authorization: basic])
+            #expect(postMetrics.status == .methodNotAllowed && postMetrics.headers[.allow] == "GET, HEAD")
+            let healthX = try await client.execute(uri: "/health/x", method: .get, headers: [.authorization: basic])
+            #expect(healthX.status == .notFound && !String(buffer: healthX.body).contains("\"http\""))
+            let device = try await client.execute(
+                uri: "/api/v1/devices/phone", method: .get, headers: [.authorization: basic])
+            #expect(device.status == .methodNotAllowed && device.headers[.allow] == "DELETE")
+            let other = try await client.execute(uri: "/family", method: .delete, headers: [.authorization: basic])
+            #expect(other.status == .methodNotAllowed && other.headers[.allow] == "POST, PUT")
+            // HEAD on Bark's GET form checks and sends nothing.
+            let head = try await client.execute(uri: "/k/hello", method: .head, headers: [.authorization: basic])
+            #expect(head.status == .ok && head.body.readableBytes == 0)
         }
     }
 }

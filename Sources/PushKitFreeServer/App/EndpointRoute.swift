@@ -22,12 +22,24 @@ package enum EndpointRoute: String, Sendable, CaseIterable {
     case gatewaySocket
     case gatewayMessage
     case agentTools
+    case ntfyJSON
+    case ntfyJSONPut
+    case ntfyPublish
+    case ntfyPublishPut
+    case barkPush
+    case barkBody
+    case barkBodyPost
+    case barkTitle
+    case barkTitlePost
+    case barkSubtitle
+    case barkSubtitlePost
 
     /// The HTTP method.
     package var method: String {
         switch self {
-        case .health, .liveness, .metrics, .listDevices, .gatewaySocket: "GET"
+        case .health, .liveness, .metrics, .listDevices, .gatewaySocket, .barkBody, .barkTitle, .barkSubtitle: "GET"
         case .unregisterDevice: "DELETE"
+        case .ntfyJSONPut, .ntfyPublishPut: "PUT"
         default: "POST"
         }
     }
@@ -51,7 +63,56 @@ package enum EndpointRoute: String, Sendable, CaseIterable {
         case .gatewaySocket: "/gateway/ws"
         case .gatewayMessage: "/gateway/messages"
         case .agentTools: "/mcp"
+        case .ntfyJSON, .ntfyJSONPut: "/"
+        // Hummingbird's router needs one name per position: the ntfy topic and the Bark key are
+        // `{key}`, and Bark's texts are named by position (docs/openapi.yaml names them by meaning:
+        // `/{key}/{title}/{body}`).
+        case .ntfyPublish, .ntfyPublishPut: "/{key}"
+        case .barkPush: "/push"
+        case .barkBody, .barkBodyPost: "/{key}/{first}"
+        case .barkTitle, .barkTitlePost: "/{key}/{first}/{second}"
+        case .barkSubtitle, .barkSubtitlePost: "/{key}/{first}/{second}/{third}"
         }
+    }
+
+    /// The notifier protocol a route speaks, whose clients read its own answer and error shapes.
+    package enum Notifier: Sendable {
+        case ntfy, bark
+    }
+
+    /// The protocol of another notifier this route speaks, `nil` for the native routes.
+    package var notifier: Notifier? {
+        switch self {
+        case .ntfyJSON, .ntfyJSONPut, .ntfyPublish, .ntfyPublishPut: .ntfy
+        case .barkPush, .barkBody, .barkBodyPost, .barkTitle, .barkTitlePost, .barkSubtitle, .barkSubtitlePost: .bark
+        default: nil
+        }
+    }
+
+    /// Whether the route's first segment is a parameter (ntfy's topic, Bark's key, both `/{key}`):
+    /// such a route never takes a path whose first segment is a reserved name.
+    var startsWithParameter: Bool { path.hasPrefix("/{") }
+
+    /// First path segments no ntfy topic or Bark key may be: those of every other route, and those
+    /// kept for routes to come (`mcp`, and ntfy's own API under `v1`). A path beginning with one
+    /// belongs to the native routes alone, so `GET /health/x` is 404 and `POST /metrics` 405, never
+    /// a notification to a group named `health` or `metrics`.
+    package static let reservedNames: Set<String> = {
+        var names: Set<String> = ["mcp", "v1", "push"]
+        for route in allCases where !route.startsWithParameter {
+            if let first = route.path.split(separator: "/").first { names.insert(String(first)) }
+        }
+        return names
+    }()
+
+    /// The notifier route `routePath` (Hummingbird's, `/{key}`) and `path` (the request's) address:
+    /// `nil` for a native route, or for a path whose first segment is reserved (`reservedNames`),
+    /// which is answered as a native path is.
+    package static func notifier(routePath: String?, path: String) -> Notifier? {
+        guard let routePath else { return nil }
+        let first = path.split(separator: "/").first.map { percentDecoded($0) }
+        if routePath.hasPrefix("/{"), let first, reservedNames.contains(first) { return nil }
+        return allCases.first { $0.path == routePath && $0.notifier != nil }?.notifier
     }
 
     /// Whether the route is one of OpenClaw's (`/api/v1/...`), whose clients read FastAPI's shapes:
@@ -67,7 +128,7 @@ package enum EndpointRoute: String, Sendable, CaseIterable {
 
     /// What a request's method and path address.
     package enum Match: Sendable, Equatable {
-        /// A route, with the `{token}` segment when its path has one (percent-decoded).
+        /// A route, with its first `{...}` segment when its path has one (percent-decoded).
         case route(EndpointRoute, parameter: String?)
         /// The path exists, but not for this method; `allowed` lists the methods it takes.
         case methodNotAllowed(allowed: [String])
@@ -85,8 +146,10 @@ package enum EndpointRoute: String, Sendable, CaseIterable {
         var path = Substring(rawPath)
         while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        let reserved = segments.dropFirst().first.map { reservedNames.contains(percentDecoded($0)) } ?? false
         let candidates = patterns.compactMap { route, pattern in
-            Self.parameter(of: pattern, in: segments).map { (route: route, parameter: $0) }
+            reserved && route.startsWithParameter
+                ? nil : Self.parameter(of: pattern, in: segments).map { (route: route, parameter: $0) }
         }
         let literal = candidates.filter { $0.parameter == nil }
         let owners = literal.isEmpty ? candidates : literal
@@ -104,15 +167,15 @@ package enum EndpointRoute: String, Sendable, CaseIterable {
     /// Every route with its path split into segments, once (matching runs on every request).
     private static let patterns = allCases.map { ($0, $0.path.split(separator: "/", omittingEmptySubsequences: false)) }
 
-    /// `.some(nil)` when the route's literal path matches, `.some(value)` for its `{token}`
+    /// `.some(nil)` when the route's literal path matches, `.some(value)` for its first `{...}`
     /// segment, `nil` when the path is not this route's.
     private static func parameter(of pattern: [Substring], in segments: [Substring]) -> String?? {
         guard pattern.count == segments.count else { return nil }
         var value: String?
         for (expected, actual) in zip(pattern, segments) {
-            if expected == "{token}" {
+            if expected.hasPrefix("{") {
                 guard !actual.isEmpty else { return nil }
-                value = Self.percentDecoded(actual)
+                if value == nil { value = Self.percentDecoded(actual) }
             } else if expected != actual {
                 return nil
             }

@@ -24,6 +24,8 @@ enum EndpointRouter {
         ProxyChatRoutes(service: service).add(to: groups)
         GatewayRoutes(service: service).add(to: groups)
         AgentRoutes(service: service).add(to: groups)
+        NtfyRoutes(service: service).add(to: groups)
+        BarkRoutes(service: service).add(to: groups)
         return router
     }
 }
@@ -48,6 +50,9 @@ struct EndpointRouteGroups {
     /// that changes the registry (`GatewaySession`), not per request: the Ember gateway's routes,
     /// registration channels where no message lists, removes or sends.
     let gateway: RouterGroup<Context>
+    /// The secret, also as the password of HTTP Basic (any user name): ntfy's and Bark's publish
+    /// routes, whose clients (Apprise, Shoutrrr, Uptime Kuma) send credentials no other way.
+    let notifiers: RouterGroup<Context>
 
     init(_ router: Router<Context>, service: EndpointService) {
         let settings = service.settings
@@ -60,5 +65,8 @@ struct EndpointRouteGroups {
         registration = router.group().add(middleware: openNetworks).add(middleware: rateLimit)
         removal = router.group().add(middleware: secretOnly).add(middleware: rateLimit)
         gateway = router.group().add(middleware: openNetworks)
+        var basic = secretOnly
+        basic.acceptsBasic = true
+        notifiers = router.group().add(middleware: basic)
     }
 }

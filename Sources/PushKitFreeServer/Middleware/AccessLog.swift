@@ -26,6 +26,18 @@ enum AccessLog {
         return line + "\n"
     }
 
+    /// `path` as the log shows it: tokens masked (`maskedPath`), and on Bark's path forms
+    /// (`/key/title/body`) every segment after the key written `…`, so that no notification's text
+    /// is logged (a request's body never is either).
+    static func loggedPath(_ path: String, routePath: String?) -> String {
+        guard let routePath, routePath.hasPrefix("/{key}/"),
+            EndpointRoute.notifier(routePath: routePath, path: path) == .bark
+        else { return maskedPath(path) }
+        var segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        for index in segments.indices.dropFirst(2) where !segments[index].isEmpty { segments[index] = "…" }
+        return maskedPath(segments.joined(separator: "/"))
+    }
+
     /// The path with every segment that is a device token masked, written plainly or
     /// percent-encoded (`%37%34...` is the same token to the routes, so it is to the log).
     static func maskedPath(_ path: String) -> String {

@@ -13,7 +13,8 @@ struct AccessLogMiddleware: RouterMiddleware {
         let response = try await next(request, context)
         StandardStreams.writeError(
             AccessLog.line(
-                client: context.client, method: request.method.rawValue, path: request.uri.path,
+                client: context.client, method: request.method.rawValue,
+                path: AccessLog.loggedPath(request.uri.path, routePath: context.routePath),
                 status: Int(response.status.code), seconds: started.secondsElapsed, token: context.notes.token))
         return response
     }

@@ -1,8 +1,8 @@
 import HTTPTypes
 import Hummingbird
 
-/// The shared secret: `Authorization: Bearer <secret>` or `X-OpenClaw-Auth: <secret>`, 401 without
-/// it or with another. In the groups that take registrations (`EndpointRouteGroups`), a request
+/// The shared secret: `Authorization: Bearer <secret>` or `X-OpenClaw-Auth: <secret>` (on the ntfy
+/// and Bark routes also as the password of HTTP Basic), 401 without it or with another. In the groups that take registrations (`EndpointRouteGroups`), a request
 /// without credentials is let in from an `--open-registration` network, and the context says so.
 ///
 /// Added to every group but the health checks' (`/metrics` needs the secret wherever the server
@@ -18,6 +18,9 @@ struct AuthMiddleware: RouterMiddleware {
     let openRegistration: [IPNetwork]
     /// The allowance of failed attempts.
     let failures: RateLimiter
+    /// Whether HTTP Basic credentials carry the secret too, as their password (any user name): only
+    /// on the ntfy and Bark routes, whose clients can send nothing else.
+    var acceptsBasic = false
 
     static let openClawAuth = HTTPField.Name("X-OpenClaw-Auth")!
 
@@ -39,7 +42,7 @@ struct AuthMiddleware: RouterMiddleware {
         guard let secret else { return false }
         let presented = SharedSecret.presented(
             authorization: request.headers[.authorization],
-            openClawAuth: request.headers[Self.openClawAuth])
+            openClawAuth: request.headers[Self.openClawAuth], acceptingBasic: acceptsBasic)
         if presented == nil, openRegistration.contains(where: { $0.contains(client) }) {
             return true
         }
@@ -50,7 +53,10 @@ struct AuthMiddleware: RouterMiddleware {
         guard let presented else {
             _ = failures.admit(client)
             throw EndpointError.unauthorized(
-                "missing credentials: send Authorization: Bearer <secret> or X-OpenClaw-Auth: <secret>")
+                acceptsBasic
+                    ? "missing credentials: send Authorization: Bearer <secret>, or the secret as the password of "
+                        + "HTTP Basic (ntfy://user:SECRET@host/topic)"
+                    : "missing credentials: send Authorization: Bearer <secret> or X-OpenClaw-Auth: <secret>")
         }
         guard secret.matches(presented) else {
             _ = failures.admit(client)

@@ -25,7 +25,7 @@ struct EndpointErrorMiddleware: RouterMiddleware {
         if let detail = error.logDetail {
             StandardStreams.writeError(
                 "\(EndpointServer.tool): error: request \(context.requestID): "
-                    + "\(request.method.rawValue) \(AccessLog.maskedPath(request.uri.path)) "
+                    + "\(request.method.rawValue) \(AccessLog.loggedPath(request.uri.path, routePath: context.routePath)) "
                     + "\(error.status.code): \(error.message): \(detail)\n")
         }
         let response = try error.response(from: request, context: context)

@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import HTTPTypes
 import Hummingbird
 import PushKitFreeCore
@@ -122,10 +127,32 @@ package struct EndpointError: HTTPResponseError, Sendable, Equatable, CustomStri
         .json(body(openClaw: openClaw, gateway: gateway, requestID: requestID), status: status, headers: headers)
     }
 
+    /// The body on a notifier's routes, in the shape its clients read, `error` among it:
+    /// ntfy's `{"code": 40100, "http": 401, "error"}` (its codes are the status and two digits),
+    /// Bark's `{"code": 401, "message", "timestamp", "error"}`.
+    package func body(notifier: EndpointRoute.Notifier, requestID: String?, now: Date = Date()) -> JSONValue {
+        guard case .object(var object) = body(requestID: requestID) else { return body(requestID: requestID) }
+        let code = Double(status.code)
+        switch notifier {
+        case .ntfy:
+            object["code"] = .number(code * 100)
+            object["http"] = .number(code)
+        case .bark:
+            object["code"] = .number(code)
+            object["message"] = object["error"]
+            object["timestamp"] = .number(Double(Int(now.timeIntervalSince1970)))
+        }
+        return .object(object)
+    }
+
     /// The answer to `request`: OpenClaw's shape on its routes (`/api/v1/...`), the gateway's on its
-    /// own (`/gateway/...`), the request id from the endpoint's context.
+    /// own (`/gateway/...`), ntfy's and Bark's on theirs, the request id from the endpoint's context.
     package func response(from request: Request, context: some RequestContext) throws -> Response {
         let endpoint = context as? EndpointRequestContext
+        if let notifier = EndpointRoute.notifier(routePath: endpoint?.routePath, path: request.uri.path) {
+            return .json(
+                body(notifier: notifier, requestID: endpoint?.requestID), status: status, headers: headers)
+        }
         let path = endpoint?.routePath ?? request.uri.path
         return response(
             openClaw: EndpointRoute.isOpenClaw(path: path), gateway: EndpointRoute.isGateway(path: path),

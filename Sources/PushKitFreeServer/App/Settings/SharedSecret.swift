@@ -77,15 +77,33 @@ package struct SharedSecret: Sendable {
         return difference == 0
     }
 
-    /// The secret a request presents: `Authorization: Bearer <secret>` or `X-OpenClaw-Auth: <secret>`.
-    package static func presented(authorization: String?, openClawAuth: String?) -> String? {
+    /// The secret a request presents: `Authorization: Bearer <secret>` or `X-OpenClaw-Auth: <secret>`;
+    /// with `acceptingBasic`, also `Authorization: Basic <base64 of user:secret>`, whatever the user
+    /// name (what ntfy's and Bark's clients send for a URL such as `ntfy://user:SECRET@host/topic`).
+    package static func presented(
+        authorization: String?, openClawAuth: String?, acceptingBasic: Bool = false
+    ) -> String? {
         if let authorization {
-            let parts = authorization.split(separator: " ", maxSplits: 1)
+            let parts = authorization.trimmingWhitespace.split(separator: " ", maxSplits: 1)
             if parts.count == 2, parts[0].lowercased() == "bearer" {
                 return String(parts[1]).trimmingWhitespace
             }
+            if acceptingBasic, parts.count == 2, parts[0].lowercased() == "basic",
+                let password = basicPassword(String(parts[1]).trimmingWhitespace)
+            {
+                return password
+            }
         }
         return openClawAuth?.trimmingWhitespace
+    }
+
+    /// The password of HTTP Basic credentials (RFC 7617): what follows the first `:` of the
+    /// base64-decoded `user:password`; `nil` when the text is not base64 or has no `:`.
+    static func basicPassword(_ credentials: String) -> String? {
+        guard let data = Data(base64Encoded: credentials), let text = String(data: data, encoding: .utf8),
+            let colon = text.firstIndex(of: ":")
+        else { return nil }
+        return String(text[text.index(after: colon)...])
     }
 
 }

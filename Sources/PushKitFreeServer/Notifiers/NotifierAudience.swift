@@ -1,0 +1,66 @@
+import PushKitFreeCore
+import PushKitFreeRegistry
+
+/// Whom an ntfy topic or a Bark key sends to: the registered device with that id, else the
+/// devices of the group of that name. Shared by both protocols, so a name means the same in each.
+package enum NotifierAudience {
+    /// What a topic or key may be: 1 to 64 letters, digits, `-` and `_` (ntfy's own rule for
+    /// topics), so that it is one path segment as written.
+    package static func isValidName(_ name: String) -> Bool {
+        (1...64).contains(name.utf8.count)
+            && name.utf8.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"):
+                    true
+                default: false
+                }
+            }
+    }
+
+    /// Checks `name` as a topic or key (400 naming `what`, or 404 for a reserved name).
+    package static func validate(_ name: String, as what: String) throws(EndpointError) {
+        guard isValidName(name) else {
+            throw .badRequest(
+                "\(what) \"\(AccessLog.maskedPath(name))\" must be 1 to 64 letters, digits, - or _ "
+                    + "(a device id or a group name)")
+        }
+        if EndpointRoute.reservedNames.contains(name) {
+            throw .notFound("\(what) \"\(name)\" is reserved for the server's own routes; name another group")
+        }
+    }
+
+    /// The audience `names` address in `devices`: each a device id, else a group with at least one
+    /// device (404 naming the first that is neither, before anything is sent).
+    package static func audience(
+        _ names: [String], in devices: RegisteredDevices, what: String
+    ) throws(EndpointError) -> PushSender.Audience {
+        var deviceIDs: [String] = []
+        var groups: [String] = []
+        for name in names {
+            if devices[name] != nil {
+                if !deviceIDs.contains(name) { deviceIDs.append(name) }
+            } else if devices.devices.contains(where: { $0.record.groups.contains(name) }) {
+                if !groups.contains(name) { groups.append(name) }
+            } else {
+                throw .notFound("\(what) \"\(name)\" names no registered device and no group with a device")
+            }
+        }
+        return PushSender.Audience(deviceIDs: deviceIDs, groups: groups)
+    }
+
+    /// Whether a send went well enough to answer success: APNs took it for at least one device,
+    /// or the delivery policy held it back for every device (quiet hours, the frequency cap: the
+    /// server did what it was told). Otherwise the 502 naming each device's reason, so that a
+    /// client that looks only at the status (Apprise, Uptime Kuma) reports the failure.
+    package static func failure(of report: DeliveryReport) -> EndpointError? {
+        if report.delivered > 0 || report.skipped == report.results.count { return nil }
+        let reasons = report.results.map { result in
+            "\(result.target.deviceID ?? "a device"): \(EndpointJSON.reason(of: result))"
+        }
+        return EndpointError(
+            status: 502,
+            "APNs took the notification for none of the \(report.results.count) devices: "
+                + reasons.joined(separator: "; "))
+    }
+}

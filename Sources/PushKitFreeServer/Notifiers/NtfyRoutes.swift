@@ -1,0 +1,50 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Hummingbird
+import PushKitFreeCore
+import PushKitFreeRegistry
+
+/// ntfy's publish protocol: `PUT`/`POST /<topic>` with the message as the body and its parameters
+/// as headers or query parameters, and `PUT`/`POST /` with a JSON object naming the topic
+/// (`NtfyMessage`). The topic names a device id or a group (`NotifierAudience`).
+///
+/// The answer is ntfy's message object; errors are ntfy's `{"code", "http", "error"}`
+/// (`EndpointError.body(notifier:)`). A send APNs took for no device is 502.
+struct NtfyRoutes: Sendable {
+    typealias Context = EndpointRequestContext
+    let service: EndpointService
+
+    /// Adds `/` and `/{key}` (the topic) to the notifier group (the secret, or HTTP Basic with it).
+    func add(to groups: EndpointRouteGroups) {
+        groups.notifiers.post("/", use: publishJSON)
+        groups.notifiers.put("/", use: publishJSON)
+        groups.notifiers.post("{key}", use: publish)
+        groups.notifiers.put("{key}", use: publish)
+    }
+
+    @Sendable func publish(_ request: Request, context: Context) async throws -> Response {
+        let topic = try NotifierRequest.reservedCheck(request, parameter: context.parameters.get("key"))
+        let message = try NtfyMessage(
+            topic: topic, body: try await request.bodyBytes(), parameters: NotifierRequest.parameters(request))
+        return try await send(message)
+    }
+
+    @Sendable func publishJSON(_ request: Request, context: Context) async throws -> Response {
+        let message = try NtfyMessage(
+            json: try await request.jsonBody(), parameters: NotifierRequest.parameters(request))
+        return try await send(message)
+    }
+
+    private func send(_ message: NtfyMessage) async throws -> Response {
+        let audience = try NotifierAudience.audience([message.topic], in: try service.readRegistry(), what: "topic")
+        let report = try await service.delivery.send(message.specification, to: audience)
+        service.metrics.delivered(report)
+        if let failure = NotifierAudience.failure(of: report) { throw failure }
+        return .json(
+            message.answer(
+                id: NtfyMessage.makeID(), time: Date(), devices: report.results.count, delivered: report.delivered))
+    }
+}
