@@ -202,7 +202,8 @@ struct NotifierTests {
         #expect(EndpointRoute.match(method: "GET", path: "/health/x") == .notFound)
         #expect(
             EndpointRoute.match(method: "GET", path: "/api/v1/devices/phone") == .methodNotAllowed(allowed: ["DELETE"]))
-        #expect(EndpointRoute.match(method: "POST", path: "/mcp") == .notFound)
+        #expect(EndpointRoute.match(method: "POST", path: "/mcp") == .route(.agentTools, parameter: nil))
+        #expect(EndpointRoute.match(method: "GET", path: "/mcp") == .methodNotAllowed(allowed: ["POST"]))
         #expect(EndpointRoute.match(method: "GET", path: "/a/b/c/d/e") == .notFound)
         for name in [
             "health", "metrics", "register-apns", "api", "hooks", "gateway", "registerSubscription",
