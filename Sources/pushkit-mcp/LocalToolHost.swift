@@ -47,15 +47,7 @@ final class LocalToolHost: AgentToolHost {
         let prepared = try sender.prepare(spec, urgency: urgency, audience: audience)
         return try await onQueue { [self] in
             let warn: (String) -> Void = { [tool] in ToolSupport.warn($0, tool: tool) }
-            let credentials = try state.credentials ?? sender.loadCredentials(warn: warn)
-            state.credentials = credentials
-            switch try sender.send(prepared, credentials: credentials, warn: warn) {
-            case .noDevices: return DeliveryReport(results: [], seconds: 0)
-            case .heldBack(let report): return report
-            case .sent(let report):
-                for advice in report.advice { warn(advice) }
-                return report
-            }
+            return try sender.sendKeepingCredentials(prepared, credentials: &state.credentials, warn: warn)
         }
     }
 

@@ -194,6 +194,25 @@ package struct PushSender: Sendable {
         }
     }
 
+    /// `send` for a sender that lives on (serve's delivery thread, `pushkit-mcp`): the provider key
+    /// and ids are loaded on the first call and kept in `credentials` for the next; the outcome as a
+    /// report (empty when the audience holds no device), its advice (a key-scope answer, an expired
+    /// token) warned once per send.
+    /// - Throws: what `send` and `loadCredentials` throw.
+    package func sendKeepingCredentials(
+        _ prepared: PreparedPush, credentials: inout ProviderCredentials?, warn: @escaping (String) -> Void
+    ) throws -> DeliveryReport {
+        let loaded = try credentials ?? loadCredentials(warn: warn)
+        credentials = loaded
+        switch try send(prepared, credentials: loaded, warn: warn) {
+        case .noDevices: return DeliveryReport(results: [], seconds: 0)
+        case .heldBack(let report): return report
+        case .sent(let report):
+            for advice in report.advice { warn(advice) }
+            return report
+        }
+    }
+
     /// Step 1: the devices `prepared` goes to (empty when its audience holds none), read from the
     /// registry; nothing is loaded yet.
     /// - Throws: `DeliverySelectionError` or `DeviceTokenError` (65) for an audience that names

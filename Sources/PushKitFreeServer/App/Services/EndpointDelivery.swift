@@ -126,17 +126,9 @@ final class EndpointDelivery: Sendable {
 
     /// On the delivery thread.
     private func deliver(_ prepared: PushSender.PreparedPush) throws -> DeliveryReport {
-        let credentials = try state.credentials ?? sender.loadCredentials(warn: warn)
-        state.credentials = credentials
-        switch try sender.send(prepared, credentials: credentials, warn: warn) {
-        case .noDevices: return DeliveryReport(results: [], seconds: 0)
-        case .heldBack(let report): return report
-        case .sent(let report):
-            // What a key-scope answer or an expired token means goes to the server's log, once per
-            // send: the HTTP answer carries APNs' reason per device, as for every other answer.
-            for advice in report.advice { warn(advice) }
-            return report
-        }
+        // What a key-scope answer or an expired token means goes to the server's log, once per
+        // send: the HTTP answer carries APNs' reason per device, as for every other answer.
+        try sender.sendKeepingCredentials(prepared, credentials: &state.credentials, warn: warn)
     }
 
     /// Waits for the send in progress, then closes the connection.
