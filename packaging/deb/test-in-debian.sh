@@ -44,7 +44,10 @@ step "the tools run (apns-jwt, register-apns and send-push through their links t
 for tool in apns-jwt register-apns send-push apns-emulator pushkit-mcp pushkit-free; do
 	printf '%s %s\n' "$tool" "$(in_root "$tool" --version)"
 done
-in_root pushkit-free send-push --help | grep -q "^USAGE: send-push"
+# (Outputs are read whole, then searched: `grep -q` quits at the first match, and the writer's
+# SIGPIPE would fail the pipeline under pipefail.)
+help=$(in_root pushkit-free send-push --help)
+grep -q "^USAGE: send-push" <<<"$help"
 
 step "the service's user, directories and unit"
 in_root id pushkit
@@ -63,7 +66,7 @@ in_root bash -euo pipefail -c '
 	apns-jwt check
 	register-apns phone 740f4707bebcf74f9b7c25d48e3358945f6aa01da5ddb387462c7eaf61bb78ad
 	send-push --title "Hello" --body "from the package"
-	tail -n 1 emulator.log | grep -q "\"status\":200"
+	grep -q "\"status\":200" <<<"$(tail -n 1 emulator.log)"
 	kill $emulator
 '
 
@@ -75,9 +78,12 @@ if [ -n "$dbgsym" ]; then
 		id=$(readelf -n "$root/usr/bin/$program" | sed -n 's/^ *Build ID: *//p')
 		debug="/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
 		# (readelf warns that a debug file has no program interpreter: it holds none, by design)
-		readelf -n "$root$debug" 2>/dev/null | grep -q "Build ID: $id"
-		readelf -S "$root$debug" 2>/dev/null | grep -q '\.debug_info'
-		! readelf -S "$root/usr/bin/$program" | grep -q '\.debug_info'
+		notes=$(readelf -n "$root$debug" 2>/dev/null)
+		grep -q "Build ID: $id" <<<"$notes"
+		sections=$(readelf -S "$root$debug" 2>/dev/null)
+		grep -q '\.debug_info' <<<"$sections"
+		sections=$(readelf -S "$root/usr/bin/$program")
+		! grep -q '\.debug_info' <<<"$sections"
 		echo "$program: $debug"
 	done
 	in_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q pushkit-free-dbgsym > /dev/null
