@@ -20,7 +20,7 @@ version=$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' Sources/PushKitFreeC
 changes=$(git status --porcelain --untracked-files=normal)
 [ -z "$changes" ] || refuse "the tree has changes not committed (commit or stash them first):
 $changes"
-api=$(sed -n 's/^  version: *"*\([^"]*\)"*$/\1/p' docs/openapi.yaml | head -n 1)
+api=$(awk '/^  version:/ { gsub(/"/, "", $2); print $2; exit }' docs/openapi.yaml)
 [ "$api" = "$version" ] || refuse "docs/openapi.yaml says version $api, the tools $version: make them the same"
 released=$(sed -n "s/^## $(printf '%s' "$version" | sed 's/\./\\./g') – \([0-9]\{4\}-[0-9]\{2\}-[0-9]\{2\}\)\$/\1/p" CHANGELOG.md)
 [ -n "$released" ] || refuse "CHANGELOG.md has no section '## $version – YYYY-MM-DD': name what this version changes"
