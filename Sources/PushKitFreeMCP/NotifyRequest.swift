@@ -14,7 +14,7 @@ package struct NotifyRequest: Sendable {
     package var group: String?
 
     /// The key `url` is sent under, beside `aps`: the app opens it when the notification is tapped.
-    package static let urlKey = "url"
+    package static let urlKey = NotificationContent.openURLKey
     /// APNs' limit on `apns-collapse-id`, in bytes.
     package static let collapseIDLimit = 64
 

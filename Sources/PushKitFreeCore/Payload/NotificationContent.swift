@@ -29,6 +29,10 @@ package struct NotificationContent: Sendable, Equatable {
     package var targetContentID: String?
     /// Keys beside `aps`, e.g. `message_id`.
     package var customData: [String: JSONValue] = [:]
+
+    /// The key beside `aps` under which a link the app opens when the notification is tapped is
+    /// sent, by every way of asking for one (ntfy's click, Bark's url, the agent tools' url).
+    package static let openURLKey = "url"
     /// A Live Activity's event, content state and dates, added to `aps`; its sound goes inside
     /// `alert`, where ActivityKit reads it.
     package var liveActivity: LiveActivity?

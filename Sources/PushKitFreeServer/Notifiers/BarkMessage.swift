@@ -167,7 +167,7 @@ package struct BarkMessage: Sendable, Equatable {
         spec.content.category = category
         spec.sound = sound
         spec.collapseID = collapseID
-        if let url { spec.content.customData["url"] = .string(url) }
+        if let url { spec.content.customData[NotificationContent.openURLKey] = .string(url) }
         return spec
     }
 

@@ -207,7 +207,7 @@ package struct NtfyMessage: Sendable, Equatable {
         spec.content.title = title
         spec.content.body = message
         spec.content.interruptionLevel = Self.interruptionLevel(priority: priority)
-        if let click { spec.content.customData["url"] = .string(click) }
+        if let click { spec.content.customData[NotificationContent.openURLKey] = .string(click) }
         return spec
     }
 
