@@ -6,17 +6,19 @@ PREFIX ?= /usr/local
 DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
 TOOLS = apns-jwt register-apns send-push apns-emulator pushkit-mcp
-# The three light tools are one program, pushkit-free, chosen by the name it is called by: every
-# build here adds their links beside it (docs/internals.md, "One program, three names").
+# The three light tools are one program, pushkit-free, chosen by the name it is called by, and the
+# three that serve are another, pushkit-free-server: every build here adds their links beside them
+# (docs/internals.md, "One program, several names").
 LINKED_TOOLS = apns-jwt register-apns send-push
+SERVER_TOOLS = register-apns-serve apns-emulator pushkit-mcp
+PROGRAMS = pushkit-free pushkit-free-server
 define link_tools
-for tool in $(LINKED_TOOLS); do ln -sfn pushkit-free "$(1)/$$tool" || exit 1; done
+for tool in $(LINKED_TOOLS); do ln -sfn pushkit-free "$(1)/$$tool" || exit 1; done; \
+for tool in $(SERVER_TOOLS); do ln -sfn pushkit-free-server "$(1)/$$tool" || exit 1; done
 endef
 SCHEMATHESIS_VERSION = 4.32.5
 # The official MCP Python SDK, the client the agent tools are tested with (Tests/Tools/mcp_client.py).
 MCP_VERSION = 1.30.0
-# Run by `register-apns serve`; installed beside register-apns (no completions of its own).
-COMPANIONS = register-apns-serve
 
 .PHONY: deps demo-deps test-deps bench-deps deb deb-deps deb-test release release-check build debug test demo bench install install-files man uninstall clean fuzz sanitize soak contract tz-names \
 	format format-fix
@@ -207,18 +209,17 @@ ZSH_DIR = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISH_DIR = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 install-files: man
 	install -d "$(BIN_DIR)" "$(MAN_DIR)" "$(BASH_DIR)" "$(ZSH_DIR)" "$(FISH_DIR)"
-	install -m 0755 "$(TOOLS_BIN)/pushkit-free" "$(BIN_DIR)/pushkit-free"
+	for program in $(PROGRAMS); do install -m 0755 "$(TOOLS_BIN)/$$program" "$(BIN_DIR)/$$program" || exit 1; done
 	install -m 0644 packaging/pushkit-free.1 "$(MAN_DIR)/pushkit-free.1"
+	ln -sfn pushkit-free.1 "$(MAN_DIR)/pushkit-free-server.1"
 	$(call link_tools,$(BIN_DIR))
 	for tool in $(TOOLS); do \
-		{ [ -L "$(BIN_DIR)/$$tool" ] || install -m 0755 "$(TOOLS_BIN)/$$tool" "$(BIN_DIR)/$$tool"; } && \
 		install -m 0644 "$(MANUAL_BUILD)/man1/$$tool.1" "$(MAN_DIR)/$$tool.1" && \
 		"$(TOOLS_BIN)/$$tool" --generate-completion-script bash > "$(BASH_DIR)/$$tool" && \
 		"$(TOOLS_BIN)/$$tool" --generate-completion-script zsh > "$(ZSH_DIR)/_$$tool" && \
 		"$(TOOLS_BIN)/$$tool" --generate-completion-script fish > "$(FISH_DIR)/$$tool.fish" \
 		|| exit 1; \
 	done
-	for program in $(COMPANIONS); do install -m 0755 "$(TOOLS_BIN)/$$program" "$(BIN_DIR)/$$program" || exit 1; done
 
 # A Debian package of the release build: stripped binaries, manual pages, completions, the service
 # (its own user by sysusers.d, its directories by tmpfiles.d) and an example config, and a -dbgsym
@@ -265,8 +266,7 @@ uninstall:
 	for tool in $(TOOLS); do \
 		rm -f "$(BIN_DIR)/$$tool" "$(MAN_DIR)/$$tool.1" "$(BASH_DIR)/$$tool" "$(ZSH_DIR)/_$$tool" "$(FISH_DIR)/$$tool.fish"; \
 	done
-	for program in $(COMPANIONS) pushkit-free; do rm -f "$(BIN_DIR)/$$program"; done
-	rm -f "$(MAN_DIR)/pushkit-free.1"
+	for program in $(PROGRAMS) register-apns-serve; do rm -f "$(BIN_DIR)/$$program" "$(MAN_DIR)/$$program.1"; done
 
 # The whole test suite built with AddressSanitizer, then with ThreadSanitizer, each in a scratch
 # directory of its own (.build-sanitize-address, .build-sanitize-thread) so `make test`'s build is

@@ -47,9 +47,8 @@ let package = Package(
         // apns-jwt, register-apns and send-push: one program, chosen by the name it is called by
         // (`make` and the package add the three links; docs/internals.md).
         .executable(name: "pushkit-free", targets: ["pushkit-free"]),
-        .executable(name: "register-apns-serve", targets: ["register-apns-serve"]),
-        .executable(name: "apns-emulator", targets: ["apns-emulator"]),
-        .executable(name: "pushkit-mcp", targets: ["pushkit-mcp"]),
+        // register-apns-serve, apns-emulator and pushkit-mcp: one program, chosen the same way.
+        .executable(name: "pushkit-free-server", targets: ["pushkit-free-server"]),
         // For the fuzz package (Fuzz/Package.swift), whose libFuzzer programs run these checks.
         .library(name: "FuzzHarness", targets: ["FuzzHarness"]),
     ],
@@ -210,41 +209,48 @@ let package = Package(
         // apns-jwt, register-apns and send-push in one program, the tool chosen by argv[0].
         .executableTarget(
             name: "pushkit-free",
-            dependencies: ["APNsJWTCommand", "RegisterAPNsCommand", "SendPushCommand", "PushKitFreeCore"],
+            dependencies: ["APNsJWTCommand", "RegisterAPNsCommand", "SendPushCommand", "PushKitFreeCLI"],
             path: "Sources/pushkit-free",
             linkerSettings: startupLinkerSettings + exportNghttp2Interposers
         ),
-        // `register-apns serve` runs this program (see RegisterAPNs.Serve), so that register-apns
-        // itself does not link the server's libraries and starts as fast as before.
-        .executableTarget(
-            name: "register-apns-serve",
+        // The command lines of the three tools that serve, each a module of its own like the light
+        // tools'; the pushkit-free-server program below is all three.
+        // `register-apns serve` runs register-apns-serve (see RegisterAPNs.Serve), so that
+        // register-apns itself does not link the server's libraries and starts as fast as before.
+        .target(
+            name: "RegisterAPNsServeCommand",
             dependencies: [
                 "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeCLI", "PushKitFreeServer", "PushKitFreeTransport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Sources/register-apns-serve",
-            linkerSettings: startupLinkerSettings + exportNghttp2Interposers
+            path: "Sources/RegisterAPNsServeCommand"
         ),
-        // The agent tools over MCP's stdio transport, a program of its own so that no other tool's
-        // start-up pays for the MCP SDK.
-        .executableTarget(
-            name: "pushkit-mcp",
+        // The agent tools over MCP's stdio transport.
+        .target(
+            name: "PushKitMCPCommand",
             dependencies: [
                 "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeCLI", "PushKitFreeMCP", "PushKitFreeTransport",
                 .product(name: "MCP", package: "swift-sdk"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Sources/pushkit-mcp",
-            linkerSettings: startupLinkerSettings + exportNghttp2Interposers
+            path: "Sources/PushKitMCPCommand"
         ),
-        .executableTarget(
-            name: "apns-emulator",
+        .target(
+            name: "APNsEmulatorCommand",
             dependencies: [
                 "PushKitFreeCore", "PushKitFreeCLI", "PushKitFreeEmulator",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
-            path: "Sources/apns-emulator",
-            linkerSettings: startupLinkerSettings
+            path: "Sources/APNsEmulatorCommand"
+        ),
+        // register-apns-serve, apns-emulator and pushkit-mcp in one program, the tool chosen by
+        // argv[0]: they share NIO, TLS and (the endpoint and the agent tools) the MCP SDK with the
+        // Foundation and ICU it brings, which would otherwise ship twice (docs/internals.md).
+        .executableTarget(
+            name: "pushkit-free-server",
+            dependencies: ["RegisterAPNsServeCommand", "APNsEmulatorCommand", "PushKitMCPCommand", "PushKitFreeCLI"],
+            path: "Sources/pushkit-free-server",
+            linkerSettings: startupLinkerSettings + exportNghttp2Interposers
         ),
 
         // MARK: Tests
@@ -327,7 +333,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "pushkit-free", "register-apns-serve", "apns-emulator", "pushkit-mcp",
+                "pushkit-free", "pushkit-free-server",
                 "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeCLI", "PushKitFreeEmulator",
             ],
             path: "Tests/EndToEndTests",

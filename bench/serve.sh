@@ -245,7 +245,7 @@ show_binary() {
   local server_symbols
   server_symbols=$(nm "$2" 2>/dev/null | grep -cE 'Hummingbird|NIOCore|NIOPosix|NIOHTTP1' || true)
   printf '   %-30s %6.1f MB, %s shared libraries (%s), %s NIO/Hummingbird symbols\n' "$1" \
-    "$(python3 -c "print($(stat -c %s "$2") / 1e6)")" "$(ldd "$2" | wc -l)" \
+    "$(python3 -c "print($(stat -L -c %s "$2") / 1e6)")" "$(ldd "$2" | wc -l)" \
     "$(ldd "$2" | awk '{print $1}' | sed 's/\.so.*//' | paste -sd ' ')" "$server_symbols"
 }
 show_binary "register-apns" "$BIN/register-apns"

@@ -9,7 +9,9 @@
 #     (exec, page faults), which the wall time includes.
 # Rows: `apns-jwt --help`, `register-apns --help`, `send-push --help`; warm paths `apns-jwt` (cached
 # token), `register-apns list` (2 devices), `send-push --dry-run` (2 devices). Goal: each warm path
-# at most 2x the empty program.
+# at most 2x the empty program. For reference, without a goal: `--version` of the three tools that
+# serve (`apns-emulator`, `register-apns-serve`, `pushkit-mcp`, the one program pushkit-free-server),
+# which start once and then run.
 #  3. cold start: the three light tools one after another (apns-jwt, register-apns list, send-push
 #     --dry-run), the way a reply hook runs them, right after the kernel's page cache was dropped
 #     (root only: /proc/sys/vm/drop_caches), so their program files are read from disk. One program
@@ -39,6 +41,9 @@ commands=(
   "apns-jwt (cached token)|$BIN/apns-jwt"
   "register-apns list (2 devices)|$BIN/register-apns list"
   "send-push --dry-run (2 devices)|$BIN/send-push --dry-run --body hi"
+  "apns-emulator --version|$BIN/apns-emulator --version"
+  "register-apns-serve --version|$BIN/register-apns-serve --version"
+  "pushkit-mcp --version|$BIN/pushkit-mcp --version"
 )
 : > "$work/commands"
 for entry in "${commands[@]}"; do
@@ -59,7 +64,7 @@ with open(sys.argv[2], "a") as rows:
     for name, median in medians.items():
         if name in ("true", "empty Swift program"):
             continue
-        warm = not name.endswith("--help")
+        warm = not name.endswith("--help") and not name.endswith("--version")
         rows.write(json.dumps({"group": "start-up", "what": name, "value": round(median, 2), "unit": "ms",
                                "reference": "empty Swift program", "reference_value": round(empty, 2),
                                **({"max_ratio": 2.0} if warm else {})}) + "\n")
@@ -71,7 +76,7 @@ if [ "$CALLGRIND" = 1 ] && command -v valgrind >/dev/null; then
   for entry in "${commands[@]:1}"; do
     name=${entry%%|*}; line=${entry#*|}; program=${line%% *}; arguments=${line#"$program"}
     # A copy keeps the name it is called by: apns-jwt, register-apns and send-push are links to
-    # pushkit-free, which picks the tool by that name.
+    # pushkit-free (the others to pushkit-free-server), which picks the tool by that name.
     real=$(readlink -f "$program"); copy="$work/ir/$(basename "$program")"; mkdir -p "$work/ir"
     [ -e "$work/ir/$(basename "$real")" ] || strip --strip-debug -o "$work/ir/$(basename "$real")" "$real"
     [ -e "$copy" ] || ln -s "$(basename "$real")" "$copy"

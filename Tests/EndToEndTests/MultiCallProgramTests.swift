@@ -1,18 +1,29 @@
 import Foundation
 import Testing
 
-/// `apns-jwt`, `register-apns` and `send-push` are one program, `pushkit-free`, which picks the
-/// tool by the name it is called by (docs/internals.md, "One program, three names").
-@Suite("pushkit-free: one program, three names")
+/// `apns-jwt`, `register-apns` and `send-push` are one program, `pushkit-free`, and
+/// `register-apns-serve`, `apns-emulator` and `pushkit-mcp` another, `pushkit-free-server`; each
+/// picks the tool by the name it is called by (docs/internals.md, "One program, several names").
+@Suite("pushkit-free and pushkit-free-server: two programs, six names")
 struct MultiCallProgramTests {
-    @Test("each link is its tool: --help names it, and nothing of the others' commands")
+    /// Each program with the tools it is.
+    static let programs = [("pushkit-free", BuiltTool.lightTools), ("pushkit-free-server", BuiltTool.serverTools)]
+
+    @Test("each link is its tool: --help names it, and nothing of the other tools' commands")
     func linksAreTheirTools() throws {
-        for tool in BuiltTool.lightTools {
-            let help = try BuiltTool.run(tool, ["--help"])
-            #expect(help.status == 0, "\(tool): \(help.stderr)")
-            #expect(help.stdout.contains("USAGE: \(tool)"), "\(tool): \(help.stdout)")
-            for other in BuiltTool.lightTools where other != tool {
-                #expect(!help.stdout.contains("USAGE: \(other)"), "\(tool) --help")
+        for (_, tools) in Self.programs {
+            for tool in tools {
+                let help = try BuiltTool.run(tool, ["--help"])
+                #expect(help.status == 0, "\(tool): \(help.stderr)")
+                // register-apns-serve is `register-apns serve` to its users.
+                let usage = tool == "register-apns-serve" ? "register-apns serve" : tool
+                #expect(help.stdout.contains("USAGE: \(usage)"), "\(tool): \(help.stdout)")
+                for other in BuiltTool.lightTools + BuiltTool.serverTools where other != tool {
+                    let otherUsage = other == "register-apns-serve" ? "register-apns serve" : other
+                    // ("register-apns serve" begins with "register-apns": that pair is told apart above.)
+                    if usage.hasPrefix(otherUsage) { continue }
+                    #expect(!help.stdout.contains("USAGE: \(otherUsage)"), "\(tool) --help")
+                }
             }
         }
     }
@@ -33,6 +44,35 @@ struct MultiCallProgramTests {
         let unknown = try BuiltTool.run("send-push", ["--no-such-option"])
         #expect(
             unknown.status == 64 && unknown.stderr.contains("send-push"), "the tool names itself: \(unknown.stderr)")
+        for (tool, arguments) in [
+            ("apns-emulator", ["--port", "2197", "--print-env"]), ("pushkit-mcp", ["--no-such-option"]),
+            ("register-apns-serve", ["--listen", "nowhere:port"]),
+        ] {
+            let environment = ["PUSHKIT_STATE_DIR": try TemporaryDirectory().path]
+            let direct = try BuiltTool.run(tool, arguments, environment: environment)
+            let named = try BuiltTool.run("pushkit-free-server", [tool] + arguments, environment: environment)
+            #expect(named.status == direct.status, "\(tool) \(arguments): \(named.stderr)")
+            #expect(named.stdout == direct.stdout && named.stderr == direct.stderr, "\(tool) \(arguments)")
+        }
+    }
+
+    @Test("pushkit-free-server alone or with a word that names no tool: usage on standard error, exit 64")
+    func noServerTool() throws {
+        let alone = try BuiltTool.run("pushkit-free-server", [])
+        #expect(alone.status == 64 && alone.stdout.isEmpty)
+        #expect(alone.stderr.contains("register-apns-serve, apns-emulator, pushkit-mcp"), "\(alone.stderr)")
+        let unknown = try BuiltTool.run("pushkit-free-server", ["apns-emulatr"])
+        #expect(
+            unknown.status == 64
+                && unknown.stderr.contains("no tool named 'apns-emulatr' (did you mean apns-emulator?)"),
+            "\(unknown.stderr)")
+        let light = try BuiltTool.run("pushkit-free-server", ["send-push", "--help"])
+        #expect(light.status == 64 && light.stderr.contains("no tool named 'send-push'"), "\(light.stderr)")
+        let help = try BuiltTool.run("pushkit-free-server", ["--help"])
+        #expect(help.status == 0 && help.stdout.contains("usage: pushkit-free-server TOOL"), "\(help.stdout)")
+        let version = try BuiltTool.run("pushkit-free-server", ["--version"])
+        let emulatorVersion = try BuiltTool.run("apns-emulator", ["--version"])
+        #expect(version.status == 0 && version.stdout == emulatorVersion.stdout && !version.stdout.isEmpty)
     }
 
     @Test("pushkit-free alone or with a word that names no tool: usage on standard error, exit 64")
@@ -62,7 +102,7 @@ struct MultiCallProgramTests {
         #expect(named.status == 0 && named.stdout.contains("USAGE: apns-jwt"), "\(named.stderr)")
     }
 
-    @Test("the light tools link neither the MCP SDK nor Hummingbird: only pushkit-mcp and the server pay for them")
+    @Test("the light tools link neither the MCP SDK nor Hummingbird: only pushkit-free-server pays for them")
     func linkedModules() throws {
         // Swift symbols are mangled with their module's name: `$s3MCP` is the MCP SDK's.
         func symbols(_ program: String) throws -> String {
@@ -72,8 +112,7 @@ struct MultiCallProgramTests {
         }
         let light = try symbols("pushkit-free")
         #expect(!light.isEmpty && !light.contains("$s3MCP") && !light.contains("$s11Hummingbird"))
-        let agent = try symbols("pushkit-mcp")
-        #expect(agent.contains("$s3MCP") && !agent.contains("$s11Hummingbird"))
-        #expect(try symbols("register-apns-serve").contains("$s3MCP"))
+        let server = try symbols("pushkit-free-server")
+        #expect(server.contains("$s3MCP") && server.contains("$s11Hummingbird"))
     }
 }

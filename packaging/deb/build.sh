@@ -18,9 +18,11 @@ arch=$(dpkg --print-architecture)
 name="pushkit-free_${version}_${arch}"
 root="$OUT/$name"
 tools="apns-jwt register-apns send-push apns-emulator pushkit-mcp"
-# apns-jwt, register-apns and send-push are links to pushkit-free, the program that is all three.
+# apns-jwt, register-apns and send-push are links to pushkit-free, the program that is all three;
+# register-apns-serve, apns-emulator and pushkit-mcp are links to pushkit-free-server.
 linked="apns-jwt register-apns send-push"
-programs="pushkit-free apns-emulator register-apns-serve pushkit-mcp"
+server_linked="register-apns-serve apns-emulator pushkit-mcp"
+programs="pushkit-free pushkit-free-server"
 maintainer="pushkit-free developers <pushkit-free@users.noreply.github.com>"
 dbgsym="$OUT/pushkit-free-dbgsym_${version}_${arch}"
 rm -rf "$root" "$dbgsym" && mkdir -p "$root/DEBIAN" "$dbgsym/DEBIAN"
@@ -42,6 +44,7 @@ for program in $programs; do
 	chmod 0755 "$root/usr/bin/$program"
 done
 for tool in $linked; do ln -s pushkit-free "$root/usr/bin/$tool"; done
+for tool in $server_linked; do ln -s pushkit-free-server "$root/usr/bin/$tool"; done
 
 # Manual pages and completions, generated from the same definitions as --help.
 install -d "$root/usr/share/man/man1" "$root/usr/share/bash-completion/completions" \
@@ -54,6 +57,7 @@ for tool in $tools; do
 	"$BIN/$tool" --generate-completion-script fish > "$root/usr/share/fish/vendor_completions.d/$tool.fish"
 done
 gzip -9n < "$repo/packaging/pushkit-free.1" > "$root/usr/share/man/man1/pushkit-free.1.gz"
+ln -s pushkit-free.1.gz "$root/usr/share/man/man1/pushkit-free-server.1.gz"
 # register-apns-serve is what `register-apns serve` runs: its page is register-apns's.
 ln -s register-apns.1.gz "$root/usr/share/man/man1/register-apns-serve.1.gz"
 

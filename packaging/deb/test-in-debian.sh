@@ -40,14 +40,16 @@ in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-re
 	|| { tail -n 30 "$root/tmp/install.log"; exit 1; }
 grep -E "pushkit-free:" "$root/tmp/install.log" || true
 
-step "the tools run (apns-jwt, register-apns and send-push through their links to pushkit-free)"
-for tool in apns-jwt register-apns send-push apns-emulator pushkit-mcp pushkit-free; do
+step "the tools run (through their links to pushkit-free and pushkit-free-server)"
+for tool in apns-jwt register-apns send-push apns-emulator pushkit-mcp register-apns-serve pushkit-free pushkit-free-server; do
 	printf '%s %s\n' "$tool" "$(in_root "$tool" --version)"
 done
 # (Outputs are read whole, then searched: `grep -q` quits at the first match, and the writer's
 # SIGPIPE would fail the pipeline under pipefail.)
 help=$(in_root pushkit-free send-push --help)
 grep -q "^USAGE: send-push" <<<"$help"
+help=$(in_root pushkit-free-server apns-emulator --help)
+grep -q "^USAGE: apns-emulator" <<<"$help"
 
 step "the service's user, directories and unit"
 in_root id pushkit
@@ -74,7 +76,7 @@ if [ -n "$dbgsym" ]; then
 	step "apt install ./$(basename "$dbgsym"): each program's debug information by its build id"
 	cp "$dbgsym" "$root/tmp/"
 	in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q "/tmp/$(basename "$dbgsym")" > /dev/null 2>&1
-	for program in pushkit-free apns-emulator register-apns-serve pushkit-mcp; do
+	for program in pushkit-free pushkit-free-server; do
 		id=$(readelf -n "$root/usr/bin/$program" | sed -n 's/^ *Build ID: *//p')
 		debug="/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug"
 		# (readelf warns that a debug file has no program interpreter: it holds none, by design)

@@ -15,7 +15,7 @@ struct ToolResult: Sendable {
 enum BuiltTool {
     static let binDirectory: String = {
         let directory = locateBinDirectory()
-        linkLightTools(in: directory)
+        linkTools(in: directory)
         return directory
     }()
 
@@ -33,14 +33,20 @@ enum BuiltTool {
     /// The tools that are the one `pushkit-free` program, called through links named after them.
     static let lightTools = ["apns-jwt", "register-apns", "send-push"]
 
-    /// Adds the links `make` adds after a build (`apns-jwt -> pushkit-free`, ...) when a plain
-    /// `swift build` left them out, so the tests run the program the way it is installed.
-    private static func linkLightTools(in directory: String) {
-        for tool in lightTools {
-            let link = directory + "/" + tool
-            if (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == "pushkit-free" { continue }
-            try? FileManager.default.removeItem(atPath: link)
-            try? FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "pushkit-free")
+    /// The tools that are the one `pushkit-free-server` program, called the same way.
+    static let serverTools = ["register-apns-serve", "apns-emulator", "pushkit-mcp"]
+
+    /// Adds the links `make` adds after a build (`apns-jwt -> pushkit-free`,
+    /// `apns-emulator -> pushkit-free-server`, ...) when a plain `swift build` left them out, so the
+    /// tests run the programs the way they are installed.
+    private static func linkTools(in directory: String) {
+        for (program, tools) in [("pushkit-free", lightTools), ("pushkit-free-server", serverTools)] {
+            for tool in tools {
+                let link = directory + "/" + tool
+                if (try? FileManager.default.destinationOfSymbolicLink(atPath: link)) == program { continue }
+                try? FileManager.default.removeItem(atPath: link)
+                try? FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: program)
+            }
         }
     }
 

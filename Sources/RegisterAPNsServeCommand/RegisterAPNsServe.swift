@@ -10,7 +10,6 @@ import Foundation
 
 /// `register-apns serve`: `register-apns` runs this program for its `serve` subcommand, so that it
 /// does not itself link Hummingbird and NIO (and starts as fast as before).
-@main
 struct RegisterAPNsServe: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "register-apns serve",
@@ -70,4 +69,10 @@ struct RegisterAPNsServe: AsyncParsableCommand {
             throw ExitCode(ExitStatus.unavailable.rawValue)
         }
     }
+}
+
+/// `register-apns-serve`'s entry point (what `register-apns serve` runs): the server program
+/// (Sources/pushkit-free-server) runs it when called by that name.
+package enum RegisterAPNsServeTool {
+    package static func main() async { await RegisterAPNsServe.main() }
 }

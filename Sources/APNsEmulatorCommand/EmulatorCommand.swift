@@ -11,8 +11,8 @@ import Foundation
 import Glibc
 #endif
 
-@main
-struct APNsEmulatorCommand: ParsableCommand {
+/// `apns-emulator`: a local APNs for tests and offline work.
+struct EmulatorCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apns-emulator",
         abstract:
@@ -429,4 +429,10 @@ struct APNsEmulatorCommand: ParsableCommand {
         }
         return descriptor
     }
+}
+
+/// `apns-emulator`'s entry point: the server program (Sources/pushkit-free-server) runs it when
+/// called by that name.
+package enum APNsEmulatorTool {
+    package static func main() { EmulatorCommand.main() }
 }

@@ -11,7 +11,6 @@ import Foundation
 
 /// `pushkit-mcp`: the agent tools (`notify`, `list_devices`) as an MCP server on standard input
 /// and output, for an agent client that starts it (Claude Desktop, Claude Code, ...).
-@main
 struct PushKitMCP: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pushkit-mcp",
@@ -57,4 +56,10 @@ struct PushKitMCP: AsyncParsableCommand {
         await server.waitUntilCompleted()
         host.close()
     }
+}
+
+/// `pushkit-mcp`'s entry point: the server program (Sources/pushkit-free-server) runs it when
+/// called by that name.
+package enum PushKitMCPTool {
+    package static func main() async { await PushKitMCP.main() }
 }
