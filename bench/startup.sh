@@ -15,7 +15,7 @@
 #  3. cold start: the three light tools one after another (apns-jwt, register-apns list, send-push
 #     --dry-run), the way a reply hook runs them, right after the kernel's page cache was dropped
 #     (root only: /proc/sys/vm/drop_caches), so their program files are read from disk. One program
-#     behind the three names is read once (docs/internals.md, "One program, three names").
+#     behind the three names is read once (docs/internals.md, "One program, several names").
 # Usage: bench/startup.sh BIN_DIR       ROUNDS=300 (timed rounds), CALLGRIND=0 skips part 2,
 #        COLD_RUNS=15 (part 3; 0 skips it)
 set -euo pipefail
