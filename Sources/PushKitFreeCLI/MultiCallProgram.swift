@@ -18,10 +18,13 @@ package struct MultiCallProgram<Entry> {
     package let name: String
     /// The tools, by the names they are called by, in the order the usage lists them.
     package let tools: [(name: String, entry: Entry)]
+    /// The other program and its tools, named when a word asks this program for one of them.
+    package let sibling: (name: String, tools: [String])
 
-    package init(name: String, tools: [(name: String, entry: Entry)]) {
+    package init(name: String, tools: [(name: String, entry: Entry)], sibling: (name: String, tools: [String])) {
         self.name = name
         self.tools = tools
+        self.sibling = sibling
     }
 
     /// The tool this process is: the one named by argv[0]'s last path component.
@@ -53,6 +56,11 @@ package struct MultiCallProgram<Entry> {
         case "--version":
             StandardStreams.writeOutput(PushKitFree.version + "\n")
             exit(0)
+        case let word? where sibling.tools.contains(word):
+            StandardStreams.writeError(
+                "\(name): \(word) is a tool of \(sibling.name), not of \(name): run \(word) or \(sibling.name) \(word)\n"
+            )
+            exit(ExitStatus.usage.rawValue)
         case let word?:
             let hint = Suggestion.closest(to: word, among: tools.map(\.name)).map { " (did you mean \($0)?)" } ?? ""
             StandardStreams.writeError("\(name): no tool named '\(word)'\(hint)\n" + usage)

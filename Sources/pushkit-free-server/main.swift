@@ -15,5 +15,6 @@ await MultiCallProgram<() async -> Void>(
         ("register-apns-serve", RegisterAPNsServeTool.main),
         ("apns-emulator", { APNsEmulatorTool.main() }),
         ("pushkit-mcp", PushKitMCPTool.main),
-    ]
+    ],
+    sibling: ("pushkit-free", ["apns-jwt", "register-apns", "send-push"])
 ).selectedTool()()

@@ -14,5 +14,6 @@ MultiCallProgram(
         ("apns-jwt", APNsJWTTool.main),
         ("register-apns", RegisterAPNsTool.main),
         ("send-push", SendPushTool.main),
-    ]
+    ],
+    sibling: ("pushkit-free-server", ["register-apns-serve", "apns-emulator", "pushkit-mcp"])
 ).selectedTool()()

@@ -67,7 +67,17 @@ struct MultiCallProgramTests {
                 && unknown.stderr.contains("no tool named 'apns-emulatr' (did you mean apns-emulator?)"),
             "\(unknown.stderr)")
         let light = try BuiltTool.run("pushkit-free-server", ["send-push", "--help"])
-        #expect(light.status == 64 && light.stderr.contains("no tool named 'send-push'"), "\(light.stderr)")
+        #expect(
+            light.status == 64 && light.stdout.isEmpty
+                && light.stderr.contains(
+                    "send-push is a tool of pushkit-free, not of pushkit-free-server: run send-push or pushkit-free send-push"
+                ),
+            "\(light.stderr)")
+        let server = try BuiltTool.run("pushkit-free", ["apns-emulator", "--help"])
+        #expect(
+            server.status == 64 && server.stdout.isEmpty
+                && server.stderr.contains("apns-emulator is a tool of pushkit-free-server, not of pushkit-free"),
+            "\(server.stderr)")
         let help = try BuiltTool.run("pushkit-free-server", ["--help"])
         #expect(help.status == 0 && help.stdout.contains("usage: pushkit-free-server TOOL"), "\(help.stdout)")
         let version = try BuiltTool.run("pushkit-free-server", ["--version"])
