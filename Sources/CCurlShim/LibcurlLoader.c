@@ -10,7 +10,12 @@
  *
  * The library is opened RTLD_GLOBAL so that ClosedStreamResetFilter.c can still find the real
  * nghttp2 functions with dlsym(RTLD_NEXT). Calling a forwarder before a successful load is a
- * programming error and aborts with a message. */
+ * programming error and aborts with a message.
+ *
+ * In pushkit-free-server, FoundationNetworking (which the MCP SDK brings) is linked too, and the
+ * static linker binds its calls to these names to the forwarders: URLSession there would abort
+ * here unless this loader ran first. Nothing in that program uses URLSession (the SDK only in its
+ * HTTP client transport and OAuth, which a server never runs). */
 
 #define _GNU_SOURCE
 #include "LibcurlLoader.h"
