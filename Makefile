@@ -266,7 +266,7 @@ uninstall:
 	for tool in $(TOOLS); do \
 		rm -f "$(BIN_DIR)/$$tool" "$(MAN_DIR)/$$tool.1" "$(BASH_DIR)/$$tool" "$(ZSH_DIR)/_$$tool" "$(FISH_DIR)/$$tool.fish"; \
 	done
-	for program in $(PROGRAMS) register-apns-serve; do rm -f "$(BIN_DIR)/$$program" "$(MAN_DIR)/$$program.1"; done
+	for program in $(PROGRAMS) $(SERVER_TOOLS); do rm -f "$(BIN_DIR)/$$program" "$(MAN_DIR)/$$program.1"; done
 
 # The whole test suite built with AddressSanitizer, then with ThreadSanitizer, each in a scratch
 # directory of its own (.build-sanitize-address, .build-sanitize-thread) so `make test`'s build is

@@ -6,24 +6,24 @@ import Testing
 /// picks the tool by the name it is called by (docs/internals.md, "One program, several names").
 @Suite("pushkit-free and pushkit-free-server: two programs, six names")
 struct MultiCallProgramTests {
-    /// Each program with the tools it is.
-    static let programs = [("pushkit-free", BuiltTool.lightTools), ("pushkit-free-server", BuiltTool.serverTools)]
+    /// The name a tool's `--help` gives it: register-apns-serve is `register-apns serve` to its users.
+    static func usageName(_ tool: String) -> String {
+        tool == "register-apns-serve" ? "register-apns serve" : tool
+    }
 
     @Test("each link is its tool: --help names it, and nothing of the other tools' commands")
     func linksAreTheirTools() throws {
-        for (_, tools) in Self.programs {
-            for tool in tools {
-                let help = try BuiltTool.run(tool, ["--help"])
-                #expect(help.status == 0, "\(tool): \(help.stderr)")
-                // register-apns-serve is `register-apns serve` to its users.
-                let usage = tool == "register-apns-serve" ? "register-apns serve" : tool
-                #expect(help.stdout.contains("USAGE: \(usage)"), "\(tool): \(help.stdout)")
-                for other in BuiltTool.lightTools + BuiltTool.serverTools where other != tool {
-                    let otherUsage = other == "register-apns-serve" ? "register-apns serve" : other
-                    // ("register-apns serve" begins with "register-apns": that pair is told apart above.)
-                    if usage.hasPrefix(otherUsage) { continue }
-                    #expect(!help.stdout.contains("USAGE: \(otherUsage)"), "\(tool) --help")
-                }
+        let all = BuiltTool.lightTools + BuiltTool.serverTools
+        for tool in all {
+            let help = try BuiltTool.run(tool, ["--help"])
+            #expect(help.status == 0, "\(tool): \(help.stderr)")
+            let usage = Self.usageName(tool)
+            #expect(help.stdout.contains("USAGE: \(usage)"), "\(tool): \(help.stdout)")
+            for other in all where other != tool {
+                let otherUsage = Self.usageName(other)
+                // ("register-apns serve" begins with "register-apns": that pair is told apart above.)
+                if usage.hasPrefix(otherUsage) { continue }
+                #expect(!help.stdout.contains("USAGE: \(otherUsage)"), "\(tool) --help")
             }
         }
     }
