@@ -144,10 +144,16 @@ long long pushkit_multi_quietest_input(const pushkit_multi_events *events) {
     return earliest;
 }
 
-int pushkit_multi_shut_quiet_sockets(pushkit_multi_events *events, long long since) {
+int pushkit_multi_shut_quiet_sockets(pushkit_multi_events *events, long long since, long long now) {
     int shut = 0;
     for (int i = 0; i < events->watchedCount; i++) {
         if (!(events->watched[i].events & POLLIN) || events->lastInput[i] >= since) continue;
+        /* Bytes waiting unread mean the peer spoke and this process was slow to look: alive. */
+        struct pollfd waiting = {.fd = events->watched[i].fd, .events = POLLIN, .revents = 0};
+        if (poll(&waiting, 1, 0) > 0 && (waiting.revents & POLLIN)) {
+            events->lastInput[i] = now;
+            continue;
+        }
         /* No FIN or RST may ever come back, so nothing is lost by not waiting for one. */
         if (shutdown(events->watched[i].fd, SHUT_RDWR) == 0) shut += 1;
     }

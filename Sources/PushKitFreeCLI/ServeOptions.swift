@@ -70,6 +70,17 @@ package struct ServeOptions: ParsableArguments {
             valueName: "n"))
     package var maxConnections: Int?
 
+    /// `--max-connections-per-client`: connections held at once from one address; `nil` for a quarter
+    /// of `--max-connections`, at least 16.
+    @Option(
+        name: .customLong("max-connections-per-client"),
+        help: ArgumentHelp(
+            "Connections held at once from one client address, an IPv6 address's /64 (default: a quarter "
+                + "of --max-connections, at least 16); past it that client's connection idle longest is "
+                + "closed. Behind a reverse proxy, set it to --max-connections.",
+            valueName: "n"))
+    package var maxConnectionsPerClient: Int?
+
     /// `--retries` and `--timeout`, the timeout limiting each send.
     @OptionGroup(title: "Delivery") package var delivery: DeliveryOptions<RequestDeliveryDefaults>
 
@@ -80,7 +91,7 @@ package struct ServeOptions: ParsableArguments {
     package init() {}
 
     /// Rejects `--tls-cert` without `--tls-key` or the reverse, a negative `--rate-limit`, timeouts outside
-    /// (0, 86400] seconds and `--max-connections` below 1; `EndpointSettings` checks the rest.
+    /// (0, 86400] seconds and `--max-connections` or `--max-connections-per-client` below 1; `EndpointSettings` checks the rest.
     package func validate() throws {
         if (tlsCertificate == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         if rateLimit < 0 { throw ValidationError("--rate-limit must be 0 or more, not \(rateLimit)") }
@@ -90,6 +101,9 @@ package struct ServeOptions: ParsableArguments {
         }
         if let maxConnections, maxConnections < 1 {
             throw ValidationError("--max-connections must be 1 or more, not \(maxConnections)")
+        }
+        if let maxConnectionsPerClient, maxConnectionsPerClient < 1 {
+            throw ValidationError("--max-connections-per-client must be 1 or more, not \(maxConnectionsPerClient)")
         }
     }
 }

@@ -7,10 +7,15 @@ import PushKitFreeCore
 /// The rule, Go's HTTP/2 health check as gorush configures it: while requests are in flight and
 /// nothing has arrived on a connection for `quietBeforePing` (1 s), every connection carrying a
 /// request is sent an HTTP/2 PING. A connection that has received nothing at all `pingTimeout`
-/// (1 s) after its PING is dead: its socket is shut down, libcurl fails its transfers, and the
+/// after its PING is dead: its socket is shut down, libcurl fails its transfers, and the
 /// delivery resends them (one attempt each, like any lost connection). A server answers a PING at
 /// once however slow its answers to requests are, so slow answers never look like silence, and a
 /// request that is merely slow is never resent.
+///
+/// "At once" is as soon as the server's event loop gets to it, which a loaded machine delays: the
+/// deadline follows what the answers to earlier PINGs took (`pingTimeout`: four times the slowest
+/// lately, 1 s at least, 10 s at most, as TCP's retransmission timeout follows its round trips), and
+/// a socket with bytes waiting unread (this process was the one held up) is never taken for silent.
 ///
 /// A connection that has heard nothing for longer than `quietBeforePing` when new requests come
 /// (an idle connection `register-apns serve` kept between pushes) is pinged as soon as they are on
@@ -25,8 +30,24 @@ import PushKitFreeCore
 struct SilenceWatch {
     /// Nothing received for this long with requests in flight: ping.
     static let quietBeforePing: Int64 = 1000
-    /// Nothing received for this long after the PING: the connection is dead.
-    static let pingTimeout: Int64 = 1000
+    /// The shortest time a PING's answer is given (ms): a connection that has received nothing this
+    /// long after its PING, and more than four times what PINGs' answers took lately, is dead.
+    static let minimumPingTimeout: Int64 = 1000
+    /// The longest time a PING's answer is given (ms), however slow earlier answers were.
+    static let maximumPingTimeout: Int64 = 10_000
+
+    /// The slowest answer to a PING lately (ms): the slowest seen, less an eighth at each later answer.
+    private var slowAnswer: Int64 = 0
+
+    /// How long a PING's answer may take before its connection is taken for dead (ms).
+    var pingTimeout: Int64 {
+        min(Self.maximumPingTimeout, max(Self.minimumPingTimeout, 4 * slowAnswer))
+    }
+
+    /// Notes that a PING was answered `milliseconds` after it was sent.
+    mutating func answered(after milliseconds: Int64) {
+        slowAnswer = max(milliseconds, slowAnswer - slowAnswer / 8)
+    }
 
     /// When the PING of the check in progress went out (CLOCK_MONOTONIC ms), if one is.
     private var pingSentAt: Int64?
@@ -56,10 +77,18 @@ struct SilenceWatch {
         }
         let now = pushkit_multi_milliseconds()
         if let sentAt = pingSentAt {
-            guard now - sentAt >= Self.pingTimeout else { return .nothing }
+            if pushkit_multi_quietest_input(events) >= sentAt {
+                // Every connection has heard something since the PING: the check is over, and
+                // its time is what a PING's answer takes now.
+                answered(after: now - sentAt)
+                pingSentAt = nil
+                lastCheckEnded = now
+                return .nothing
+            }
+            guard now - sentAt >= pingTimeout else { return .nothing }
             pingSentAt = nil
             lastCheckEnded = now
-            let shut = Int(pushkit_multi_shut_quiet_sockets(events, sentAt))
+            let shut = Int(pushkit_multi_shut_quiet_sockets(events, sentAt, now))
             return shut > 0 ? .closedSilent(shut) : .nothing
         }
         let quietest = pushkit_multi_quietest_input(events)
@@ -86,6 +115,6 @@ struct SilenceWatch {
         TransportFailure(
             kind: .connectionLost, code: code,
             message: "the connection went silent (nothing arrived for 1 s, nor an answer to a PING "
-                + "within 1 s); closed it")
+                + "in time); closed it")
     }
 }

@@ -54,7 +54,7 @@ struct RegisterAPNsServe: AsyncParsableCommand {
                 openRegistration: try serve.openRegistration.flatMap { try IPNetwork.list(parsing: $0) },
                 headerTimeout: .milliseconds(Int64(serve.headerTimeout * 1000)),
                 idleTimeout: .milliseconds(Int64(serve.idleTimeout * 1000)),
-                maxConnections: serve.maxConnections
+                maxConnections: serve.maxConnections, maxConnectionsPerClient: serve.maxConnectionsPerClient
             )
         } catch {
             throw ToolSupport.exitCode(for: error, tool: EndpointServer.tool)

@@ -150,6 +150,23 @@ struct NotifierEndToEndTests {
         #expect(emulator.records().isEmpty, "nothing reached APNs")
     }
 
+    @Test("Bark-shaped paths answered 404 or 405 are logged without their texts")
+    func unmatchedBarkPathsAreNotLogged() throws {
+        let server = try serve()
+        let auth = ["Authorization": "Bearer \(Self.secret)"]
+        let deleted = try server.request("DELETE", "/phone-1/TitleSecret/BodySecret", headers: auth)
+        #expect(deleted.status == 405, "\(deleted.body)")
+        let deep = try server.request("GET", "/phone-1/A/B/C/DeepSecret", headers: auth)
+        #expect(deep.status == 404, "\(deep.body)")
+        // The access log's line is written before the answer is sent.
+        let log = server.stderr
+        #expect(log.contains("DELETE /phone-1/…/… 405") && log.contains("GET /phone-1/…/…/…/… 404"), "\(log)")
+        for text in ["TitleSecret", "BodySecret", "DeepSecret"] {
+            #expect(!server.stderr.contains(text), "\(text) in the log: \(server.stderr)")
+        }
+        #expect(emulator.records().isEmpty, "nothing reached APNs")
+    }
+
     /// One request of `Fixtures/Notifiers/`.
     struct Fixture {
         let name: String

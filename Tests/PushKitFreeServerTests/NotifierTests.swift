@@ -227,6 +227,15 @@ struct NotifierTests {
         #expect(AccessLog.loggedPath("/\(token)/secret", routePath: "/{key}/{first}") == "/abababab…abab/…")
     }
 
+    @Test("a path no route matched (404, or 405 for another method) keeps only its first segment unless it is the server's")
+    func loggedPathWithoutRoute() {
+        #expect(AccessLog.loggedPath("/phone-3/TitleSecret/BodySecret", routePath: nil) == "/phone-3/…/…")
+        #expect(AccessLog.loggedPath("/phone-3/BodySecret", routePath: nil) == "/phone-3/…")
+        #expect(AccessLog.loggedPath("/phone-3", routePath: nil) == "/phone-3")
+        #expect(AccessLog.loggedPath("/api/v1/nothing/here", routePath: nil) == "/api/v1/nothing/here")
+        #expect(AccessLog.loggedPath("/gateway/nothing", routePath: nil) == "/gateway/nothing")
+    }
+
     @Test("errors in each protocol's shape, error among it")
     func errorShapes() {
         let error = EndpointError.unauthorized("wrong secret")

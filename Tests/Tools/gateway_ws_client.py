@@ -15,7 +15,7 @@ its first step, and prints one JSON line:
   {"on": "a", "receive": true}       prints the next message the server sends, {"on", "reply"}
   {"on": "a", "closed": true}        waits for the server to close, prints {"on", "code", "reason"}
   {"on": "a", "close": true}         closes the connection normally, prints {"on", "closed": true}
-A handshake the server refuses prints {"on", "status"}; a connection the server closes while a
+A handshake the server refuses prints {"on", "status", "body"}; a connection the server closes while a
 reply is awaited prints {"on", "code", "reason"}.
 """
 
@@ -84,6 +84,7 @@ def run(plan, url, headers, tls, stack):
                 line["closed"] = True
         except InvalidStatus as refusal:
             line["status"] = refusal.response.status_code
+            line["body"] = refusal.response.body.decode("utf-8", "replace")
         except ConnectionClosed as closed:
             line["code"] = closed.rcvd.code if closed.rcvd else None
             line["reason"] = closed.rcvd.reason if closed.rcvd else None

@@ -37,8 +37,9 @@ long long pushkit_multi_milliseconds(void);
 long long pushkit_multi_quietest_input(const pushkit_multi_events *events);
 
 /* Shuts down (both directions, see shutdown(2)) every watched socket libcurl reads from that has
-   had nothing to read since `since`; returns how many. libcurl then finds each at its end and
-   fails the transfers on it. */
-int pushkit_multi_shut_quiet_sockets(pushkit_multi_events *events, long long since);
+   had nothing to read since `since` and has nothing waiting to be read now (one that has is noted
+   as heard from at `now` instead); returns how many. libcurl then finds each at its end and fails
+   the transfers on it. */
+int pushkit_multi_shut_quiet_sockets(pushkit_multi_events *events, long long since, long long now);
 
 #endif

@@ -4,7 +4,8 @@ import Hummingbird
 /// whose middleware states its rules (`EndpointRouteGroups`).
 ///
 /// Every request gets an id, an access-log line and its metrics; errors become JSON answers; the
-/// router's 404 becomes a 405 with `Allow` where the path exists. `HEAD` is answered wherever `GET` is.
+/// router's 404 becomes a 405 with `Allow` where the path exists; a request without exactly one
+/// `Host` is answered 400. `HEAD` is answered wherever `GET` is.
 enum EndpointRouter {
     typealias Context = EndpointRequestContext
 
@@ -15,6 +16,7 @@ enum EndpointRouter {
         router.add(middleware: RequestMetricsMiddleware(metrics: service.metrics))
         router.add(middleware: EndpointErrorMiddleware())
         router.add(middleware: MethodNotAllowedMiddleware())
+        router.add(middleware: HostHeaderMiddleware())
 
         let groups = EndpointRouteGroups(router, service: service)
         HealthRoutes(service: service).add(to: groups)

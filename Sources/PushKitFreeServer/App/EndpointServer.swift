@@ -72,8 +72,9 @@ package enum EndpointServer {
         }
         let openFiles = OpenFileLimit.raiseToHardLimit()
         let limit = ConnectionLimit(
-            maximum: settings.maxConnections
-                ?? ConnectionLimit.defaultMaximum(openFileLimit: openFiles ?? 1024))
+            maximum: settings.maxConnections ?? ConnectionLimit.defaultMaximum(openFileLimit: openFiles ?? 1024),
+            perClientMaximum: settings.maxConnectionsPerClient
+        ) { event in metrics.connection(event) }
         let service = EndpointService(settings: settings, delivery: delivery, metrics: metrics)
         if let registry = service.registry.file,
             let mode = PosixFile.permissionsOpenToOthers(of: registry.path)
@@ -92,7 +93,7 @@ package enum EndpointServer {
         let scheme = settings.tls == nil ? "http" : "https"
         var app = Application(
             router: EndpointRouter.make(service),
-            server: try serverBuilder(settings, limit: limit, socketRouter: GatewayRoutes.socketRouter(service)),
+            server: try serverBuilder(service, limit: limit, socketRouter: GatewayRoutes.socketRouter(service)),
             configuration: ApplicationConfiguration(
                 address: .hostname(settings.listen.host, port: settings.listen.port),
                 serverName: nil, reuseAddress: true),
@@ -112,20 +113,35 @@ package enum EndpointServer {
         StandardStreams.writeError("\(tool): stopped\n")
     }
 
+    /// How long a WebSocket's closing handshake may take before the connection is closed anyway.
+    static let socketCloseTimeout: Duration = .seconds(2)
+
+    /// How often an upgraded connection is pinged: every `--idle-timeout`, at most every 30 seconds.
+    /// A ping still unanswered at the next one closes the connection.
+    static func socketPingInterval(idleTimeout: Duration) -> Duration {
+        min(idleTimeout, .seconds(30))
+    }
+
     /// HTTP/1.1 with the WebSocket upgrade of `/gateway/ws`, over TLS when the settings say; at most
     /// `limit` connections, each with `--header-timeout` to send its request head.
     private static func serverBuilder(
-        _ settings: EndpointSettings, limit: ConnectionLimit, socketRouter: Router<EndpointRequestContext>
+        _ service: EndpointService, limit: ConnectionLimit, socketRouter: Router<EndpointRequestContext>
     ) throws -> HTTPServerBuilder {
+        let settings = service.settings
         let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: .init(idleTimeout: TimeAmount(settings.idleTimeout)),
-            ws: .init(maxFrameSize: GatewayMessage.sizeLimit))
+            ws: .init(
+                maxFrameSize: GatewayMessage.sizeLimit,
+                autoPing: .enabled(timePeriod: socketPingInterval(idleTimeout: settings.idleTimeout)),
+                closeTimeout: socketCloseTimeout))
         let socketResponder = socketRouter.buildResponder()
+        let metrics = service.metrics
         let http1 = HTTPServerBuilder { responder in
             GatewayUpgradeChannel(
                 base: HTTP1WebSocketUpgradeChannel(
                     responder: responder, webSocketResponder: socketResponder, configuration: configuration),
-                headerTimeout: settings.headerTimeout, limit: limit)
+                headerTimeout: settings.headerTimeout, limit: limit, auth: GatewayRoutes.auth(service),
+                timedOut: { deadline in metrics.timedOut(deadline) })
         }
         guard let tls = settings.tls else { return http1 }
         do {

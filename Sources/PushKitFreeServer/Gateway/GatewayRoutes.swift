@@ -43,19 +43,22 @@ struct GatewayRoutes: Sendable {
         return .json(try await session.answer(message) ?? GatewayReply.ack)
     }
 
+    /// The gateway's authentication: the secret, or a peer on an `--open-registration` network.
+    static func auth(_ service: EndpointService) -> AuthMiddleware {
+        AuthMiddleware(
+            secret: service.settings.secret, openRegistration: service.settings.openRegistration,
+            failures: service.authFailures)
+    }
+
     /// The router hummingbird-websocket consults for a request to upgrade: `/gateway/ws` only.
     ///
-    /// The secret is checked once the socket is open (`AuthMiddleware.admit`), so that a client
-    /// without it reads why in an `error` message before the close (1008, policy violation); a refused
-    /// upgrade could only be answered with a bare 400. Nothing the client sends is read before.
+    /// The secret is checked before the upgrade (`UpgradeRequestFilter` asks `AuthMiddleware.wouldAdmit`
+    /// and lets the router answer 401 or 429 to an upgrade it refuses), and again once the socket is
+    /// open, where a refusal is an `error` message and a close (1008, policy violation).
     static func socketRouter(_ service: EndpointService) -> Router<Context> {
         let router = Router(context: Context.self)
         router.add(middleware: RequestIDMiddleware())
-        let socket = GatewaySocket(
-            service: service,
-            auth: AuthMiddleware(
-                secret: service.settings.secret, openRegistration: service.settings.openRegistration,
-                failures: service.authFailures))
+        let socket = GatewaySocket(service: service, auth: auth(service))
         router.group("gateway").ws("ws") { inbound, outbound, context in
             try await socket.serve(inbound: inbound, outbound: outbound, context: context)
         }

@@ -13,6 +13,12 @@ import PushKitFreeCore
 ///   locked writes and how many changes each carried.
 /// - `pushkit_sends_total{outcome}` (delivered, unregistered, rejected, failed, skipped, refused) and
 ///   `pushkit_prunes_total`: what deliveries did.
+/// - `pushkit_connections_open` (a gauge), `pushkit_connections_refused_total{limit}` (a new
+///   connection closed at once because every connection in its way was busy) and
+///   `pushkit_connections_dropped_total{limit}` (an idle one closed to make room), where `limit` is
+///   `full` (`--max-connections`) or `client` (`--max-connections-per-client`);
+///   `pushkit_connections_timed_out_total{deadline}`: closed for a request head (`head`) or body
+///   (`body`) that missed `--header-timeout`.
 final class EndpointMetrics: Sendable {
     let registry: PrometheusCollectorRegistry
     private let factory: PrometheusMetricsFactory
@@ -43,6 +49,25 @@ final class EndpointMetrics: Sendable {
         ).increment()
         Timer(label: "pushkit_http_request_duration_seconds", dimensions: [("route", route)], factory: factory)
             .recordNanoseconds(Int64(seconds * 1e9))
+    }
+
+    func connection(_ event: ConnectionLimit.ConnectionEvent) {
+        switch event {
+        case .refused(let limit):
+            Counter(label: "pushkit_connections_refused_total", dimensions: [("limit", limit.rawValue)], factory: factory)
+                .increment()
+        case .dropped(let limit):
+            Counter(label: "pushkit_connections_dropped_total", dimensions: [("limit", limit.rawValue)], factory: factory)
+                .increment()
+        case .count(let open):
+            Gauge(label: "pushkit_connections_open", factory: factory).record(open)
+        }
+    }
+
+    func timedOut(_ deadline: RequestDeadline) {
+        Counter(
+            label: "pushkit_connections_timed_out_total", dimensions: [("deadline", deadline.rawValue)], factory: factory
+        ).increment()
     }
 
     func registered(route: EndpointRoute) {

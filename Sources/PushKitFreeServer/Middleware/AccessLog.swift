@@ -26,13 +26,21 @@ enum AccessLog {
         return line + "\n"
     }
 
-    /// `path` as the log shows it: tokens masked (`maskedPath`), and on Bark's path forms
-    /// (`/key/title/body`) every segment after the key written `…`, so that no notification's text
-    /// is logged (a request's body never is either).
+    /// `path` as the log shows it: tokens masked (`maskedPath`), and every segment after the first
+    /// written `…` on Bark's path forms (`/key/title/body`) and on every path no route matched (404,
+    /// or 405 for another method) whose first segment is not one of the server's own
+    /// (`EndpointRoute.reservedNames`): such a path may be a Bark message sent with the wrong method
+    /// or shape, and no notification's text is logged (a request's body never is either).
     static func loggedPath(_ path: String, routePath: String?) -> String {
-        guard let routePath, routePath.hasPrefix("/{key}/"),
-            EndpointRoute.notifier(routePath: routePath, path: path) == .bark
-        else { return maskedPath(path) }
+        let masksText: Bool
+        if let routePath {
+            masksText =
+                routePath.hasPrefix("/{key}/") && EndpointRoute.notifier(routePath: routePath, path: path) == .bark
+        } else {
+            let first = path.split(separator: "/").first.map { EndpointRoute.percentDecoded($0) }
+            masksText = first.map { !EndpointRoute.reservedNames.contains($0) } ?? false
+        }
+        guard masksText else { return maskedPath(path) }
         var segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         for index in segments.indices.dropFirst(2) where !segments[index].isEmpty { segments[index] = "…" }
         return maskedPath(segments.joined(separator: "/"))

@@ -33,35 +33,57 @@ struct AuthMiddleware: RouterMiddleware {
         return try await next(request, context)
     }
 
-    /// Whether `request` may pass: throws the 401 when it may not.
+    /// Whether `request` may pass: throws the 401 (or the 429 past the allowance of failures) when
+    /// it may not, and spends one failure from the client's allowance for a wrong or missing secret.
     ///
-    /// The WebSocket route (`/gateway/ws`) calls this itself once upgraded, so that a refusal can be
-    /// answered as a message on the socket (an upgrade refused before it is answered only with a bare 400).
     /// - Returns: `true` when it was let in without the secret, from an `--open-registration` network.
     func admit(_ request: Request, client: String) throws(EndpointError) -> Bool {
-        guard let secret else { return false }
-        let presented = SharedSecret.presented(
-            authorization: request.headers[.authorization],
-            openClawAuth: request.headers[Self.openClawAuth], acceptingBasic: acceptsBasic)
-        if presented == nil, openRegistration.contains(where: { $0.contains(client) }) {
-            return true
-        }
-        if let retryAfter = failures.exhausted(client) {
+        let decision = decide(
+            authorization: request.headers[.authorization], openClawAuth: request.headers[Self.openClawAuth],
+            client: client)
+        switch decision {
+        case .pass: return false
+        case .openNetwork: return true
+        case .exhausted(let retryAfter):
             throw EndpointError.rateLimited(
                 retryAfter: retryAfter, limit: failures.perMinute, what: "failed authentications")
-        }
-        guard let presented else {
+        case .missing:
             _ = failures.admit(client)
             throw EndpointError.unauthorized(
                 acceptsBasic
                     ? "missing credentials: send Authorization: Bearer <secret>, or the secret as the password of "
                         + "HTTP Basic (ntfy://user:SECRET@host/topic)"
                     : "missing credentials: send Authorization: Bearer <secret> or X-OpenClaw-Auth: <secret>")
-        }
-        guard secret.matches(presented) else {
+        case .wrong:
             _ = failures.admit(client)
             throw EndpointError.unauthorized("wrong secret")
         }
-        return false
+    }
+
+    /// Whether a request with these credentials from `client` would pass `admit`, without spending
+    /// anything: the WebSocket upgrade asks before it answers 101 (`UpgradeRequestFilter`), and a
+    /// request it refuses is answered by the router, where `admit` answers and counts it.
+    func wouldAdmit(authorization: String?, openClawAuth: String?, client: String) -> Bool {
+        switch decide(authorization: authorization, openClawAuth: openClawAuth, client: client) {
+        case .pass, .openNetwork: true
+        case .exhausted, .missing, .wrong: false
+        }
+    }
+
+    private enum Decision {
+        case pass, openNetwork, exhausted(retryAfter: Int), missing, wrong
+    }
+
+    /// The decision for these credentials, with no side effect. A client past its allowance of
+    /// failures is refused before its secret is looked at, so the secret cannot be guessed at the
+    /// speed of the network.
+    private func decide(authorization: String?, openClawAuth: String?, client: String) -> Decision {
+        guard let secret else { return .pass }
+        let presented = SharedSecret.presented(
+            authorization: authorization, openClawAuth: openClawAuth, acceptingBasic: acceptsBasic)
+        if presented == nil, openRegistration.contains(where: { $0.contains(client) }) { return .openNetwork }
+        if let retryAfter = failures.exhausted(client) { return .exhausted(retryAfter: retryAfter) }
+        guard let presented else { return .missing }
+        return secret.matches(presented) ? .pass : .wrong
     }
 }

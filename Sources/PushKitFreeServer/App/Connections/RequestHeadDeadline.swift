@@ -12,16 +12,21 @@ final class RequestHeadDeadline: ChannelInboundHandler, RemovableChannelHandler 
     typealias InboundOut = ByteBuffer
 
     private let timeout: TimeAmount
+    private let timedOut: () -> Void
     private var scheduled: Scheduled<Void>?
     private var received = false
 
-    init(timeout: TimeAmount) {
+    /// - Parameter timedOut: called when the deadline closes the connection.
+    init(timeout: TimeAmount, timedOut: @escaping () -> Void = {}) {
         self.timeout = timeout
+        self.timedOut = timedOut
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         guard !received, scheduled == nil else { return }
+        let timedOut = self.timedOut
         scheduled = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+            timedOut()
             context.close(promise: nil)
         }
     }
@@ -41,4 +46,11 @@ final class RequestHeadDeadline: ChannelInboundHandler, RemovableChannelHandler 
         scheduled?.cancel()
         scheduled = nil
     }
+}
+
+/// Which deadline closed a connection: the request head's (`RequestHeadDeadline`) or the body's
+/// (`RequestProgress`).
+enum RequestDeadline: String, Sendable {
+    case head
+    case body
 }

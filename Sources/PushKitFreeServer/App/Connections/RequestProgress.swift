@@ -19,12 +19,18 @@ final class RequestProgress: ChannelDuplexHandler, RemovableChannelHandler {
     private let timeout: TimeAmount
     private let limit: ConnectionLimit
     private let ticket: ConnectionLimit.Ticket
+    private let timedOut: () -> Void
     private var deadline: Scheduled<Void>?
 
-    init(timeout: TimeAmount, limit: ConnectionLimit, ticket: ConnectionLimit.Ticket) {
+    /// - Parameter timedOut: called when the body's deadline closes the connection.
+    init(
+        timeout: TimeAmount, limit: ConnectionLimit, ticket: ConnectionLimit.Ticket,
+        timedOut: @escaping () -> Void = {}
+    ) {
         self.timeout = timeout
         self.limit = limit
         self.ticket = ticket
+        self.timedOut = timedOut
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -32,7 +38,9 @@ final class RequestProgress: ChannelDuplexHandler, RemovableChannelHandler {
         case .head:
             limit.headReceived(ticket)
             deadline?.cancel()
+            let timedOut = self.timedOut
             deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) {
+                timedOut()
                 context.close(promise: nil)
             }
         case .end:

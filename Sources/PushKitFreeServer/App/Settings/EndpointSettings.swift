@@ -28,6 +28,10 @@ package struct EndpointSettings: Sendable {
     /// `ConnectionLimit.reservedDescriptors`. Past it, the oldest connection still waiting for its
     /// request head is closed to make room.
     package var maxConnections: Int?
+    /// The most connections held at once from one client address (an IPv6 address's /64); `nil` for
+    /// a quarter of `maxConnections`, at least 16. Past it, that client's connection idle longest is
+    /// closed to make room, or the new one when all of its connections are busy.
+    package var maxConnectionsPerClient: Int?
 
     /// Checks the combination: a secret is required unless `noAuth` on loopback, `--no-auth` never
     /// on an address others can reach, and `--open-registration` only beside a secret (with
@@ -38,7 +42,8 @@ package struct EndpointSettings: Sendable {
         tls: (certificate: String, key: String)?, deliveryPolicy: DeliveryPolicy,
         notificationPolicy: NotificationPolicy,
         openRegistration: [IPNetwork] = [],
-        headerTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(60), maxConnections: Int? = nil
+        headerTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(60), maxConnections: Int? = nil,
+        maxConnectionsPerClient: Int? = nil
     ) throws(ConfigurationError) {
         if noAuth && secretFile != nil {
             throw ConfigurationError("--no-auth and --secret-file cannot be used together", exitStatus: .usage)
@@ -73,5 +78,6 @@ package struct EndpointSettings: Sendable {
         self.headerTimeout = headerTimeout
         self.idleTimeout = idleTimeout
         self.maxConnections = maxConnections
+        self.maxConnectionsPerClient = maxConnectionsPerClient
     }
 }
