@@ -227,7 +227,9 @@ struct NotifierTests {
         #expect(AccessLog.loggedPath("/\(token)/secret", routePath: "/{key}/{first}") == "/abababab…abab/…")
     }
 
-    @Test("a path no route matched (404, or 405 for another method) keeps only its first segment unless it is the server's")
+    @Test(
+        "a path no route matched (404, or 405 for another method) keeps only its first segment unless it is the server's"
+    )
     func loggedPathWithoutRoute() {
         #expect(AccessLog.loggedPath("/phone-3/TitleSecret/BodySecret", routePath: nil) == "/phone-3/…/…")
         #expect(AccessLog.loggedPath("/phone-3/BodySecret", routePath: nil) == "/phone-3/…")

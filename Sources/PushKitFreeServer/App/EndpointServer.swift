@@ -136,13 +136,15 @@ package enum EndpointServer {
                 closeTimeout: socketCloseTimeout))
         let socketResponder = socketRouter.buildResponder()
         let metrics = service.metrics
-        let http1 = HTTPServerBuilder { responder in
+        let child = { @Sendable (responder: @escaping HTTPChannelHandler.Responder) in
             GatewayUpgradeChannel(
                 base: HTTP1WebSocketUpgradeChannel(
                     responder: responder, webSocketResponder: socketResponder, configuration: configuration),
                 headerTimeout: settings.headerTimeout, limit: limit, auth: GatewayRoutes.auth(service),
                 timedOut: { deadline in metrics.timedOut(deadline) })
         }
+        PipelineWarmUp.run(child { _, _, _ in }, logger: Logger(label: "warm-up") { _ in SwiftLogNoOpLogHandler() })
+        let http1 = HTTPServerBuilder { responder in child(responder) }
         guard let tls = settings.tls else { return http1 }
         do {
             let chain = try NIOSSLCertificate.fromPEMFile(tls.certificate).map {

@@ -70,7 +70,8 @@ struct GatewayUpgradeChannel: ServerChildChannel {
                     limit.headReceived(ticket)
                 })
             try operations.addHandler(filter, position: .before(upgrader))
-            try operations.addHandler(UpgradeObserver(upgraded: { limit.upgraded(ticket) }, frame: { limit.active(ticket) }))
+            try operations.addHandler(
+                UpgradeObserver(upgraded: { limit.upgraded(ticket) }, frame: { limit.active(ticket) }))
             return value
         }
     }
@@ -106,7 +107,8 @@ final class UpgradeRequestFilter: ChannelInboundHandler, RemovableChannelHandler
     ///   - mayUpgrade: whether the credentials of a WebSocket upgrade of `/gateway/ws` admit it.
     ///   - headReceived: called with the first request head.
     init(
-        errorHandlers: [any RemovableChannelHandler] = [], mayUpgrade: @escaping (HTTPRequestHead) -> Bool = { _ in true },
+        errorHandlers: [any RemovableChannelHandler] = [],
+        mayUpgrade: @escaping (HTTPRequestHead) -> Bool = { _ in true },
         headReceived: @escaping () -> Void = {}
     ) {
         self.errorHandlers = errorHandlers

@@ -54,11 +54,15 @@ final class EndpointMetrics: Sendable {
     func connection(_ event: ConnectionLimit.ConnectionEvent) {
         switch event {
         case .refused(let limit):
-            Counter(label: "pushkit_connections_refused_total", dimensions: [("limit", limit.rawValue)], factory: factory)
-                .increment()
+            Counter(
+                label: "pushkit_connections_refused_total", dimensions: [("limit", limit.rawValue)], factory: factory
+            )
+            .increment()
         case .dropped(let limit):
-            Counter(label: "pushkit_connections_dropped_total", dimensions: [("limit", limit.rawValue)], factory: factory)
-                .increment()
+            Counter(
+                label: "pushkit_connections_dropped_total", dimensions: [("limit", limit.rawValue)], factory: factory
+            )
+            .increment()
         case .count(let open):
             Gauge(label: "pushkit_connections_open", factory: factory).record(open)
         }
@@ -66,7 +70,8 @@ final class EndpointMetrics: Sendable {
 
     func timedOut(_ deadline: RequestDeadline) {
         Counter(
-            label: "pushkit_connections_timed_out_total", dimensions: [("deadline", deadline.rawValue)], factory: factory
+            label: "pushkit_connections_timed_out_total", dimensions: [("deadline", deadline.rawValue)],
+            factory: factory
         ).increment()
     }
 

@@ -71,7 +71,9 @@ struct AuthMiddleware: RouterMiddleware {
     }
 
     private enum Decision {
-        case pass, openNetwork, exhausted(retryAfter: Int), missing, wrong
+        case pass, openNetwork
+        case exhausted(retryAfter: Int)
+        case missing, wrong
     }
 
     /// The decision for these credentials, with no side effect. A client past its allowance of

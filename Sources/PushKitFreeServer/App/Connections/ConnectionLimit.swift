@@ -86,11 +86,15 @@ final class ConnectionLimit: Sendable {
             var dropped: (any Channel)?
             var event: ConnectionEvent?
             if state.clients[key, default: 0] >= perClientMaximum {
-                guard let oldest = state.popIdlest(of: key) else { return (nil, nil, .refused(.client), state.open.count) }
+                guard let oldest = state.popIdlest(of: key) else {
+                    return (nil, nil, .refused(.client), state.open.count)
+                }
                 dropped = state.remove(oldest)
                 event = .dropped(.client)
             } else if state.open.count >= maximum {
-                guard let oldest = state.popIdlest(of: nil) else { return (nil, nil, .refused(.full), state.open.count) }
+                guard let oldest = state.popIdlest(of: nil) else {
+                    return (nil, nil, .refused(.full), state.open.count)
+                }
                 dropped = state.remove(oldest)
                 event = .dropped(.full)
             }
