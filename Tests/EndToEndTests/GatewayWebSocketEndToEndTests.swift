@@ -236,6 +236,42 @@ struct GatewayWebSocketEndToEndTests {
         #expect(lines.map { Self.type($0) } == ["device_token_confirmed", "ack"])
     }
 
+    @Test("the Ember app's bare gateway URL (ws://host:port) upgrades at / as at /gateway/ws; POST / stays ntfy's")
+    func socketAtRoot() throws {
+        let server = try serve()
+        let root = "ws://127.0.0.1:\(server.port)"
+        func converse(_ headers: [String: String], _ steps: [[String: Any]]) throws -> [[String: Any]] {
+            var arguments = [Self.script, root]
+            for (name, value) in headers { arguments += ["--header", "\(name): \(value)"] }
+            let plan = try JSONSerialization.data(withJSONObject: ["steps": steps])
+            let result = try BuiltTool.runSystem("python3", arguments, stdin: plan)
+            #expect(result.status == 0, "\(result.stderr)")
+            return jsonLines(result.stdout)
+        }
+        let lines = try converse(Self.auth, [Self.deviceToken(hexToken(8)), ["send": ["type": "ping"]]])
+        #expect(lines.map { Self.type($0) } == ["device_token_confirmed", "pong"], "\(lines)")
+        #expect(try devices().count == 1)
+        let refused = try converse([:], [["send": ["type": "ping"]]])
+        #expect(refused.first?["status"] as? Int == 401, "\(refused)")
+        #expect((refused.first?["body"] as? String)?.contains("missing credentials") == true, "\(refused)")
+        #expect(server.stderr.contains("GET / 101 "), "\(server.stderr)")
+
+        let plain = try server.request("GET", "/", headers: Self.auth)
+        #expect(plain.status == 426 && plain.json?["type"] as? String == "error", "\(plain.body)")
+        #expect(try server.request("GET", "/").status == 401)
+        let ntfy = try server.request("POST", "/", json: #"{"topic": "nobody", "message": "hi"}"#, headers: Self.auth)
+        #expect(ntfy.status == 404 && ntfy.json?["http"] as? Int == 404, "ntfy's answer: \(ntfy.body)")
+    }
+
+    @Test("with a secret and no open network, serve warns at start that the Sven and Ember apps get 401")
+    func secretOnlyWarning() throws {
+        let closed = try serve()
+        #expect(closed.stderr.contains("the Sven and Ember apps send none"), "\(closed.stderr)")
+        #expect(closed.stderr.contains("--open-registration CIDR"))
+        let open = try serve(["--open-registration", "100.64.0.0/10"])
+        #expect(!open.stderr.contains("the Sven and Ember apps"), "\(open.stderr)")
+    }
+
     /// The server's resident memory in KiB (`VmRSS` of /proc/PID/status).
     static func residentKiB(_ server: RunningServe) throws -> Int {
         let status = try String(contentsOfFile: "/proc/\(server.process.processIdentifier)/status", encoding: .utf8)

@@ -169,6 +169,7 @@ struct MigrationPagesTests {
         config["use_sandbox"] = true
         try scene.writeJSON("dispatch/state/sven-push-config.json", config)
         try scene.writeJSON("dispatch/state/sven-apns-tokens.json", ["ada-iphone": hexToken(4)])
+        try scene.writeSecret()
         try scene.run(page: "sven")
         let payload = scene.payloads(1).first
         #expect((payload?["aps"] as? [String: Any]).map { "\($0)" }?.contains("Hello from the new sender") == true)
@@ -182,6 +183,7 @@ struct MigrationPagesTests {
         var config = scene.keySettings
         config["profile"] = "ember-briefing"
         try scene.writeJSON(".config/pushkit-free/config.json", config)
+        try scene.writeSecret()
         // A briefing at 00:00 UTC set yesterday: today's is due now. (Set today, after 00:00, today
         // counts as done; so the day it was last sent is moved back to yesterday.)
         try scene.run(

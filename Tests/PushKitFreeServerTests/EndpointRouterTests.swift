@@ -117,7 +117,7 @@ struct EndpointRouterTests {
     /// `--open-registration` peer may call without the secret, and which spend the client's allowance.
     static let openToNetworks: Set<EndpointRoute> = [
         .health, .liveness, .registerAPNs, .registerDevice, .deviceHook, .registerSubscription, .gatewaySocket,
-        .gatewayMessage,
+        .gatewaySocketRoot, .gatewayMessage,
     ]
     static let rateLimited: Set<EndpointRoute> = [
         .registerAPNs, .registerDevice, .unregisterDevice, .deviceHook, .registerSubscription,

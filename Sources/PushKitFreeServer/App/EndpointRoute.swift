@@ -20,6 +20,7 @@ package enum EndpointRoute: String, Sendable, CaseIterable {
     case notifyHook
     case triggerReplyFinished
     case gatewaySocket
+    case gatewaySocketRoot
     case gatewayMessage
     case agentTools
     case ntfyJSON
@@ -37,7 +38,9 @@ package enum EndpointRoute: String, Sendable, CaseIterable {
     /// The HTTP method.
     package var method: String {
         switch self {
-        case .health, .liveness, .metrics, .listDevices, .gatewaySocket, .barkBody, .barkTitle, .barkSubtitle: "GET"
+        case .health, .liveness, .metrics, .listDevices, .gatewaySocket, .gatewaySocketRoot, .barkBody, .barkTitle,
+            .barkSubtitle:
+            "GET"
         case .unregisterDevice: "DELETE"
         case .ntfyJSONPut, .ntfyPublishPut: "PUT"
         default: "POST"
@@ -61,6 +64,8 @@ package enum EndpointRoute: String, Sendable, CaseIterable {
         case .notifyHook: "/hooks/ios-notify"
         case .triggerReplyFinished: "/triggerReplyFinished"
         case .gatewaySocket: "/gateway/ws"
+        // The Ember app's gateway URL is a bare `ws://host:port`: its WebSocket upgrades at `/`.
+        case .gatewaySocketRoot: "/"
         case .gatewayMessage: "/gateway/messages"
         case .agentTools: "/mcp"
         case .ntfyJSON, .ntfyJSONPut: "/"

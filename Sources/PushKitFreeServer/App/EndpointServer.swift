@@ -42,6 +42,12 @@ package enum EndpointServer {
         }
     }
 
+    /// Said at start when every route needs the secret: the Sven and Ember apps cannot send one.
+    static let secretOnlyNote =
+        "\(tool): warning: every route needs the secret, and the Sven and Ember apps send none: "
+        + "unchanged, they get 401 on POST /register-apns and the gateway's WebSocket; let the phones' "
+        + "network register without it with --open-registration CIDR (Tailscale's is 100.64.0.0/10)\n"
+
     /// Runs the server; returns after a graceful shutdown.
     /// - Throws: `ConfigurationError` for unusable TLS files, or the error binding the address.
     package static func run(_ settings: EndpointSettings) async throws {
@@ -63,6 +69,8 @@ package enum EndpointServer {
             let networks = settings.openRegistration.map(\.description).joined(separator: ", ")
             StandardStreams.writeError(
                 "\(tool): registration routes accept requests without the secret from \(networks)\n")
+        } else if settings.secret != nil {
+            StandardStreams.writeError(Self.secretOnlyNote)
         }
         if let secret = settings.secret, secret.serverKey == nil {
             StandardStreams.writeError(

@@ -8,8 +8,9 @@ import HummingbirdWebSocket
 import PushKitFreeCore
 
 /// The Ember gateway's push messages, under `/gateway` (`GatewayMessage`, `GatewaySession`):
-/// - `GET /gateway/ws`: a WebSocket; each text message is answered with one reply message. A plain
-///   `GET` without the upgrade is 426.
+/// - `GET /gateway/ws`, and `GET /` (the Ember app's gateway URL is a bare `ws://host:port`): a
+///   WebSocket; each text message is answered with one reply message. A plain `GET` without the
+///   upgrade is 426.
 /// - `POST /gateway/messages`: one message as the body, its reply as the answer (200), or the
 ///   `error` message with the 4xx or 5xx an HTTP route gives.
 ///
@@ -22,6 +23,7 @@ struct GatewayRoutes: Sendable {
 
     /// Adds the HTTP routes under `/gateway`.
     func add(to groups: EndpointRouteGroups) {
+        groups.gateway.get("/", use: socketWithoutUpgrade)
         let group = groups.gateway.group("gateway")
         group.get("ws", use: socketWithoutUpgrade)
         group.post("messages", use: message)
@@ -30,8 +32,8 @@ struct GatewayRoutes: Sendable {
     @Sendable func socketWithoutUpgrade(_ request: Request, context: Context) async throws -> Response {
         throw EndpointError(
             status: 426,
-            "/gateway/ws is a WebSocket: connect with Upgrade: websocket (or POST each message "
-                + "to /gateway/messages)", headers: ["Upgrade": "websocket"])
+            "\(request.uri.path) is the gateway's WebSocket: connect with Upgrade: websocket (or POST each "
+                + "message to /gateway/messages)", headers: ["Upgrade": "websocket"])
     }
 
     @Sendable func message(_ request: Request, context: Context) async throws -> Response {
@@ -50,7 +52,7 @@ struct GatewayRoutes: Sendable {
             failures: service.authFailures)
     }
 
-    /// The router hummingbird-websocket consults for a request to upgrade: `/gateway/ws` only.
+    /// The router hummingbird-websocket consults for a request to upgrade: `/gateway/ws` and `/` only.
     ///
     /// The secret is checked before the upgrade (`UpgradeRequestFilter` asks `AuthMiddleware.wouldAdmit`
     /// and lets the router answer 401 or 429 to an upgrade it refuses), and again once the socket is
@@ -60,7 +62,10 @@ struct GatewayRoutes: Sendable {
         router.add(middleware: RequestIDMiddleware())
         let socket = GatewaySocket(service: service, auth: auth(service))
         router.group("gateway").ws("ws") { inbound, outbound, context in
-            try await socket.serve(inbound: inbound, outbound: outbound, context: context)
+            try await socket.serve(inbound: inbound, outbound: outbound, context: context, route: .gatewaySocket)
+        }
+        router.ws("/") { inbound, outbound, context in
+            try await socket.serve(inbound: inbound, outbound: outbound, context: context, route: .gatewaySocketRoot)
         }
         return router
     }

@@ -8,7 +8,7 @@ import HummingbirdWebSocket
 import NIOWebSocket
 import PushKitFreeCore
 
-/// One WebSocket connection to `/gateway/ws`: the secret, then each message answered in order.
+/// One WebSocket connection to `/gateway/ws` (or `/`): the secret, then each message answered in order.
 /// Whatever one connection sends or does ends at most that connection.
 struct GatewaySocket: Sendable {
     typealias Context = EndpointRequestContext
@@ -17,7 +17,7 @@ struct GatewaySocket: Sendable {
 
     func serve(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
-        context socketContext: WebSocketRouterContext<Context>
+        context socketContext: WebSocketRouterContext<Context>, route: EndpointRoute
     ) async throws {
         let request = socketContext.request
         let context = socketContext.requestContext
@@ -25,12 +25,12 @@ struct GatewaySocket: Sendable {
         do throws(EndpointError) {
             _ = try auth.admit(request, client: context.client)
         } catch {
-            log(context, status: Int(error.status.code), since: opened, token: nil, message: nil)
+            log(context, route: route, status: Int(error.status.code), since: opened, token: nil, message: nil)
             try await outbound.write(.text(Self.reply(error, requestID: context.requestID).serializedString()))
             try await outbound.close(.policyViolation, reason: Self.closeReason(error.message))
             return
         }
-        log(context, status: 101, since: opened, token: nil, message: nil)
+        log(context, route: route, status: 101, since: opened, token: nil, message: nil)
         var session = GatewaySession(service: service, transport: .socket, client: context.client)
         var assembler = GatewayMessageAssembler(sizeLimit: GatewayMessage.sizeLimit)
         for try await dataFrame in inbound {
@@ -41,7 +41,7 @@ struct GatewaySocket: Sendable {
             case .message(let message):
                 frame = message
             case .refused(let code, let reason):
-                log(context, status: 413, since: opened, token: session.token, message: "-")
+                log(context, route: route, status: 413, since: opened, token: session.token, message: "-")
                 try await outbound.close(code, reason: Self.closeReason(reason))
                 return
             }
@@ -66,7 +66,7 @@ struct GatewaySocket: Sendable {
                 reply = Self.reply(error, requestID: context.requestID)
                 status = Int(error.status.code)
             }
-            log(context, status: status, since: started, token: session.token, message: type ?? "-")
+            log(context, route: route, status: status, since: started, token: session.token, message: type ?? "-")
             if let reply { try await outbound.write(.text(reply.serializedString())) }
         }
     }
@@ -90,10 +90,11 @@ struct GatewaySocket: Sendable {
 
     /// The access-log line of the upgrade (`message` nil: `GET`, with its metrics) or of one message (`WS`).
     private func log(
-        _ context: Context, status: Int, since start: ContinuousClock.Instant, token: DeviceToken?, message: String?
+        _ context: Context, route: EndpointRoute, status: Int, since start: ContinuousClock.Instant,
+        token: DeviceToken?, message: String?
     ) {
         let seconds = start.secondsElapsed
-        let path = EndpointRoute.gatewaySocket.path
+        let path = route.path
         if message == nil {
             service.metrics.request(route: path, method: "GET", status: status, seconds: seconds)
         }

@@ -135,11 +135,13 @@ final class UpgradeRequestFilter: ChannelInboundHandler, RemovableChannelHandler
         context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
     }
 
-    /// Whether `head` asks for the WebSocket of `/gateway/ws` (a trailing slash and the query aside).
+    /// Whether `head` asks for the gateway's WebSocket, at `/gateway/ws` or `/` (a trailing slash and
+    /// the query aside).
     static func asksForGatewaySocket(_ head: HTTPRequestHead) -> Bool {
         var path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
-        return head.method == .GET && path == EndpointRoute.gatewaySocket.path
+        let socketPaths = [EndpointRoute.gatewaySocket.path, EndpointRoute.gatewaySocketRoot.path]
+        return head.method == .GET && socketPaths.contains(String(path))
             && head.headers["upgrade"].contains { $0.lowercased().contains("websocket") }
     }
 }

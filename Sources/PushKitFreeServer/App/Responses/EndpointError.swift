@@ -149,13 +149,15 @@ package struct EndpointError: HTTPResponseError, Sendable, Equatable, CustomStri
     /// own (`/gateway/...`), ntfy's and Bark's on theirs, the request id from the endpoint's context.
     package func response(from request: Request, context: some RequestContext) throws -> Response {
         let endpoint = context as? EndpointRequestContext
-        if let notifier = EndpointRoute.notifier(routePath: endpoint?.routePath, path: request.uri.path) {
+        let path = endpoint?.routePath ?? request.uri.path
+        // `GET /` is the gateway's WebSocket; `POST` and `PUT /` are ntfy's.
+        let gatewayRoot = path == EndpointRoute.gatewaySocketRoot.path && [.get, .head].contains(request.method)
+        if !gatewayRoot, let notifier = EndpointRoute.notifier(routePath: endpoint?.routePath, path: request.uri.path) {
             return .json(
                 body(notifier: notifier, requestID: endpoint?.requestID), status: status, headers: headers)
         }
-        let path = endpoint?.routePath ?? request.uri.path
         return response(
-            openClaw: EndpointRoute.isOpenClaw(path: path), gateway: EndpointRoute.isGateway(path: path),
+            openClaw: EndpointRoute.isOpenClaw(path: path), gateway: gatewayRoot || EndpointRoute.isGateway(path: path),
             requestID: endpoint?.requestID)
     }
 }
