@@ -135,13 +135,18 @@ struct MigrationPagesTests {
         try scene.run(
             page: "openclaw",
             after: Self.call(
-                "/api/v1/notifications/send", #"{"title": "OpenClaw", "body": "Your build is green"}"#,
+                // As a caller of the service may write it: pydantic reads "2" as 2, and an empty
+                // subtitle is left out.
+                "/api/v1/notifications/send",
+                #"{"title": "OpenClaw", "body": "Your build is green", "badge": "2", "subtitle": ""}"#,
                 header: "X-OpenClaw-Auth:"))
         let payloads = scene.payloads(2)
         #expect(payloads.count == 2)
         for payload in payloads {
             let aps = payload["aps"] as? [String: Any]
             #expect(aps?["category"] as? String == "OPENCLAW_MESSAGE" && aps?["thread-id"] as? String == "openclaw")
+            #expect(aps?["badge"] as? Int == 2, "\(payload)")
+            #expect((aps?["alert"] as? [String: Any])?["subtitle"] == nil, "\(payload)")
         }
     }
 

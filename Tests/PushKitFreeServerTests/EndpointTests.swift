@@ -226,6 +226,32 @@ struct EndpointTests {
         }
     }
 
+    @Test(
+        "notification bodies as FastAPI reads them: a badge written as a string of digits, an empty subtitle left out")
+    func notificationBodyLeniency() throws {
+        for (text, badge) in [(#""2""#, 2), (#"" 7 ""#, 7), ("3", 3), (#""+4""#, 4)] {
+            let body = try NotificationRequestBody(JSONValue.parse(Data(#"{"title": "t", "badge": \#(text)}"#.utf8)))
+            #expect(body.badge == badge, "\(text)")
+        }
+        for (text, message) in [
+            (#""two""#, "whole number"), (#""2.5""#, "whole number"), (#""""#, "whole number"),
+            (#""-1""#, "0 or more"), ("true", "whole number"),
+        ] {
+            #expect(throws: EndpointError.self, "\(text)") {
+                try NotificationRequestBody(JSONValue.parse(Data(#"{"title": "t", "badge": \#(text)}"#.utf8)))
+            }
+            do {
+                _ = try NotificationRequestBody(JSONValue.parse(Data(#"{"title": "t", "badge": \#(text)}"#.utf8)))
+            } catch let error as EndpointError {
+                #expect(error.status == 400 && error.message.contains(message), "\(text): \(error.message)")
+            }
+        }
+        let empty = try NotificationRequestBody(JSONValue.parse(Data(#"{"title": "t", "subtitle": ""}"#.utf8)))
+        #expect(empty.subtitle == nil)
+        let payload = try JSONValue.parse(try empty.specification.build(bundleID: "com.example.app").request.payload)
+        #expect(payload["aps"]?["alert"]?["subtitle"] == nil, "no empty subtitle reaches APNs")
+    }
+
     @Test("notification bodies: encrypt turns content encryption on or off for the send, else the config decides")
     func notificationBodyEncrypt() throws {
         func body(_ text: String) throws -> NotificationRequestBody {

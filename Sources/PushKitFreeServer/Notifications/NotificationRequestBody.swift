@@ -9,11 +9,12 @@ package struct NotificationRequestBody: Sendable, Equatable {
     package var title: String?
     /// `body`, or `message` when there is no `body`.
     package var body: String?
-    /// `subtitle`.
+    /// `subtitle`; an empty one is left out, as both OpenClaw designs leave it out.
     package var subtitle: String?
     /// `category`: the notification category the app registered, for its actions.
     package var category: String?
-    /// `badge`: the app icon badge, 0 or more; 0 clears it, `nil` leaves it alone.
+    /// `badge`: the app icon badge, 0 or more; 0 clears it, `nil` leaves it alone. A string holding a
+    /// whole number (`"2"`) is that number, as the OpenClaw service's pydantic model reads it.
     package var badge: Int?
     /// Members put beside `aps` in the payload (under the profile's `dataKey`, when it has one).
     package var data: [String: JSONValue]
@@ -34,9 +35,13 @@ package struct NotificationRequestBody: Sendable, Equatable {
         do throws(RegistrationBodyError) {
             title = try fields.string("title")
             body = try fields.string("body", "message")
-            subtitle = try fields.string("subtitle")
+            subtitle = try fields.string("subtitle").flatMap { $0.isEmpty ? nil : $0 }
             category = try fields.string("category")
-            badge = try fields.integer("badge")
+            if let number = Self.wholeNumberString(object["badge"]) {
+                badge = number
+            } else {
+                badge = try fields.integer("badge")
+            }
             data = try fields.object("data") ?? [:]
             encrypt = try fields.bool("encrypt")
         } catch {
@@ -49,6 +54,18 @@ package struct NotificationRequestBody: Sendable, Equatable {
         }
         if let badge, badge < 0 { throw .badRequest("\"badge\" must be 0 or more, not \(badge)") }
         if data["aps"] != nil { throw .badRequest("\"data\" cannot set \"aps\"; it goes beside it") }
+    }
+
+    /// The number a JSON string holds when it is a whole number written in decimal, spaces around
+    /// it allowed (pydantic's lax mode for an `int` field); `nil` for anything else, which
+    /// `RequestBodyFields.integer` then judges.
+    static func wholeNumberString(_ value: JSONValue?) -> Int? {
+        guard case .string(let text) = value else { return nil }
+        var trimmed = Substring(text)
+        while trimmed.first?.isWhitespace == true { trimmed.removeFirst() }
+        while trimmed.last?.isWhitespace == true { trimmed.removeLast() }
+        guard trimmed.utf8.count <= 18 else { return nil }
+        return Int(trimmed)
     }
 
     /// The alert as `send-push --title ... --body ... --data ...` would send it, with the profile's
