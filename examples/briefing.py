@@ -21,11 +21,16 @@ under "openclaw", so the OpenClaw app opens a new conversation in that context w
 the endpoint is down, slow or answers something that is not a chat completion, the service's own
 fixed text goes out instead: the phone still buzzes at 08:00.
 
+For the Ember app, set BRIEFING_PROFILE=ember-briefing: the morning briefing then goes out as
+that app expects it, category BRIEFING with "destination": "briefing" beside aps (the app opens
+its briefing when tapped), with the model's line as the body; `evening` keeps OpenClaw's shape.
+
 Settings (environment; cron: lines in the crontab; systemd: Environment= or the EnvironmentFile):
     LLM_BASE_URL   the server, without /v1 (default http://127.0.0.1:11434, Ollama)
     LLM_MODEL      the model (default llama3.2)
     LLM_API_KEY    sent as "Authorization: Bearer ..." when set
     LLM_TIMEOUT    seconds to wait for the model (default 20)
+    BRIEFING_PROFILE  openclaw (default) or ember-briefing: whose app reads the morning briefing
 
 Quiet when everything went out, so cron mails only what needs a look: the fallback was used
 (standard error says why) or send-push failed (its report follows). Exit: send-push's own status
@@ -135,6 +140,10 @@ def main():
         print("usage: briefing.py due [SEND_PUSH_OPTION ...] | morning | evening", file=sys.stderr)
         return 64
     kind = KINDS["morning" if due else sys.argv[1]]
+    profile = os.environ.get("BRIEFING_PROFILE") or "openclaw"
+    if profile not in ("openclaw", "ember-briefing"):
+        print(f"briefing: BRIEFING_PROFILE must be openclaw or ember-briefing, not {profile!r}", file=sys.stderr)
+        return 64
     selection = ["--due", "briefing", *sys.argv[2:]] if due else []
     if due:
         # Nobody due (the usual minute): say nothing and leave the model alone.
@@ -147,11 +156,16 @@ def main():
         if not probe.stdout.strip():
             return 0
     text = ask_model(kind["prompt"]) or kind["fallback"]
+    if kind is KINDS["morning"] and profile == "ember-briefing":
+        # The profile sets the category (BRIEFING) and "destination": "briefing".
+        shape = ["--profile", "ember-briefing"]
+    else:
+        shape = [
+            "--profile", "openclaw", "--category", kind["category"],
+            "--data", json.dumps({"type": "start_conversation", "context": kind["context"]}),
+        ]
     result = send_push([
-        *selection, "--title", kind["title"], "--body", "-",
-        "--profile", "openclaw", "--category", kind["category"],
-        "--data", json.dumps({"type": "start_conversation", "context": kind["context"]}),
-        "--timeout", "60", "--json",
+        *selection, "--title", kind["title"], "--body", "-", *shape, "--timeout", "60", "--json",
     ], text)
     if result is None:
         return 69

@@ -279,6 +279,29 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         #expect(try run(["python3", script, "due", "--bogus"], env: env).status == 64)
     }
 
+    @Test("briefing.py due with BRIEFING_PROFILE=ember-briefing: the Ember app's BRIEFING with its destination")
+    func briefingDueForEmber() throws {
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        var env = clientEnvironment(emulator)
+        let model = try ChatStandIn(in: setup.directory)
+        model.answer(content: Self.briefingText)
+        env["LLM_BASE_URL"] = model.baseURL
+        env["BRIEFING_PROFILE"] = "ember-briefing"
+        try registerWithBriefing("ember-phone", token: hexToken(3, filler: "ef"), time: "07:00", env: env)
+        let script = Self.examples + "/briefing.py"
+        let due = try run(["python3", script, "due", "--now", "2030-03-10T07:00:00Z"], env: env)
+        #expect(due.status == 0 && due.stderr.isEmpty, "\(due.stderr)")
+        let payload = try #require(emulator.waitForRecords(1).first?["payload"] as? [String: Any])
+        let aps = payload["aps"] as? [String: Any]
+        #expect(aps?["category"] as? String == "BRIEFING", "\(payload)")
+        #expect(payload["destination"] as? String == "briefing", "\(payload)")
+        #expect((aps?["alert"] as? [String: Any])?["body"] as? String == Self.briefingText, "\(payload)")
+        #expect(payload["openclaw"] == nil, "no OpenClaw envelope: \(payload)")
+        env["BRIEFING_PROFILE"] = "sven"
+        let wrong = try run(["python3", script, "morning"], env: env)
+        #expect(wrong.status == 64 && wrong.stderr.contains("BRIEFING_PROFILE"), "\(wrong.stderr)")
+    }
+
     @Test("briefing.py reports a failed send: send-push's status and report on stderr")
     func briefingFailure() throws {
         let emulator = try RunningEmulator(
