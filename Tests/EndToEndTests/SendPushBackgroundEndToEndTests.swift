@@ -95,6 +95,34 @@ struct SendPushBackgroundEndToEndTests: ClientToolSuite {
         #expect(mode == 0o600)
     }
 
+    @Test(
+        "a relative ca_file in the config is beside the config: --detach delivers from /, a foreground run from elsewhere"
+    )
+    func relativePathsInTheConfig() throws {
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        var env = clientEnvironment(emulator)
+        env["APNS_CA_FILE"] = nil
+        let configDirectory = setup.directory.file("config")
+        try FileManager.default.createDirectory(atPath: configDirectory, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: emulator.caPath, toPath: configDirectory + "/tls.pem")
+        try #"{"ca_file": "tls.pem"}"#.write(
+            toFile: configDirectory + "/config.json", atomically: true, encoding: .utf8)
+        env["PUSHKIT_CONFIG"] = configDirectory + "/config.json"
+        try register("phone", hexToken(1), env: env)
+
+        // The background delivery runs from /, where no tls.pem is.
+        let detached = try BuiltTool.run(
+            "send-push", ["--detach", "--body", "from the hook"], environment: env, directory: configDirectory)
+        detached.expectSuccess()
+        let logged = waitForLog(1).first
+        #expect(logged?["outcome"] as? String == "delivered", "\(logged ?? [:])")
+        // A caller elsewhere (a cron job in HOME) finds it too.
+        let elsewhere = try BuiltTool.run(
+            "send-push", ["--body", "from cron"], environment: env, directory: setup.directory.path)
+        #expect(elsewhere.status == 0, "\(elsewhere.stderr)")
+        #expect(emulator.waitForRecords(2).count == 2)
+    }
+
     @Test("--detach says where the outcome goes and exits 0; usage, payload and key problems still fail at once")
     func detachValidatesInTheForeground() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)

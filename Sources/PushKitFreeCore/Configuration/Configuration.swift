@@ -137,9 +137,15 @@ package struct Configuration: Sendable {
     }
 
     /// Resolves every setting from already-loaded inputs.
+    ///
+    /// Paths are made absolute as they are read: `~` expanded, a relative path in the config file
+    /// joined to the file's directory, one from a flag or the environment to `workingDirectory`
+    /// (the process's when `nil`). A background delivery runs from `/`, and a config file is read
+    /// from wherever its caller happens to be, so neither may depend on the directory it was run in.
+    /// A `state_file` that is a URL (`postgres://...`) is left as it is.
     package init(
         flags: ConfigurationFlags, environment variables: [String: String], file: ConfigurationFile,
-        fileSource: SettingSource = .defaultValue
+        fileSource: SettingSource = .defaultValue, workingDirectory: String? = nil
     ) throws(ConfigurationError) {
         let environmentVariables = variables
         let paths = XDGPaths(environment: environmentVariables)
@@ -162,8 +168,18 @@ package struct Configuration: Sendable {
             }
             return nil
         }
+        let workingDirectory = workingDirectory ?? FileManager.default.currentDirectoryPath
         func expanded(_ setting: Setting<String>?) -> Setting<String>? {
-            setting.map { Setting(paths.expandingTilde($0.value), from: $0.source) }
+            setting.map { setting in
+                let path = paths.expandingTilde(setting.value)
+                guard !path.hasPrefix("/"), !path.contains("://") else { return Setting(path, from: setting.source) }
+                var base = workingDirectory
+                if case .configFile(_, let filePath) = setting.source {
+                    let fileDirectory = Self.directory(of: paths.expandingTilde(filePath))
+                    base = fileDirectory.hasPrefix("/") ? fileDirectory : Self.joined(workingDirectory, fileDirectory)
+                }
+                return Setting(Self.joined(base, path), from: setting.source)
+            }
         }
 
         keyPath = expanded(try pick(flag: flags.keyPath, "--key-path", env: ["APNS_KEY_PATH"], keys: ["key_path"]))
@@ -213,6 +229,24 @@ package struct Configuration: Sendable {
                 throw ConfigurationError("\(url.source) must be an http(s) URL, not \"\(url.value)\"")
             }
         }
+    }
+
+    /// The directory part of `path` (`.` when it has none).
+    static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    /// `relative` under `base`, without the `./` segments either may begin with.
+    static func joined(_ base: String, _ relative: String) -> String {
+        var relative = Substring(relative)
+        while relative.hasPrefix("./") { relative = relative.dropFirst(2) }
+        if relative == "." { relative = "" }
+        var base = Substring(base)
+        if base == "." { return relative.isEmpty ? "." : String(relative) }
+        while base.count > 1, base.hasSuffix("/") { base = base.dropLast() }
+        if relative.isEmpty { return String(base) }
+        return base == "/" ? "/" + relative : base + "/" + relative
     }
 
     private static func resolveEnvironment(

@@ -261,3 +261,54 @@ func makeTemporaryDirectory() throws -> String {
     try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     return path
 }
+
+/// Paths are absolute once read: a config file's relative to its own directory, a flag's or a
+/// variable's to the working directory, so a background delivery (run from `/`) finds them.
+@Suite("configuration paths")
+struct ConfigurationPathTests {
+    func resolve(
+        file path: String, _ values: [String: JSONValue], env: [String: String] = [:],
+        flags: ConfigurationFlags = ConfigurationFlags()
+    ) throws -> Configuration {
+        var environment = env
+        environment["HOME"] = "/home/ada"
+        return try Configuration(
+            flags: flags, environment: environment, file: ConfigurationFile(path: path, exists: true, values: values),
+            workingDirectory: "/srv/hooks")
+    }
+
+    @Test("a config file's relative paths are under its directory, ./ and ../ as written")
+    func relativeToTheFile() throws {
+        let configuration = try resolve(
+            file: "/etc/pushkit-free/config.json",
+            [
+                "ca_file": "tls.pem", "key_path": "./keys/AuthKey.p8", "state_file": "../state/devices.json",
+                "state_dir": "state",
+            ])
+        #expect(configuration.caFile?.value == "/etc/pushkit-free/tls.pem")
+        #expect(configuration.keyPath?.value == "/etc/pushkit-free/keys/AuthKey.p8")
+        #expect(configuration.stateFile.value == "/etc/pushkit-free/../state/devices.json")
+        #expect(configuration.stateDirectory.value == "/etc/pushkit-free/state")
+    }
+
+    @Test("a config file named by a relative path: its directory under the working directory")
+    func relativeFile() throws {
+        let configuration = try resolve(file: "conf/config.json", ["ca_file": "tls.pem"])
+        #expect(configuration.caFile?.value == "/srv/hooks/conf/tls.pem")
+        let bare = try resolve(file: "config.json", ["ca_file": "tls.pem"])
+        #expect(bare.caFile?.value == "/srv/hooks/tls.pem")
+    }
+
+    @Test("flags and variables are under the working directory; absolute paths, ~ and URLs as they are")
+    func relativeToTheWorkingDirectory() throws {
+        var flags = ConfigurationFlags()
+        flags.keyPath = "AuthKey.p8"
+        let configuration = try resolve(
+            file: "/etc/pk.json", ["ca_file": "/etc/ssl/ca.pem", "state_dir": "~/state"],
+            env: ["APNS_STATE_FILE": "postgres://db/pushkit", "APNS_CA_FILE": "ca.pem"], flags: flags)
+        #expect(configuration.keyPath?.value == "/srv/hooks/AuthKey.p8")
+        #expect(configuration.caFile?.value == "/srv/hooks/ca.pem", "the variable wins, under the working directory")
+        #expect(configuration.stateFile.value == "postgres://db/pushkit")
+        #expect(configuration.stateDirectory.value == "/home/ada/state")
+    }
+}
