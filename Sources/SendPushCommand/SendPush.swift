@@ -26,7 +26,9 @@ struct SendPush: ParsableCommand {
             sends the reply form with the reply as PREVIEW and exits 0 unless its own command line is \
             wrong; any other problem goes to standard error and push.log.
             --encrypt seals the payload with each device's content key (register-apns make-content-key) and \
-            sends only a placeholder alert in clear; a device without a key is refused, never sent in clear.
+            sends only a placeholder alert in clear; a device without a key is refused, never sent in clear. \
+            It is for alerts: --content-available (a silent wake) with encryption is refused, as the \
+            placeholder would show.
             Exit: 0 all delivered (410s pruned and policy skips count as handled), 1 some failed, 64 usage, \
             65 bad payload (or every device refused), 66 key missing, 69 APNs unreachable, 71 no background process, 75 only \
             temporary failures left, 78 configuration.
@@ -171,6 +173,11 @@ struct SendPush: ParsableCommand {
         if encryption.encrypt == true && !audienceOptions.token.isEmpty {
             throw ValidationError(
                 "--encrypt seals the payload with each registered device's content key; it cannot be combined with --token"
+            )
+        }
+        if encryption.encrypt == true && contentAvailable {
+            throw ValidationError(
+                "--encrypt and --content-available cannot go together: an encrypted push reaches the phone as a visible placeholder alert, so a silent push would show; send it with --no-encrypt"
             )
         }
         if encryption.encrypt == false && (encryption.placeholderTitle != nil || encryption.placeholderBody != nil) {
