@@ -439,7 +439,10 @@ struct SendPush: ParsableCommand {
         spec.content.title = title
         spec.content.subtitle = subtitle
         let bodyText =
-            body == "-" ? StandardInputText.read(trimmingTrailingNewlines: true, hook: backgroundOptions.hook) : body
+            body == "-"
+            ? try StandardInputText.read(
+                trimmingTrailingNewlines: true, hook: backgroundOptions.hook, named: "standard input (--body -)")
+            : body
         spec.content.body = backgroundOptions.hook ? nil : bodyText
         spec.content.badge = badge
         spec.content.category = category
@@ -452,7 +455,8 @@ struct SendPush: ParsableCommand {
         spec.sound = sound
         spec.data = data
         if let payloadFile {
-            spec.payloadFile = try InputFile.read(payloadFile, named: "--payload-file \(payloadFile)")
+            spec.payloadFile = try InputFile.read(
+                payloadFile, named: "--payload-file \(payloadFile)", limit: InputFile.payloadLimit)
         }
         spec.pushType = pushType ?? (liveActivity.event == nil ? .alert : .liveactivity)
         spec.content.liveActivity = try liveActivity.model()
@@ -479,7 +483,7 @@ struct SendPush: ParsableCommand {
         if backgroundOptions.hook {
             // The reply: PREVIEW, else --body, else standard input.
             let preview =
-                legacy.count == 2
+                try legacy.count == 2
                 ? legacy[1] : bodyText ?? StandardInputText.read(trimmingTrailingNewlines: true, hook: true)
             guard !preview.allSatisfy(\.isWhitespace) else {
                 throw PayloadError.invalid("nothing to send: no reply on standard input, and no --body or PREVIEW")
