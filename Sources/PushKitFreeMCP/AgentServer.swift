@@ -84,17 +84,17 @@ package enum AgentServer {
     /// What makes a parsed message no request or notification; `nil` when it is one.
     private static func requestProblem(_ message: JSONValue) -> String? {
         switch message.objectValue {
-            case nil: "a message must be one JSON-RPC message, an object (batches are not supported)"
-            case let object? where object["jsonrpc"] != JSONValue.string("2.0"): "\"jsonrpc\" must be \"2.0\""
-            case let object? where object["method"]?.stringValue == nil:
-                "\"method\" must be a string: the server takes requests and notifications"
-            case let object? where object["result"] != nil || object["error"] != nil:
-                "a request has no \"result\" or \"error\""
-            case let object? where !(object["id"].map(isRequestID) ?? true):
-                "\"id\" must be a string or an integer"
-            case let object? where !(object["params"].map { $0.objectValue != nil } ?? true):
-                "\"params\" must be an object"
-            default: nil
+        case nil: "a message must be one JSON-RPC message, an object (batches are not supported)"
+        case let object? where object["jsonrpc"] != JSONValue.string("2.0"): "\"jsonrpc\" must be \"2.0\""
+        case let object? where object["method"]?.stringValue == nil:
+            "\"method\" must be a string: the server takes requests and notifications"
+        case let object? where object["result"] != nil || object["error"] != nil:
+            "a request has no \"result\" or \"error\""
+        case let object? where !(object["id"].map(isRequestID) ?? true):
+            "\"id\" must be a string or an integer"
+        case let object? where !(object["params"].map { $0.objectValue != nil } ?? true):
+            "\"params\" must be an object"
+        default: nil
         }
     }
 

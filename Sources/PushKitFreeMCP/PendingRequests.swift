@@ -67,11 +67,6 @@ package final class PendingRequests: Sendable {
         }
     }
 
-    /// How many requests wait for their answers.
-    package var count: Int {
-        state.withLock { $0.counts.values.reduce(0, +) }
-    }
-
     /// The members that tell a request, a notification and an answer apart.
     private struct Envelope: Decodable {
         let id: ID?

@@ -24,23 +24,30 @@ struct AgentStdioEndToEndTests: ClientToolSuite {
         #"{"jsonrpc": "2.0", "id": \#(id), "method": "tools/call", "params": {"name": "\#(tool)", "arguments": \#(arguments)}}"#
     }
 
-    /// Runs `pushkit-mcp` with `lines` on standard input (closed after them); its answers by id
-    /// (`-1` for those with a null id, in order), after it exited 0.
-    func answers(_ lines: [String], env: [String: String]) throws -> (byID: [Int: [String: Any]], refused: [[String: Any]]) {
+    /// Runs `pushkit-mcp` with `lines` on standard input (closed after them), expecting exit 0: its
+    /// answers by id, and those with a null id (refused lines) in order.
+    func answers(
+        _ lines: [String], env: [String: String]
+    ) throws -> (byID: [Int: [String: Any]], refused: [[String: Any]]) {
         let input = Data((lines.joined(separator: "\n") + "\n").utf8)
         let run = try BuiltTool.run("pushkit-mcp", [], environment: env, stdin: input)
         #expect(run.status == 0, "\(run.stderr)")
         var byID: [Int: [String: Any]] = [:]
         var refused: [[String: Any]] = []
         for answer in jsonLines(run.stdout) {
-            if let id = answer["id"] as? Int { byID[id] = answer } else if answer["id"] is NSNull { refused.append(answer) }
+            if let id = answer["id"] as? Int {
+                byID[id] = answer
+            } else if answer["id"] is NSNull {
+                refused.append(answer)
+            }
         }
         return (byID, refused)
     }
 
     @Test("a 2 MB line is answered with a JSON-RPC error (id null) and skipped; the request after it is answered")
     func longLine() throws {
-        let long = #"{"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"padding": ""#
+        let long =
+            #"{"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"padding": ""#
             + String(repeating: "a", count: 2_000_000) + #""}}"#
         let tools = #"{"jsonrpc": "2.0", "id": 3, "method": "tools/list"}"#
         let (byID, refused) = try answers(
@@ -50,7 +57,9 @@ struct AgentStdioEndToEndTests: ClientToolSuite {
         let error = try #require(refused.first?["error"] as? [String: Any], "\(refused)")
         #expect(refused.count == 1 && error["code"] as? Int == -32600)
         #expect((error["message"] as? String)?.contains("at most 1048576 bytes, on one line") == true, "\(error)")
-        let listed = ((byID[3]?["result"] as? [String: Any])?["tools"] as? [[String: Any]])?.map { $0["name"] as? String }
+        let listed = ((byID[3]?["result"] as? [String: Any])?["tools"] as? [[String: Any]])?.map {
+            $0["name"] as? String
+        }
         #expect(listed == ["notify", "list_devices"], "\(byID)")
     }
 
@@ -88,8 +97,10 @@ struct AgentStdioEndToEndTests: ClientToolSuite {
         #expect(text(2) == "Delivered to 1 device (phone).", "\(byID[2] ?? [:])")
         #expect(text(3)?.hasPrefix("1 device: phone") == true, "\(byID[3] ?? [:])")
         #expect(byID[4]?["result"] != nil)
-        #expect(isError(5) == true && text(5)?.contains("must not contain control characters") == true, "\(byID[5] ?? [:])")
+        #expect(
+            isError(5) == true && text(5)?.contains("must not contain control characters") == true, "\(byID[5] ?? [:])")
         #expect(text(6) == "Delivered to 1 device (phone).", "\(byID[6] ?? [:])")
-        #expect(emulator.waitForRecords(2).count == 2, "both sends reached APNs, the refused one did not")
+        #expect(emulator.waitForRecords(2).count == 2)
+        #expect(emulator.records().count == 2, "both sends reached APNs, the refused one did not")
     }
 }

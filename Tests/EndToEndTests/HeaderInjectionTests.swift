@@ -39,7 +39,8 @@ struct HeaderInjectionTests: ClientToolSuite {
         try register("phone", hexToken(1), env: env)
         for separator in ["\u{85}", "\u{2028}", "\u{2029}"] {
             let result = try BuiltTool.run(
-                "send-push", ["--body", "hi", "--collapse-id", "update-1\(separator)apns-priority: 5"], environment: env)
+                "send-push", ["--body", "hi", "--collapse-id", "update-1\(separator)apns-priority: 5"], environment: env
+            )
             #expect(result.status == 65, "\(result.stderr)")
             #expect(result.stderr.contains("--collapse-id must not contain control characters"), "\(result.stderr)")
         }

@@ -64,19 +64,33 @@ struct HostileInputTests: ClientToolSuite {
     @Test(
         "/dev/zero as any input read whole: refused (65) at its limit, naming it and the limit; nothing written or sent",
         arguments: [
-            (["register-apns", "add", "phone", hexToken(1), "--content-key-file", "/dev/zero"], "",
-             "--content-key-file /dev/zero is larger than 4 KiB (4096 bytes)"),
-            (["register-apns", "add", "phone", hexToken(1), "--content-key-file", "-"], "exec < /dev/zero",
-             "--content-key-file - is larger than 4 KiB (4096 bytes)"),
-            (["register-apns", "add", "--from-json", "/dev/zero"], "", "/dev/zero is larger than 64 MiB (67108864 bytes)"),
-            (["register-apns", "add", "--from-json", "-"], "exec < /dev/zero",
-             "standard input is larger than 64 MiB (67108864 bytes)"),
+            (
+                ["register-apns", "add", "phone", hexToken(1), "--content-key-file", "/dev/zero"], "",
+                "--content-key-file /dev/zero is larger than 4 KiB (4096 bytes)"
+            ),
+            (
+                ["register-apns", "add", "phone", hexToken(1), "--content-key-file", "-"], "exec < /dev/zero",
+                "--content-key-file - is larger than 4 KiB (4096 bytes)"
+            ),
+            (
+                ["register-apns", "add", "--from-json", "/dev/zero"], "",
+                "/dev/zero is larger than 64 MiB (67108864 bytes)"
+            ),
+            (
+                ["register-apns", "add", "--from-json", "-"], "exec < /dev/zero",
+                "standard input is larger than 64 MiB (67108864 bytes)"
+            ),
             (["register-apns", "import", "/dev/zero"], "", "/dev/zero is larger than 64 MiB (67108864 bytes)"),
             (["register-apns", "import", "-"], "exec < /dev/zero", "standard input is larger than 64 MiB"),
-            (["send-push", "--payload-file", "/dev/zero"], "", "--payload-file /dev/zero is larger than 64 KiB (65536 bytes)"),
+            (
+                ["send-push", "--payload-file", "/dev/zero"], "",
+                "--payload-file /dev/zero is larger than 64 KiB (65536 bytes)"
+            ),
             (["send-push", "--payload-file", "-"], "exec < /dev/zero", "--payload-file - is larger than 64 KiB"),
-            (["send-push", "--title", "Log", "--body", "-"], "exec < /dev/zero",
-             "standard input (--body -) is larger than 1 MiB (1048576 bytes)"),
+            (
+                ["send-push", "--title", "Log", "--body", "-"], "exec < /dev/zero",
+                "standard input (--body -) is larger than 1 MiB (1048576 bytes)"
+            ),
             (["apns-jwt", "decode", "-"], "exec < /dev/zero", "standard input is larger than 4 KiB (4096 bytes)"),
         ] as [([String], String, String)])
     func endlessInputs(_ command: [String], redirection: String, message: String) throws {
@@ -105,13 +119,16 @@ struct HostileInputTests: ClientToolSuite {
             "register-apns", ["add", "phone", hexToken(1), "--content-key-file", over], environment: env)
         #expect(refused.status == 65 && refused.stderr.contains("larger than 4 KiB"), "\(refused.stderr)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: devicesFile)) == before, "nothing written")
-        try BuiltTool.run("register-apns", ["add", "phone", hexToken(1), "--content-key-file", padded], environment: env)
-            .expectSuccess()
+        try BuiltTool.run(
+            "register-apns", ["add", "phone", hexToken(1), "--content-key-file", padded], environment: env
+        )
+        .expectSuccess()
         #expect(try stateFileDevices(devicesFile)["phone"]?["content_key"] as? String == key)
 
         // A payload of 64 KiB is read, and refused for what APNs would refuse; 1 byte more is not read.
         let payload = #"{"aps": {"alert": "hi"}}"#
-        let atLimit = try setup.directory.write("at.json", payload + String(repeating: " ", count: 65536 - payload.count))
+        let atLimit = try setup.directory.write(
+            "at.json", payload + String(repeating: " ", count: 65536 - payload.count))
         let overLimit = try setup.directory.write(
             "over.json", payload + String(repeating: " ", count: 65537 - payload.count))
         let large = try BuiltTool.run("send-push", ["--payload-file", atLimit, "--dry-run"], environment: env)

@@ -22,7 +22,8 @@ struct StandardIOFramingTests {
     @Test("lines split anywhere across chunks come out whole; empty lines are skipped; a last line needs no LF")
     func lines() {
         for size in [1, 2, 3, 5, 64] {
-            #expect(frame("ab\n\ncdef\r\ngh", chunk: size) == [line("ab"), line("cdef\r"), line("gh")], "chunk \(size)")
+            #expect(
+                frame("ab\n\ncdef\r\ngh", chunk: size) == [line("ab"), line("cdef\r"), line("gh")], "chunk \(size)")
         }
     }
 
@@ -57,7 +58,9 @@ struct StandardIOFramingTests {
         let named = Data(#"{"jsonrpc": "2.0", "id": "a", "method": "ping"}"#.utf8)
         #expect(PendingRequests.requestID(of: request) == .number(7))
         #expect(PendingRequests.requestID(of: named) == .string("a"))
-        #expect(PendingRequests.requestID(of: Data(#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#.utf8)) == nil)
+        #expect(
+            PendingRequests.requestID(of: Data(#"{"jsonrpc": "2.0", "method": "notifications/initialized"}"#.utf8))
+                == nil)
         #expect(PendingRequests.answerID(of: Data(#"{"jsonrpc":"2.0","id":7,"result":{}}"#.utf8)) == .number(7))
         #expect(PendingRequests.answerID(of: request) == nil)
         let cancel = Data(

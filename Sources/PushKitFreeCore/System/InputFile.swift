@@ -53,7 +53,8 @@ package enum InputFile {
 
     /// The refusal of an input over its limit (65), naming it and the limit.
     static func tooLarge(_ name: String, limit: Int) -> InputFileError {
-        InputFileError(message: "\(name) is larger than \(describe(bytes: limit)), the most it may hold", exitStatus: .dataError)
+        InputFileError(
+            message: "\(name) is larger than \(describe(bytes: limit)), the most it may hold", exitStatus: .dataError)
     }
 
     /// `limit` in words: `64 KiB (65536 bytes)`, or `100 bytes` below a KiB.
