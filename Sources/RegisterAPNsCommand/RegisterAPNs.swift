@@ -110,7 +110,8 @@ extension RegisterAPNs {
 
         @Option(
             name: .customLong("from-json"),
-            help: ArgumentHelp("Read registration bodies from a file, or '-' for standard input.", valueName: "file"))
+            help: ArgumentHelp(
+                "Read registration bodies from a file, or '-' for standard input (at most 64 MiB).", valueName: "file"))
         var bodyPath: String?
 
         // Free text may start with '-' ("- work phone"): these take the next argument whatever it is.
@@ -158,7 +159,7 @@ extension RegisterAPNs {
         @Option(
             name: .customLong("content-key-file"),
             help: ArgumentHelp(
-                "Read the content key (base64) from a file, or '-' for standard input, keeping it off the command line.",
+                "Read the content key (base64) from a file (at most 4 KiB), or '-' for standard input, keeping it off the command line.",
                 valueName: "file"))
         var contentKeyFile: String?
 
@@ -481,7 +482,10 @@ extension RegisterAPNs {
                 """
         )
 
-        @Argument(help: ArgumentHelp("The file to import, or '-' for standard input.", valueName: "file"))
+        @Argument(
+            help: ArgumentHelp(
+                "The file to import, or '-' for standard input (at most 64 MiB; SQLite has no limit).",
+                valueName: "file"))
         var file: String
 
         @OptionGroup var configFile: ConfigFileOption

@@ -53,7 +53,8 @@ struct SendPush: ParsableCommand {
     @Option(parsing: .unconditional, help: "Alert title.") var title: String?
     @Option(parsing: .unconditional, help: "Alert subtitle.") var subtitle: String?
     @Option(
-        parsing: .unconditional, help: ArgumentHelp("Alert body; '-' reads it from standard input.", valueName: "text"))
+        parsing: .unconditional,
+        help: ArgumentHelp("Alert body; '-' reads it from standard input (at most 1 MiB).", valueName: "text"))
     var body: String?
     @Option(parsing: .unconditional, help: "App icon badge (0 clears it).") var badge: Int?
     @Option(help: ArgumentHelp("Sound name, or 'none'. Default: 'default' for alerts.", valueName: "name")) var sound:
@@ -75,7 +76,8 @@ struct SendPush: ParsableCommand {
         []
     @Option(
         name: .customLong("payload-file"),
-        help: ArgumentHelp("A complete payload, or a simulator .apns file; '-' reads stdin.", valueName: "file"))
+        help: ArgumentHelp(
+            "A complete payload, or a simulator .apns file (at most 64 KiB); '-' reads stdin.", valueName: "file"))
     var payloadFile: String?
 
     // MARK: Headers
