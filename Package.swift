@@ -146,6 +146,7 @@ let package = Package(
             dependencies: [
                 "PushKitFreeCore", "PushKitFreeRegistry",
                 .product(name: "MCP", package: "swift-sdk"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             path: "Sources/PushKitFreeMCP"
         ),

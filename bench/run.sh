@@ -10,7 +10,7 @@ BENCH_ROWS=$(mktemp)
 export BENCH_ROWS
 trap 'rm -f "$BENCH_ROWS"' EXIT
 status=0
-for script in startup.sh apns-jwt.sh registry.sh emulator.sh send-push.sh hook.sh serve.sh serve-postgres.sh; do
+for script in startup.sh apns-jwt.sh registry.sh emulator.sh send-push.sh hook.sh serve.sh serve-postgres.sh mcp.sh; do
   [ -f "$script" ] || continue
   echo "== $script"
   bash "$script" "$BIN" || { echo "$script failed"; status=1; }

@@ -309,7 +309,8 @@ struct EmulatorCommand: ParsableCommand {
             configuration.globalTokenUpdates = globalTokenUpdates
             configuration.deviceStates = try deviceStates()
             if let scriptFile {
-                let data = try InputFile.read(scriptFile, named: "--script-file \(scriptFile)")
+                // A script is a few lines per device: 1 MiB is room for thousands of them.
+                let data = try InputFile.read(scriptFile, named: "--script-file \(scriptFile)", limit: 1 << 20)
                 configuration.deviceScript = try DeviceScript.parse(
                     String(decoding: data, as: UTF8.self), origin: "--script-file \(scriptFile)")
             }
@@ -377,7 +378,8 @@ struct EmulatorCommand: ParsableCommand {
         var states = ScriptedDeviceStates()
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         if let unregisteredFile {
-            let data = try InputFile.read(unregisteredFile, named: "--unregistered-file \(unregisteredFile)")
+            let data = try InputFile.read(
+                unregisteredFile, named: "--unregistered-file \(unregisteredFile)", limit: InputFile.registryLimit)
             let entries = try ScriptedDeviceStates.parseTokenList(
                 String(decoding: data, as: UTF8.self), origin: "--unregistered-file \(unregisteredFile)")
             for entry in entries { states.unregister(entry.token, at: entry.timestamp ?? now) }

@@ -82,7 +82,9 @@ extension APNsJWT {
             try ToolSupport.run(tool: "apns-jwt") {
                 var text = token ?? "-"
                 if text == "-" {
-                    text = String(decoding: FileDescriptorInput.readAll(), as: UTF8.self)
+                    text = String(
+                        decoding: try InputFile.read("-", named: "standard input", limit: InputFile.keyLimit),
+                        as: UTF8.self)
                 }
                 text = String(text.filter { !$0.isWhitespace })
                 guard !text.isEmpty else {

@@ -8,6 +8,7 @@ extension SendSetting {
         case .interruptionLevel: "--interruption-level"
         case .relevanceScore: "--relevance-score"
         case .targetContentID: "--target-content-id"
+        case .contentAvailable: "--content-available"
         case .payloadFile: "--payload-file"
         case .pushType: "--push-type"
         case .collapseID: "--collapse-id"

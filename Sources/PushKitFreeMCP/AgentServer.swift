@@ -64,27 +64,38 @@ package enum AgentServer {
     /// The 400 for a body that is not one JSON-RPC request or notification from a client; `nil`
     /// for one that is.
     static func refusal(of body: Data) -> HTTPResponse? {
-        let message: JSONValue
+        problem(in: body).map { .error(statusCode: 400, $0) }
+    }
+
+    /// Why `message` is not one JSON-RPC request or notification from a client: a parse error or an
+    /// invalid request, for an answer with a `null` id; `nil` when it is one. The same rule over
+    /// HTTP and standard input, so the SDK gets only messages it answers once each (a request) or
+    /// not at all (a notification).
+    package static func problem(in message: Data) -> MCPError? {
+        let parsed: JSONValue
         do throws(JSONSyntaxError) {
-            message = try JSONValue.parse(body)
+            parsed = try JSONValue.parse(message)
         } catch {
-            return .error(statusCode: 400, .parseError("the body is not JSON: \(error.detail)"))
+            return .parseError("the message is not JSON: \(error.detail)")
         }
-        let problem: String? =
-            switch message.objectValue {
-            case nil: "the body must be one JSON-RPC message, an object (batches are not supported)"
-            case let object? where object["jsonrpc"] != JSONValue.string("2.0"): "\"jsonrpc\" must be \"2.0\""
-            case let object? where object["method"]?.stringValue == nil:
-                "\"method\" must be a string: the server takes requests and notifications"
-            case let object? where object["result"] != nil || object["error"] != nil:
-                "a request has no \"result\" or \"error\""
-            case let object? where !(object["id"].map(isRequestID) ?? true):
-                "\"id\" must be a string or an integer"
-            case let object? where !(object["params"].map { $0.objectValue != nil } ?? true):
-                "\"params\" must be an object"
-            default: nil
-            }
-        return problem.map { .error(statusCode: 400, .invalidRequest($0)) }
+        return requestProblem(parsed).map { .invalidRequest($0) }
+    }
+
+    /// What makes a parsed message no request or notification; `nil` when it is one.
+    private static func requestProblem(_ message: JSONValue) -> String? {
+        switch message.objectValue {
+        case nil: "a message must be one JSON-RPC message, an object (batches are not supported)"
+        case let object? where object["jsonrpc"] != JSONValue.string("2.0"): "\"jsonrpc\" must be \"2.0\""
+        case let object? where object["method"]?.stringValue == nil:
+            "\"method\" must be a string: the server takes requests and notifications"
+        case let object? where object["result"] != nil || object["error"] != nil:
+            "a request has no \"result\" or \"error\""
+        case let object? where !(object["id"].map(isRequestID) ?? true):
+            "\"id\" must be a string or an integer"
+        case let object? where !(object["params"].map { $0.objectValue != nil } ?? true):
+            "\"params\" must be an object"
+        default: nil
+        }
     }
 
     /// Whether `id` is a JSON-RPC request id the SDK answers under: a string or an integer.

@@ -20,7 +20,10 @@ struct PushKitMCP: AsyncParsableCommand {
             it is not for a terminal. Tools: notify (title, body, subtitle, urgency, url, data, device or \
             group, collapse_id, badge) sends through the same pipeline as send-push, with the same \
             configuration, registry and policy; list_devices lists the registered devices, tokens masked. \
-            Warnings go to standard error. register-apns serve offers the same tools over HTTP at /mcp.
+            Warnings go to standard error. register-apns serve offers the same tools over HTTP at /mcp. \
+            One JSON-RPC message a line, at most 1 MiB: a longer line, or one that is not one request or \
+            notification, is answered with a JSON-RPC error (id null) and skipped. When standard input \
+            closes, every request read is answered before the program exits.
             Exit: 0 when the client closes standard input, 64 usage, 66 a file it is given is missing, \
             78 configuration.
             """,
@@ -48,7 +51,7 @@ struct PushKitMCP: AsyncParsableCommand {
         }
         let server = await AgentServer.make(AgentTools(host: host))
         do {
-            try await server.start(transport: StdioTransport())
+            try await server.start(transport: StandardIOTransport())
         } catch {
             StandardStreams.writeError("\(Self.tool): cannot read standard input: \(error)\n")
             throw ExitCode(ExitStatus.ioError.rawValue)

@@ -110,7 +110,8 @@ extension RegisterAPNs {
 
         @Option(
             name: .customLong("from-json"),
-            help: ArgumentHelp("Read registration bodies from a file, or '-' for standard input.", valueName: "file"))
+            help: ArgumentHelp(
+                "Read registration bodies from a file, or '-' for standard input (at most 64 MiB).", valueName: "file"))
         var bodyPath: String?
 
         // Free text may start with '-' ("- work phone"): these take the next argument whatever it is.
@@ -158,7 +159,7 @@ extension RegisterAPNs {
         @Option(
             name: .customLong("content-key-file"),
             help: ArgumentHelp(
-                "Read the content key (base64) from a file, or '-' for standard input, keeping it off the command line.",
+                "Read the content key (base64) from a file (at most 4 KiB), or '-' for standard input, keeping it off the command line.",
                 valueName: "file"))
         var contentKeyFile: String?
 
@@ -255,7 +256,8 @@ extension RegisterAPNs {
             if let contentKey {
                 (text, flag) = (contentKey, "--content-key")
             } else if let contentKeyFile {
-                let data = try InputFile.read(contentKeyFile, named: "--content-key-file \(contentKeyFile)")
+                let data = try InputFile.read(
+                    contentKeyFile, named: "--content-key-file \(contentKeyFile)", limit: InputFile.keyLimit)
                 // A file's (or a pipe's) line break is not part of the key.
                 (text, flag) = (
                     String(decoding: data, as: UTF8.self).trimmingWhitespace, "--content-key-file \(contentKeyFile)"
@@ -480,7 +482,10 @@ extension RegisterAPNs {
                 """
         )
 
-        @Argument(help: ArgumentHelp("The file to import, or '-' for standard input.", valueName: "file"))
+        @Argument(
+            help: ArgumentHelp(
+                "The file to import, or '-' for standard input (at most 64 MiB; SQLite has no limit).",
+                valueName: "file"))
         var file: String
 
         @OptionGroup var configFile: ConfigFileOption
@@ -488,25 +493,7 @@ extension RegisterAPNs {
 
         func run() throws {
             try ToolSupport.run(tool: RegisterAPNs.tool) {
-                let (data, source) = try readInput(file)
-                if data.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) {
-                    throw RegistryError.invalidInput("nothing to import: \(source) is empty")
-                }
-                let imported: RegisteredDevices
-                if SQLiteDatabase.isDatabase(data) {
-                    guard file != "-" else {
-                        throw RegistryError.invalidInput(
-                            "an SQLite database is read from its file: give its path, not '-'")
-                    }
-                    imported = try RegisteredDevices(importingDeviceDatabase: file)
-                } else {
-                    do throws(JSONSyntaxError) {
-                        imported = try RegisteredDevices(importing: data)
-                    } catch {
-                        throw RegistryError.invalidInput(
-                            "\(source) is not a registry, flat map or JSON Lines: \(error.detail)")
-                    }
-                }
+                let (imported, source) = try Self.devices(in: file)
                 let registry = try RegisterAPNs.registry(configFile, state)
                 let summary = try registry.merge(imported)
                 var text = "imported \(imported.count) device\(imported.count == 1 ? "" : "s") from \(source): "
@@ -520,6 +507,31 @@ extension RegisterAPNs {
                 }
                 StandardStreams.writeOutput(text + "\n")
             }
+        }
+    }
+}
+
+extension RegisterAPNs.Import {
+    /// The devices `file` holds, and how messages name it. An SQLite database is read by SQLite
+    /// from its file, whatever its size (only its header is read here); anything else is read
+    /// whole, up to `InputFile.registryLimit`.
+    /// - Throws: `InputFileError` (66 missing, 65 too large), `RegistryError.invalidInput` (65).
+    static func devices(in file: String) throws -> (RegisteredDevices, source: String) {
+        if file != "-", SQLiteDatabase.isDatabase(atPath: file) {
+            return (try RegisteredDevices(importingDeviceDatabase: file), file)
+        }
+        let (data, source) = try readInput(file)
+        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }) {
+            throw RegistryError.invalidInput("nothing to import: \(source) is empty")
+        }
+        if SQLiteDatabase.isDatabase(data) {
+            // Only standard input gets here with a database (a file's header was looked at above).
+            throw RegistryError.invalidInput("an SQLite database is read from its file: give its path, not '-'")
+        }
+        do throws(JSONSyntaxError) {
+            return (try RegisteredDevices(importing: data), source)
+        } catch {
+            throw RegistryError.invalidInput("\(source) is not a registry, flat map or JSON Lines: \(error.detail)")
         }
     }
 }
@@ -607,10 +619,13 @@ extension RegisterAPNs {
     }
 }
 
-/// The bytes of `path`, or of standard input for `-`, with the name messages should use.
-/// - Throws: `InputFileError` (66) when the file is missing or cannot be read.
+/// The bytes of `path`, or of standard input for `-`, with the name messages should use: at most
+/// `InputFile.registryLimit`, as for registration bodies and registries to import.
+/// - Throws: `InputFileError` (66) when the file is missing or cannot be read, (65) when it is
+///   larger than the limit.
 private func readInput(_ path: String) throws -> (data: Data, source: String) {
-    (try InputFile.read(path, named: path), path == "-" ? "standard input" : path)
+    let source = path == "-" ? "standard input" : path
+    return (try InputFile.read(path, named: source, limit: InputFile.registryLimit), source)
 }
 
 /// `register-apns`'s entry point: the multi-call program (Sources/pushkit-free) runs it when called by that

@@ -26,7 +26,9 @@ struct SendPush: ParsableCommand {
             sends the reply form with the reply as PREVIEW and exits 0 unless its own command line is \
             wrong; any other problem goes to standard error and push.log.
             --encrypt seals the payload with each device's content key (register-apns make-content-key) and \
-            sends only a placeholder alert in clear; a device without a key is refused, never sent in clear.
+            sends only a placeholder alert in clear; a device without a key is refused, never sent in clear. \
+            It is for alerts: --content-available (a silent wake) with encryption is refused, as the \
+            placeholder would show.
             Exit: 0 all delivered (410s pruned and policy skips count as handled), 1 some failed, 64 usage, \
             65 bad payload (or every device refused), 66 key missing, 69 APNs unreachable, 71 no background process, 75 only \
             temporary failures left, 78 configuration.
@@ -51,7 +53,8 @@ struct SendPush: ParsableCommand {
     @Option(parsing: .unconditional, help: "Alert title.") var title: String?
     @Option(parsing: .unconditional, help: "Alert subtitle.") var subtitle: String?
     @Option(
-        parsing: .unconditional, help: ArgumentHelp("Alert body; '-' reads it from standard input.", valueName: "text"))
+        parsing: .unconditional,
+        help: ArgumentHelp("Alert body; '-' reads it from standard input (at most 1 MiB).", valueName: "text"))
     var body: String?
     @Option(parsing: .unconditional, help: "App icon badge (0 clears it).") var badge: Int?
     @Option(help: ArgumentHelp("Sound name, or 'none'. Default: 'default' for alerts.", valueName: "name")) var sound:
@@ -73,7 +76,8 @@ struct SendPush: ParsableCommand {
         []
     @Option(
         name: .customLong("payload-file"),
-        help: ArgumentHelp("A complete payload, or a simulator .apns file; '-' reads stdin.", valueName: "file"))
+        help: ArgumentHelp(
+            "A complete payload, or a simulator .apns file (at most 64 KiB); '-' reads stdin.", valueName: "file"))
     var payloadFile: String?
 
     // MARK: Headers
@@ -171,6 +175,11 @@ struct SendPush: ParsableCommand {
         if encryption.encrypt == true && !audienceOptions.token.isEmpty {
             throw ValidationError(
                 "--encrypt seals the payload with each registered device's content key; it cannot be combined with --token"
+            )
+        }
+        if encryption.encrypt == true && contentAvailable {
+            throw ValidationError(
+                "--encrypt and --content-available cannot go together: an encrypted push reaches the phone as a visible placeholder alert, so a silent push would show; send it with --no-encrypt"
             )
         }
         if encryption.encrypt == false && (encryption.placeholderTitle != nil || encryption.placeholderBody != nil) {
@@ -432,7 +441,10 @@ struct SendPush: ParsableCommand {
         spec.content.title = title
         spec.content.subtitle = subtitle
         let bodyText =
-            body == "-" ? StandardInputText.read(trimmingTrailingNewlines: true, hook: backgroundOptions.hook) : body
+            body == "-"
+            ? try StandardInputText.read(
+                trimmingTrailingNewlines: true, hook: backgroundOptions.hook, named: "standard input (--body -)")
+            : body
         spec.content.body = backgroundOptions.hook ? nil : bodyText
         spec.content.badge = badge
         spec.content.category = category
@@ -445,7 +457,8 @@ struct SendPush: ParsableCommand {
         spec.sound = sound
         spec.data = data
         if let payloadFile {
-            spec.payloadFile = try InputFile.read(payloadFile, named: "--payload-file \(payloadFile)")
+            spec.payloadFile = try InputFile.read(
+                payloadFile, named: "--payload-file \(payloadFile)", limit: InputFile.payloadLimit)
         }
         spec.pushType = pushType ?? (liveActivity.event == nil ? .alert : .liveactivity)
         spec.content.liveActivity = try liveActivity.model()
@@ -472,7 +485,7 @@ struct SendPush: ParsableCommand {
         if backgroundOptions.hook {
             // The reply: PREVIEW, else --body, else standard input.
             let preview =
-                legacy.count == 2
+                try legacy.count == 2
                 ? legacy[1] : bodyText ?? StandardInputText.read(trimmingTrailingNewlines: true, hook: true)
             guard !preview.allSatisfy(\.isWhitespace) else {
                 throw PayloadError.invalid("nothing to send: no reply on standard input, and no --body or PREVIEW")

@@ -209,6 +209,35 @@ struct EncryptedSendEndToEndTests: ClientToolSuite {
         #expect(emulator.records().count == 3)
     }
 
+    @Test(
+        "--encrypt with --content-available is refused (64; 65 with the config's encrypt or a payload file's wake), nothing sent"
+    )
+    func silentPushNotEncrypted() throws {
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        var env = clientEnvironment(emulator)
+        try register("phone", hexToken(1), env: env)
+        try BuiltTool.run("register-apns", ["make-content-key", "phone"], environment: env).expectSuccess()
+        for extra in [[], ["--body", "hi"]] {
+            let flags = try BuiltTool.run("send-push", ["--encrypt", "--content-available"] + extra, environment: env)
+            #expect(flags.status == 64, "\(flags.stderr)")
+            #expect(
+                flags.stderr.contains("--encrypt and --content-available cannot go together")
+                    && flags.stderr.contains("a silent push would show"), "\(flags.stderr)")
+        }
+        let wake = try setup.directory.write("wake.json", #"{"aps": {"content-available": 1}, "k": 1}"#)
+        let file = try BuiltTool.run("send-push", ["--encrypt", "--payload-file", wake], environment: env)
+        #expect(file.status == 65 && file.stderr.contains("cannot go together"), "\(file.stderr)")
+        env["PUSHKIT_CONFIG"] = try setup.directory.write("config.json", #"{"encrypt": true}"#)
+        let configured = try BuiltTool.run("send-push", ["--content-available"], environment: env)
+        #expect(configured.status == 65, "\(configured.stderr)")
+        #expect(configured.stderr.contains("--content-available cannot go together"), "\(configured.stderr)")
+        #expect(emulator.records().isEmpty, "nothing reached APNs")
+        // Without encryption the silent push goes as it is.
+        try BuiltTool.run("send-push", ["--content-available", "--no-encrypt"], environment: env).expectSuccess()
+        let aps = (emulator.waitForRecords(1).first?["payload"] as? [String: Any])?["aps"] as? NSDictionary
+        #expect(aps == ["content-available": 1])
+    }
+
     @Test("serve: a registration body's content_key, and a send route's encrypt")
     func serveRoutes() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)

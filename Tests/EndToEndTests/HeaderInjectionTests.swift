@@ -32,6 +32,21 @@ struct HeaderInjectionTests: ClientToolSuite {
         #expect(emulator.waitForRecords(1).first?["collapse_id"] as? String == "update-1")
     }
 
+    @Test("send-push --collapse-id with NEL, U+2028 or U+2029: exit 65 like CR/LF, APNs gets nothing")
+    func unicodeLineBreaks() throws {
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        let env = clientEnvironment(emulator)
+        try register("phone", hexToken(1), env: env)
+        for separator in ["\u{85}", "\u{2028}", "\u{2029}"] {
+            let result = try BuiltTool.run(
+                "send-push", ["--body", "hi", "--collapse-id", "update-1\(separator)apns-priority: 5"], environment: env
+            )
+            #expect(result.status == 65, "\(result.stderr)")
+            #expect(result.stderr.contains("--collapse-id must not contain control characters"), "\(result.stderr)")
+        }
+        #expect(emulator.records().isEmpty, "nothing reached APNs")
+    }
+
     @Test(
         "a topic with CR/LF from --topic, APNS_TOPIC or the config file: exit 78 everywhere, and check calls it an error"
     )

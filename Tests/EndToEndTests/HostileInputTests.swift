@@ -57,6 +57,96 @@ struct HostileInputTests: ClientToolSuite {
         #expect(run.stderr.contains("not a regular file") || run.stderr.contains("accessible"), "\(run.stderr)")
     }
 
+    /// A memory limit far above what any input may take once read, so that a read without a limit
+    /// dies of it in a second or two instead of filling the machine's memory.
+    static let memoryLimit = "ulimit -v 2097152"
+
+    @Test(
+        "/dev/zero as any input read whole: refused (65) at its limit, naming it and the limit; nothing written or sent",
+        arguments: [
+            (
+                ["register-apns", "add", "phone", hexToken(1), "--content-key-file", "/dev/zero"], "",
+                "--content-key-file /dev/zero is larger than 4 KiB (4096 bytes)"
+            ),
+            (
+                ["register-apns", "add", "phone", hexToken(1), "--content-key-file", "-"], "exec < /dev/zero",
+                "--content-key-file - is larger than 4 KiB (4096 bytes)"
+            ),
+            (
+                ["register-apns", "add", "--from-json", "/dev/zero"], "",
+                "/dev/zero is larger than 64 MiB (67108864 bytes)"
+            ),
+            (
+                ["register-apns", "add", "--from-json", "-"], "exec < /dev/zero",
+                "standard input is larger than 64 MiB (67108864 bytes)"
+            ),
+            (["register-apns", "import", "/dev/zero"], "", "/dev/zero is larger than 64 MiB (67108864 bytes)"),
+            (["register-apns", "import", "-"], "exec < /dev/zero", "standard input is larger than 64 MiB"),
+            (
+                ["send-push", "--payload-file", "/dev/zero"], "",
+                "--payload-file /dev/zero is larger than 64 KiB (65536 bytes)"
+            ),
+            (["send-push", "--payload-file", "-"], "exec < /dev/zero", "--payload-file - is larger than 64 KiB"),
+            (
+                ["send-push", "--title", "Log", "--body", "-"], "exec < /dev/zero",
+                "standard input (--body -) is larger than 1 MiB (1048576 bytes)"
+            ),
+            (["apns-jwt", "decode", "-"], "exec < /dev/zero", "standard input is larger than 4 KiB (4096 bytes)"),
+        ] as [([String], String, String)])
+    func endlessInputs(_ command: [String], redirection: String, message: String) throws {
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        let env = clientEnvironment(emulator)
+        try register("phone", hexToken(1), env: env)
+        let before = try Data(contentsOf: URL(fileURLWithPath: devicesFile))
+        let prelude = [Self.memoryLimit, redirection].filter { !$0.isEmpty }.joined(separator: " && ")
+        let run = try BuiltTool.run(command[0], Array(command.dropFirst()), environment: env, prelude: prelude)
+        #expect(run.status == 65, "\(command): \(run.stderr)")
+        #expect(run.stderr.contains(message), "\(command): \(run.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: devicesFile)) == before, "nothing written")
+        #expect(emulator.records().isEmpty, "nothing sent")
+    }
+
+    @Test("a file one byte over its limit is refused (65); one at the limit is read")
+    func limitsToTheByte() throws {
+        let env = clientEnvironment(nil)
+        try register("phone", hexToken(1), env: env)
+        let before = try Data(contentsOf: URL(fileURLWithPath: devicesFile))
+        // A key padded with spaces to 4096 bytes is the key: a file's white space is not part of it.
+        let key = Data((0..<32).map { UInt8($0) }).base64EncodedString()
+        let padded = try setup.directory.write("key", key + String(repeating: " ", count: 4096 - key.utf8.count))
+        let over = try setup.directory.write("key-over", key + String(repeating: " ", count: 4097 - key.utf8.count))
+        let refused = try BuiltTool.run(
+            "register-apns", ["add", "phone", hexToken(1), "--content-key-file", over], environment: env)
+        #expect(refused.status == 65 && refused.stderr.contains("larger than 4 KiB"), "\(refused.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: devicesFile)) == before, "nothing written")
+        try BuiltTool.run(
+            "register-apns", ["add", "phone", hexToken(1), "--content-key-file", padded], environment: env
+        )
+        .expectSuccess()
+        #expect(try stateFileDevices(devicesFile)["phone"]?["content_key"] as? String == key)
+
+        // A payload of 64 KiB is read, and refused for what APNs would refuse; 1 byte more is not read.
+        let payload = #"{"aps": {"alert": "hi"}}"#
+        let atLimit = try setup.directory.write(
+            "at.json", payload + String(repeating: " ", count: 65536 - payload.count))
+        let overLimit = try setup.directory.write(
+            "over.json", payload + String(repeating: " ", count: 65537 - payload.count))
+        let large = try BuiltTool.run("send-push", ["--payload-file", atLimit, "--dry-run"], environment: env)
+        #expect(large.status == 65 && !large.stderr.contains("larger than 64 KiB"), "\(large.stderr)")
+        #expect(large.stderr.contains("4096"), "APNs' limit: \(large.stderr)")
+        let tooLarge = try BuiltTool.run("send-push", ["--payload-file", overLimit, "--dry-run"], environment: env)
+        #expect(tooLarge.status == 65, "\(tooLarge.stderr)")
+        #expect(tooLarge.stderr.contains("--payload-file \(overLimit) is larger than 64 KiB"), "\(tooLarge.stderr)")
+
+        // Standard input for --body: 1 MiB of text is read (and cut to fit), 1 byte more is not.
+        let text = Data(repeating: UInt8(ascii: "a"), count: 1 << 20)
+        let long = try BuiltTool.run("send-push", ["--body", "-", "--dry-run"], environment: env, stdin: text)
+        long.expectSuccess()
+        let longer = try BuiltTool.run(
+            "send-push", ["--body", "-", "--dry-run"], environment: env, stdin: text + Data("a".utf8))
+        #expect(longer.status == 65 && longer.stderr.contains("larger than 1 MiB"), "\(longer.stderr)")
+    }
+
     @Test("an argument holding escape sequences is shown escaped in argument parsing's errors")
     func escapedUsageErrors() throws {
         let hostile = "--ti\u{1B}[2J\u{1B}[31mtle\r"

@@ -42,6 +42,7 @@ package struct ProviderTokenCache: Sendable {
 
     /// A token for `credentials`: the cached one while it is fresh, else a newly minted one.
     package func token(for credentials: ProviderCredentials) throws -> Lease {
+        if let problem = directoryProblem { return try uncached(credentials, because: problem) }
         if let cached = try? readEntries()[credentials.cacheKey], isFresh(cached) {
             return Lease(token: cached, minted: false, warning: nil)
         }
@@ -67,8 +68,25 @@ package struct ProviderTokenCache: Sendable {
         return age >= -Self.futureTolerance && age < Self.reuseLimit
     }
 
+    /// What makes the cache's directory unsafe (`PosixFile.unsafeDirectoryProblem`); `nil` when it
+    /// is safe or missing. In an unsafe directory the cache is neither read nor written: a token
+    /// another user planted there would be sent as this key's, and the file is theirs to replace.
+    private var directoryProblem: String? {
+        let directory = PosixFile.parentDirectory(of: path)
+        return PosixFile.unsafeDirectoryProblem(directory.isEmpty ? "." : directory)
+    }
+
+    /// A newly signed token, not cached because of `problem`, with a warning that says how to fix it.
+    private func uncached(_ credentials: ProviderCredentials, because problem: String) throws -> Lease {
+        Lease(
+            token: try sign(credentials), minted: true,
+            warning: "provider token not cached (the token cache is not used in a directory others can write to: "
+                + "\(problem)); every run will sign a new one")
+    }
+
     /// Under the lock: re-read, keep the current token when `keep` says so, otherwise sign and store.
     private func mint(for credentials: ProviderCredentials, keep: (ProviderToken?) -> Bool) throws -> Lease {
+        if let problem = directoryProblem { return try uncached(credentials, because: problem) }
         let directory = PosixFile.parentDirectory(of: path)
         let lock: FileLock
         do {
@@ -106,9 +124,10 @@ package struct ProviderTokenCache: Sendable {
             key: try credentials.signingKey(), keyID: credentials.keyID, teamID: credentials.teamID, issuedAt: issuedAt)
     }
 
-    /// The cached tokens by cache key; an unreadable or corrupt cache reads as empty (it is only a cache).
+    /// The cached tokens by cache key; an unreadable or corrupt cache, or one in an unsafe directory,
+    /// reads as empty (it is only a cache).
     func readEntries() throws -> [String: ProviderToken] {
-        guard let data = try PosixFile.readIfPresent(path),
+        guard directoryProblem == nil, let data = try PosixFile.readIfPresent(path),
             let tokens = try JSONValue.parse(data)["tokens"]?.objectValue
         else { return [:] }
         var entries: [String: ProviderToken] = [:]

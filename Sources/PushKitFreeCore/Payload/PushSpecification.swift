@@ -95,6 +95,7 @@ package struct PushSpecification: Sendable {
             if placeholder != nil, data.count > limit {
                 throw PayloadError.tooLarge(size: data.count, limit: limit, detail: Self.encryptedDetail)
             }
+            if placeholder != nil, Self.wakesInBackground(data) { throw Self.silentEncryptedRefusal }
             payload = data
         } else {
             var content = try self.content(pushType: pushType, bundleID: bundleID)
@@ -131,19 +132,34 @@ package struct PushSpecification: Sendable {
         return Built(request: request, shortened: shortened)
     }
 
+    /// Why an encrypted send cannot wake the app in the background: what reaches the phone is a
+    /// placeholder alert (only an alert runs the extension that decrypts it), so a silent push
+    /// would show as a visible notification, and the wake itself would be sealed where APNs
+    /// cannot see it.
+    static let silentEncryptedRefusal = PayloadError.invalid(
+        "\(setting: .encrypt) and \(setting: .contentAvailable) cannot go together: an encrypted push reaches the phone as a visible placeholder alert, so a silent push would show, and the wake is sealed where APNs cannot see it; send it with \(setting: .encrypt) off"
+    )
+
+    /// Whether a complete payload asks for a background wake (`aps.content-available` other than 0).
+    private static func wakesInBackground(_ payload: Data) -> Bool {
+        guard let flag = (try? JSONValue.parse(payload))?["aps"]?["content-available"] else { return false }
+        return flag.integerValue.map { $0 != 0 } ?? (flag != .null)
+    }
+
     /// How a size error of an encrypted send says its limit is smaller.
     private static let encryptedDetail =
         " for an encrypted send (APNs' limit less the placeholder alert and the sealing)"
 
     /// The clear payload of an encrypted send: the placeholder alert and `mutable-content: 1`.
-    /// - Throws: `PayloadError` (65) for a push type other than alert, a Live Activity, or a
-    ///   placeholder with neither a title nor a body.
+    /// - Throws: `PayloadError` (65) for a push type other than alert, a Live Activity, a
+    ///   background wake (`content-available`), or a placeholder with neither a title nor a body.
     private func placeholder(_ encryption: EncryptionDefaults) throws(PayloadError) -> Data {
         guard pushType == .alert, content.liveActivity == nil else {
             throw PayloadError.invalid(
                 "\(setting: .encrypt) is for alerts (the app's notification service extension decrypts them), not \(pushType.rawValue) pushes; send this one with \(setting: .encrypt) off"
             )
         }
+        if content.contentAvailable { throw Self.silentEncryptedRefusal }
         var clear = NotificationContent()
         clear.title = (placeholderTitle ?? encryption.placeholderTitle).flatMap { $0.isEmpty ? nil : $0 }
         clear.body = (placeholderBody ?? encryption.placeholderBody).flatMap { $0.isEmpty ? nil : $0 }

@@ -6,6 +6,7 @@
 /// description uses `phrase` ("the badge").
 package enum SendSetting: String, Sendable, CaseIterable {
     case title, subtitle, body, badge, sound, category, threadID, interruptionLevel, relevanceScore, targetContentID
+    case contentAvailable
     case data, payloadFile, pushType, priority, expiration, collapseID, apnsID
     case liveActivity, contentState, timestamp, staleDate, dismissalDate, attributesType, attributes
     case inputPushToken, inputPushChannel, channel
@@ -25,6 +26,7 @@ package enum SendSetting: String, Sendable, CaseIterable {
         case .interruptionLevel: "the interruption level"
         case .relevanceScore: "the relevance score"
         case .targetContentID: "the target content id"
+        case .contentAvailable: "the background wake (content-available)"
         case .data: "the custom data"
         case .payloadFile: "the complete payload"
         case .pushType: "the push type"

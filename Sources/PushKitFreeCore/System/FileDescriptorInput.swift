@@ -9,21 +9,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Reads standard input to the end with `read(2)` (no `FileHandle`, so tools need only FoundationEssentials).
+/// Standard input for a hook, read with `read(2)` (no `FileHandle`, so tools need only
+/// FoundationEssentials). Reading it to its end, with a limit, is `InputFile.read("-", ...)`.
 package enum FileDescriptorInput {
-    /// All bytes of standard input; empty when it is closed or a terminal sends EOF at once.
-    package static func readAll(descriptor: Int32 = 0) -> Data {
-        var data = Data()
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            if count <= 0 { break }
-            data.append(contentsOf: chunk[0..<count])
-        }
-        return data
-    }
-
     /// Standard input for a hook, which must never hang its caller: nothing when it is a terminal;
     /// otherwise bytes up to EOF, but at most `limit` bytes and only while data keeps coming (a
     /// pause longer than `idleMilliseconds` ends the read, so an inherited pipe nobody writes to

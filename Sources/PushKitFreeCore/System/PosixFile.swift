@@ -59,10 +59,47 @@ package enum PosixFile {
                 refusing: "\(info.st_size) bytes, more than such a file holds (at most \(limit))", path: path,
                 action: "cannot read")
         }
-        let data = try contents(ofOpen: descriptor, path: path, capacity: Int(info.st_size) + 1)
+        let data = try read(descriptor, atMost: limit + 1, path: path, capacity: Int(info.st_size) + 1)
         guard data.count <= limit else {
             throw FileSystemError(refusing: "grew past \(limit) bytes while read", path: path, action: "cannot read")
         }
+        return data
+    }
+
+    /// Reads the open `descriptor` with `read(2)`, from its position on, until its end or until
+    /// `count` bytes came, whichever is first: memory never holds more than `count` bytes, however
+    /// much a device (`/dev/zero`) or a pipe would give. To hold a file to a limit, read one byte
+    /// more than the limit: getting that byte means the file is larger.
+    ///
+    /// A descriptor left non-blocking by another program (a pipe shared with a parent) is waited
+    /// on with `poll`, so `EAGAIN` never passes for the end.
+    /// - Parameter capacity: the buffer to start with (a regular file's size, when known); it
+    ///   doubles as it fills, never past `count`.
+    /// - Throws: `FileSystemError` naming `path` when `read` fails.
+    package static func read(
+        _ descriptor: Int32, atMost count: Int, path: String, capacity: Int = 64 * 1024
+    ) throws(FileSystemError) -> Data {
+        var data = Data(count: min(max(capacity, 1), max(count, 0)))
+        var length = 0
+        while length < count {
+            if length == data.count { data.count = min(data.count * 2, count) }
+            let got = data.withUnsafeMutableBytes { buffer in
+                systemRead(descriptor, buffer.baseAddress! + length, buffer.count - length)
+            }
+            if got < 0 {
+                let code = errno
+                if code == EINTR { continue }
+                if code == EAGAIN || code == EWOULDBLOCK {
+                    var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+                    _ = poll(&ready, 1, -1)
+                    continue
+                }
+                throw FileSystemError("cannot read", path: path, errno: code)
+            }
+            if got == 0 { break }
+            length += got
+        }
+        data.count = length
         return data
     }
 
@@ -414,4 +451,9 @@ extension PosixFile {
         if slash == path.startIndex { return "/" }
         return String(path[..<slash])
     }
+}
+
+/// `read(2)`, by a name `PosixFile.read` does not hide.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
 }

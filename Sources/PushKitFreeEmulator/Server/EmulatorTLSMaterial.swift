@@ -224,7 +224,8 @@ package struct EmulatorTLSMaterial: Sendable {
 
     private static func readText(_ path: String, flag: String) throws(EmulatorSetupError) -> String {
         do {
-            return String(decoding: try InputFile.read(path, named: "\(flag) \(path)"), as: UTF8.self)
+            // A certificate chain or a key is a few kilobytes: 1 MiB is room for any.
+            return String(decoding: try InputFile.read(path, named: "\(flag) \(path)", limit: 1 << 20), as: UTF8.self)
         } catch {
             throw EmulatorSetupError(error.message, exitStatus: error.exitStatus)
         }

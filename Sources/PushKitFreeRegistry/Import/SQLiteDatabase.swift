@@ -25,6 +25,19 @@ package final class SQLiteDatabase {
         data.count >= header.count && data.prefix(header.count).elementsEqual(header)
     }
 
+    /// Whether the regular file at `path` starts like an SQLite 3 database file; reads its first
+    /// 16 bytes. `false` for a pipe or a device (its bytes would be taken from whoever reads it
+    /// next), and for a file that cannot be opened (whoever reads it next says why).
+    package static func isDatabase(atPath path: String) -> Bool {
+        guard let descriptor = try? PosixFile.openIfPresent(path, flags: O_RDONLY | O_CLOEXEC | O_NONBLOCK) else {
+            return false
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return false }
+        return (try? PosixFile.read(descriptor, atMost: header.count, path: path)).map(isDatabase) ?? false
+    }
+
     /// One column's value in a row.
     package enum Value: Sendable, Equatable {
         case null

@@ -13,7 +13,7 @@ package enum RegistryError: PushKitError {
     /// Reading, locking or replacing the state file failed (exit 74).
     case io(FileSystemError)
     /// The state file's directory is writable by other users or belongs to one (exit 78): nothing
-    /// is written there until it is made private.
+    /// is read from or written there until it is made private.
     case unsafeLocation(FileSystemError)
     /// Another program (one that takes no lock) rewrote the state file every time this one was about
     /// to replace it; it was left as that program wrote it (exit 75).

@@ -110,8 +110,10 @@ package struct DeviceRegistry: Sendable {
     // MARK: Reading and writing
 
     /// The registry as the file (and, beside a flat map, its sidecar) holds it now; empty when there is no file.
-    /// - Throws: `RegistryError.corruptStateFile` (65) or `.io` (74).
+    /// - Throws: `RegistryError.unsafeLocation` (78) for a directory others can write to (see
+    ///   `checkReadableDirectory`), `.corruptStateFile` (65) or `.io` (74).
     package func load() throws(RegistryError) -> RegisteredDevices {
+        try checkReadableDirectory()
         if var entry = cache.peekAny(), try refresh(&entry) {
             cache.remember(entry)
             return entry.devices
@@ -123,6 +125,18 @@ package struct DeviceRegistry: Sendable {
             return devices
         }
         return try combined(devices, sidecar: try sidecarFiles().details(for: devices, decode: decode))
+    }
+
+    /// Refuses to read the registry from a directory another user can write to, by the rule that
+    /// refuses to write there (`PosixFile.unsafeDirectoryProblem`): a devices file planted there
+    /// would have every send deliver to its tokens. Missing directories pass (there is no registry).
+    /// - Throws: `RegistryError.unsafeLocation` (78), naming the directory and the `chmod` that fixes it.
+    func checkReadableDirectory() throws(RegistryError) {
+        let directory = PosixFile.parentDirectory(of: path)
+        guard let problem = PosixFile.unsafeDirectoryProblem(directory) else { return }
+        let error = FileSystemError(
+            refusing: problem, path: directory.isEmpty ? "." : directory, action: "refusing to read the registry in")
+        throw .unsafeLocation(origin.map { error.adding($0) } ?? error)
     }
 
     /// Changes the registry under the writers' lock and writes it back atomically.

@@ -82,6 +82,18 @@ enum BuiltTool {
         return try capture(process, stdin: stdin)
     }
 
+    /// Runs `tool` like `run`, through `bash -c '<prelude> && exec TOOL ARGUMENTS'`: `ulimit`
+    /// settings, or a redirection such as `exec < /dev/zero` for standard input.
+    @discardableResult
+    static func run(
+        _ tool: String, _ arguments: [String], environment: [String: String] = [:], prelude: String
+    ) throws -> ToolResult {
+        let process = Self.process(tool, arguments, environment: environment)
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", "\(prelude) && exec \"$0\" \"$@\"", path(tool)] + arguments
+        return try capture(process, stdin: nil)
+    }
+
     /// A not yet started `tool` with `arguments` and a clean environment: `environment` plus PATH.
     static func process(_ tool: String, _ arguments: [String], environment: [String: String]) -> Process {
         let process = Process()

@@ -132,6 +132,24 @@ struct ContentEncryptionTests {
         #expect(error.exitStatus == .dataError)
     }
 
+    @Test("a background wake is never encrypted: content-available, by flag or in a complete payload, is refused")
+    func noSilentEncryptedPush() throws {
+        var spec = PushSpecification()
+        spec.content.contentAvailable = true
+        spec.encrypt = true
+        for body in [nil, "hi"] {
+            spec.content.body = body
+            let error = try #require(throws: PayloadError.self) { try spec.build(bundleID: "a.b") }
+            #expect(error.settingMessage?.settings == [.encrypt, .contentAvailable, .encrypt])
+        }
+        var file = PushSpecification()
+        file.encrypt = true
+        file.payloadFile = Data(#"{"aps": {"alert": "x", "content-available": 1}}"#.utf8)
+        #expect(throws: PayloadError.self) { try file.build(bundleID: "a.b") }
+        file.payloadFile = Data(#"{"aps": {"alert": "x", "content-available": 0}}"#.utf8)
+        #expect(try file.build(bundleID: "a.b").request.sealedContent != nil, "0 asks for no wake")
+    }
+
     @Test("the sealed payload is fitted so that the encrypted one stays within APNs' 4096 bytes", arguments: [1, 2, 3])
     func fitsOnceEncrypted(seed: Int) throws {
         var spec = PushSpecification()
