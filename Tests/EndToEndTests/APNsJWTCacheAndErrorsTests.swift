@@ -227,6 +227,29 @@ struct APNsJWTCacheAndErrorsTests {
         }
     }
 
+    @Test("send-push and apns-jwt name every missing setting in one run, and point to apns-jwt check")
+    func missingSettingsAtOnce() throws {
+        let bare = ["HOME": directory.file("home"), "APNS_KEY_PATH": key.pkcs8Path]
+        let send = try BuiltTool.run(
+            "send-push", ["--token", String(repeating: "ab", count: 32), "--body", "x"], environment: bare)
+        #expect(send.status == 78, "\(send.stderr)")
+        for expected in [
+            "3 settings are missing", "the topic (--topic", "the key id (--key-id", "the team id (--team-id",
+            "apns-jwt check",
+        ] {
+            #expect(send.stderr.contains(expected), "missing \(expected) in: \(send.stderr)")
+        }
+        #expect(!send.stderr.contains("the provider key"), "the key is set: \(send.stderr)")
+        let token = try BuiltTool.run("apns-jwt", [], environment: bare)
+        #expect(token.status == 78 && token.stderr.contains("2 settings are missing"), "\(token.stderr)")
+        #expect(!token.stderr.contains("topic"), "a provider token needs no topic: \(token.stderr)")
+        // One missing: its own message, as before.
+        var one = bare
+        one["APNS_KEY_ID"] = "ABCDE12345"
+        let single = try BuiltTool.run("apns-jwt", [], environment: one)
+        #expect(single.status == 78 && single.stderr.contains("no team id: set --team-id"), "\(single.stderr)")
+    }
+
     @Test("check: a key readable by others is a warning, not a failure")
     func checkPermissions() throws {
         chmod(key.pkcs8Path, 0o644)

@@ -58,6 +58,7 @@ package struct ProviderCredentials: Sendable {
     /// reported before anything is sent, as before.
     /// - Throws: `ProviderKeyError` (66 for a missing key file) or `ConfigurationError` (78).
     package static func load(from configuration: Configuration) throws -> ProviderCredentials {
+        if let missing = ConfigurationError.missingSettings(configuration, needsTopic: false) { throw missing }
         let (keyID, teamID) = try identifiers(from: configuration)
         guard let keyPath = configuration.keyPath else {
             throw ConfigurationError(

@@ -118,6 +118,9 @@ package struct PushSender: Sendable {
     ) throws -> PreparedPush {
         var spec = spec
         let topic = configuration.topic?.value
+        if topic == nil, let missing = ConfigurationError.missingSettings(configuration, needsTopic: true) {
+            throw missing
+        }
         var quiet: PreparedPush.QuietVariant?
         let decision: NotificationPolicy.Decision
         if let hours = notificationPolicy.quietHours, hours.inDeviceZone {
@@ -297,6 +300,7 @@ package struct PushSender: Sendable {
     /// key and ids, the CA file and the transport's libraries.
     /// - Throws: the error the first send would throw.
     package func checkReady() throws {
+        if let missing = ConfigurationError.missingSettings(configuration, needsTopic: true) { throw missing }
         if configuration.topic == nil { throw ConfigurationError.noTopic }
         _ = try ProviderCredentials.load(from: configuration)
         try CertificateAuthorityFile.check(configuration.caFile)
