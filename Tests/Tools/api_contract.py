@@ -17,7 +17,7 @@ seconds for the whole run (then it fails, saying so).
 
 Two disagreements are dropped (Tests/Tools/api_contract_hooks.py), each one the document states
 but OpenAPI cannot declare: POST /register-apns in the query form beside a required body; GET
-/gateway/ws without a WebSocket handshake (426).
+/gateway/ws and GET / without a WebSocket handshake (426).
 
 Prints schemathesis's own report (failures with a curl line to reproduce each). Exit status: 0 no
 finding, 1 findings or the run failed or timed out, 2 usage error or schemathesis missing.

@@ -6,7 +6,8 @@ Two disagreements are dropped, and only these:
   handler it replaces reads both fields from the query string). OpenAPI cannot state it beside the
   JSON body: the document declares the body required (an optional one would make a request with
   neither body nor query valid), so schemathesis calls such a request invalid.
-- GET (and HEAD) /gateway/ws without the WebSocket handshake is answered 426, as documented: the
+- GET (and HEAD) /gateway/ws, and / (the same socket), without the WebSocket handshake is answered
+  426, as documented: the
   route's only success is the upgrade (101), a handshake schemathesis does not make (its headers
   and key cannot be stated as parameters that would make it one). Tests/EndToEndTests/
   GatewayWebSocketEndToEndTests.swift checks the socket with a WebSocket client instead.
@@ -31,8 +32,12 @@ def is_query_form(case):
 
 
 def is_socket_without_handshake(case, response):
-    """GET or HEAD /gateway/ws answered 426: a plain request to the WebSocket route."""
-    return case.operation.path == "/gateway/ws" and response.status_code == 426
+    """GET or HEAD /gateway/ws or / answered 426: a plain request to the WebSocket route."""
+    return (
+        case.method.upper() in ("GET", "HEAD")
+        and case.operation.path in ("/gateway/ws", "/")
+        and response.status_code == 426
+    )
 
 
 @schemathesis.hook
