@@ -412,7 +412,8 @@ extension RegisterAPNs {
         func run() throws {
             try ToolSupport.run(tool: RegisterAPNs.tool) {
                 let registry = try RegisterAPNs.registry(configFile, state)
-                let devices = try registry.load().devices
+                let loaded = try registry.load()
+                let devices = loaded.devices
                 if json {
                     StandardStreams.writeOutput(DeviceListing.jsonLines(devices, contentKeys: showContentKeys))
                 } else if devices.isEmpty {
@@ -420,6 +421,11 @@ extension RegisterAPNs {
                 } else {
                     StandardStreams.writeOutput(
                         DeviceListing.table(devices, fullTokens: full, contentKeys: showContentKeys))
+                }
+                for name in loaded.ambiguousNames {
+                    StandardStreams.writeError(
+                        "\(RegisterAPNs.tool): warning: \"\(name)\" is both a device id and a group in "
+                            + "\(registry.location): ntfy and Bark refuse to send to it until one is renamed\n")
                 }
             }
         }

@@ -144,6 +144,25 @@ struct PostgresRegistryEndToEndTests {
         #expect(payload?["enc"] is String && !(String(describing: payload)).contains("secret"))
     }
 
+    @Test("a name is a device id or a group in the database too: register-apns and import refuse both, exit 65")
+    func namesInTheDatabase() throws {
+        try BuiltTool.run("register-apns", ["add", "mom", Self.token(7, 1), "--group", "family"], environment: environment)
+            .expectSuccess()
+        let before = try cluster.psql(database, "SELECT string_agg(device_id || record::text, ',') FROM pushkit_devices")
+        for arguments in [["add", "family", Self.token(7, 2)], ["add", "peer", Self.token(7, 3), "--group", "mom"]] {
+            let refused = try BuiltTool.run("register-apns", arguments, environment: environment)
+            #expect(refused.status == 65, "\(arguments): \(refused.stderr)")
+            #expect(refused.stderr.contains("a name is a device or a group, never both"), "\(refused.stderr)")
+        }
+        let file = try setup.directory.write(
+            "import.json", #"{"version": 1, "devices": {"family": {"token": "\#(Self.token(7, 4))"}}}"#)
+        let imported = try BuiltTool.run("register-apns", ["import", file], environment: environment)
+        #expect(imported.status == 65 && imported.stderr.contains("importing would make \"family\""), "\(imported.stderr)")
+        #expect(
+            try cluster.psql(database, "SELECT string_agg(device_id || record::text, ',') FROM pushkit_devices") == before,
+            "nothing was written")
+    }
+
     @Test("prune against concurrent re-registrations of the same device: a re-registration is never lost")
     func pruneAgainstReRegistration() throws {
         let rounds = 6

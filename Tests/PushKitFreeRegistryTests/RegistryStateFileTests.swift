@@ -72,8 +72,8 @@ struct RegistryStateFileTests {
     @Test("the file has one device per line, sorted by id")
     func layout() throws {
         var registry = RegisteredDevices()
-        registry.register(registration("b", 2), at: may1)
-        registry.register(registration("a", 1), at: may1)
+        try registry.register(registration("b", 2), at: may1)
+        try registry.register(registration("a", 1), at: may1)
         let lines = String(decoding: registry.stateFileBytes(), as: UTF8.self).split(separator: "\n")
         #expect(lines.count == 7)
         #expect(lines[0] == "{" && lines[1] == "  \"version\": 1," && lines[2] == "  \"devices\": {")
@@ -154,7 +154,7 @@ struct RegistryStateFileTests {
     func refusesTruncation() throws {
         var registry = RegisteredDevices()
         for number in 1...20 {
-            registry.register(registration("device-\(number)", number, name: "Name \(number)"), at: may1)
+            try registry.register(registration("device-\(number)", number, name: "Name \(number)"), at: may1)
         }
         let bytes = registry.stateFileBytes()
         for length in stride(from: 1, to: bytes.count - 2, by: 7) {
@@ -167,8 +167,8 @@ struct RegistryStateFileTests {
     @Test("JSON Lines from list --json import back to the same registry")
     func importsJSONLines() throws {
         var registry = RegisteredDevices()
-        registry.register(registration("a", 1, environment: .sandbox, name: "A\nB", groups: ["g"]), at: may1)
-        registry.register(registration("b", 2), at: may1 + 1)
+        try registry.register(registration("a", 1, environment: .sandbox, name: "A\nB", groups: ["g"]), at: may1)
+        try registry.register(registration("b", 2), at: may1 + 1)
         registry["b"]?.otherFields["future"] = .bool(true)
         let lines = DeviceListing.jsonLines(registry.devices)
         let imported = try RegisteredDevices(importing: Data(lines))

@@ -193,9 +193,14 @@ package struct RegisteredDevices: Sendable {
     /// given is stored, and cleared from any other device that held it (it too belongs to one
     /// install, and a start sent to it twice would start two activities); one not given is kept. A
     /// content key given replaces the device's; one not given is kept (also with a new token).
+    /// - Throws: `RegistryError.nameTaken` (65) for a device id that names a group, or a group
+    ///   that names a device (see `RegisteredDevices+Names.swift`); nothing is changed then.
     @discardableResult
-    package mutating func register(_ registration: DeviceRegistration, at now: Date) -> RegistrationOutcome {
+    package mutating func register(
+        _ registration: DeviceRegistration, at now: Date
+    ) throws(RegistryError) -> RegistrationOutcome {
         prepareTokenLookups()
+        try checkNames(of: registration)
         let id = registration.deviceID
         let existing = self[id]
         var record = existing ?? DeviceRecord(token: registration.token)

@@ -67,6 +67,13 @@ package enum EndpointJSON {
         ])
     }
 
+    /// The ids of the devices APNs took the notification for, sorted: what a send answer that
+    /// counts them (`delivered`, `devices_notified`) lists beside the count as `delivered_to`, so
+    /// that the sender sees whom a name reached.
+    package static func deliveredTo(_ report: DeliveryReport) -> [String] {
+        report.results.compactMap { $0.outcome == .delivered ? $0.target.deviceID : nil }.sorted()
+    }
+
     /// APNs' reason, else the transport's message, else the outcome.
     static func reason(of result: DeliveryResult) -> String {
         result.reason ?? (result.status > 0 ? "HTTP \(result.status)" : result.outcome.rawValue)

@@ -88,15 +88,18 @@ package enum AgentSubscription {
         ///   Without it (an `--open-registration` peer) the device is subscribed and the name is
         ///   left as it is: anyone on an open network can send any `cwd`, so a name given there
         ///   says nothing about who runs the agent.
+        /// - Throws: `RegistryError.nameTaken` when the registry refuses the registration (the
+        ///   device id names a group, a group names a device); nothing is changed then.
         package func apply(
             to devices: inout RegisteredDevices, at now: Date, trusted: Bool = true
-        ) -> RegisteredDevices.RegistrationOutcome {
+        ) throws(RegistryError) -> RegisteredDevices.RegistrationOutcome {
             var registration = self.registration
             var groups = replacesGroups ? (registration.groups ?? []) : (devices[registration.deviceID]?.groups ?? [])
             if !groups.contains(agentKey) { groups.append(agentKey) }
             registration.groups = groups
+            let outcome = try devices.register(registration, at: now)
             devices.recordAgent(agentKey, RegisteredAgent(cwd: cwd, displayName: trusted ? displayName : nil))
-            return devices.register(registration, at: now)
+            return outcome
         }
     }
 
