@@ -245,10 +245,14 @@ package struct ConfigurationDoctor: Sendable {
         }
     }
 
-    /// What is wrong with some records of a registry that reads: names that are both a device id
-    /// and a group (ntfy and Bark refuse them). `nil` when nothing is.
+    /// What is wrong with some records of a registry that reads: those that cannot be used (a field
+    /// edited by hand; every other device works), and names that are both a device id and a group
+    /// (ntfy and Bark refuse them). `nil` when nothing is.
     static func recordProblems(_ devices: RegisteredDevices) -> String? {
-        let problems = devices.ambiguousNames.map { name in
+        var problems = devices.unreadableDevices.map { device in
+            "device \"\(device.id)\" cannot be used: \(device.problem) (fix the record, or register-apns remove it)"
+        }
+        problems += devices.ambiguousNames.map { name in
             "\"\(name)\" is both a device id and a group: ntfy and Bark refuse it until one is renamed"
         }
         return problems.isEmpty ? nil : problems.joined(separator: "; ")

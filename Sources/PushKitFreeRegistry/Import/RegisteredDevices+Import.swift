@@ -59,9 +59,18 @@ extension RegisteredDevices {
     /// registered no later, and otherwise is not imported.
     /// - Throws: `RegistryError.nameTaken` (65) when the result would hold a name that is both a
     ///   device id and a group, and this registry holds none such (see `RegisteredDevices+Names.swift`);
-    ///   nothing is changed then.
+    ///   `.invalidInput` (65) for a record of `imported` that cannot be read; `.unreadableRecord`
+    ///   (65) for a device whose record here cannot be read. Nothing is changed then.
     @discardableResult
     package mutating func merge(_ imported: RegisteredDevices) throws(RegistryError) -> ImportSummary {
+        if let unreadable = imported.unreadableDevices.first {
+            throw .invalidInput(
+                "device \"\(unreadable.id)\" of the file to import cannot be read: \(unreadable.problem); "
+                    + "nothing was imported")
+        }
+        for device in imported.devices {
+            if let unreadable = unreadableDevice(device.id) { throw .unreadableRecord(unreadable) }
+        }
         var summary = ImportSummary()
         // Decided first, applied in one pass: inserting into the sorted array one by one would move
         // the whole registry for each imported device.

@@ -13,20 +13,24 @@ import PushKitFreeCore
 /// rather than guess.
 extension RegisteredDevices {
     /// How many devices are in group `name`.
-    /// How many devices are in group `name`.
+    /// How many devices are in group `name` (those with unreadable records included).
     package func memberCount(ofGroup name: String) -> Int {
-        if let tokenIndex { return tokenIndex.groupSizes[name] ?? 0 }
-        return devices.reduce(0) { $0 + ($1.record.groups.contains(name) ? 1 : 0) }
+        let unreadable = unreadableDevices.reduce(0) { $0 + ($1.groups.contains(name) ? 1 : 0) }
+        if let tokenIndex { return unreadable + (tokenIndex.groupSizes[name] ?? 0) }
+        return unreadable + devices.reduce(0) { $0 + ($1.record.groups.contains(name) ? 1 : 0) }
     }
 
-    /// Whether some device is in group `name`.
+    /// Whether some device is in group `name` (one with an unreadable record included).
     package func isGroup(_ name: String) -> Bool {
+        if unreadableDevices.contains(where: { $0.groups.contains(name) }) { return true }
         if let tokenIndex { return tokenIndex.groupSizes[name] != nil }
         return devices.contains { $0.record.groups.contains(name) }
     }
 
-    /// Whether a device has the id `name`.
-    package func isDevice(_ name: String) -> Bool { self[name] != nil }
+    /// Whether a device has the id `name` (one with an unreadable record included).
+    package func isDevice(_ name: String) -> Bool {
+        self[name] != nil || unreadableDevice(name) != nil
+    }
 
     /// The names that are both a device id and a group, sorted: only a registry edited by hand (or
     /// written before the rule) holds any.

@@ -24,6 +24,10 @@ final class EndpointService: Sendable {
     let authFailures: RateLimiter
 
     init(settings: EndpointSettings, delivery: EndpointDelivery, metrics: EndpointMetrics) {
+        // A record the registry cannot use is named in the server's log, once, when first read.
+        RegistryWarnings.setHandler { warning in
+            StandardStreams.writeError("\(EndpointServer.tool): warning: \(warning)\n")
+        }
         self.settings = settings
         registry = settings.configuration.registry(appendingToJournal: true)
         writes = RegistryWriteQueue(

@@ -19,9 +19,10 @@ package enum EndpointJSON {
 
         /// `token` as this display shows it.
         package func text(_ token: DeviceToken) -> String {
+            if token.isUnreadable { return token.masked }
             switch self {
-            case .masked: token.masked
-            case .openClaw: String(token.hex.prefix(16)) + "..."
+            case .masked: return token.masked
+            case .openClaw: return String(token.hex.prefix(16)) + "..."
             }
         }
     }
