@@ -179,7 +179,8 @@ struct NotifierEndToEndTests {
         let ntfy = try server.request("POST", "/family", body: Data("hi".utf8), headers: bearer)
         #expect(ntfy.status == 200 && ntfy.json?["delivered"] as? Int == 2, "\(ntfy.body)")
         #expect(ntfy.json?["delivered_to"] as? [String] == ["ipad-1", "phone-1"], "\(ntfy.body)")
-        let bark = try server.request("POST", "/push", json: #"{"device_key": "phone-1", "body": "b"}"#, headers: bearer)
+        let bark = try server.request(
+            "POST", "/push", json: #"{"device_key": "phone-1", "body": "b"}"#, headers: bearer)
         #expect(bark.status == 200 && bark.json?["delivered_to"] as? [String] == ["phone-1"], "\(bark.body)")
         let hook = try server.request("POST", "/hooks/ios-notify", json: #"{"title": "t"}"#, headers: bearer)
         #expect(hook.json?["delivered_to"] as? [String] == ["ipad-1", "phone-1"], "\(hook.body)")
@@ -209,7 +210,8 @@ struct NotifierEndToEndTests {
         // `register-apns list` and `apns-jwt check` name it.
         let listed = try BuiltTool.run("register-apns", ["list"], environment: environment)
         #expect(
-            listed.status == 0 && listed.stderr.contains("\"family\" is both a device id and a group"), "\(listed.stderr)")
+            listed.status == 0 && listed.stderr.contains("\"family\" is both a device id and a group"),
+            "\(listed.stderr)")
         let checked = try BuiltTool.run("apns-jwt", ["check"], environment: environment)
         #expect(checked.stdout.contains("\"family\" is both a device id and a group"), "\(checked.stdout)")
     }

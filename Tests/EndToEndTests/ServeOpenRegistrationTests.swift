@@ -48,7 +48,9 @@ struct ServeOpenRegistrationTests {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let server = try serve(emulator)
         let cwd = "/home/ada/agents/helper"
-        func subscribe(_ device: String, _ token: Int, _ name: String, headers: [String: String] = [:]) throws
+        func subscribe(
+            _ device: String, _ token: Int, _ name: String, headers: [String: String] = [:]
+        ) throws
             -> HTTPExchange
         {
             try post(

@@ -21,7 +21,8 @@ struct UnreadableRecordEndToEndTests {
         setup = try ProviderSetup()
         emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let state = setup.directory.file("state")
-        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true,
+        try FileManager.default.createDirectory(
+            atPath: state, withIntermediateDirectories: true,
             attributes: [.posixPermissions: 0o700])
         stateFile = state + "/devices.json"
         // `beta`'s time zone is none the tz database has: a value the tools tolerate (quiet hours
@@ -48,8 +49,9 @@ struct UnreadableRecordEndToEndTests {
         let secretFile = try setup.directory.write("serve.secret", Self.secret + "\n")
         let server = try RunningServe(["--secret-file", secretFile], environment: environment)
         #expect(
-            server.stderr.contains("register-apns serve: warning: device \"bad\" in \(stateFile) cannot be used: "
-                + "\"content_key\": a content key is 32 bytes, not 5"),
+            server.stderr.contains(
+                "register-apns serve: warning: device \"bad\" in \(stateFile) cannot be used: "
+                    + "\"content_key\": a content key is 32 bytes, not 5"),
             "\(server.stderr)")
 
         // Registration works, and a registration of the bad device is refused rather than rewriting it.
@@ -69,7 +71,8 @@ struct UnreadableRecordEndToEndTests {
         #expect(
             Set(emulator.waitForRecords(2).compactMap { $0["device_token"] as? String }) == [hexToken(1), hexToken(3)])
         // Every device: the bad one alone fails, with a reason naming the field.
-        let all = try server.request("POST", "/api/v1/notifications/send", json: #"{"title": "t"}"#, headers: Self.bearer)
+        let all = try server.request(
+            "POST", "/api/v1/notifications/send", json: #"{"title": "t"}"#, headers: Self.bearer)
         let results = try #require(all.json?["results"] as? [[String: Any]], "\(all.body)")
         let failed = results.filter { $0["success"] as? Bool != true }
         #expect(results.count == 4 && failed.map { $0["device_id"] as? String } == ["bad"], "\(all.body)")
@@ -79,7 +82,9 @@ struct UnreadableRecordEndToEndTests {
         #expect(alone.status == 502 && alone.error?.contains("\"content_key\"") == true, "\(alone.body)")
         let byID = try server.request(
             "POST", "/api/v1/notifications/send/bad", json: #"{"title": "t"}"#, headers: Self.bearer)
-        #expect(byID.json?["success"] as? Bool == false && (byID.json?["reason"] as? String)?.contains("content_key") == true)
+        #expect(
+            byID.json?["success"] as? Bool == false
+                && (byID.json?["reason"] as? String)?.contains("content_key") == true)
         #expect(emulator.records().count == 5, "nothing went to the bad device's token")
         #expect(!emulator.records().contains { $0["device_token"] as? String == hexToken(2) })
 

@@ -43,7 +43,9 @@ extension FuzzTarget {
             outcome = try registry.register(registration, at: now)
         } catch {
             // A name both a device id and a group is the one thing a valid registration is refused for.
-            guard case .nameTaken = error else { throw FuzzViolation("a registration is refused: \(error.description)") }
+            guard case .nameTaken = error else {
+                throw FuzzViolation("a registration is refused: \(error.description)")
+            }
             try FuzzViolation.require(registry == before, "a refused registration changed the registry")
             return
         }

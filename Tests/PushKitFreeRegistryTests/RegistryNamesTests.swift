@@ -16,8 +16,9 @@ struct RegistryNamesTests {
         return registry
     }
 
-    @Test("a new device id that names a group, or a group that names a device, is refused; nothing changes",
-          arguments: [false, true])
+    @Test(
+        "a new device id that names a group, or a group that names a device, is refused; nothing changes",
+        arguments: [false, true])
     func refusesEitherWay(indexed: Bool) throws {
         var registry = try family(indexed: indexed)
         let before = registry

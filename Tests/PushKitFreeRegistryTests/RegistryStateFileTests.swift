@@ -128,11 +128,26 @@ struct RegistryStateFileTests {
             (#""tok""#, "device \"a\" must be an object, not a string"),
             (#"{"token": "abc"}"#, "device token has 3 hex digits"),
             (#"{"token": "TOKEN", "groups": "beta"}"#, "device token has \"T\" at position 1"),
-            (#"{"token": "\#(String(repeating: "a", count: 64))", "groups": "beta"}"#, "\"groups\" must be an array of strings, not a string"),
-            (#"{"token": "\#(String(repeating: "a", count: 64))", "groups": [1]}"#, "\"groups\" must be an array of strings, not a number"),
-            (#"{"token": "\#(String(repeating: "a", count: 64))", "environment": "staging"}"#, "\"environment\" must be production, sandbox or null, not \"staging\""),
-            (#"{"token": "\#(String(repeating: "a", count: 64))", "last_seen_at": "monday"}"#, "\"last_seen_at\" is not an ISO 8601 timestamp: \"monday\""),
-            (#"{"token": "\#(String(repeating: "a", count: 64))", "content_key": "c2hvcnQ="}"#, "\"content_key\": a content key is 32 bytes, not 5"),
+            (
+                #"{"token": "\#(String(repeating: "a", count: 64))", "groups": "beta"}"#,
+                "\"groups\" must be an array of strings, not a string"
+            ),
+            (
+                #"{"token": "\#(String(repeating: "a", count: 64))", "groups": [1]}"#,
+                "\"groups\" must be an array of strings, not a number"
+            ),
+            (
+                #"{"token": "\#(String(repeating: "a", count: 64))", "environment": "staging"}"#,
+                "\"environment\" must be production, sandbox or null, not \"staging\""
+            ),
+            (
+                #"{"token": "\#(String(repeating: "a", count: 64))", "last_seen_at": "monday"}"#,
+                "\"last_seen_at\" is not an ISO 8601 timestamp: \"monday\""
+            ),
+            (
+                #"{"token": "\#(String(repeating: "a", count: 64))", "content_key": "c2hvcnQ="}"#,
+                "\"content_key\": a content key is 32 bytes, not 5"
+            ),
             (#"{"token": "\#(String(repeating: "a", count: 64))", "briefing": {"time": "25:00"}}"#, "\"briefing\": "),
         ])
     func keepsUnreadableRecordsApart(record: String, expected: String) throws {

@@ -14,7 +14,8 @@ struct RegistryUnreadableRecordTests {
     let path: String
 
     init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("unreadable-\(UUID().uuidString)").path
+        directory =
+            FileManager.default.temporaryDirectory.appendingPathComponent("unreadable-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         path = directory + "/devices.json"
         let text = """
@@ -39,7 +40,8 @@ struct RegistryUnreadableRecordTests {
         try server.register([registration("epsilon", 5)])
         #expect(FileManager.default.fileExists(atPath: server.journalPath), "the batches went to the journal")
         let journaled = try DeviceRegistry(path: path).load()
-        #expect(journaled.deviceIDs == ["alpha", "epsilon", "gamma"] && journaled.unreadableDevices.map(\.id) == ["bad"])
+        #expect(
+            journaled.deviceIDs == ["alpha", "epsilon", "gamma"] && journaled.unreadableDevices.map(\.id) == ["bad"])
         #expect(try server.foldJournal())
         let folded = try fileText()
         #expect(folded.contains("\"bad\": " + Self.bad), "\(folded)")
@@ -57,7 +59,8 @@ struct RegistryUnreadableRecordTests {
         let devices = try registry.load()
         for selection in [DeviceSelection(), DeviceSelection(deviceIDs: ["bad"]), DeviceSelection(groups: ["family"])] {
             let match = selection.match(in: devices)
-            #expect(match.unreadable.map(\.id) == ["bad"] && match.unknownDeviceIDs.isEmpty && match.emptyGroups.isEmpty)
+            #expect(
+                match.unreadable.map(\.id) == ["bad"] && match.unknownDeviceIDs.isEmpty && match.emptyGroups.isEmpty)
         }
         let targets = try DeliveryTargets.select(registry: registry, deviceIDs: [], groups: ["family"])
         #expect(targets.map(\.deviceID) == ["alpha", "bad"])

@@ -414,7 +414,8 @@ package struct PushSender: Sendable {
         var refused: [(index: Int, result: DeliveryResult)] = []
         var sendable: [Int] = []
         for (index, target) in targets.enumerated() {
-            let reason = target.unusableRecord ?? (encrypted && target.contentKey == nil ? ContentKeyError.missing : nil)
+            let reason =
+                target.unusableRecord ?? (encrypted && target.contentKey == nil ? ContentKeyError.missing : nil)
             guard let reason else {
                 sendable.append(index)
                 continue

@@ -33,7 +33,8 @@ package struct DeviceSelection: Sendable, Equatable {
     package func match(in registry: RegisteredDevices) -> Match {
         if deviceIDs.isEmpty, groups.isEmpty {
             return Match(
-                devices: registry.devices, unknownDeviceIDs: [], emptyGroups: [], unreadable: registry.unreadableDevices)
+                devices: registry.devices, unknownDeviceIDs: [], emptyGroups: [], unreadable: registry.unreadableDevices
+            )
         }
         let named = Set(deviceIDs)
         let wanted = Set(groups)

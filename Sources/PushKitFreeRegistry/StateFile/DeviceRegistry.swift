@@ -280,7 +280,9 @@ package struct DeviceRegistry: Sendable {
             devices.journalFolded = folded
             // A flat map holds only tokens, and its sidecar only what the flat map holds: a record
             // that cannot be read would be lost.
-            if flat, let unreadable = devices.unreadableDevices.first { throw RegistryError.unreadableRecord(unreadable) }
+            if flat, let unreadable = devices.unreadableDevices.first {
+                throw RegistryError.unreadableRecord(unreadable)
+            }
             if let late = try write(devices, over: snapshot, read: stored, asFlatMap: flat) {
                 lock.record(Self.heldRecord(devices.count))
                 if journal { unlink(journalPath) }

@@ -57,7 +57,8 @@ final class EndpointService: Sendable {
     /// a 409 naming the name, and changes nothing.
     func register(
         route: EndpointRoute,
-        _ change: @escaping @Sendable (inout RegisteredDevices, Date) throws(RegistryError) ->
+        _ change:
+            @escaping @Sendable (inout RegisteredDevices, Date) throws(RegistryError) ->
             RegisteredDevices.RegistrationOutcome
     ) async throws(EndpointError) -> RegisteredDevices.RegistrationOutcome {
         let result = try await write { devices, now in
