@@ -12,7 +12,6 @@ import PushKitFreeCore
 /// A registry edited by hand can still hold such a name (`ambiguousNames`); the lookups refuse it
 /// rather than guess.
 extension RegisteredDevices {
-    /// How many devices are in group `name`.
     /// How many devices are in group `name` (those with unreadable records included).
     package func memberCount(ofGroup name: String) -> Int {
         let unreadable = unreadableDevices.reduce(0) { $0 + ($1.groups.contains(name) ? 1 : 0) }

@@ -261,8 +261,8 @@ package struct RegisteredDevices: Sendable {
 
     /// Removes the device with id `idOrToken`, or else every device holding the token `idOrToken`
     /// (any case). Returns what was removed, sorted by id; empty when nothing matched.
-    /// An unreadable record of that id is removed too (returned with its token, or none when that
-    /// could not be read either: see `removedUnreadable`).
+    /// A record of that id that cannot be read is removed too, returned with its token (or
+    /// `DeviceToken.unreadable` when that could not be read either).
     package mutating func remove(idOrToken: String) -> [RegisteredDevice] {
         if let unreadable = unreadableDevice(idOrToken) {
             self[idOrToken] = nil

@@ -53,8 +53,8 @@ final class EndpointService: Sendable {
     }
 
     /// Applies a registration, `change`, in the next batched write. A change the registry refuses
-    /// (a device id that names a group, a group that names a device: `RegistryError.nameTaken`) is
-    /// a 409 naming the name, and changes nothing.
+    /// (a device id that names a group, a group that names a device, a device whose record cannot
+    /// be read) is a 409 saying which, and changes nothing.
     func register(
         route: EndpointRoute,
         _ change:

@@ -88,8 +88,9 @@ package enum AgentSubscription {
         ///   Without it (an `--open-registration` peer) the device is subscribed and the name is
         ///   left as it is: anyone on an open network can send any `cwd`, so a name given there
         ///   says nothing about who runs the agent.
-        /// - Throws: `RegistryError.nameTaken` when the registry refuses the registration (the
-        ///   device id names a group, a group names a device); nothing is changed then.
+        /// - Throws: the `RegistryError` of a registration the registry refuses (the device id
+        ///   names a group, a group names a device, the device's record cannot be read); nothing is
+        ///   changed then.
         package func apply(
             to devices: inout RegisteredDevices, at now: Date, trusted: Bool = true
         ) throws(RegistryError) -> RegisteredDevices.RegistrationOutcome {
