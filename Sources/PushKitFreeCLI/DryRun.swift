@@ -17,14 +17,19 @@ package enum DryRun {
     }
 
     /// The payload shown for `target`: the request's, or for an encrypted send its clear part with
-    /// the marker as `enc`; `nil` when the send refuses the device (no content key).
+    /// the marker as `enc`; `nil` when the send refuses the device (its record cannot be read, or
+    /// an encrypted send and it has no content key).
     static func shownPayload(_ request: APNsRequest, for target: DeliveryTarget) -> Data? {
+        guard target.unusableRecord == nil else { return nil }
         guard request.sealedContent != nil else { return request.payload }
         guard target.contentKey != nil else { return nil }
         guard case .object(var members)? = try? JSONValue.parse(request.payload) else { return request.payload }
         members[ContentSealing.member] = .string(sealedMarker(request))
         return JSONValue.object(members).serialized()
     }
+
+    /// Why a send refuses `target`, when it does (see `shownPayload`).
+    static func refusal(of target: DeliveryTarget) -> String { target.unusableRecord ?? ContentKeyError.missing }
 
     /// The text for `request` sent to each of `targets`, in the target's recorded environment or else the
     /// configuration's, then a line counting the requests not sent.
@@ -36,12 +41,12 @@ package enum DryRun {
         var text = ""
         for target in targets {
             let environment = target.recordedEnvironment ?? configuration.environment.value
-            let token = fullTokens ? target.token.hex : target.token.masked
+            let token = fullTokens ? target.token.shownInFull : target.token.masked
             text += "POST " + APNsRequest.url(baseURL: configuration.baseURL(for: environment).value, token: token)
             text +=
                 "  (device \(target.deviceID.map { TerminalText.field($0) } ?? "-"), \(environment.rawValue))\n"
             guard let payload = shownPayload(request, for: target) else {
-                text += "refused: \(ContentKeyError.missing)\n\n"
+                text += "refused: \(TerminalText.escaped(refusal(of: target)))\n\n"
                 continue
             }
             text += headers + "\n" + String(decoding: payload, as: UTF8.self) + "\n\n"
@@ -67,14 +72,14 @@ package enum DryRun {
             let payload: JSONValue =
                 shown.map { (try? JSONValue.parse($0)) ?? .string(String(decoding: $0, as: UTF8.self)) } ?? .null
             let environment = target.recordedEnvironment ?? configuration.environment.value
-            let token = fullTokens ? target.token.hex : target.token.masked
+            let token = fullTokens ? target.token.shownInFull : target.token.masked
             var object: [String: JSONValue] = [
                 "device": target.deviceID.map(JSONValue.string) ?? .null, "token": .string(token),
                 "environment": .string(environment.rawValue), "method": "POST",
                 "url": .string(APNsRequest.url(baseURL: configuration.baseURL(for: environment).value, token: token)),
                 "headers": .object(headers), "payload": payload,
             ]
-            if shown == nil { object["refused"] = .string(ContentKeyError.missing) }
+            if shown == nil { object["refused"] = .string(refusal(of: target)) }
             text += JSONValue.object(object).serializedString() + "\n"
         }
         return text

@@ -394,7 +394,7 @@ extension RegisterAPNs {
             commandName: "list",
             abstract: "List the registered devices, sorted by id.",
             discussion:
-                "Tokens are masked (first 8 and last 4 hex digits) unless --full. --json prints one object per line: device_id and the fields as stored, full tokens. Content keys are never shown (the table says yes or -) unless --show-content-keys."
+                "Tokens are masked (first 8 and last 4 hex digits) unless --full. --json prints one object per line: device_id and the fields as stored, full tokens. Content keys are never shown (the table says yes or -) unless --show-content-keys. A record that cannot be read (a field edited by hand) is kept and sent nothing: the table flags it in an UNREADABLE column, --json leaves it out, and a warning on standard error names it."
         )
 
         @Flag(help: "Print JSON Lines instead of a table.")
@@ -414,14 +414,24 @@ extension RegisterAPNs {
         func run() throws {
             try ToolSupport.run(tool: RegisterAPNs.tool) {
                 let registry = try RegisterAPNs.registry(configFile, state)
-                let devices = try registry.load().devices
+                let loaded = try registry.load()
+                let devices = loaded.devices
                 if json {
+                    // Records that cannot be read are not lines here (each was warned about on
+                    // standard error): every line is a device `import` takes back.
                     StandardStreams.writeOutput(DeviceListing.jsonLines(devices, contentKeys: showContentKeys))
-                } else if devices.isEmpty {
+                } else if devices.isEmpty, loaded.unreadableDevices.isEmpty {
                     StandardStreams.writeError("\(RegisterAPNs.tool): no devices in \(registry.location)\n")
                 } else {
                     StandardStreams.writeOutput(
-                        DeviceListing.table(devices, fullTokens: full, contentKeys: showContentKeys))
+                        DeviceListing.table(
+                            devices, unreadable: loaded.unreadableDevices, fullTokens: full,
+                            contentKeys: showContentKeys))
+                }
+                for name in loaded.ambiguousNames {
+                    StandardStreams.writeError(
+                        "\(RegisterAPNs.tool): warning: \"\(name)\" is both a device id and a group in "
+                            + "\(registry.location): ntfy and Bark refuse to send to it until one is renamed\n")
                 }
             }
         }

@@ -167,6 +167,72 @@ struct NotifierEndToEndTests {
         #expect(emulator.records().isEmpty, "nothing reached APNs")
     }
 
+    @Test("a name is a device or a group: a peer cannot take a group's name, and the answer names whom it reached")
+    func nameIsADeviceOrAGroup() throws {
+        let server = try serve(["--open-registration", "127.0.0.0/8"])
+        let stateFile = try #require(environment["APNS_STATE_FILE"])
+        let before = try Data(contentsOf: URL(fileURLWithPath: stateFile))
+        let peer = hexToken(9)
+        // A peer without the secret registers a device named after the group `family`, on every
+        // way in, or puts its device in a group named after a device: 409, nothing written.
+        for (path, body) in [
+            ("/register-apns", #"{"device_token": "family", "apns_token": "\#(peer)"}"#),
+            ("/api/v1/devices/register", #"{"device_token": "family", "apns_token": "\#(peer)"}"#),
+            ("/hooks/ios-device", #"{"action": "register", "device_token": "family", "apns_token": "\#(peer)"}"#),
+            ("/registerSubscription", #"{"cwd": "/srv/a", "installation_id": "family", "apns_token": "\#(peer)"}"#),
+            ("/gateway/messages", #"{"type": "device_token", "device_id": "family", "token": "\#(peer)"}"#),
+            ("/register-apns", #"{"device_token": "peer", "apns_token": "\#(peer)", "groups": ["phone-1"]}"#),
+        ] {
+            let answer = try server.request("POST", path, json: body)
+            #expect(answer.status == 409, "\(path): \(answer.body)")
+            #expect(answer.error?.contains("a name is a device or a group, never both") == true, "\(answer.body)")
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: stateFile)) == before, "a refused registration wrote")
+        #expect(
+            server.stderr.contains("POST /register-apns 409"), "the access log has the refusals: \(server.stderr)")
+
+        // So the group's name still reaches its members, and the answer names them.
+        let bearer = ["Authorization": "Bearer \(Self.secret)"]
+        let ntfy = try server.request("POST", "/family", body: Data("hi".utf8), headers: bearer)
+        #expect(ntfy.status == 200 && ntfy.json?["delivered"] as? Int == 2, "\(ntfy.body)")
+        #expect(ntfy.json?["delivered_to"] as? [String] == ["ipad-1", "phone-1"], "\(ntfy.body)")
+        let bark = try server.request(
+            "POST", "/push", json: #"{"device_key": "phone-1", "body": "b"}"#, headers: bearer)
+        #expect(bark.status == 200 && bark.json?["delivered_to"] as? [String] == ["phone-1"], "\(bark.body)")
+        let hook = try server.request("POST", "/hooks/ios-notify", json: #"{"title": "t"}"#, headers: bearer)
+        #expect(hook.json?["delivered_to"] as? [String] == ["ipad-1", "phone-1"], "\(hook.body)")
+        #expect(newRecords(after: 0, expecting: 5).count == 2, "only the two devices' tokens reached APNs")
+        #expect(!emulator.records().contains { $0["device_token"] as? String == peer })
+    }
+
+    @Test("a registry edited by hand so that a name is a device and a group: ntfy and Bark refuse it, sending nothing")
+    func ambiguousNameRefused() throws {
+        let server = try serve()
+        let stateFile = try #require(environment["APNS_STATE_FILE"])
+        // Another device, named after the group, added by hand: `family` is now both.
+        var state = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stateFile))) as? [String: Any])
+        var devices = try #require(state["devices"] as? [String: Any])
+        devices["family"] = ["token": hexToken(9), "groups": []]
+        state["devices"] = devices
+        try JSONSerialization.data(withJSONObject: state).write(to: URL(fileURLWithPath: stateFile))
+        let bearer = ["Authorization": "Bearer \(Self.secret)"]
+        let ntfy = try server.request("POST", "/family", body: Data("hi".utf8), headers: bearer)
+        #expect(ntfy.status == 409 && ntfy.json?["http"] as? Int == 409, "\(ntfy.body)")
+        #expect(ntfy.error?.contains("topic \"family\" names both a device and a group") == true, "\(ntfy.body)")
+        let bark = try server.request("GET", "/family/hello", headers: bearer)
+        #expect(bark.status == 409 && bark.json?["code"] as? Int == 409, "\(bark.body)")
+        #expect(bark.error?.contains("device_key \"family\" names both") == true, "\(bark.body)")
+        #expect(emulator.records().isEmpty, "nothing reached APNs")
+        // `register-apns list` and `apns-jwt check` name it.
+        let listed = try BuiltTool.run("register-apns", ["list"], environment: environment)
+        #expect(
+            listed.status == 0 && listed.stderr.contains("\"family\" is both a device id and a group"),
+            "\(listed.stderr)")
+        let checked = try BuiltTool.run("apns-jwt", ["check"], environment: environment)
+        #expect(checked.stdout.contains("\"family\" is both a device id and a group"), "\(checked.stdout)")
+    }
+
     /// One request of `Fixtures/Notifiers/`.
     struct Fixture {
         let name: String

@@ -144,6 +144,61 @@ struct PostgresRegistryEndToEndTests {
         #expect(payload?["enc"] is String && !(String(describing: payload)).contains("secret"))
     }
 
+    @Test("a name is a device id or a group in the database too: register-apns and import refuse both, exit 65")
+    func namesInTheDatabase() throws {
+        try BuiltTool.run(
+            "register-apns", ["add", "mom", Self.token(7, 1), "--group", "family"], environment: environment
+        )
+        .expectSuccess()
+        let before = try cluster.psql(
+            database, "SELECT string_agg(device_id || record::text, ',') FROM pushkit_devices")
+        for arguments in [["add", "family", Self.token(7, 2)], ["add", "peer", Self.token(7, 3), "--group", "mom"]] {
+            let refused = try BuiltTool.run("register-apns", arguments, environment: environment)
+            #expect(refused.status == 65, "\(arguments): \(refused.stderr)")
+            #expect(refused.stderr.contains("a name is a device or a group, never both"), "\(refused.stderr)")
+        }
+        let file = try setup.directory.write(
+            "import.json", #"{"version": 1, "devices": {"family": {"token": "\#(Self.token(7, 4))"}}}"#)
+        let imported = try BuiltTool.run("register-apns", ["import", file], environment: environment)
+        #expect(
+            imported.status == 65 && imported.stderr.contains("importing would make \"family\""), "\(imported.stderr)")
+        #expect(
+            try cluster.psql(database, "SELECT string_agg(device_id || record::text, ',') FROM pushkit_devices")
+                == before,
+            "nothing was written")
+    }
+
+    @Test("a record edited by hand in the database that cannot be read: kept, flagged, refused alone; others sent")
+    func unreadableRecordInTheDatabase() throws {
+        for (id, number) in [("good", 1), ("bad", 2)] {
+            try BuiltTool.run("register-apns", ["add", id, Self.token(8, number)], environment: environment)
+                .expectSuccess()
+        }
+        try cluster.psql(
+            database,
+            #"UPDATE pushkit_devices SET record = jsonb_set(record, '{content_key}', '"c2hvcnQ="') WHERE device_id = 'bad'"#
+        )
+        let stored = try cluster.psql(database, "SELECT record::text FROM pushkit_devices WHERE device_id = 'bad'")
+        let listed = try BuiltTool.run("register-apns", ["list"], environment: environment)
+        #expect(listed.status == 0 && listed.stdout.contains("UNREADABLE"), "\(listed.stdout)")
+        #expect(
+            listed.stderr.contains("device \"bad\" in") && listed.stderr.contains("\"content_key\""), "\(listed.stderr)"
+        )
+        try BuiltTool.run("register-apns", ["add", "other", Self.token(8, 3)], environment: environment).expectSuccess()
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        let sent = try BuiltTool.run("send-push", ["--title", "T"], environment: emulator.asAPNs(for: environment))
+        #expect(sent.status == 1, "\(sent.stdout)\(sent.stderr)")
+        #expect(sent.stderr.contains("2 delivered, 1 failed (1 refused: record unreadable)"), "\(sent.stderr)")
+        #expect(sent.stdout.contains("refused") && sent.stdout.contains("content_key"), "\(sent.stdout)")
+        #expect(
+            Set(emulator.waitForRecords(2).compactMap { $0["device_token"] as? String }) == [
+                Self.token(8, 1), Self.token(8, 3),
+            ])
+        #expect(
+            try cluster.psql(database, "SELECT record::text FROM pushkit_devices WHERE device_id = 'bad'") == stored,
+            "the record was rewritten")
+    }
+
     @Test("prune against concurrent re-registrations of the same device: a re-registration is never lost")
     func pruneAgainstReRegistration() throws {
         let rounds = 6

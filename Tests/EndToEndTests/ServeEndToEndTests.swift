@@ -433,7 +433,9 @@ struct ServeEndToEndTests {
 
         let notified = try server.request(
             "POST", "/hooks/ios-notify", json: #"{"title": "Hook", "message": "from a hook"}"#)
-        #expect(notified.json as NSDictionary? == ["status": "sent", "devices_notified": 1])
+        #expect(
+            notified.json as NSDictionary? == ["status": "sent", "devices_notified": 1, "delivered_to": ["alive"]],
+            "\(notified.body)")
         let hookRecord = try #require(emulator.waitForRecords(5).last)
         #expect(
             ((hookRecord["payload"] as? [String: Any])?["aps"] as? [String: Any])?["alert"] as? NSDictionary == [
@@ -507,7 +509,9 @@ struct ServeEndToEndTests {
         let agent = try sha256Hex(cwd)
         #expect(
             trigger.status == 200
-                && trigger.json as NSDictionary? == ["status": "sent", "agent": agent, "devices_notified": 1])
+                && trigger.json as NSDictionary? == [
+                    "status": "sent", "agent": agent, "devices_notified": 1, "delivered_to": ["inst-1"],
+                ])
         let record = try #require(emulator.waitForRecords(1).first)
         #expect(record["device_token"] as? String == Self.token(31))
         #expect(record["collapse_id"] as? String == agent)

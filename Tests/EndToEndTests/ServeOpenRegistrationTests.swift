@@ -17,8 +17,8 @@ struct ServeOpenRegistrationTests {
         stateFile = setup.directory.file("state/devices.json")
     }
 
-    func serve() throws -> RunningServe {
-        var env = setup.environment
+    func serve(_ emulator: RunningEmulator? = nil) throws -> RunningServe {
+        var env = emulator?.asAPNs(for: setup.environment) ?? setup.environment
         env["APNS_STATE_FILE"] = stateFile
         let secretFile = try setup.directory.write("secret", Self.secret + "\n")
         return try RunningServe(
@@ -43,42 +43,52 @@ struct ServeOpenRegistrationTests {
         try server.request("POST", path, body: try JSONSerialization.data(withJSONObject: object), headers: headers)
     }
 
-    @Test("without the secret, agent_display_name cannot rename an agent another device subscribes to")
-    func displayNameOfOthersAgent() throws {
-        let server = try serve()
-        let shared = "/home/ada/agents/helper"
-        let owner = try post(
-            server, "/registerSubscription",
-            [
-                "cwd": shared, "installation_id": "ada-phone", "apns_token": hexToken(51),
-                "agent_display_name": "Helper",
-            ],
-            headers: Self.auth)
-        #expect(owner.status == 200, "\(owner.body)")
-        let peer = try post(
-            server, "/registerSubscription",
-            ["cwd": shared, "installation_id": "peer-phone", "apns_token": hexToken(52), "agent_display_name": "Pwned"])
-        #expect(peer.status == 200 && peer.json?["status"] as? String == "subscribed", "\(peer.body)")
-        #expect(try displayName(cwd: shared) == "Helper", "a peer renamed the agent every subscriber sees")
+    @Test("only a subscription with the secret names an agent: a peer's agent_display_name never titles replies")
+    func displayNameNeedsTheSecret() throws {
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        let server = try serve(emulator)
+        let cwd = "/home/ada/agents/helper"
+        func subscribe(
+            _ device: String, _ token: Int, _ name: String, headers: [String: String] = [:]
+        ) throws
+            -> HTTPExchange
+        {
+            try post(
+                server, "/registerSubscription",
+                ["cwd": cwd, "installation_id": device, "apns_token": hexToken(token), "agent_display_name": name],
+                headers: headers)
+        }
+        var recorded = 0
+        /// The titles of the notifications one reply of the agent sends.
+        func titlesOfReply() throws -> [String] {
+            let sent = try post(server, "/triggerReplyFinished", ["cwd": cwd], headers: Self.auth)
+            #expect(sent.status == 200, "\(sent.body)")
+            let records = emulator.waitForRecords(recorded + (sent.json?["devices_notified"] as? Int ?? 0))
+            defer { recorded = records.count }
+            return records.dropFirst(recorded).map { record in
+                let aps = (record["payload"] as? [String: Any])?["aps"] as? [String: Any]
+                return (aps?["alert"] as? [String: Any])?["title"] as? String ?? "-"
+            }
+        }
 
-        // An agent no one else subscribes to is the peer's to name; with the secret anything goes.
-        let own = "/home/peer/agents/mine"
-        #expect(
-            try post(
-                server, "/registerSubscription",
-                ["cwd": own, "installation_id": "peer-phone", "apns_token": hexToken(52), "agent_display_name": "Mine"]
-            ).status == 200)
-        #expect(try displayName(cwd: own) == "Mine")
-        #expect(
-            try post(
-                server, "/registerSubscription",
-                [
-                    "cwd": shared, "installation_id": "ada-phone", "apns_token": hexToken(51),
-                    "agent_display_name": "Aide",
-                ],
-                headers: Self.auth
-            ).status == 200)
-        #expect(try displayName(cwd: shared) == "Aide")
+        // A stranger on the open network guesses the cwd and subscribes first: it is subscribed,
+        // but its name is not recorded, and the reply is titled by the cwd's last component.
+        let stranger = try subscribe("peer-phone", 52, "Pwned")
+        #expect(stranger.status == 200 && stranger.json?["status"] as? String == "subscribed", "\(stranger.body)")
+        #expect(try displayName(cwd: cwd) == nil, "a peer without the secret named the agent")
+        #expect(try titlesOfReply() == ["helper"])
+
+        // The app subscribes with the secret: its name is recorded, and a stranger's later
+        // subscriptions do not take it back.
+        #expect(try subscribe("ada-phone", 51, "Helper", headers: Self.auth).status == 200)
+        #expect(try displayName(cwd: cwd) == "Helper")
+        #expect(try subscribe("peer-phone", 52, "Pwned again").status == 200)
+        #expect(try displayName(cwd: cwd) == "Helper", "a peer renamed the agent every subscriber sees")
+        #expect(try titlesOfReply() == ["Helper", "Helper"])
+
+        // With the secret, the latest name wins, as in the design.
+        #expect(try subscribe("ada-phone", 51, "Aide", headers: Self.auth).status == 200)
+        #expect(try displayName(cwd: cwd) == "Aide")
     }
 
     @Test("without the secret, /gateway/messages changes only the briefing of the device whose token it holds")

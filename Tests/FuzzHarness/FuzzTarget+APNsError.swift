@@ -61,10 +61,10 @@ extension FuzzTarget {
                 let registration: DeviceRegistration
                 do throws(RegistryError) {
                     registration = try DeviceRegistration(deviceID: "phone", token: token)
+                    try registry.register(registration, at: now)
                 } catch {
                     throw FuzzViolation("the fixed registration is refused: \(error.description)")
                 }
-                registry.register(registration, at: now)
                 let removed = registry.removeIfUnregistered(deviceID: "phone", token: token, unregisteredAt: timestamp)
                 try FuzzViolation.require(
                     removed == (timestamp >= now),

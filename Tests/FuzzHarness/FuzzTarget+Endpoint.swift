@@ -58,10 +58,19 @@ extension FuzzTarget {
             subscription = nil
         }
         if let subscription {
-            _ = subscription.apply(to: &registry, at: now)
+            let before = registry
+            let subscribed: Bool
+            do throws(RegistryError) {
+                _ = try subscription.apply(to: &registry, at: now)
+                subscribed = true
+            } catch {
+                subscribed = false
+            }
             try FuzzViolation.require(
-                registry[subscription.registration.deviceID]?.groups.contains(subscription.agentKey) == true,
-                "a subscribed device is not in its agent's group")
+                subscribed
+                    ? registry[subscription.registration.deviceID]?.groups.contains(subscription.agentKey) == true
+                    : registry == before,
+                subscribed ? "a subscribed device is not in its agent's group" : "a refused subscription changed it")
         }
         try requireRoundTrip(registry, "registry after the endpoint's registrations", exact: true)
 
@@ -161,10 +170,16 @@ extension FuzzTarget {
         }
         switch action {
         case "register"?:
+            let registration: DeviceRegistration
             do throws(RegistrationBodyError) {
-                registry.register(try DeviceRegistration.registration(fromBody: body), at: now)
+                registration = try DeviceRegistration.registration(fromBody: body)
             } catch {
                 throw EndpointError(error)
+            }
+            do throws(RegistryError) {
+                try registry.register(registration, at: now)
+            } catch {
+                throw .conflict(error.description)
             }
         case "unregister"?:
             guard let token, !token.isEmpty else { throw .badRequest("\"device_token\" is missing") }
@@ -176,11 +191,12 @@ extension FuzzTarget {
         }
     }
 
-    /// A refused body is answered 400 or 422 with a message.
+    /// A refused body is answered 400 or 422 with a message (409 for a registration whose device id
+    /// names a group, or whose group names a device).
     static func requireClientError(_ error: EndpointError, from route: String) throws(FuzzViolation) {
         try FuzzViolation.requireMessage(error.message, from: route)
         try FuzzViolation.require(
-            error.status == 400 || error.status == 422,
+            error.status == 400 || error.status == 422 || error.status == 409,
             "\(route) answered \(error.status) to a bad body: \(error.message)")
     }
 }

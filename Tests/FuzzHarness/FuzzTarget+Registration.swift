@@ -37,7 +37,18 @@ extension FuzzTarget {
     static func requireRegistered(
         _ registration: DeviceRegistration, in registry: inout RegisteredDevices
     ) throws(FuzzViolation) {
-        let outcome = registry.register(registration, at: now)
+        let before = registry
+        let outcome: RegisteredDevices.RegistrationOutcome
+        do throws(RegistryError) {
+            outcome = try registry.register(registration, at: now)
+        } catch {
+            // A name both a device id and a group is the one thing a valid registration is refused for.
+            guard case .nameTaken = error else {
+                throw FuzzViolation("a registration is refused: \(error.description)")
+            }
+            try FuzzViolation.require(registry == before, "a refused registration changed the registry")
+            return
+        }
         try FuzzViolation.require(outcome.device.id == registration.deviceID, "registered under another id")
         try FuzzViolation.require(
             registry[registration.deviceID]?.token == registration.token,

@@ -207,7 +207,7 @@ struct RegistryCacheTests {
         let registry = registry()
         try writeRegistry(registry, count: 20)
         var devices = try fresh(registry)
-        devices.register(registration("device-000001", 2), at: may1)
+        try devices.register(registration("device-000001", 2), at: may1)
         #expect(!devices.isTokenIndexed)
         #expect(
             devices.deviceIDs == (1...20).map { String(format: "device-%06d", $0) }.filter { $0 != "device-000002" })

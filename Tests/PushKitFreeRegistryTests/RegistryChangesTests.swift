@@ -9,12 +9,12 @@ struct RegistryChangesTests {
     @Test("a new device gets registered_at and last_seen_at; an update keeps registered_at")
     func registersAndUpdates() throws {
         var registry = RegisteredDevices()
-        let first = registry.register(
+        let first = try registry.register(
             registration("ipad", 1, environment: .sandbox, name: "iPad", groups: ["beta"]), at: may1)
         #expect(first.isNew && !first.tokenChanged && first.movedFrom.isEmpty)
         #expect(registry["ipad"]?.registeredAt == may1 && registry["ipad"]?.lastSeenAt == may1)
 
-        let second = registry.register(registration("ipad", 1), at: may1 + 60)
+        let second = try registry.register(registration("ipad", 1), at: may1 + 60)
         #expect(!second.isNew && !second.tokenChanged)
         let record = try #require(registry["ipad"])
         #expect(record.registeredAt == may1 && record.lastSeenAt == may1 + 60)
@@ -24,41 +24,41 @@ struct RegistryChangesTests {
     }
 
     @Test("given fields replace, groups included")
-    func replacesGivenFields() {
+    func replacesGivenFields() throws {
         var registry = RegisteredDevices()
-        registry.register(registration("ipad", 1, name: "old", groups: ["a", "b"]), at: may1)
-        registry.register(registration("ipad", 1, environment: .production, name: "new", groups: ["c"]), at: may1)
+        try registry.register(registration("ipad", 1, name: "old", groups: ["a", "b"]), at: may1)
+        try registry.register(registration("ipad", 1, environment: .production, name: "new", groups: ["c"]), at: may1)
         #expect(
             registry["ipad"]?.name == "new" && registry["ipad"]?.groups == ["c"]
                 && registry["ipad"]?.environment == .production)
     }
 
     @Test("a rotated token replaces the old one and forgets the old token's environment")
-    func rotatesToken() {
+    func rotatesToken() throws {
         var registry = RegisteredDevices()
-        registry.register(registration("ipad", 1, environment: .sandbox), at: may1)
-        let outcome = registry.register(registration("ipad", 2), at: may1 + 1)
+        try registry.register(registration("ipad", 1, environment: .sandbox), at: may1)
+        let outcome = try registry.register(registration("ipad", 2), at: may1 + 1)
         #expect(outcome.tokenChanged)
         #expect(registry.count == 1)
         #expect(registry["ipad"]?.token == token(2) && registry["ipad"]?.environment == nil)
     }
 
     @Test("a token registered under another device id moves to the new one")
-    func movesToken() {
+    func movesToken() throws {
         var registry = RegisteredDevices()
-        registry.register(registration("old-install", 7), at: may1)
-        registry.register(registration("other", 8), at: may1)
-        let outcome = registry.register(registration("new-install", 7), at: may1 + 1)
+        try registry.register(registration("old-install", 7), at: may1)
+        try registry.register(registration("other", 8), at: may1)
+        let outcome = try registry.register(registration("new-install", 7), at: may1 + 1)
         #expect(outcome.movedFrom == ["old-install"])
         #expect(
             registry["old-install"] == nil && registry["new-install"]?.token == token(7) && registry["other"] != nil)
     }
 
     @Test("remove takes a device id first, else a token in any case")
-    func removes() {
+    func removes() throws {
         var registry = RegisteredDevices()
-        registry.register(registration("a", 1), at: may1)
-        registry.register(registration("b", 2), at: may1)
+        try registry.register(registration("a", 1), at: may1)
+        try registry.register(registration("b", 2), at: may1)
         let byID = registry.remove(idOrToken: "a")
         let byToken = registry.remove(idOrToken: token(2).hex.uppercased())
         let again = registry.remove(idOrToken: "a")
@@ -67,9 +67,9 @@ struct RegistryChangesTests {
     }
 
     @Test("410: removed unless the app registered after the timestamp, and only for that token")
-    func appliesAppleRule() {
+    func appliesAppleRule() throws {
         var registry = RegisteredDevices()
-        registry.register(registration("a", 1), at: may1)
+        try registry.register(registration("a", 1), at: may1)
         let registeredAfter = registry.removeIfUnregistered(deviceID: "a", token: token(1), unregisteredAt: may1 - 1)
         let otherToken = registry.removeIfUnregistered(deviceID: "a", token: token(2), unregisteredAt: may1 + 1)
         let missing = registry.removeIfUnregistered(deviceID: "missing", token: token(1), unregisteredAt: nil)
@@ -84,10 +84,10 @@ struct RegistryChangesTests {
     }
 
     @Test("environment and deliveries are recorded; a changed token is left alone")
-    func recordsEnvironmentAndDelivery() {
+    func recordsEnvironmentAndDelivery() throws {
         var registry = RegisteredDevices()
-        registry.register(registration("a", 1), at: may1)
-        registry.register(registration("b", 2), at: may1)
+        try registry.register(registration("a", 1), at: may1)
+        try registry.register(registration("b", 2), at: may1)
         let before = registry.changeCount
         let otherToken = registry.recordEnvironment(.sandbox, deviceID: "a", token: token(9))
         #expect(!otherToken)
@@ -102,11 +102,11 @@ struct RegistryChangesTests {
     }
 
     @Test("selection by id and group reports what matched nothing")
-    func selects() {
+    func selects() throws {
         var registry = RegisteredDevices()
-        registry.register(registration("a", 1, groups: ["beta"]), at: may1)
-        registry.register(registration("b", 2, groups: ["beta", "staff"]), at: may1)
-        registry.register(registration("c", 3), at: may1)
+        try registry.register(registration("a", 1, groups: ["beta"]), at: may1)
+        try registry.register(registration("b", 2, groups: ["beta", "staff"]), at: may1)
+        try registry.register(registration("c", 3), at: may1)
         #expect(DeviceSelection.all.match(in: registry).devices.map(\.id) == ["a", "b", "c"])
         let match = DeviceSelection(deviceIDs: ["c", "zz", "c"], groups: ["staff", "nobody"]).match(in: registry)
         #expect(match.devices.map(\.id) == ["b", "c"])
@@ -114,19 +114,19 @@ struct RegistryChangesTests {
     }
 
     @Test("merge: new devices are added, the later registration wins, a tie goes to the import")
-    func merges() {
+    func merges() throws {
         var registry = RegisteredDevices()
-        registry.register(registration("kept", 1, name: "here"), at: may1 + 100)
-        registry.register(registration("replaced", 2, name: "here"), at: may1)
-        registry.register(registration("same", 3), at: may1)
+        try registry.register(registration("kept", 1, name: "here"), at: may1 + 100)
+        try registry.register(registration("replaced", 2, name: "here"), at: may1)
+        try registry.register(registration("same", 3), at: may1)
 
         var imported = RegisteredDevices()
-        imported.register(registration("kept", 11, name: "there"), at: may1 + 50)
-        imported.register(registration("replaced", 12, name: "there"), at: may1 + 200)
-        imported.register(registration("same", 3), at: may1)
-        imported.register(registration("added", 14), at: may1)
+        try imported.register(registration("kept", 11, name: "there"), at: may1 + 50)
+        try imported.register(registration("replaced", 12, name: "there"), at: may1 + 200)
+        try imported.register(registration("same", 3), at: may1)
+        try imported.register(registration("added", 14), at: may1)
 
-        let summary = registry.merge(imported)
+        let summary = try registry.merge(imported)
         #expect(
             summary.added == ["added"] && summary.updated == ["replaced"] && summary.unchanged == ["same"]
                 && summary.keptNewer == ["kept"])
@@ -135,14 +135,14 @@ struct RegistryChangesTests {
     }
 
     @Test("merge keeps one device per token")
-    func mergeKeepsTokensUnique() {
+    func mergeKeepsTokensUnique() throws {
         var registry = RegisteredDevices()
-        registry.register(registration("old-id", 5), at: may1)
-        registry.register(registration("fresh-id", 6), at: may1 + 100)
+        try registry.register(registration("old-id", 5), at: may1)
+        try registry.register(registration("fresh-id", 6), at: may1 + 100)
         var imported = RegisteredDevices()
-        imported.register(registration("new-id", 5), at: may1 + 10)
-        imported.register(registration("stale-id", 6), at: may1 + 10)
-        let summary = registry.merge(imported)
+        try imported.register(registration("new-id", 5), at: may1 + 10)
+        try imported.register(registration("stale-id", 6), at: may1 + 10)
+        let summary = try registry.merge(imported)
         #expect(summary.movedFrom == ["old-id"] && summary.keptNewer == ["stale-id"])
         #expect(Set(registry.deviceIDs) == ["new-id", "fresh-id"])
     }
@@ -150,10 +150,10 @@ struct RegistryChangesTests {
     @Test("a flat map merged into a registry does not clobber what the registry knows")
     func flatMapDoesNotClobber() throws {
         var registry = RegisteredDevices()
-        registry.register(registration("phone", 1, name: "Sven"), at: may1)
+        try registry.register(registration("phone", 1, name: "Sven"), at: may1)
         let flat = try RegisteredDevices(
             stateFile: Data(#"{"phone": "\#(token(9).hex)", "tablet": "\#(token(10).hex)"}"#))
-        let summary = registry.merge(flat)
+        let summary = try registry.merge(flat)
         #expect(summary.keptNewer == ["phone"] && summary.added == ["tablet"])
         #expect(registry["phone"]?.token == token(1))
     }

@@ -104,7 +104,7 @@ struct RegistryFileTests {
         "a corrupt file is never overwritten",
         arguments: [
             "{\"version\": 1, \"devices\": {\"a\": {\"token\": ",
-            "{\"version\": 1, \"devices\": {\"a\": {\"token\": 12}}}",
+            "{\"version\": 1, \"devices\": {\"a\": {\"token\": 12}}, \"devices\": 3}",
             "not json",
         ])
     func leavesCorruptFile(text: String) throws {

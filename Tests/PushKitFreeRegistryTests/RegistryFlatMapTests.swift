@@ -134,7 +134,7 @@ struct RegistryFlatMapTests {
         try registry.update { devices in
             runs += 1
             if runs == 1 { try legacyWrite("theirs", 2) }
-            devices.register(registration("ours", 3), at: clock.now())
+            try devices.register(registration("ours", 3), at: clock.now())
         }
         #expect(runs == 2)
         #expect(try legacyView() == ["ours": token(3).hex, "phone": token(1).hex, "theirs": token(2).hex])
@@ -175,7 +175,7 @@ struct RegistryFlatMapTests {
             try registry.update { devices in
                 number += 1
                 try legacyWrite("theirs", number)
-                devices.register(registration("ours", 3), at: clock.now())
+                try devices.register(registration("ours", 3), at: clock.now())
             }
         }
         #expect(error?.exitStatus == .temporaryFailure)
@@ -248,10 +248,10 @@ struct RegistryFlatMapTests {
     }
 
     @Test("the flat map is written one device per line, sorted, tokens lowercase")
-    func flatMapLayout() {
+    func flatMapLayout() throws {
         var devices = RegisteredDevices()
-        devices.register(registration("b", 2), at: may1)
-        devices.register(registration("a", 1), at: may1)
+        try devices.register(registration("b", 2), at: may1)
+        try devices.register(registration("a", 1), at: may1)
         let text = String(decoding: devices.flatMapBytes(), as: UTF8.self)
         #expect(text == "{\n  \"a\": \"\(token(1).hex)\",\n  \"b\": \"\(token(2).hex)\"\n}\n")
         #expect(String(decoding: RegisteredDevices().flatMapBytes(), as: UTF8.self) == "{}\n")

@@ -72,8 +72,8 @@ struct RegistryStateFileTests {
     @Test("the file has one device per line, sorted by id")
     func layout() throws {
         var registry = RegisteredDevices()
-        registry.register(registration("b", 2), at: may1)
-        registry.register(registration("a", 1), at: may1)
+        try registry.register(registration("b", 2), at: may1)
+        try registry.register(registration("a", 1), at: may1)
         let lines = String(decoding: registry.stateFileBytes(), as: UTF8.self).split(separator: "\n")
         #expect(lines.count == 7)
         #expect(lines[0] == "{" && lines[1] == "  \"version\": 1," && lines[2] == "  \"devices\": {")
@@ -111,50 +111,67 @@ struct RegistryStateFileTests {
             (#"{"version": 2, "devices": {}}"#, "line 1, column 13: version 2 is not supported"),
             (#"{"version": 1, "devices": []}"#, "\"devices\" must be an object, not array"),
             (#"{"devices": {}}"#, "\"devices\" without \"version\""),
-            (
-                #"{"version": 1, "devices": {"a": {"token": 5}}}"#,
-                "line 1, column 43: device \"a\": \"token\" must be a string, not a number"
-            ),
-            (#"{"version": 1, "devices": {"a": {"name": "x"}}}"#, "device \"a\" has no \"token\""),
-            (#"{"version": 1, "devices": {"a": "tok"}}"#, "device \"a\" must be an object, not a string"),
-            (#"{"version": 1, "devices": {"a": {"token": "abc"}}}"#, "device \"a\": device token has 3 hex digits"),
-            (
-                #"{"version": 1, "devices": {"a": {"token": "TOKEN", "groups": "beta"}}}"#,
-                "device \"a\": device token has \"T\" at position 1"
-            ),
-            (
-                #"{"version": 1, "devices": {"a": {"token": "\#(String(repeating: "a", count: 64))", "groups": "beta"}}}"#,
-                "\"groups\" must be an array of strings, not a string"
-            ),
-            (
-                #"{"version": 1, "devices": {"a": {"token": "\#(String(repeating: "a", count: 64))", "groups": [1]}}}"#,
-                "\"groups\" must be an array of strings, not a number"
-            ),
-            (
-                #"{"version": 1, "devices": {"a": {"token": "\#(String(repeating: "a", count: 64))", "environment": "staging"}}}"#,
-                "\"environment\" must be production, sandbox or null, not \"staging\""
-            ),
-            (
-                #"{"version": 1, "devices": {"a": {"token": "\#(String(repeating: "a", count: 64))", "last_seen_at": "monday"}}}"#,
-                "\"last_seen_at\" is not an ISO 8601 timestamp: \"monday\""
-            ),
             (#"{"phone": 12}"#, "\"phone\" is number, but without \"version\" this must be a flat map"),
             (#"{"phone": "not-a-token"}"#, "device \"phone\": device token has \"n\" at position 1"),
-            (
-                "{\"version\": 1,\n \"devices\": {\"a\": {\"token\": \"aa\"",
-                "line 2, column 29: device \"a\": device token has 2 hex digits"
-            ),
+            ("{\"version\": 1,\n \"devices\": {\"a\": {\"token\": \"aa\"", "line 2, column "),
         ])
     func refusesWrongShapes(text: String, expected: String) {
         let error = #expect(throws: JSONSyntaxError.self) { try RegisteredDevices(stateFile: Data(text)) }
         #expect(error?.detail.contains(expected) == true, "\(error?.detail ?? "no error")")
     }
 
+    @Test(
+        "a record that is JSON but no usable device is kept apart, named with its field, the others read",
+        arguments: [
+            (#"{"token": 5}"#, "\"token\" must be a string, not a number (line 2, column 20)"),
+            (#"{"name": "x"}"#, "device \"a\" has no \"token\""),
+            (#""tok""#, "device \"a\" must be an object, not a string"),
+            (#"{"token": "abc"}"#, "device token has 3 hex digits"),
+            (#"{"token": "TOKEN", "groups": "beta"}"#, "device token has \"T\" at position 1"),
+            (
+                #"{"token": "\#(String(repeating: "a", count: 64))", "groups": "beta"}"#,
+                "\"groups\" must be an array of strings, not a string"
+            ),
+            (
+                #"{"token": "\#(String(repeating: "a", count: 64))", "groups": [1]}"#,
+                "\"groups\" must be an array of strings, not a number"
+            ),
+            (
+                #"{"token": "\#(String(repeating: "a", count: 64))", "environment": "staging"}"#,
+                "\"environment\" must be production, sandbox or null, not \"staging\""
+            ),
+            (
+                #"{"token": "\#(String(repeating: "a", count: 64))", "last_seen_at": "monday"}"#,
+                "\"last_seen_at\" is not an ISO 8601 timestamp: \"monday\""
+            ),
+            (
+                #"{"token": "\#(String(repeating: "a", count: 64))", "content_key": "c2hvcnQ="}"#,
+                "\"content_key\": a content key is 32 bytes, not 5"
+            ),
+            (#"{"token": "\#(String(repeating: "a", count: 64))", "briefing": {"time": "25:00"}}"#, "\"briefing\": "),
+        ])
+    func keepsUnreadableRecordsApart(record: String, expected: String) throws {
+        let good = #"{"token": "\#(tokenA)", "groups": ["family"]}"#
+        let text = "{\"version\": 1, \"devices\": {\n    \"a\": \(record),\n    \"b\": \(good)}}\n"
+        let registry = try RegisteredDevices(stateFile: Data(text))
+        #expect(registry.deviceIDs == ["b"] && registry["b"]?.groups == ["family"], "the other device is usable")
+        #expect(registry["a"] == nil && registry.unreadableDevices.map(\.id) == ["a"])
+        let problem = registry.unreadableDevice("a")?.problem ?? "none"
+        #expect(problem.contains(expected), "\(problem)")
+        #expect(!problem.hasPrefix("device \"a\": "), "the id is not repeated before the field: \(problem)")
+        // Written back byte for byte, also after a change to another device.
+        var changed = registry
+        try changed.register(registration("c", 3), at: may1)
+        let rewritten = String(decoding: changed.stateFileBytes(), as: UTF8.self)
+        #expect(rewritten.contains("\"a\": \(record)"), "\(rewritten)")
+        #expect(try RegisteredDevices(stateFile: Data(rewritten.utf8)).unreadableDevices == registry.unreadableDevices)
+    }
+
     @Test("a truncated file is refused wherever it was cut")
     func refusesTruncation() throws {
         var registry = RegisteredDevices()
         for number in 1...20 {
-            registry.register(registration("device-\(number)", number, name: "Name \(number)"), at: may1)
+            try registry.register(registration("device-\(number)", number, name: "Name \(number)"), at: may1)
         }
         let bytes = registry.stateFileBytes()
         for length in stride(from: 1, to: bytes.count - 2, by: 7) {
@@ -167,8 +184,8 @@ struct RegistryStateFileTests {
     @Test("JSON Lines from list --json import back to the same registry")
     func importsJSONLines() throws {
         var registry = RegisteredDevices()
-        registry.register(registration("a", 1, environment: .sandbox, name: "A\nB", groups: ["g"]), at: may1)
-        registry.register(registration("b", 2), at: may1 + 1)
+        try registry.register(registration("a", 1, environment: .sandbox, name: "A\nB", groups: ["g"]), at: may1)
+        try registry.register(registration("b", 2), at: may1 + 1)
         registry["b"]?.otherFields["future"] = .bool(true)
         let lines = DeviceListing.jsonLines(registry.devices)
         let imported = try RegisteredDevices(importing: Data(lines))

@@ -140,14 +140,14 @@ struct EndpointTests {
                         .utf8)))
         #expect(request.agentKey == HexDigest.sha256("/work/a") && request.registration.deviceID == "i-1")
         var devices = RegisteredDevices()
-        devices.register(
+        try devices.register(
             try DeviceRegistration(deviceID: "i-1", token: try DeviceToken(validating: token), groups: ["family"]),
             at: Date())
-        let outcome = request.apply(to: &devices, at: Date())
+        let outcome = try request.apply(to: &devices, at: Date())
         #expect(outcome.device.record.groups == ["family", request.agentKey])
         #expect(outcome.device.record.environment == .sandbox)
         #expect(AgentSubscription.displayName(agentKey: request.agentKey, in: devices) == "A")
-        _ = request.apply(to: &devices, at: Date())
+        _ = try request.apply(to: &devices, at: Date())
         #expect(devices["i-1"]?.groups == ["family", request.agentKey], "subscribing twice adds the group once")
 
         for (body, message) in [

@@ -106,9 +106,10 @@ struct NotifierTests {
         let scheduled = try JSONValue.parse(Data(#"{"topic": "t", "message": "m", "delay": "10m"}"#.utf8))
         #expect(throws: EndpointError.self) { try NtfyMessage(json: scheduled, parameters: Parameters()) }
         let answer = message.answer(
-            id: "abcdefghijkl", time: Date(timeIntervalSince1970: 1_700_000_000), devices: 2, delivered: 1)
+            id: "abcdefghijkl", time: Date(timeIntervalSince1970: 1_700_000_000), devices: 2, deliveredTo: ["phone"])
         #expect(answer["event"] == "message" && answer["topic"] == "ops" && answer["time"] == 1_700_000_000)
         #expect(answer["priority"] == 4 && answer["devices"] == 2 && answer["delivered"] == 1)
+        #expect(answer["delivered_to"] == ["phone"])
         #expect(NtfyMessage.makeID().count == 12)
     }
 
@@ -168,8 +169,10 @@ struct NotifierTests {
             BarkRoutes.form("title=Hello+there&body=a%26b&empty=&title=second") == [
                 "title": "Hello there", "body": "a&b", "empty": "",
             ])
-        let success = BarkMessage.success(time: Date(timeIntervalSince1970: 1_700_000_000), devices: 1, delivered: 1)
+        let success = BarkMessage.success(
+            time: Date(timeIntervalSince1970: 1_700_000_000), devices: 1, deliveredTo: ["phone"])
         #expect(success["code"] == 200 && success["message"] == "success" && success["timestamp"] == 1_700_000_000)
+        #expect(success["delivered"] == 1 && success["delivered_to"] == ["phone"])
     }
 
     @Test("HTTP Basic carries the secret as its password, whatever the user, only where accepted")

@@ -33,9 +33,11 @@ PHASES = "examples,coverage,fuzzing"
 
 # What a request the document calls valid may be answered. 413: a body over 4096 bytes, or a
 # notification over APNs' payload limit, is refused whatever its shape (JSON Schema cannot state a
-# serialized size). 404: a device the request names that is not registered. 429: the rate limit.
-# 5xx are judged by the not_a_server_error check and the document's statuses.
-VALID_ANSWERS = ["2xx", "404", "413", "429", "5xx"]
+# serialized size). 404: a device the request names that is not registered. 409: a name the
+# registry holds as the other kind (a device id that names a group, a group that names a device;
+# a registry's state JSON Schema cannot state). 429: the rate limit. 5xx are judged by the
+# not_a_server_error check and the document's statuses.
+VALID_ANSWERS = ["2xx", "404", "409", "413", "429", "5xx"]
 # What a request the document calls invalid may be answered: a refusal, 413 for the same reason.
 INVALID_ANSWERS = ["400", "404", "405", "413", "422", "429"]
 

@@ -237,10 +237,25 @@ package struct ConfigurationDoctor: Sendable {
         do {
             let devices = try registry.load()
             let tls = try registry.usesTLS() ? "TLS" : "no TLS"
-            return finding(.ok, "PostgreSQL (\(tls)), \(devices.count) device\(devices.count == 1 ? "" : "s")")
+            let summary = "PostgreSQL (\(tls)), \(devices.count) device\(devices.count == 1 ? "" : "s")"
+            if let problems = Self.recordProblems(devices) { return finding(.warning, summary + "; " + problems) }
+            return finding(.ok, summary)
         } catch {
             return finding(.error, error.description)
         }
+    }
+
+    /// What is wrong with some records of a registry that reads: those that cannot be used (a field
+    /// edited by hand; every other device works), and names that are both a device id and a group
+    /// (ntfy and Bark refuse them). `nil` when nothing is.
+    static func recordProblems(_ devices: RegisteredDevices) -> String? {
+        var problems = devices.unreadableDevices.map { device in
+            "device \"\(device.id)\" cannot be used: \(device.problem) (fix the record, or register-apns remove it)"
+        }
+        problems += devices.ambiguousNames.map { name in
+            "\"\(name)\" is both a device id and a group: ntfy and Bark refuse it until one is renamed"
+        }
+        return problems.isEmpty ? nil : problems.joined(separator: "; ")
     }
 
     /// The devices file: absent (nothing registered yet), or a file every tool can read and parse.
@@ -268,6 +283,7 @@ package struct ConfigurationDoctor: Sendable {
             }
             var count = "\(devices.count) device\(devices.count == 1 ? "" : "s")"
             if case .derived(let rule) = setting.source { count += " (\(rule))" }
+            if let problems = Self.recordProblems(devices) { return finding(.warning, count + "; " + problems) }
             if let mode = PosixFile.permissionsOpenToOthers(of: path) {
                 return finding(
                     .warning,

@@ -37,6 +37,19 @@ package struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConverti
         hex = hasUppercase ? text.lowercased() : text
     }
 
+    /// Stands for a token the registry holds but could not read (a record edited by hand, see the
+    /// registry's `UnreadableDevice`), so that such a device can be listed and reported: a target
+    /// holding it is refused, never sent to. Shown as `-`, masked or not.
+    package static let unreadable = DeviceToken(unreadableMarker: ())
+
+    private init(unreadableMarker: Void) { hex = "" }
+
+    /// Whether this is `unreadable`, not a token.
+    package var isUnreadable: Bool { hex.isEmpty }
+
+    /// The hex, or `-` for `unreadable`: what a listing with whole tokens shows.
+    package var shownInFull: String { isUnreadable ? "-" : hex }
+
     /// The token's length in bytes (32 for today's tokens).
     package var byteCount: Int { hex.utf8.count / 2 }
 
@@ -50,6 +63,10 @@ package struct DeviceToken: Sendable, Hashable, Comparable, CustomStringConverti
 
     /// Appends `masked` to `text`, without making a string of it first.
     package func appendMasked(to text: inout String) {
+        guard !isUnreadable else {
+            text += "-"
+            return
+        }
         text.append(contentsOf: hex.prefix(8))
         text += "…"
         text.append(contentsOf: hex.suffix(4))

@@ -18,7 +18,7 @@ package struct DeliveryReport: Sendable {
         // One pass over the results for every count the summary and the callers ask for (a large
         // fan-out has tens of thousands), reading fields in place rather than copying each result.
         var counts = (delivered: 0, skipped: 0, pruned: 0, failed: 0, unregisteredKept: 0, pruneFailures: 0)
-        var notTried = 0, unknown = 0, refused = 0
+        var notTried = 0, unknown = 0, refused = 0, refusedUnreadable = 0
         var stop: DeliveryStop?
         for index in results.indices {
             switch results[index].outcome {
@@ -32,6 +32,7 @@ package struct DeliveryReport: Sendable {
             case .refused:
                 counts.failed += 1
                 refused += 1
+                if results[index].target.unusableRecord != nil { refusedUnreadable += 1 }
             case .unregistered where results[index].pruneFailure != nil: counts.pruneFailures += 1
             case .unregistered where !results[index].pruned: counts.unregisteredKept += 1
             case .unregistered: break
@@ -42,6 +43,7 @@ package struct DeliveryReport: Sendable {
         self.notTried = notTried
         self.unknown = unknown
         self.refused = refused
+        self.refusedUnreadable = refusedUnreadable
         self.stop = stop
     }
 
@@ -76,8 +78,11 @@ package struct DeliveryReport: Sendable {
     package let stop: DeliveryStop?
     /// Devices sent to whose answer did not come before the run was interrupted.
     package let unknown: Int
-    /// Devices an encrypted send refused (no content key), counted in `failed` too.
+    /// Devices refused without being sent to (an encrypted send's devices without a content key,
+    /// devices whose records cannot be read), counted in `failed` too.
     package let refused: Int
+    /// Of `refused`, the devices whose records cannot be read.
+    package let refusedUnreadable: Int
 
     /// The process exit status:
     /// 0 when every device was delivered (a dead token that was answered 410 counts as handled,
@@ -86,7 +91,7 @@ package struct DeliveryReport: Sendable {
     /// 78 when the run stopped because APNs refused the credentials and nothing was delivered;
     /// 75 when only temporary failures are left;
     /// 65 when nothing was delivered and every device was refused (an encrypted send to devices
-    /// without a content key); 1 otherwise.
+    /// without a content key, devices whose records cannot be read); 1 otherwise.
     package var exitStatus: ExitStatus {
         if failed == 0, notTried == 0, unknown == 0 { return pruneFailures > 0 ? .ioError : .success }
         let unsuccessful = results.filter {
@@ -166,7 +171,7 @@ package struct DeliveryReport: Sendable {
         append(result.target.deviceID.map { TerminalText.field($0) } ?? "-", paddedTo: idWidth, to: &text)
         text += "  "
         if fullTokens {
-            text += result.target.token.hex
+            text += result.target.token.shownInFull
         } else {
             result.target.token.appendMasked(to: &text)
         }
@@ -216,7 +221,7 @@ package struct DeliveryReport: Sendable {
     package static func members(of result: DeliveryResult, fullTokens: Bool) -> [String: JSONValue] {
         var members: [String: JSONValue] = [
             "device": result.target.deviceID.map(JSONValue.string) ?? .null,
-            "token": .string(fullTokens ? result.target.token.hex : result.target.token.masked),
+            "token": .string(fullTokens ? result.target.token.shownInFull : result.target.token.masked),
             "environment": .string(result.environment.rawValue),
             "outcome": .string(result.outcome.rawValue),
             "status": .number(Double(result.status)),
@@ -247,8 +252,12 @@ package struct DeliveryReport: Sendable {
 
     /// The summary line for standard error.
     package var summary: String {
+        var refusals: [String] = []
+        if refused > refusedUnreadable { refusals.append("\(refused - refusedUnreadable) refused: no content key") }
+        if refusedUnreadable > 0 { refusals.append("\(refusedUnreadable) refused: record unreadable") }
         var parts = [
-            "\(delivered) delivered", "\(failed) failed" + (refused > 0 ? " (\(refused) refused: no content key)" : ""),
+            "\(delivered) delivered",
+            "\(failed) failed" + (refusals.isEmpty ? "" : " (" + refusals.joined(separator: "; ") + ")"),
             "\(pruned) pruned",
         ]
         if pruneFailures > 0 { parts.append("\(pruneFailures) not pruned (the registry could not be written)") }

@@ -41,7 +41,8 @@ package struct DeliveryResult: Sendable, Equatable {
         /// `reason` names it. Sending again once it is fixed will try it.
         case notTried = "not_tried"
         /// Not sent, and never will be as asked: an encrypted send to a device without a content
-        /// key, which is never sent in clear instead; `reason` says so. A failure.
+        /// key, which is never sent in clear instead, or a device whose record in the registry
+        /// cannot be read; `reason` says which. A failure.
         case refused
         /// Sent, but the run was interrupted (SIGINT, SIGTERM) before an answer came: APNs may
         /// have delivered it or not. Never retried by the run; sending again may deliver it twice.

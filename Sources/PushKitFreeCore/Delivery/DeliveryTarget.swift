@@ -25,12 +25,18 @@ package struct DeliveryTarget: Sendable, Equatable {
     /// The device's content key, which an encrypted send seals the payload with; `nil` when it has
     /// none (an encrypted send then refuses the device) or for a `--token` target.
     package let contentKey: ContentKey?
+    /// Why the device's record cannot be used (the registry holds it, but a field of it cannot be
+    /// read): the send refuses the device with this reason, and sends it nothing. `nil` for every
+    /// usable device.
+    package let unusableRecord: String?
 
     /// A target; its token is the device token unless `tokenKind` says otherwise.
     package init(
         deviceID: String?, token: DeviceToken, recordedEnvironment: APNsEnvironment?, tokenKind: TokenKind = .device,
-        timeZone: String? = nil, scheduledDay: LocalDate? = nil, contentKey: ContentKey? = nil
+        timeZone: String? = nil, scheduledDay: LocalDate? = nil, contentKey: ContentKey? = nil,
+        unusableRecord: String? = nil
     ) {
+        self.unusableRecord = unusableRecord
         self.deviceID = deviceID
         self.token = token
         self.recordedEnvironment = recordedEnvironment

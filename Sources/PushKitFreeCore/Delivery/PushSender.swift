@@ -321,7 +321,8 @@ package struct PushSender: Sendable {
             cache: ProviderTokenCache(path: configuration.tokenCachePath),
             credentials: credentials, warn: warn)
         let configuration = self.configuration
-        // An encrypted send refuses the devices without a content key here: never sent in clear.
+        // Devices whose records cannot be read are refused here, and for an encrypted send those
+        // without a content key: never sent in clear.
         let refusal = Self.refusals(of: prepared, among: targets, environment: configuration.environment.value)
         for (index, result) in refusal.refused { onFinished(index, result) }
         let sendPositions = refusal.refused.isEmpty ? nil : refusal.sendable
@@ -404,23 +405,28 @@ package struct PushSender: Sendable {
         return DeliveryReport(results: results, seconds: started.secondsElapsed)
     }
 
-    /// For an encrypted send: the targets without a content key, each with its `refused` result, and
-    /// the positions of the others, to send to. Nothing is refused for a send in clear.
+    /// The targets not to send to, each with its `refused` result: those whose record cannot be
+    /// read (`unusableRecord`), and for an encrypted send those without a content key; and the
+    /// positions of the others, to send to.
     private static func refusals(
         of prepared: PreparedPush, among targets: [DeliveryTarget], environment: APNsEnvironment
     ) -> (refused: [(index: Int, result: DeliveryResult)], sendable: [Int]) {
         let encrypted = prepared.request.sealedContent != nil || prepared.quiet?.request?.sealedContent != nil
-        guard encrypted else { return ([], Array(targets.indices)) }
+        guard encrypted || targets.contains(where: { $0.unusableRecord != nil }) else {
+            return ([], Array(targets.indices))
+        }
         var refused: [(index: Int, result: DeliveryResult)] = []
         var sendable: [Int] = []
         for (index, target) in targets.enumerated() {
-            guard target.contentKey == nil else {
+            let reason =
+                target.unusableRecord ?? (encrypted && target.contentKey == nil ? ContentKeyError.missing : nil)
+            guard let reason else {
                 sendable.append(index)
                 continue
             }
             var result = DeliveryResult(target: target, environment: target.recordedEnvironment ?? environment)
             result.outcome = .refused
-            result.reason = ContentKeyError.missing
+            result.reason = reason
             refused.append((index, result))
         }
         return (refused, sendable)

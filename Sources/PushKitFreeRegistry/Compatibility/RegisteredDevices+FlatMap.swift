@@ -52,7 +52,8 @@ extension RegisteredDevices {
     ///   sidecar records are written back byte for byte.
     package static func combining(flatMap: RegisteredDevices, sidecar: RegisteredDevices) -> RegisteredDevices {
         var combined = sidecar
-        for device in flatMap.devices {
+        // A sidecar record that cannot be read stays so: the flat map's token alone would lose it.
+        for device in flatMap.devices where combined.unreadableDevice(device.id) == nil {
             if let details = combined[device.id] {
                 if details.token != device.record.token {
                     combined[device.id] = details.replacingToken(device.record.token)

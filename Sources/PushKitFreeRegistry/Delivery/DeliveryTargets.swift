@@ -15,15 +15,18 @@ package enum DeliveryTargets {
     ///   device id that is not registered or, with `strictGroups`, a group without devices.
     /// - Parameter due: a scheduled send: of the selected devices, only those whose send is due at
     ///   `now` in their own zone (see `DueSchedule`).
+    ///
+    /// A selected device whose record cannot be read is a target with `unusableRecord` set, which
+    /// the send refuses (a scheduled send leaves it out: whether it is due cannot be told).
     package static func select(
         registry: any RegistryStore, deviceIDs: [String], groups: [String],
         strictGroups: Bool = false, due: DueSchedule? = nil, at now: Date = Date()
     ) throws -> [DeliveryTarget] {
         var zones = TimeZoneCache()
-        return try registeredDevices(
-            registry: registry, deviceIDs: deviceIDs, groups: groups,
-            strictGroups: strictGroups
-        ).compactMap { device in
+        let match = try registeredDevices(
+            registry: registry, deviceIDs: deviceIDs, groups: groups, strictGroups: strictGroups)
+        let unusable = due != nil ? [] : match.unreadable.map { unusableTarget($0) }
+        return match.devices.compactMap { device in
             var scheduledDay: LocalDate?
             if let due {
                 guard let day = due.dueDay(briefing: device.record.briefing, at: now, zones: &zones) else { return nil }
@@ -32,7 +35,16 @@ package enum DeliveryTargets {
             return DeliveryTarget(
                 deviceID: device.id, token: device.record.token, recordedEnvironment: device.record.environment,
                 timeZone: device.record.timeZone, scheduledDay: scheduledDay, contentKey: device.record.contentKey)
-        }
+        } + unusable
+    }
+
+    /// The target of a device whose record cannot be read: refused by the send, with the reason.
+    private static func unusableTarget(
+        _ device: UnreadableDevice, tokenKind: DeliveryTarget.TokenKind = .device
+    ) -> DeliveryTarget {
+        DeliveryTarget(
+            deviceID: device.id, token: device.token ?? .unreadable, recordedEnvironment: nil, tokenKind: tokenKind,
+            unusableRecord: "its record in the registry cannot be read: \(device.problem); fix it or remove it")
     }
 
     /// The push-to-start tokens of the registered devices `deviceIDs` and `groups` select (every
@@ -45,10 +57,9 @@ package enum DeliveryTargets {
     ) throws -> PushToStartSelection {
         var selection = PushToStartSelection(targets: [], devicesWithoutToken: [])
         var seen = Set<DeviceToken>()
-        for device in try registeredDevices(
-            registry: registry, deviceIDs: deviceIDs, groups: groups,
-            strictGroups: strictGroups)
-        {
+        let match = try registeredDevices(
+            registry: registry, deviceIDs: deviceIDs, groups: groups, strictGroups: strictGroups)
+        for device in match.devices {
             guard let token = device.record.pushToStartToken else {
                 selection.devicesWithoutToken.append(device.id)
                 continue
@@ -59,6 +70,7 @@ package enum DeliveryTargets {
                     deviceID: device.id, token: token, recordedEnvironment: device.record.environment,
                     tokenKind: .pushToStart, timeZone: device.record.timeZone))
         }
+        selection.targets += match.unreadable.map { unusableTarget($0, tokenKind: .pushToStart) }
         return selection
     }
 
@@ -67,7 +79,7 @@ package enum DeliveryTargets {
     private static func registeredDevices(
         registry: any RegistryStore, deviceIDs: [String], groups: [String],
         strictGroups: Bool
-    ) throws -> [RegisteredDevice] {
+    ) throws -> DeviceSelection.Match {
         let match = try registry.devices(DeviceSelection(deviceIDs: deviceIDs, groups: groups))
         var missing: [String] = []
         if !match.unknownDeviceIDs.isEmpty { missing.append("no device " + quotedList(match.unknownDeviceIDs)) }
@@ -78,7 +90,7 @@ package enum DeliveryTargets {
             throw DeliverySelectionError(
                 message: missing.joined(separator: " and ") + " in \(registry.location) (see register-apns list)")
         }
-        return match.devices
+        return match
     }
 
     private static func quotedList(_ names: [String]) -> String {

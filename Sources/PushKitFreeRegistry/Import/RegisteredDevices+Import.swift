@@ -57,8 +57,20 @@ extension RegisteredDevices {
     /// imported one on a tie, keeping the earliest `registered_at` and latest `last_delivered_at` of
     /// the two. A token stays with one device id: an imported device takes it from a registry device
     /// registered no later, and otherwise is not imported.
+    /// - Throws: `RegistryError.nameTaken` (65) when the result would hold a name that is both a
+    ///   device id and a group, and this registry holds none such (see `RegisteredDevices+Names.swift`);
+    ///   `.invalidInput` (65) for a record of `imported` that cannot be read; `.unreadableRecord`
+    ///   (65) for a device whose record here cannot be read. Nothing is changed then.
     @discardableResult
-    package mutating func merge(_ imported: RegisteredDevices) -> ImportSummary {
+    package mutating func merge(_ imported: RegisteredDevices) throws(RegistryError) -> ImportSummary {
+        if let unreadable = imported.unreadableDevices.first {
+            throw .invalidInput(
+                "device \"\(unreadable.id)\" of the file to import cannot be read: \(unreadable.problem); "
+                    + "nothing was imported")
+        }
+        for device in imported.devices {
+            if let unreadable = unreadableDevice(device.id) { throw .unreadableRecord(unreadable) }
+        }
         var summary = ImportSummary()
         // Decided first, applied in one pass: inserting into the sorted array one by one would move
         // the whole registry for each imported device.
@@ -100,7 +112,6 @@ extension RegisteredDevices {
             holders[incoming.token, default: []].append(device.id)
         }
         guard !decided.isEmpty else { return summary }
-        changedDeviceIDs.formUnion(decided.keys)
 
         var merged: [RegisteredDevice] = []
         merged.reserveCapacity(devices.count + summary.added.count)
@@ -114,7 +125,10 @@ extension RegisteredDevices {
         for (id, decision) in decided {
             if let record = decision { merged.append(RegisteredDevice(id: id, record: record)) }
         }
-        devices = Self.sortedByID(merged)
+        merged = Self.sortedByID(merged)
+        try checkNames(importing: merged)
+        changedDeviceIDs.formUnion(decided.keys)
+        devices = merged
         if tokenIndex != nil { tokenIndex = TokenIndex(devices) }
         changeCount += 1
         return summary

@@ -16,13 +16,18 @@ package enum DeviceListing {
     /// or a bidirectional override in one can neither break the table nor drive the terminal.
     /// A CONTENT KEY column comes last when any device has a content key: `yes` or `-`, the key
     /// itself (base64) only with `contentKeys`.
-    package static func table(_ devices: [RegisteredDevice], fullTokens: Bool, contentKeys: Bool = false) -> String {
+    /// Devices whose records cannot be read (`unreadable`) are listed among the others, in id order,
+    /// with what could be read (token, groups) and an UNREADABLE column, last, saying what is wrong.
+    package static func table(
+        _ devices: [RegisteredDevice], unreadable: [UnreadableDevice] = [], fullTokens: Bool, contentKeys: Bool = false
+    ) -> String {
         let showsPushToStart = devices.contains { $0.record.pushToStartToken != nil }
         let showsContentKey = devices.contains { $0.record.contentKey != nil }
         var header = ["DEVICE ID", "TOKEN", "ENVIRONMENT", "NAME", "MODEL", "OS", "APP", "GROUPS", "LAST SEEN"]
         if showsPushToStart { header.insert("PUSH-TO-START", at: 2) }
         if showsContentKey { header.append("CONTENT KEY") }
-        let rows = devices.map { device -> [String] in
+        if !unreadable.isEmpty { header.append("UNREADABLE") }
+        var rows = devices.map { device -> [String] in
             let record = device.record
             let text = { (value: String?) in value.map { TerminalText.field($0) } ?? "-" }
             var row = [
@@ -40,7 +45,21 @@ package enum DeviceListing {
                 row.insert(record.pushToStartToken.map { fullTokens ? $0.hex : $0.masked } ?? "-", at: 2)
             }
             if showsContentKey { row.append(record.contentKey.map { contentKeys ? $0.base64 : "yes" } ?? "-") }
+            if !unreadable.isEmpty { row.append("-") }
             return row
+        }
+        if !unreadable.isEmpty {
+            let width = header.count
+            rows += unreadable.map { device -> [String] in
+                var row = [String](repeating: "-", count: width)
+                row[0] = TerminalText.field(device.id)
+                row[1] = device.token.map { fullTokens ? $0.hex : $0.masked } ?? "-"
+                row[header.firstIndex(of: "GROUPS") ?? 0] =
+                    device.groups.isEmpty ? "-" : TerminalText.field(device.groups.joined(separator: ","))
+                row[width - 1] = TerminalText.field(device.problem)
+                return row
+            }
+            rows.sort { $0[0] < $1[0] }
         }
         var widths = header.map(\.count)
         for row in rows {

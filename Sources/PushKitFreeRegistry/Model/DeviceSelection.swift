@@ -23,13 +23,18 @@ package struct DeviceSelection: Sendable, Equatable {
         package var unknownDeviceIDs: [String]
         /// Named groups that no device belongs to, in the order given.
         package var emptyGroups: [String]
+        /// The selected devices whose records cannot be read, sorted by id: a send reports each
+        /// refused rather than leaving it out unsaid (see `UnreadableDevice`).
+        package var unreadable: [UnreadableDevice] = []
     }
 
     /// The devices of `registry` this selection addresses, and the names that matched nothing
     /// (for a batch to report at the end rather than stop at).
     package func match(in registry: RegisteredDevices) -> Match {
         if deviceIDs.isEmpty, groups.isEmpty {
-            return Match(devices: registry.devices, unknownDeviceIDs: [], emptyGroups: [])
+            return Match(
+                devices: registry.devices, unknownDeviceIDs: [], emptyGroups: [], unreadable: registry.unreadableDevices
+            )
         }
         let named = Set(deviceIDs)
         let wanted = Set(groups)
@@ -42,10 +47,17 @@ package struct DeviceSelection: Sendable, Equatable {
             if named.contains(device.id) { found.insert(device.id) }
             if named.contains(device.id) || !hits.isEmpty { devices.append(device) }
         }
+        var unreadable: [UnreadableDevice] = []
+        for device in registry.unreadableDevices {
+            let hits = device.groups.filter(wanted.contains)
+            filled.formUnion(hits)
+            if named.contains(device.id) { found.insert(device.id) }
+            if named.contains(device.id) || !hits.isEmpty { unreadable.append(device) }
+        }
         var unknown: [String] = []
         for id in deviceIDs where !found.contains(id) && !unknown.contains(id) { unknown.append(id) }
         var empty: [String] = []
         for group in groups where !filled.contains(group) && !empty.contains(group) { empty.append(group) }
-        return Match(devices: devices, unknownDeviceIDs: unknown, emptyGroups: empty)
+        return Match(devices: devices, unknownDeviceIDs: unknown, emptyGroups: empty, unreadable: unreadable)
     }
 }

@@ -43,6 +43,9 @@ package struct RegisteredDevices: Sendable {
     /// place and written back on every registration, and the file is already in this order, so
     /// reading builds no hash table and writing sorts nothing. Lookups by id are binary searches.
     package internal(set) var devices: [RegisteredDevice]
+    /// The devices whose records could not be read, sorted by id; none of their ids is in
+    /// `devices`. Kept, written back unchanged, and sent nothing (see `UnreadableDevice`).
+    package internal(set) var unreadableDevices: [UnreadableDevice] = []
     /// Top-level members of the state file this version does not know, preserved on rewrite.
     package var otherFields: [String: JSONValue] {
         didSet { changeCount += 1 }
@@ -113,8 +116,21 @@ package struct RegisteredDevices: Sendable {
         changedDeviceIDs = []
     }
 
-    /// The number of devices.
+    /// The number of devices whose records can be used (`unreadableDevices` not counted).
     package var count: Int { devices.count }
+
+    /// The unreadable record of `deviceID`, when it has one.
+    package func unreadableDevice(_ deviceID: String) -> UnreadableDevice? {
+        unreadableDevices.isEmpty ? nil : unreadableDevices.first { $0.id == deviceID }
+    }
+
+    /// Keeps `device` as unreadable, in place of any record of its id (a database row changed by
+    /// hand, a record read from the state file).
+    mutating func keepUnreadable(_ device: UnreadableDevice) {
+        self[device.id] = nil
+        let index = unreadableDevices.firstIndex { $0.id > device.id } ?? unreadableDevices.endIndex
+        unreadableDevices.insert(device, at: index)
+    }
 
     /// The device ids, sorted.
     package var deviceIDs: [String] { devices.map(\.id) }
@@ -131,13 +147,19 @@ package struct RegisteredDevices: Sendable {
     }
 
     /// The record of `deviceID`; setting `nil` removes the device. Setting does not check that the
-    /// token is unique: use `register(_:at:)` for that.
+    /// token is unique: use `register(_:at:)` for that. Setting either way also drops an unreadable
+    /// record of that id (a newer record from a journal or a database, or a removal, replaces it).
     package subscript(deviceID: String) -> DeviceRecord? {
         get {
             let (index, found) = position(of: deviceID)
             return found ? devices[index].record : nil
         }
         set {
+            if !unreadableDevices.isEmpty, let index = unreadableDevices.firstIndex(where: { $0.id == deviceID }) {
+                unreadableDevices.remove(at: index)
+                changeCount += 1
+                changedDeviceIDs.insert(deviceID)
+            }
             let (index, found) = position(of: deviceID)
             if tokenIndex != nil {
                 if found { tokenIndex!.remove(deviceID, devices[index].record) }
@@ -193,9 +215,17 @@ package struct RegisteredDevices: Sendable {
     /// given is stored, and cleared from any other device that held it (it too belongs to one
     /// install, and a start sent to it twice would start two activities); one not given is kept. A
     /// content key given replaces the device's; one not given is kept (also with a new token).
+    /// - Throws: `RegistryError.nameTaken` (65) for a device id that names a group, or a group
+    ///   that names a device (see `RegisteredDevices+Names.swift`); nothing is changed then.
+    /// - Throws: `RegistryError.unreadableRecord` (65) for a device whose record cannot be read:
+    ///   registering would rewrite it.
     @discardableResult
-    package mutating func register(_ registration: DeviceRegistration, at now: Date) -> RegistrationOutcome {
+    package mutating func register(
+        _ registration: DeviceRegistration, at now: Date
+    ) throws(RegistryError) -> RegistrationOutcome {
         prepareTokenLookups()
+        if let unreadable = unreadableDevice(registration.deviceID) { throw .unreadableRecord(unreadable) }
+        try checkNames(of: registration)
         let id = registration.deviceID
         let existing = self[id]
         var record = existing ?? DeviceRecord(token: registration.token)
@@ -231,7 +261,13 @@ package struct RegisteredDevices: Sendable {
 
     /// Removes the device with id `idOrToken`, or else every device holding the token `idOrToken`
     /// (any case). Returns what was removed, sorted by id; empty when nothing matched.
+    /// A record of that id that cannot be read is removed too, returned with its token (or
+    /// `DeviceToken.unreadable` when that could not be read either).
     package mutating func remove(idOrToken: String) -> [RegisteredDevice] {
+        if let unreadable = unreadableDevice(idOrToken) {
+            self[idOrToken] = nil
+            return [RegisteredDevice(id: unreadable.id, record: DeviceRecord(token: unreadable.token ?? .unreadable))]
+        }
         if let record = self[idOrToken] {
             self[idOrToken] = nil
             return [RegisteredDevice(id: idOrToken, record: record)]
@@ -316,7 +352,8 @@ extension RegisteredDevices: Equatable {
     /// Registries are equal when they hold the same devices and top-level fields, however they
     /// were stored or changed.
     package static func == (lhs: RegisteredDevices, rhs: RegisteredDevices) -> Bool {
-        lhs.devices == rhs.devices && lhs.otherFields == rhs.otherFields
+        lhs.devices == rhs.devices && lhs.unreadableDevices == rhs.unreadableDevices
+            && lhs.otherFields == rhs.otherFields
     }
 
     // MARK: Content keys

@@ -8,6 +8,14 @@ package enum RegistryError: PushKitError {
     case invalidInput(String)
     /// No device has this id or token (exit 65).
     case unknownDevice(String, path: String)
+    /// The change would make one name both a device id and a group (exit 65): a name is one or the
+    /// other, so that a name a sender gives (an ntfy topic, a Bark key) reaches whom it always did.
+    /// Nothing was changed. `message` names the name and what holds it.
+    case nameTaken(String)
+    /// The device's record in the registry cannot be read (`UnreadableDevice`), and the change
+    /// would rewrite it: registering the device again, importing it, writing the registry as a flat
+    /// map (exit 65). Nothing was changed.
+    case unreadableRecord(UnreadableDevice)
     /// The state file, its directory, lock or temporary file cannot be created (exit 73).
     case cannotCreate(FileSystemError)
     /// Reading, locking or replacing the state file failed (exit 74).
@@ -35,7 +43,7 @@ package enum RegistryError: PushKitError {
     /// 65, 73, 74 or 75, as each case says.
     package var exitStatus: ExitStatus {
         switch self {
-        case .corruptStateFile, .invalidInput, .unknownDevice: .dataError
+        case .corruptStateFile, .invalidInput, .unknownDevice, .nameTaken, .unreadableRecord: .dataError
         case .cannotCreate: .cannotCreate
         case .io: .ioError
         case .keptChanging, .emptiedInPlace, .databaseUnavailable: .temporaryFailure
@@ -49,8 +57,11 @@ package enum RegistryError: PushKitError {
         switch self {
         case .corruptStateFile(let path, let detail):
             "state file \(path) is corrupt: \(detail); it was left unchanged (fix it or move it aside)"
-        case .invalidInput(let message):
+        case .invalidInput(let message), .nameTaken(let message):
             message
+        case .unreadableRecord(let device):
+            "device \"\(device.id)\" has a record that cannot be read (\(device.problem)), and this change would "
+                + "rewrite it; nothing was changed: fix the record by hand, or remove it (register-apns remove)"
         case .unknownDevice(let idOrToken, let path):
             "no device with id or token \"\(idOrToken)\" in \(path)"
         case .cannotCreate(let error), .io(let error), .unsafeLocation(let error):

@@ -159,6 +159,7 @@ final class PostgresSession: @unchecked Sendable {
         } catch {
             throw PostgresFailure(.refused, "a device record in the database is not valid: \(error.detail)")
         }
+        RegistryWarnings.warn(about: changed.unreadableDevices, in: location)
         guard var devices = copy else {
             // Kept for the life of the process and changed many times: finding a token's devices
             // goes through an index, not a scan of every device (see `indexTokens`).
@@ -174,6 +175,7 @@ final class PostgresSession: @unchecked Sendable {
             for case .string(let id) in ids { devices[id] = nil }
         }
         for device in changed.devices { devices[device.id] = device.record }
+        for device in changed.unreadableDevices { devices.keepUnreadable(device) }
         if devices.otherFields != changed.otherFields { devices.otherFields = changed.otherFields }
         // What was caught up is what the database holds: nothing for the next write to store.
         devices.markUnchanged()

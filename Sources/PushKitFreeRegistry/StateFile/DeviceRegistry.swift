@@ -292,6 +292,11 @@ package struct DeviceRegistry: Sendable {
                 devices.journalBase = RegistryJournal.newBase()
             }
             devices.journalFolded = folded
+            // A flat map holds only tokens, and its sidecar only what the flat map holds: a record
+            // that cannot be read would be lost.
+            if flat, let unreadable = devices.unreadableDevices.first {
+                throw RegistryError.unreadableRecord(unreadable)
+            }
             if let late = try write(devices, over: snapshot, read: stored, asFlatMap: flat) {
                 lock.record(Self.heldRecord(devices.count))
                 if journal { unlink(journalPath) }
@@ -488,12 +493,17 @@ package struct DeviceRegistry: Sendable {
         }
     }
 
+    /// Parses `data`, read from `path`; a record that cannot be used is warned about
+    /// (`RegistryWarnings`) and kept.
     func decode(_ data: Data, path: String) throws(RegistryError) -> RegisteredDevices {
+        let devices: RegisteredDevices
         do throws(JSONSyntaxError) {
-            return try RegisteredDevices(stateFile: data)
+            devices = try RegisteredDevices(stateFile: data)
         } catch {
             throw RegistryError.corruptStateFile(path: path, detail: error.detail)
         }
+        RegistryWarnings.warn(about: devices.unreadableDevices, in: path)
+        return devices
     }
 
     /// Failures to create the directory, lock, temporary or backup file are 73; an unsafe

@@ -13,6 +13,8 @@ extension RegisteredDevices {
     ///
     /// Empty (or whitespace-only) contents read as an empty registry. Anything else must be a
     /// version 1 registry or a flat map whose every value is a token string, with no empty device id.
+    /// A record of a version 1 registry that is valid JSON but not a usable device (a field of the
+    /// wrong type or value) does not fail the whole file: it is kept in `unreadableDevices`.
     /// A top-level string member of a version 1 registry whose value is a valid token (other than
     /// `version` and `devices`) is a registration a writer of the flat map added: it is adopted, and
     /// wins over the record of the same id in `devices` (see `adoptLegacyEntry(deviceID:token:)`).
@@ -35,6 +37,7 @@ extension RegisteredDevices {
         let start = scanner.offset
         var version: (value: Double, position: Int)?
         var devices: [RegisteredDevice]?
+        var unreadable: [UnreadableDevice] = []
         var stringMembers: [(key: String, value: String, position: Int)] = []
         var otherMembers: [(key: String, value: JSONValue, position: Int)] = []
 
@@ -57,9 +60,19 @@ extension RegisteredDevices {
                             // As `device_id` in an imported line, and as every registration checks.
                             if id.isEmpty { throw scanner.failure("a device id must not be empty", at: idStart) }
                             let valueStart = scanner.offset
-                            var device = try DeviceRecord.read(from: &scanner, deviceID: id)
-                            device.storedJSON = data[data.startIndex + valueStart..<data.startIndex + scanner.offset]
-                            entries.append(device)
+                            do throws(JSONSyntaxError) {
+                                var device = try DeviceRecord.read(from: &scanner, deviceID: id)
+                                device.storedJSON =
+                                    data[data.startIndex + valueStart..<data.startIndex + scanner.offset]
+                                entries.append(device)
+                            } catch {
+                                // Valid JSON that is no usable record is kept apart (the JSON read
+                                // again as a value: a syntax error there still fails the file).
+                                scanner.rewind(to: valueStart)
+                                _ = try scanner.readValue(depth: 1)
+                                let bytes = data[data.startIndex + valueStart..<data.startIndex + scanner.offset]
+                                unreadable.append(UnreadableDevice(id: id, storedJSON: bytes, error: error))
+                            }
                         } while try scanner.nextMember()
                     }
                     devices = entries
@@ -93,6 +106,7 @@ extension RegisteredDevices {
                 at: version.position)
         }
         var registry = RegisteredDevices(devices: devices ?? [])
+        for device in unreadable { registry.keepUnreadable(device) }
         if let index = stringMembers.firstIndex(where: { $0.key == journalBaseMember }) {
             registry.journalBase = stringMembers.remove(at: index).value
         }
@@ -255,9 +269,24 @@ extension RegisteredDevices {
             writer.raw(",")
         }
         writer.raw("\n  \"devices\": {")
+        // Unreadable records go back where they were, in id order among the others, as read.
+        var unreadable = unreadableDevices.makeIterator()
+        var nextUnreadable = unreadable.next()
+        var written = 0
+        func writeUnreadable(before id: String?) {
+            while let device = nextUnreadable, id.map({ device.id < $0 }) ?? true {
+                writer.raw(written == 0 ? "\n    " : ",\n    ")
+                writer.string(device.id)
+                writer.raw(": ")
+                device.storedJSON.withUnsafeBytes { writer.bytes.append(contentsOf: $0) }
+                written += 1
+                nextUnreadable = unreadable.next()
+            }
+        }
         // By index, not by element: a copy of each device would retain every field of its record.
         for index in devices.indices {
-            writer.raw(index == 0 ? "\n    " : ",\n    ")
+            if nextUnreadable != nil { writeUnreadable(before: devices[index].id) }
+            writer.raw(written == 0 ? "\n    " : ",\n    ")
             writer.string(devices[index].id)
             writer.raw(": ")
             if let stored = devices[index].storedJSON {
@@ -265,9 +294,11 @@ extension RegisteredDevices {
             } else {
                 devices[index].record.write(to: &writer)
             }
+            written += 1
             if writer.bytes.count >= chunkSize { try flush(&writer) }
         }
-        writer.raw(devices.isEmpty ? "}" : "\n  }")
+        writeUnreadable(before: nil)
+        writer.raw(written == 0 ? "}" : "\n  }")
         for (key, value) in otherFields.sorted(by: { $0.key < $1.key })
         where key != "version" && key != "devices"
             && (journalBase == nil || (key != Self.journalBaseMember && key != Self.journalFoldedMember))

@@ -1,9 +1,10 @@
 import PushKitFreeCore
-/// Finding the devices that hold a token without looking at every device.
+/// Finding the devices that hold a token, and whether a group has devices, without looking at
+/// every device.
 ///
 /// A registry read once and changed many times (the one `register-apns serve` keeps between write
-/// batches, see `DeviceRegistry`) carries an index of its device and push-to-start tokens, kept
-/// right by every change `RegisteredDevices` makes. A registry read for one change (a command line
+/// batches, see `DeviceRegistry`) carries an index of its device and push-to-start tokens and of
+/// its groups' sizes, kept right by every change `RegisteredDevices` makes. A registry read for one change (a command line
 /// run) has none and scans: building the index costs more than the one scan it would save.
 extension RegisteredDevices {
     /// Device ids by token, for `deviceIDs(holding:)` and for clearing a push-to-start token that
@@ -14,6 +15,9 @@ extension RegisteredDevices {
         private(set) var holders: [DeviceToken: Holders] = [:]
         /// The ids holding each push-to-start token.
         private(set) var startHolders: [DeviceToken: Holders] = [:]
+        /// How many devices each group has (groups without one are not kept), for the rule that a
+        /// name is a device id or a group (`RegisteredDevices+Names.swift`).
+        private(set) var groupSizes: [String: Int] = [:]
 
         /// The ids holding one token, sorted, without an array for the usual single one.
         enum Holders: Sendable, Equatable {
@@ -50,16 +54,21 @@ extension RegisteredDevices {
             for device in devices { insert(device.id, device.record) }
         }
 
-        /// Indexes the tokens of `record`, held by `id`.
+        /// Indexes the tokens and groups of `record`, held by `id`.
         mutating func insert(_ id: String, _ record: DeviceRecord) {
             Self.add(id, record.token, to: &holders)
             if let start = record.pushToStartToken { Self.add(id, start, to: &startHolders) }
+            for group in Set(record.groups) { groupSizes[group, default: 0] += 1 }
         }
 
-        /// Forgets the tokens of `record`, which `id` held.
+        /// Forgets the tokens and groups of `record`, which `id` held.
         mutating func remove(_ id: String, _ record: DeviceRecord) {
             Self.drop(id, record.token, from: &holders)
             if let start = record.pushToStartToken { Self.drop(id, start, from: &startHolders) }
+            for group in Set(record.groups) {
+                let size = (groupSizes[group] ?? 1) - 1
+                groupSizes[group] = size > 0 ? size : nil
+            }
         }
 
         private static func add(_ id: String, _ token: DeviceToken, to map: inout [DeviceToken: Holders]) {

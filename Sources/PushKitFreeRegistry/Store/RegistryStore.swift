@@ -37,11 +37,12 @@ package protocol RegistryStore: DeviceDirectory {
 
 extension RegistryStore {
     /// Adds or updates devices in one locked write, stamped with the clock's time. All or nothing:
-    /// the registrations were validated when they were made.
+    /// the registrations were validated when they were made, and one the registry refuses (a name
+    /// both a device id and a group, `RegistryError.nameTaken`) leaves every one unwritten.
     @discardableResult
     package func register(_ registrations: [DeviceRegistration]) throws -> [RegisteredDevices.RegistrationOutcome] {
         let now = clock.now()
-        return try update { devices in registrations.map { devices.register($0, at: now) } }
+        return try update { devices in try registrations.map { try devices.register($0, at: now) } }
     }
 
     /// Removes the device with id `idOrToken`, or else the devices holding that token.
@@ -58,7 +59,7 @@ extension RegistryStore {
     /// Merges another registry (see `RegisteredDevices.merge(_:)`).
     @discardableResult
     package func merge(_ imported: RegisteredDevices) throws -> RegisteredDevices.ImportSummary {
-        try update { devices in devices.merge(imported) }
+        try update { devices in try devices.merge(imported) }
     }
 
     /// The devices `selection` addresses, read without locking.

@@ -24,6 +24,10 @@ final class EndpointService: Sendable {
     let authFailures: RateLimiter
 
     init(settings: EndpointSettings, delivery: EndpointDelivery, metrics: EndpointMetrics) {
+        // A record the registry cannot use is named in the server's log, once, when first read.
+        RegistryWarnings.setHandler { warning in
+            StandardStreams.writeError("\(EndpointServer.tool): warning: \(warning)\n")
+        }
         self.settings = settings
         registry = settings.configuration.registry(appendingToJournal: true)
         writes = RegistryWriteQueue(
@@ -43,12 +47,36 @@ final class EndpointService: Sendable {
         _ registration: DeviceRegistration,
         route: EndpointRoute
     ) async throws(EndpointError) -> RegisteredDevices.RegistrationOutcome {
-        let result = try await write { devices, now in .registered(devices.register(registration, at: now)) }
-        guard case .registered(let outcome) = result else {
+        try await register(route: route) { devices, now throws(RegistryError) in
+            try devices.register(registration, at: now)
+        }
+    }
+
+    /// Applies a registration, `change`, in the next batched write. A change the registry refuses
+    /// (a device id that names a group, a group that names a device, a device whose record cannot
+    /// be read) is a 409 saying which, and changes nothing.
+    func register(
+        route: EndpointRoute,
+        _ change:
+            @escaping @Sendable (inout RegisteredDevices, Date) throws(RegistryError) ->
+            RegisteredDevices.RegistrationOutcome
+    ) async throws(EndpointError) -> RegisteredDevices.RegistrationOutcome {
+        let result = try await write { devices, now in
+            do throws(RegistryError) {
+                return .registered(try change(&devices, now))
+            } catch {
+                return .refused(error)
+            }
+        }
+        switch result {
+        case .registered(let outcome):
+            metrics.registered(route: route)
+            return outcome
+        case .refused(let error):
+            throw .conflict(error.description)
+        default:
             throw .internalError("the registration was not recorded", logDetail: "the write queue answered \(result)")
         }
-        metrics.registered(route: route)
-        return outcome
     }
 
     /// Removes the device with this id or token (404 when there is none).

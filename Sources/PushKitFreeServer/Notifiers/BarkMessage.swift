@@ -172,11 +172,12 @@ package struct BarkMessage: Sendable, Equatable {
     }
 
     /// Bark's answer: `{"code": 200, "message": "success", "timestamp"}`, with how many devices were
-    /// sent to and how many APNs took it for.
-    package static func success(time: Date, devices: Int, delivered: Int) -> JSONValue {
+    /// sent to, how many APNs took it for, and their ids (`delivered_to`).
+    package static func success(time: Date, devices: Int, deliveredTo: [String]) -> JSONValue {
         .object([
             "code": 200, "message": "success", "timestamp": .number(Double(Int(time.timeIntervalSince1970))),
-            "devices": .number(Double(devices)), "delivered": .number(Double(delivered)),
+            "devices": .number(Double(devices)), "delivered": .number(Double(deliveredTo.count)),
+            "delivered_to": .array(deliveredTo.map(JSONValue.string)),
         ])
     }
 }

@@ -55,7 +55,9 @@ struct BarkRoutes: Sendable {
         let report = try await service.delivery.send(message.specification, to: audience)
         service.metrics.delivered(report)
         if let failure = NotifierAudience.failure(of: report) { throw failure }
-        return .json(BarkMessage.success(time: Date(), devices: report.results.count, delivered: report.delivered))
+        return .json(
+            BarkMessage.success(
+                time: Date(), devices: report.results.count, deliveredTo: EndpointJSON.deliveredTo(report)))
     }
 
     /// A `POST`'s body as parameters: a JSON object (when `Content-Type` says JSON, or the body

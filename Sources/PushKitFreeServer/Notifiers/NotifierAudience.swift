@@ -1,8 +1,12 @@
 import PushKitFreeCore
 import PushKitFreeRegistry
 
-/// Whom an ntfy topic or a Bark key sends to: the registered device with that id, else the
-/// devices of the group of that name. Shared by both protocols, so a name means the same in each.
+/// Whom an ntfy topic or a Bark key sends to: the registered device with that id, or the devices of
+/// the group of that name. Shared by both protocols, so a name means the same in each.
+///
+/// The registry keeps a name a device id or a group, never both (`RegisteredDevices+Names.swift`),
+/// so the lookup has one answer; a registry edited by hand that holds both is refused (409) rather
+/// than guessed at, since either guess sends the notification to devices the sender did not mean.
 package enum NotifierAudience {
     /// What a topic or key may be: 1 to 64 letters, digits, `-` and `_` (ntfy's own rule for
     /// topics), so that it is one path segment as written.
@@ -30,17 +34,24 @@ package enum NotifierAudience {
         }
     }
 
-    /// The audience `names` address in `devices`: each a device id, else a group with at least one
-    /// device (404 naming the first that is neither, before anything is sent).
+    /// The audience `names` address in `devices`: each a device id or a group with at least one
+    /// device. Before anything is sent: 404 naming the first that is neither, 409 naming the first
+    /// that is both.
     package static func audience(
         _ names: [String], in devices: RegisteredDevices, what: String
     ) throws(EndpointError) -> PushSender.Audience {
         var deviceIDs: [String] = []
         var groups: [String] = []
         for name in names {
-            if devices[name] != nil {
+            let isDevice = devices.isDevice(name)
+            let isGroup = devices.isGroup(name)
+            if isDevice, isGroup {
+                throw .conflict(
+                    "\(what) \"\(name)\" names both a device and a group in the registry, so nothing was sent: "
+                        + "a name must be one or the other (rename the device or the group)")
+            } else if isDevice {
                 if !deviceIDs.contains(name) { deviceIDs.append(name) }
-            } else if devices.devices.contains(where: { $0.record.groups.contains(name) }) {
+            } else if isGroup {
                 if !groups.contains(name) { groups.append(name) }
             } else {
                 throw .notFound("\(what) \"\(name)\" names no registered device and no group with a device")

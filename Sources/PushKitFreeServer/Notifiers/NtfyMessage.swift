@@ -213,12 +213,13 @@ package struct NtfyMessage: Sendable, Equatable {
 
     /// ntfy's answer to a publish: the message as ntfy would store it (`id`, `time`, `event`,
     /// `topic`, `message`, `title`, `priority` and `tags` when set, `click`), with how many devices
-    /// were sent to and how many APNs took it for.
-    package func answer(id: String, time: Date, devices: Int, delivered: Int) -> JSONValue {
+    /// were sent to, how many APNs took it for, and their ids (`delivered_to`).
+    package func answer(id: String, time: Date, devices: Int, deliveredTo: [String]) -> JSONValue {
         var object: [String: JSONValue] = [
             "id": .string(id), "time": .number(Double(Int(time.timeIntervalSince1970))), "event": "message",
             "topic": .string(topic), "message": .string(message),
-            "devices": .number(Double(devices)), "delivered": .number(Double(delivered)),
+            "devices": .number(Double(devices)), "delivered": .number(Double(deliveredTo.count)),
+            "delivered_to": .array(deliveredTo.map(JSONValue.string)),
         ]
         if let title { object["title"] = .string(title) }
         if priority != 3 { object["priority"] = .number(Double(priority)) }

@@ -45,6 +45,7 @@ struct NtfyRoutes: Sendable {
         if let failure = NotifierAudience.failure(of: report) { throw failure }
         return .json(
             message.answer(
-                id: NtfyMessage.makeID(), time: Date(), devices: report.results.count, delivered: report.delivered))
+                id: NtfyMessage.makeID(), time: Date(), devices: report.results.count,
+                deliveredTo: EndpointJSON.deliveredTo(report)))
     }
 }

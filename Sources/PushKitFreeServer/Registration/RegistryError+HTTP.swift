@@ -13,6 +13,8 @@ extension RegistryError {
         case .keptChanging: "the state file kept changing while it was read (another program rewrites it)"
         case .emptiedInPlace: "the state file reads empty while another program rewrites it"
         case .invalidInput, .unknownDevice: "the state file cannot be used"
+        case .nameTaken(let message): message
+        case .unreadableRecord: "a device's record cannot be read"
         case .databaseUnavailable: "the registry's database cannot be reached"
         case .databaseMisconfigured: "the registry's database cannot be used as configured"
         case .databaseFailed: "the registry's database refused the change"

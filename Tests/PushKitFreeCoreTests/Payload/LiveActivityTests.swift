@@ -226,24 +226,26 @@ struct LiveActivityTests {
         #expect(imported["new"]?.pushToStartToken == token(0xa2), "list --json output imports with the token")
     }
 
-    @Test("a malformed push_to_start_token makes the file unreadable, naming the device and field")
-    func malformedToken() {
+    @Test("a malformed push_to_start_token makes the record unreadable, naming the field; the file still reads")
+    func malformedToken() throws {
         let text = #"{"version": 1, "devices": {"a": {"token": "\#(token(1).hex)", "push_to_start_token": "xyz"}}}"#
-        #expect { try RegisteredDevices(stateFile: Data(text)) } throws: { error in
-            "\(error)".contains(#"device "a": "push_to_start_token": device token has "x" at position 1"#)
-        }
+        let registry = try RegisteredDevices(stateFile: Data(text))
+        #expect(registry["a"] == nil)
+        let problem = registry.unreadableDevice("a")?.problem ?? ""
+        #expect(problem.contains(#""push_to_start_token": device token has "x" at position 1"#), "\(problem)")
+        #expect(registry.unreadableDevice("a")?.token == token(1), "the token that reads is kept for listings")
     }
 
     @Test(
         "registering stores a push-to-start token, keeps it when none is given, and moves it away from another device")
     func registers() throws {
         var registry = RegisteredDevices()
-        registry.register(
+        try registry.register(
             try DeviceRegistration(deviceID: "phone", token: token(1), pushToStartToken: token(0xa1)), at: may1)
         #expect(registry["phone"]?.pushToStartToken == token(0xa1))
-        registry.register(try DeviceRegistration(deviceID: "phone", token: token(11), name: "Sven"), at: may1 + 1)
+        try registry.register(try DeviceRegistration(deviceID: "phone", token: token(11), name: "Sven"), at: may1 + 1)
         #expect(registry["phone"]?.pushToStartToken == token(0xa1), "kept when the registration does not carry one")
-        registry.register(
+        try registry.register(
             try DeviceRegistration(deviceID: "ipad", token: token(2), pushToStartToken: token(0xa1)), at: may1 + 2)
         #expect(registry["ipad"]?.pushToStartToken == token(0xa1))
         #expect(registry["phone"]?.pushToStartToken == nil, "a push-to-start token belongs to one device")
@@ -279,7 +281,7 @@ struct LiveActivityTests {
     @Test("410 for a push-to-start token clears only that token, by Apple's timestamp rule; the device stays")
     func clearsPushToStartToken() throws {
         var registry = RegisteredDevices()
-        registry.register(
+        try registry.register(
             try DeviceRegistration(deviceID: "phone", token: token(1), pushToStartToken: token(0xa1)), at: may1)
         let registeredAfter = registry.clearPushToStartTokenIfUnregistered(
             deviceID: "phone", token: token(0xa1), unregisteredAt: may1 - 1)
@@ -338,9 +340,9 @@ struct LiveActivityTests {
     @Test("the list table shows a masked PUSH-TO-START column only when some device has a token")
     func table() throws {
         var registry = RegisteredDevices()
-        registry.register(registration("laptop", 3), at: may1)
+        try registry.register(registration("laptop", 3), at: may1)
         #expect(!DeviceListing.table(registry.devices, fullTokens: false).contains("PUSH-TO-START"))
-        registry.register(
+        try registry.register(
             try DeviceRegistration(deviceID: "phone", token: token(1), pushToStartToken: token(0xa1)), at: may1)
         let lines = DeviceListing.table(registry.devices, fullTokens: false).split(separator: "\n")
         #expect(lines[0].split(separator: " ").prefix(5) == ["DEVICE", "ID", "TOKEN", "PUSH-TO-START", "ENVIRONMENT"])

@@ -185,7 +185,7 @@ struct RegistryBriefingTests {
     @Test("first settings made after the day's time count today as done; made before it, today's is due")
     func firstSettings() throws {
         var devices = RegisteredDevices()
-        _ = devices.register(registration("phone", 1), at: Date(timeIntervalSince1970: 0))
+        _ = try devices.register(registration("phone", 1), at: Date(timeIntervalSince1970: 0))
         let berlin = "Europe/Berlin"
         // 2026-11-24 10:00 UTC is 11:00 in Berlin: a 07:00 briefing starts tomorrow.
         let late = Date(timeIntervalSince1970: TimeInterval(LocalDate("2026-11-24")!.dayNumber * 86_400 + 36_000))
@@ -194,7 +194,7 @@ struct RegistryBriefingTests {
         #expect(phoneFound)
         #expect(devices["phone"]?.briefing?.lastSentOn == LocalDate("2026-11-24"))
         // A 12:00 briefing set at 11:00 is still due today.
-        _ = devices.register(registration("tablet", 2), at: Date(timeIntervalSince1970: 0))
+        _ = try devices.register(registration("tablet", 2), at: Date(timeIntervalSince1970: 0))
         let tabletFound = devices.setBriefing(
             BriefingSettings(minuteOfDay: 720, timeZone: berlin), deviceID: "tablet", at: late)
         #expect(tabletFound)

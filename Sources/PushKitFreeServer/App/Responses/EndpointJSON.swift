@@ -19,9 +19,10 @@ package enum EndpointJSON {
 
         /// `token` as this display shows it.
         package func text(_ token: DeviceToken) -> String {
+            if token.isUnreadable { return token.masked }
             switch self {
-            case .masked: token.masked
-            case .openClaw: String(token.hex.prefix(16)) + "..."
+            case .masked: return token.masked
+            case .openClaw: return String(token.hex.prefix(16)) + "..."
             }
         }
     }
@@ -65,6 +66,13 @@ package enum EndpointJSON {
             "reason": success ? .null : .string(reason(of: result)),
             "apns_id": result.apnsID.map(JSONValue.string) ?? .null,
         ])
+    }
+
+    /// The ids of the devices APNs took the notification for, sorted: what a send answer that
+    /// counts them (`delivered`, `devices_notified`) lists beside the count as `delivered_to`, so
+    /// that the sender sees whom a name reached.
+    package static func deliveredTo(_ report: DeliveryReport) -> [String] {
+        report.results.compactMap { $0.outcome == .delivered ? $0.target.deviceID : nil }.sorted()
     }
 
     /// APNs' reason, else the transport's message, else the outcome.

@@ -32,6 +32,9 @@ final class RegistryWriteQueue: Sendable {
         case removed([RegisteredDevice])
         /// The device changed in place (a gateway's `briefing_config`); `nil` when there was none.
         case updated(RegisteredDevice?)
+        /// The registry refused this change alone (a name both a device id and a group); nothing
+        /// of it was made, and the rest of the batch is written as usual.
+        case refused(RegistryError)
     }
 
     private struct Pending {

@@ -63,7 +63,10 @@ struct GatewayHookRoutes: Sendable {
     @Sendable func notifyHook(_ request: Request, context: Context) async throws -> Response {
         let notification = try NotificationRequestBody(try await request.jsonBody(), profile: .openClawGateway)
         let report = try await service.sendToAll(notification.specification)
-        return .json(["status": "sent", "devices_notified": .number(Double(report.delivered))])
+        return .json([
+            "status": "sent", "devices_notified": .number(Double(report.delivered)),
+            "delivered_to": .array(EndpointJSON.deliveredTo(report).map(JSONValue.string)),
+        ])
     }
 
     /// Removes the device `token` names, when there is one.

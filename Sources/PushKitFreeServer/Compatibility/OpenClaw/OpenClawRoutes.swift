@@ -47,21 +47,28 @@ struct OpenClawRoutes: Sendable {
         return .json(EndpointJSON.sendReport(report, tokens: .openClaw))
     }
 
-    /// Sends to the one device the path names, by device id or token.
+    /// Sends to the one device the path names, by device id or token. A device whose record cannot
+    /// be read is refused by the send, and the answer's reason names the field.
     @Sendable func sendToDevice(_ request: Request, context: Context) async throws -> Response {
         let notification = try NotificationRequestBody(try await request.jsonBody(), profile: .openClaw)
         let idOrToken = Self.token(context)
-        guard let device = EndpointService.device(idOrToken, in: try service.readRegistry()) else {
+        let devices = try service.readRegistry()
+        let deviceID: String
+        if let device = EndpointService.device(idOrToken, in: devices) {
+            context.notes.token = device.record.token
+            deviceID = device.id
+        } else if let unreadable = devices.unreadableDevice(idOrToken) {
+            deviceID = unreadable.id
+        } else {
             throw EndpointError.deviceNotFound("no device with token or id \"\(AccessLog.maskedPath(idOrToken))\"")
         }
-        context.notes.token = device.record.token
         // The pipeline reads the device again when it sends: it may be removed meanwhile (404).
         let report = try await service.delivery.send(
             notification.specification,
-            to: PushSender.Audience(deviceIDs: [device.id]))
+            to: PushSender.Audience(deviceIDs: [deviceID]))
         service.metrics.delivered(report)
         guard let result = report.results.first else {
-            throw EndpointError.deviceNotFound("device \(device.id) was removed before the notification was sent")
+            throw EndpointError.deviceNotFound("device \(deviceID) was removed before the notification was sent")
         }
         let json = EndpointJSON.result(result)
         return .json([

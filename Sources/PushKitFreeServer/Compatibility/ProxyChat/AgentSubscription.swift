@@ -82,29 +82,26 @@ package enum AgentSubscription {
         }
 
         /// Registers the device in `devices`, in the agent's group, and records the agent.
-        /// - Parameter trusted: whether the caller presented the secret. Without it (an
-        ///   `--open-registration` peer) the display name, which titles every subscriber's
-        ///   notifications, is recorded only while no other device subscribes to the agent.
+        /// - Parameter trusted: whether the caller presented the secret. The display name titles
+        ///   every subscriber's notifications, so only a subscription with the secret records it
+        ///   (the latest such one wins, as in the design, whose app always sends the secret).
+        ///   Without it (an `--open-registration` peer) the device is subscribed and the name is
+        ///   left as it is: anyone on an open network can send any `cwd`, so a name given there
+        ///   says nothing about who runs the agent.
+        /// - Throws: the `RegistryError` of a registration the registry refuses (the device id
+        ///   names a group, a group names a device, the device's record cannot be read); nothing is
+        ///   changed then.
         package func apply(
             to devices: inout RegisteredDevices, at now: Date, trusted: Bool = true
-        ) -> RegisteredDevices.RegistrationOutcome {
+        ) throws(RegistryError) -> RegisteredDevices.RegistrationOutcome {
             var registration = self.registration
             var groups = replacesGroups ? (registration.groups ?? []) : (devices[registration.deviceID]?.groups ?? [])
             if !groups.contains(agentKey) { groups.append(agentKey) }
             registration.groups = groups
-            var agent = RegisteredAgent(cwd: cwd)
-            if trusted || !AgentSubscription.othersSubscribe(to: agentKey, besides: registration.deviceID, in: devices)
-            {
-                agent.displayName = displayName
-            }
-            devices.recordAgent(agentKey, agent)
-            return devices.register(registration, at: now)
+            let outcome = try devices.register(registration, at: now)
+            devices.recordAgent(agentKey, RegisteredAgent(cwd: cwd, displayName: trusted ? displayName : nil))
+            return outcome
         }
-    }
-
-    /// Whether a device other than `deviceID` is subscribed to the agent `agentKey`.
-    static func othersSubscribe(to agentKey: String, besides deviceID: String, in devices: RegisteredDevices) -> Bool {
-        devices.devices.contains { $0.id != deviceID && $0.record.groups.contains(agentKey) }
     }
 
     /// The display name an agent subscribed with, if any.

@@ -23,10 +23,9 @@ struct ProxyChatRoutes: Sendable {
         let subscription = try AgentSubscription.Request(try await request.jsonBody())
         context.notes.token = subscription.registration.token
         let trusted = !context.openNetwork
-        _ = try await service.write { devices, now in
-            .registered(subscription.apply(to: &devices, at: now, trusted: trusted))
+        _ = try await service.register(route: .registerSubscription) { devices, now throws(RegistryError) in
+            try subscription.apply(to: &devices, at: now, trusted: trusted)
         }
-        service.metrics.registered(route: .registerSubscription)
         return .json([
             "status": "subscribed", "agent": .string(subscription.agentKey),
             "device_id": .string(subscription.registration.deviceID),
@@ -40,6 +39,9 @@ struct ProxyChatRoutes: Sendable {
         let spec = reply.specification(displayName: displayName, serverKey: service.settings.secret?.serverKey)
         let report = try await service.delivery.send(spec, to: PushSender.Audience(groups: [agent]))
         service.metrics.delivered(report)
-        return .json(["status": "sent", "agent": .string(agent), "devices_notified": .number(Double(report.delivered))])
+        return .json([
+            "status": "sent", "agent": .string(agent), "devices_notified": .number(Double(report.delivered)),
+            "delivered_to": .array(EndpointJSON.deliveredTo(report).map(JSONValue.string)),
+        ])
     }
 }
