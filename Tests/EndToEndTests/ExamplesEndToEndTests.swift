@@ -246,13 +246,19 @@ struct ExamplesEndToEndTests: ClientToolSuite {
         #expect(imported.status == 0, "\(imported.stderr)")
     }
 
-    @Test("briefing.py due: asks the model and sends only when a device's own briefing time has come, once a day")
-    func briefingDue() throws {
+    /// An emulator, and a model that answers `briefingText`, with the environment of both.
+    fileprivate func briefingScene() throws -> (emulator: RunningEmulator, model: ChatStandIn, env: [String: String]) {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = clientEnvironment(emulator)
         let model = try ChatStandIn(in: setup.directory)
         model.answer(content: Self.briefingText)
         env["LLM_BASE_URL"] = model.baseURL
+        return (emulator, model, env)
+    }
+
+    @Test("briefing.py due: asks the model and sends only when a device's own briefing time has come, once a day")
+    func briefingDue() throws {
+        let (emulator, model, env) = try briefingScene()
         try registerWithBriefing("tokyo", token: hexToken(1, filler: "ef"), time: "07:00", zone: "Asia/Tokyo", env: env)
         try registerWithBriefing(
             "berlin", token: hexToken(2, filler: "ef"), time: "23:30", zone: "Europe/Berlin", env: env)
@@ -281,11 +287,7 @@ struct ExamplesEndToEndTests: ClientToolSuite {
 
     @Test("briefing.py due with BRIEFING_PROFILE=ember-briefing: the Ember app's BRIEFING with its destination")
     func briefingDueForEmber() throws {
-        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
-        var env = clientEnvironment(emulator)
-        let model = try ChatStandIn(in: setup.directory)
-        model.answer(content: Self.briefingText)
-        env["LLM_BASE_URL"] = model.baseURL
+        var (emulator, _, env) = try briefingScene()
         env["BRIEFING_PROFILE"] = "ember-briefing"
         try registerWithBriefing("ember-phone", token: hexToken(3, filler: "ef"), time: "07:00", env: env)
         let script = Self.examples + "/briefing.py"

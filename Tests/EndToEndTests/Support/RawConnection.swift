@@ -20,29 +20,14 @@ final class RawConnection {
         var wait = timeval(tv_sec: Int(timeout), tv_usec: 0)
         setsockopt(descriptor, SOL_SOCKET, SO_SNDTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
         if let source {
-            var local = sockaddr_in()
-            local.sin_family = sa_family_t(AF_INET)
-            local.sin_addr.s_addr = inet_addr(source)
-            let bound = withUnsafePointer(to: &local) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            let bound = Self.withAddress(source, port: 0) { bind(descriptor, $0, $1) }
             guard bound == 0 else {
                 let failure = errno
                 Glibc.close(descriptor)
                 throw RawConnectionError("bind to \(source): errno \(failure)")
             }
         }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
+        let connected = Self.withAddress("127.0.0.1", port: port) { connect(descriptor, $0, $1) }
         guard connected == 0 else {
             let failure = errno
             Glibc.close(descriptor)
@@ -51,6 +36,19 @@ final class RawConnection {
     }
 
     deinit { close() }
+
+    /// Calls `body` with the IPv4 socket address of `address`:`port` and its length.
+    private static func withAddress(
+        _ address: String, port: Int, _ body: (UnsafePointer<sockaddr>, socklen_t) -> Int32
+    ) -> Int32 {
+        var socketAddress = sockaddr_in()
+        socketAddress.sin_family = sa_family_t(AF_INET)
+        socketAddress.sin_port = in_port_t(UInt16(port).bigEndian)
+        socketAddress.sin_addr.s_addr = inet_addr(address)
+        return withUnsafePointer(to: &socketAddress) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+    }
 
     /// Sends all of `bytes`.
     func send(_ bytes: [UInt8]) throws {
