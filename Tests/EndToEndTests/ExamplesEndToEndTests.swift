@@ -287,8 +287,12 @@ struct ExamplesEndToEndTests: ClientToolSuite {
 
     @Test("briefing.py due with BRIEFING_PROFILE=ember-briefing: the Ember app's BRIEFING with its destination")
     func briefingDueForEmber() throws {
-        var (emulator, _, env) = try briefingScene()
+        let scene = try briefingScene()
+        let emulator = scene.emulator
+        var env = scene.env
         env["BRIEFING_PROFILE"] = "ember-briefing"
+        // The model answers for as long as the test runs.
+        defer { withExtendedLifetime(scene.model) {} }
         try registerWithBriefing("ember-phone", token: hexToken(3, filler: "ef"), time: "07:00", env: env)
         let script = Self.examples + "/briefing.py"
         let due = try run(["python3", script, "due", "--now", "2030-03-10T07:00:00Z"], env: env)
