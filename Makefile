@@ -24,7 +24,7 @@ MCP_VERSION = 1.30.0
 	format format-fix
 
 # What building and running the tools needs, and nothing else (`make build`, `install`, `demo`):
-# libcurl's headers and pkg-config (the CCurl bridge; libcurl itself is loaded at run time), the tz
+# libcurl's headers and pkg-config (the CCurl bridge; the transport loads libcurl at run time), the tz
 # database (quiet hours and briefings in a device's zone), libpq5 (loaded when state_file is a
 # postgres:// URL) and libsqlite3 (register-apns import). `make test-deps` adds the tests' tools.
 deps:

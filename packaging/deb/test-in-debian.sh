@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs the package into a clean Debian 12 root (debootstrap, no Swift toolchain) and runs the
-# tools there: --version, apns-jwt check, the README's first push against the packaged emulator,
-# the service's user and directories, systemd-analyze verify of the unit, the debug symbols package
-# (each program's debug file where debuggers look for it by build id), then purge.
+# Checks the package's Depends, installs the package into a clean Debian 12 root (debootstrap, no
+# Swift toolchain) and runs the tools there: --version, apns-jwt check, the README's first push
+# against the packaged emulator, the service's user and directories, systemd-analyze verify of the
+# unit, the debug symbols package (each program's debug file where debuggers look for it by build
+# id), then purge.
 # Usage: packaging/deb/test-in-debian.sh PACKAGE.deb [DBGSYM.deb]   (make deb-test; needs root and the Debian
 # mirror make deps uses; DEBIAN_MIRROR overrides it). Prints each step; exits non-zero on the first
 # that fails.
@@ -18,6 +19,12 @@ cleanup() {
 }
 trap cleanup EXIT
 step() { printf '\n== %s\n' "$*"; }
+
+step "the package's fields: Depends names each package once"
+depends=$(dpkg-deb --field "$package" Depends)
+echo "Depends: $depends"
+twice=$(tr ',' '\n' <<<"$depends" | sed 's/^ *//; s/[ (].*//' | sort | uniq -d)
+[ -z "$twice" ] || { echo "Depends names more than once: $twice"; exit 1; }
 
 step "a clean Debian 12 root from $mirror"
 debootstrap --variant=minbase bookworm "$root" "$mirror" > "$root.debootstrap.log" 2>&1 \
