@@ -16,7 +16,8 @@ struct RepositoryContentsTests {
         for folder in Self.toolCaches {
             // --no-index: asks .gitignore itself, whether or not the path is tracked.
             let ignored = try BuiltTool.runSystem(
-                "git", ["-C", RepositoryFiles.root, "check-ignore", "--quiet", "--no-index", folder + "/default/x.json"])
+                "git",
+                ["-C", RepositoryFiles.root, "check-ignore", "--quiet", "--no-index", folder + "/default/x.json"])
             #expect(ignored.status == 0, "\(folder)/ is not in .gitignore")
         }
     }
