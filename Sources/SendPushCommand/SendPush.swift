@@ -355,7 +355,8 @@ struct SendPush: ParsableCommand {
         InterruptSignals.watch()
         defer { InterruptSignals.stop() }
         let progress = SendProgress(
-            targets: targets, fullTokens: output.full, streamsLines: !output.json && !quietly, showsStatus: !quietly)
+            targets: targets, fullTokens: output.full, streamsLines: !output.json && !quietly, showsStatus: !quietly,
+            interruption: interruption)
         var announced = false
         let onTurn = {
             progress.tick()
