@@ -57,7 +57,9 @@ demo-deps: deps
 # nobody here wrote (a PyPI APNs client, a WebSocket client, schemathesis, Apprise, and what the checks read
 # YAML, JSON Schema and certificates with) in a virtual environment under the build folder,
 # $(VENV): never in the system's Python, which Debian keeps for its own packages (PEP 668). The
-# test targets put $(VENV)/bin first on PATH.
+# test targets put $(VENV)/bin first on PATH. The packages' services (atd, tinyproxy, PostgreSQL,
+# logrotate's timer) are neither started nor enabled by the install (Tests/Tools/apt_install_no_start.sh):
+# the tests start what they use as processes of their own.
 VENV = .build/venv
 APPRISE_VERSION = 2.3.0
 PYTHON_TEST_PACKAGES = pyyaml jsonschema kalyke-apns cryptography "websockets>=14" "schemathesis==$(SCHEMATHESIS_VERSION)" \
@@ -76,8 +78,8 @@ test-deps: deps demo-deps
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	python3 -c 'import ensurepip, venv' 2>/dev/null || missing="$$missing python3-venv"; \
 	if [ -n "$$missing" ]; then \
-		echo "make test-deps: installing what the tests drive:$$missing"; \
-		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+		echo "make test-deps: installing what the tests drive:$$missing (no service is started or enabled)"; \
+		bash Tests/Tools/apt_install_no_start.sh $$missing; \
 	fi
 	@[ -x "$(VENV)/bin/python3" ] || python3 -m venv "$(VENV)"
 	@"$(VENV)/bin/python3" -c 'import yaml, jsonschema, kalyke, cryptography, importlib.metadata as m, sys; \
