@@ -24,12 +24,14 @@ MCP_VERSION = 1.30.0
 	format format-fix
 
 # What building and running the tools needs, and nothing else (`make build`, `install`, `demo`):
-# libcurl's headers and pkg-config (the CCurl bridge; libcurl itself is loaded at run time), the tz
+# libcurl's headers and pkg-config (the CCurl bridge; the transport loads libcurl at run time), the tz
 # database (quiet hours and briefings in a device's zone), libpq5 (loaded when state_file is a
-# postgres:// URL) and libsqlite3 (register-apns import). `make test-deps` adds the tests' tools.
+# postgres:// URL), libsqlite3 (register-apns import) and strip (binutils; `make install`). `make
+# test-deps` adds the tests' tools.
 deps:
 	@missing=""; \
 	command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
+	command -v strip >/dev/null || missing="$$missing binutils"; \
 	pkg-config --exists libcurl 2>/dev/null || missing="$$missing libcurl4-openssl-dev"; \
 	[ -e /usr/share/zoneinfo/Europe/Berlin ] || missing="$$missing tzdata"; \
 	{ ldconfig -p || /sbin/ldconfig -p; } 2>/dev/null | grep -q 'libsqlite3\.so\.0 ' || missing="$$missing libsqlite3-0"; \
@@ -57,7 +59,9 @@ demo-deps: deps
 # nobody here wrote (a PyPI APNs client, a WebSocket client, schemathesis, Apprise, and what the checks read
 # YAML, JSON Schema and certificates with) in a virtual environment under the build folder,
 # $(VENV): never in the system's Python, which Debian keeps for its own packages (PEP 668). The
-# test targets put $(VENV)/bin first on PATH.
+# test targets put $(VENV)/bin first on PATH. The packages' services (atd, tinyproxy, PostgreSQL,
+# logrotate's timer) are neither started nor enabled by the install (Tests/Tools/apt_install_no_start.sh):
+# the tests start what they use as processes of their own.
 VENV = .build/venv
 APPRISE_VERSION = 2.3.0
 PYTHON_TEST_PACKAGES = pyyaml jsonschema kalyke-apns cryptography "websockets>=14" "schemathesis==$(SCHEMATHESIS_VERSION)" \
@@ -76,8 +80,8 @@ test-deps: deps demo-deps
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing="$$missing postgresql"; \
 	python3 -c 'import ensurepip, venv' 2>/dev/null || missing="$$missing python3-venv"; \
 	if [ -n "$$missing" ]; then \
-		echo "make test-deps: installing what the tests drive:$$missing"; \
-		apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+		echo "make test-deps: installing what the tests drive:$$missing (no service is started or enabled)"; \
+		bash Tests/Tools/apt_install_no_start.sh $$missing; \
 	fi
 	@[ -x "$(VENV)/bin/python3" ] || python3 -m venv "$(VENV)"
 	@"$(VENV)/bin/python3" -c 'import yaml, jsonschema, kalyke, cryptography, importlib.metadata as m, sys; \
@@ -184,8 +188,9 @@ FUZZ_SECONDS ?= 60
 fuzz: deps
 	FUZZ_SECONDS="$(FUZZ_SECONDS)" bash Fuzz/run.sh
 
-# The tools, their manual pages, and the shell completion scripts argument-parser generates for
-# bash, zsh and fish. `make uninstall` (same PREFIX and DESTDIR) removes exactly these files.
+# The tools (stripped: STRIP below), their manual pages, and the shell completion scripts
+# argument-parser generates for bash, zsh and fish. `make uninstall` (same PREFIX and DESTDIR)
+# removes exactly these files.
 install: build
 	@$(MAKE) --no-print-directory install-files TOOLS_BIN="$(RELEASE_BIN)"
 
@@ -202,6 +207,10 @@ man:
 		"$(MANUAL_BUILD)/debug/generate-manual" "$(TOOLS_BIN)/$$tool" --output-directory "$(MANUAL_BUILD)/man1" || exit 1; \
 	done
 
+# The programs are installed stripped, as the Debian package's are: the debug information is more
+# than half of each (214 MB of a release build's two programs, against 100 MB stripped), and a
+# program runs the same without it. `make install STRIP=` keeps it, for a debugger.
+STRIP = strip --strip-unneeded
 BIN_DIR = $(DESTDIR)$(PREFIX)/bin
 MAN_DIR = $(DESTDIR)$(PREFIX)/share/man/man1
 BASH_DIR = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
@@ -209,7 +218,10 @@ ZSH_DIR = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
 FISH_DIR = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 install-files: man
 	install -d "$(BIN_DIR)" "$(MAN_DIR)" "$(BASH_DIR)" "$(ZSH_DIR)" "$(FISH_DIR)"
-	for program in $(PROGRAMS); do install -m 0755 "$(TOOLS_BIN)/$$program" "$(BIN_DIR)/$$program" || exit 1; done
+	for program in $(PROGRAMS); do \
+		install -m 0755 "$(TOOLS_BIN)/$$program" "$(BIN_DIR)/$$program" && \
+		{ [ -z "$(STRIP)" ] || $(STRIP) "$(BIN_DIR)/$$program"; } || exit 1; \
+	done
 	install -m 0644 packaging/pushkit-free.1 "$(MAN_DIR)/pushkit-free.1"
 	ln -sfn pushkit-free.1 "$(MAN_DIR)/pushkit-free-server.1"
 	$(call link_tools,$(BIN_DIR))

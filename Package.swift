@@ -18,27 +18,37 @@ let startupLinkerSettings: [LinkerSetting] = [
     .unsafeFlags(["-Xlinker", "--no-export-dynamic"], .when(platforms: [.linux])),
 ]
 
-// The packages ours depend on, each at the version it resolves to today: named here only so that
-// their versions are exact too (no target uses them directly).
-let transitivePins: [Package.Dependency] = [
-    .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
-    .package(url: "https://github.com/adam-fowler/compress-nio.git", exact: "1.5.0"),
-    .package(url: "https://github.com/apple/swift-algorithms.git", exact: "1.2.1"),
-    .package(url: "https://github.com/apple/swift-asn1.git", exact: "1.7.4"),
-    .package(url: "https://github.com/apple/swift-async-algorithms.git", exact: "1.1.4"),
-    .package(url: "https://github.com/apple/swift-atomics.git", exact: "1.3.0"),
-    .package(url: "https://github.com/apple/swift-collections.git", exact: "1.6.0"),
-    .package(url: "https://github.com/apple/swift-configuration.git", exact: "1.4.0"),
-    .package(url: "https://github.com/apple/swift-distributed-tracing.git", exact: "1.7.3"),
-    .package(url: "https://github.com/apple/swift-http-structured-headers.git", exact: "1.7.0"),
-    .package(url: "https://github.com/apple/swift-nio-extras.git", exact: "1.35.2"),
-    .package(url: "https://github.com/apple/swift-nio-transport-services.git", exact: "1.28.0"),
-    .package(url: "https://github.com/apple/swift-numerics.git", exact: "1.1.1"),
-    .package(url: "https://github.com/apple/swift-service-context.git", exact: "1.5.1"),
-    .package(url: "https://github.com/apple/swift-system", exact: "1.8.1"),
-    .package(url: "https://github.com/mattt/eventsource.git", exact: "1.1.1"),
-    .package(url: "https://github.com/hummingbird-project/swift-websocket.git", exact: "1.6.2"),
+// The packages ours depend on, each at the version it resolves to today, so that their versions are
+// exact too (Package.resolved is not committed), with one product of each. SwiftPM resolves every
+// package a target names, under any condition, and warns of a package that no target names; so
+// PushKitFreeCore names each of these products on a platform this package is never built for (WASI:
+// no processes, no dlopen, no libcurl), which builds and links nothing. A trait condition would not
+// do: SwiftPM leaves out of resolution a package that only a disabled trait names.
+let transitivePins: [(url: String, version: Version, product: String)] = [
+    ("https://github.com/swift-server/async-http-client.git", "1.37.0", "AsyncHTTPClient"),
+    ("https://github.com/adam-fowler/compress-nio.git", "1.5.0", "CompressNIO"),
+    ("https://github.com/apple/swift-algorithms.git", "1.2.1", "Algorithms"),
+    ("https://github.com/apple/swift-asn1.git", "1.7.4", "SwiftASN1"),
+    ("https://github.com/apple/swift-async-algorithms.git", "1.1.4", "AsyncAlgorithms"),
+    ("https://github.com/apple/swift-atomics.git", "1.3.0", "Atomics"),
+    ("https://github.com/apple/swift-collections.git", "1.6.0", "Collections"),
+    ("https://github.com/apple/swift-configuration.git", "1.4.0", "Configuration"),
+    ("https://github.com/apple/swift-distributed-tracing.git", "1.7.3", "Tracing"),
+    ("https://github.com/apple/swift-http-structured-headers.git", "1.7.0", "StructuredFieldValues"),
+    ("https://github.com/apple/swift-nio-extras.git", "1.35.2", "NIOExtras"),
+    ("https://github.com/apple/swift-nio-transport-services.git", "1.28.0", "NIOTransportServices"),
+    ("https://github.com/apple/swift-numerics.git", "1.1.1", "Numerics"),
+    ("https://github.com/apple/swift-service-context.git", "1.5.1", "ServiceContextModule"),
+    ("https://github.com/apple/swift-system", "1.8.1", "SystemPackage"),
+    ("https://github.com/mattt/eventsource.git", "1.1.1", "EventSource"),
+    ("https://github.com/hummingbird-project/swift-websocket.git", "1.6.2", "WSCore"),
 ]
+
+/// Each pinned package's product, on no platform this package is built for (see `transitivePins`).
+let transitivePinUses: [Target.Dependency] = transitivePins.map { pin in
+    let name = pin.url.split(separator: "/").last.map { $0.hasSuffix(".git") ? $0.dropLast(4) : $0 } ?? ""
+    return .product(name: pin.product, package: String(name), condition: .when(platforms: [.wasi]))
+}
 
 let package = Package(
     name: "pushkit-free",
@@ -52,8 +62,8 @@ let package = Package(
         // For the fuzz package (Fuzz/Package.swift), whose libFuzzer programs run these checks.
         .library(name: "FuzzHarness", targets: ["FuzzHarness"]),
     ],
-    // Every package at one exact version, those we name and those they bring (below), so that two
-    // clones build the same code whatever day they resolve (Package.resolved is not committed).
+    // Every package at one exact version, those we name and those they bring (`transitivePins`), so
+    // that two clones build the same code whatever day they resolve (Package.resolved is not committed).
     // To move one: change its version here, `swift package update`, then `make test` and `make bench`.
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", exact: "1.8.2"),
@@ -76,7 +86,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", exact: "1.8.0"),
         // The MCP server for agents (pushkit-mcp and serve's /mcp): only PushKitFreeMCP links it.
         .package(url: "https://github.com/modelcontextprotocol/swift-sdk", exact: "0.12.1"),
-    ] + transitivePins,
+    ] + transitivePins.map { .package(url: $0.url, exact: $0.version) },
     targets: [
         // MARK: C bridges
         // libcurl's headers only (apt libcurl4-openssl-dev): the library itself is not linked but
@@ -97,7 +107,7 @@ let package = Package(
             name: "PushKitFreeCore",
             dependencies: [
                 .product(name: "Crypto", package: "swift-crypto")
-            ],
+            ] + transitivePinUses,
             path: "Sources/PushKitFreeCore"
         ),
         // The device registry: devices and their rules, the JSON state file (cache, journal, the

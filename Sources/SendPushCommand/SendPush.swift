@@ -269,10 +269,15 @@ struct SendPush: ParsableCommand {
         let names = others.prefix(3).map { $0.deviceID ?? $0.token.masked }.joined(separator: ", ")
         let more = others.count > 3 ? " and \(others.count - 3) more" : ""
         let count = others.count == 1 ? "1 device has" : "\(others.count) devices have"
+        // How a token of the environment asked for is registered: the build that makes one, and its flag.
+        let registering =
+            chosen.value == .sandbox
+            ? "a debug build's token registers anew with register-apns --sandbox"
+            : "a TestFlight or App Store build's token registers anew with register-apns --production"
         return
             "\(flag) (\(chosen.value.rawValue)) applies to devices with no recorded environment; \(count) \(other) "
             + "recorded and \(others.count == 1 ? "is" : "are") sent there: \(names)\(more) (a token belongs to one "
-            + "environment; a debug build's token registers anew with register-apns --sandbox)"
+            + "environment; \(registering))"
     }
 
     /// Resolves the configuration, then sends through the core's one pipeline (`PushSender`), here
@@ -359,7 +364,8 @@ struct SendPush: ParsableCommand {
         InterruptSignals.watch()
         defer { InterruptSignals.stop() }
         let progress = SendProgress(
-            targets: targets, fullTokens: output.full, streamsLines: !output.json && !quietly, showsStatus: !quietly)
+            targets: targets, fullTokens: output.full, streamsLines: !output.json && !quietly, showsStatus: !quietly,
+            interruption: interruption)
         var announced = false
         let onTurn = {
             progress.tick()

@@ -143,7 +143,7 @@ struct CallerSeamsTests {
     }
 
     @Test(
-        "make install-files puts tools, manual pages (from --help's definitions) and completions in place; make uninstall removes them all"
+        "make install-files puts stripped tools, manual pages (from --help's definitions) and completions in place; make uninstall removes them all"
     )
     func installAndUninstall() throws {
         let destination = try TemporaryDirectory()
@@ -167,6 +167,14 @@ struct CallerSeamsTests {
             #expect(target == "pushkit-free", "\(tool) is a link to the one program")
             let help = try BuiltTool.runSystem("\(prefix)/bin/\(tool)", ["--help"])
             #expect(help.status == 0 && help.stdout.contains("USAGE: \(tool)"), "\(tool) --help: \(help.stderr)")
+        }
+        // Stripped, as the Debian package's programs are: no debug information, no symbol table.
+        for program in ["pushkit-free", "pushkit-free-server"] {
+            let sections = try BuiltTool.runSystem(
+                "readelf", ["--section-headers", "--wide", "\(prefix)/bin/\(program)"])
+            #expect(sections.status == 0 && sections.stdout.contains(".dynsym"), "\(program): \(sections.stderr)")
+            #expect(!sections.stdout.contains(".debug_"), "\(program) is installed with its debug information")
+            #expect(!sections.stdout.contains(".symtab"), "\(program) is installed with its symbol table")
         }
         #expect(FileManager.default.fileExists(atPath: prefix + "/share/man/man1/pushkit-free.1"))
         let serveCompletion = try String(

@@ -147,6 +147,21 @@ struct DocsCommandsTests {
         #expect(checked >= 100)
     }
 
+    @Test("a page's Contents line links each of its sections (its ## headings), in their order")
+    func contentsListEverySection() throws {
+        var checked = 0
+        for page in [DocsPage(path: "README.md")] + DocsPage.all {
+            let text = try page.text()
+            guard let start = text.range(of: "**Contents:**") else { continue }
+            let line = text[start.upperBound...].components(separatedBy: "\n\n")[0]
+            let listed = line.matches(of: /\]\(#([^)\s]+)\)/).map { String($0.1) }
+            let sections = try page.headings().filter { $0.level == 2 }.map(\.anchor)
+            #expect(listed == sections, "\(page.path): the Contents line lists \(listed), the page has \(sections)")
+            checked += 1
+        }
+        #expect(checked >= 4)
+    }
+
     @Test("every sh block runs, in order, against the emulator", arguments: DocsPage.run)
     func shellBlocksRun(page: DocsPage) throws {
         let expectations = try #require(Self.expectations[page.path])

@@ -34,6 +34,16 @@ struct EnvironmentFlagTests {
         #expect(planned.stdout.contains("POST https://sandbox.invalid/3/device/b2b2b2b2…b2b2  (device ipad, sandbox)"))
         #expect(planned.stderr.contains("sent there: phone"), "the dry run says it too: \(planned.stderr)")
 
+        // --production beside a device recorded as sandbox: the same note, with the other way to
+        // register (a production build's token, --production).
+        let production = try BuiltTool.run("send-push", ["--production", "--body", "hi"], environment: environment)
+        #expect(production.status == 0, "\(production.stderr)")
+        #expect(
+            production.stderr.contains("1 device has sandbox recorded and is sent there: ipad")
+                && production.stderr.contains("build's token registers anew with register-apns --production)"),
+            "\(production.stderr)")
+        #expect(!production.stderr.contains("--sandbox"), "no hint of the other flag: \(production.stderr)")
+
         // Without a flag, or with the recorded one, there is nothing to say.
         for arguments in [["--body", "hi"], ["--production", "--device", "phone", "--body", "hi"]] {
             let quiet = try BuiltTool.run("send-push", arguments, environment: environment)

@@ -81,4 +81,36 @@ struct StatusLineTests {
         #expect(toFile.status == 0)
         #expect(!toFile.stderr.contains("done") && !toFile.stderr.contains("\u{1b}"), "\(toFile.stderr)")
     }
+
+    @Test("interrupted on a terminal: once sending stopped, the status line gives no time left")
+    func statusLineAfterInterrupt() throws {
+        let setup = try ProviderSetup()
+        // The first device is answered; every other device's request stalls, in flight until the
+        // run gives up on it, so the status line has a rate and a time left to show before the signal.
+        var script = ""
+        for index in 1..<50 { script += String(format: "%064x", index + 1) + " stall\n" }
+        try script.write(toFile: setup.directory.file("script"), atomically: true, encoding: .utf8)
+        let emulator = try RunningEmulator(
+            ["--quiet", "--script-file", setup.directory.file("script")], environment: setup.environment)
+        var environment = emulator.asAPNs(for: setup.environment)
+        environment["APNS_STATE_FILE"] = setup.directory.file("devices.json")
+        try SystemicFailureTests.writeDevices(to: setup.directory.file("devices.json"), count: 50)
+
+        // script(1) gives send-push a pseudo-terminal; the shell prints its process id, which exec keeps.
+        let command = "echo pid=$$; exec \(BuiltTool.path("send-push")) --body hi --timeout 60"
+        let process = BuiltTool.process("script", ["-qec", command, "/dev/null"], environment: environment)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        let run = try RunningTool(process, stdin: nil)
+        let deadline = Date().addingTimeInterval(30)
+        while !run.stdoutSoFar.contains(" s left"), Date() < deadline { usleep(20_000) }
+        #expect(run.stdoutSoFar.contains(" s left"), "\(run.stdoutSoFar.suffix(400))")
+        let pid = try #require(run.stdoutSoFar.firstMatch(of: /pid=(\d+)/).flatMap { pid_t($0.1) })
+        kill(pid, SIGINT)
+        let result = try run.wait()
+
+        let interrupted = try #require(result.stdout.range(of: "interrupted (SIGINT)"), "\(result.stdout.suffix(600))")
+        let after = result.stdout[interrupted.upperBound...]
+        #expect(after.contains("of 50 done, interrupted: waiting for the answers on their way"), "\(after.prefix(600))")
+        #expect(!after.contains(" s left"), "a time left after the interrupt: \(after.prefix(600))")
+    }
 }

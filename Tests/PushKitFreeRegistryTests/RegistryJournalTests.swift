@@ -94,7 +94,8 @@ struct RegistryJournalTests {
         #expect(!journalExists)
         let folded = try RegisteredDevices(stateFile: fileBytes())
         #expect(folded.journalBase != nil && folded.journalBase != base)
-        expected["c"] = try #require(folded["c"])
+        let added: DeviceRecord = try #require(folded["c"])
+        expected["c"] = added
         #expect(folded == expected)
 
         // The server notices the file was replaced, and journals on top of the new one.

@@ -88,13 +88,19 @@ install -m 0644 "$here/config.json" "$doc/examples/config.json"
 # Maintainer scripts.
 for script in postinst prerm postrm; do install -m 0755 "$here/$script" "$root/DEBIAN/$script"; done
 
-# Depends: what the binaries link (dpkg-shlibdeps reads a debian/control of its own).
+# Depends: what the binaries link (dpkg-shlibdeps reads a debian/control of its own), and what they
+# load at run time. pushkit-free-server links libcurl (FoundationNetworking, which the MCP SDK
+# brings), so dpkg-shlibdeps names libcurl4 too, at the lower version its symbols need: that entry
+# gives way to the one below, so that libcurl4 is named once, at the version sends need.
+loaded="libcurl4 (>= 7.88), tzdata"
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 mkdir -p "$scratch/debian"
 printf 'Source: pushkit-free\n\nPackage: pushkit-free\nArchitecture: any\n' > "$scratch/debian/control"
 shlibs=$(cd "$scratch" && dpkg-shlibdeps -O $(for program in $programs; do
 	printf -- '-e%s ' "$root/usr/bin/$program"; done) 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+loaded_names=$(sed 's/ *([^)]*)//g; s/, */|/g' <<<"$loaded")
+shlibs=$(tr ',' '\n' <<<"$shlibs" | sed 's/^ *//' | grep -Ev "^($loaded_names)( |\$)" | paste -sd, | sed 's/,/, /g')
 size=$(du -sk --exclude=DEBIAN "$root" | cut -f1)
 cat > "$root/DEBIAN/control" <<CONTROL
 Package: pushkit-free
@@ -102,7 +108,7 @@ Version: $version
 Architecture: $arch
 Maintainer: $maintainer
 Installed-Size: $size
-Depends: $shlibs, libcurl4 (>= 7.88), tzdata
+Depends: $shlibs, $loaded
 Suggests: libpq5, libsqlite3-0
 Section: net
 Priority: optional

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Installs the package into a clean Debian 12 root (debootstrap, no Swift toolchain) and runs the
-# tools there: --version, apns-jwt check, the README's first push against the packaged emulator,
-# the service's user and directories, systemd-analyze verify of the unit, the debug symbols package
-# (each program's debug file where debuggers look for it by build id), then purge.
+# Checks the package's Depends, installs the package into a clean Debian 12 root (debootstrap, no
+# Swift toolchain) and runs the tools there: --version, apns-jwt check, the README's first push
+# against the packaged emulator, the service's user and directories, systemd-analyze verify of the
+# unit, the debug symbols package (each program's debug file where debuggers look for it by build
+# id), then purge. In the same root, `make test-deps`' installer (Tests/Tools/apt_install_no_start.sh)
+# installs at, whose start must be refused.
 # Usage: packaging/deb/test-in-debian.sh PACKAGE.deb [DBGSYM.deb]   (make deb-test; needs root and the Debian
 # mirror make deps uses; DEBIAN_MIRROR overrides it). Prints each step; exits non-zero on the first
 # that fails.
@@ -18,6 +20,12 @@ cleanup() {
 }
 trap cleanup EXIT
 step() { printf '\n== %s\n' "$*"; }
+
+step "the package's fields: Depends names each package once"
+depends=$(dpkg-deb --field "$package" Depends)
+echo "Depends: $depends"
+twice=$(tr ',' '\n' <<<"$depends" | sed 's/^ *//; s/[ (].*//' | sort | uniq -d)
+[ -z "$twice" ] || { echo "Depends names more than once: $twice"; exit 1; }
 
 step "a clean Debian 12 root from $mirror"
 debootstrap --variant=minbase bookworm "$root" "$mirror" > "$root.debootstrap.log" 2>&1 \
@@ -39,6 +47,13 @@ in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-re
 	"/tmp/$(basename "$package")" openssl systemd > "$root/tmp/install.log" 2>&1 \
 	|| { tail -n 30 "$root/tmp/install.log"; exit 1; }
 grep -E "pushkit-free:" "$root/tmp/install.log" || true
+
+step "make test-deps' installer: at's service is refused its start, and the refusal is removed after"
+here=$(cd "$(dirname "$0")" && pwd)
+cp "$here/../../Tests/Tools/apt_install_no_start.sh" "$root/tmp/"
+in_root bash /tmp/apt_install_no_start.sh at > "$root/tmp/at.log" 2>&1 || { tail -n 30 "$root/tmp/at.log"; exit 1; }
+grep "policy-rc.d denied execution of start" "$root/tmp/at.log"
+! in_root test -e /usr/sbin/policy-rc.d
 
 step "the tools run (through their links to pushkit-free and pushkit-free-server)"
 for tool in apns-jwt register-apns send-push apns-emulator pushkit-mcp register-apns-serve pushkit-free pushkit-free-server; do

@@ -37,6 +37,7 @@ package final class SendProgress {
     private let fullTokens: Bool
     private let streamsLines: Bool
     private let showsStatus: Bool
+    private let interruption: RunInterruption?
     private let started = ContinuousClock.now
     private var state = State()
 
@@ -49,12 +50,18 @@ package final class SendProgress {
     ///     `false` for JSON and hooks, whose output comes whole at the end.
     ///   - showsStatus: whether to draw the status line; it is drawn only when standard error is a
     ///     terminal all the same.
-    package init(targets: [DeliveryTarget], fullTokens: Bool, streamsLines: Bool, showsStatus: Bool) {
+    ///   - interruption: the run's; once it is interrupted the status line gives no time left, as
+    ///     nothing more is sent.
+    package init(
+        targets: [DeliveryTarget], fullTokens: Bool, streamsLines: Bool, showsStatus: Bool,
+        interruption: RunInterruption? = nil
+    ) {
         total = targets.count
         idWidth = DeliveryReport.idWidth(of: targets)
         self.fullTokens = fullTokens
         self.streamsLines = streamsLines
         self.showsStatus = showsStatus && isatty(2) == 1
+        self.interruption = interruption
     }
 
     /// Notes that the device at `index` is done with `result`, before the registry's bookkeeping.
@@ -118,12 +125,15 @@ package final class SendProgress {
         state.statusVisible = true
     }
 
-    /// "120 of 10000 done, 2400/s, about 4 s left".
+    /// "120 of 10000 done, 2400/s, about 4 s left"; once interrupted, "120 of 10000 done, interrupted:
+    /// waiting for the answers on their way".
     private func status(done: Int) -> String {
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         var text = "\(done) of \(total) done"
-        if seconds >= 0.5, done > 0 {
+        if interruption?.signal != nil {
+            text += ", interrupted: waiting for the answers on their way"
+        } else if seconds >= 0.5, done > 0 {
             let rate = Double(done) / seconds
             text += ", \(Int(rate.rounded()))/s"
             if done < total { text += ", about \(Int((Double(total - done) / rate).rounded(.up))) s left" }

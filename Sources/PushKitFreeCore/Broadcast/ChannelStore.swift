@@ -30,7 +30,7 @@ package struct ChannelStore: Sendable {
     /// Every recorded channel, sorted by name; none when the file does not exist.
     /// - Throws: `BroadcastChannelError.corruptStore` (65) or `.io` (74).
     package func load() throws(BroadcastChannelError) -> [ChannelRecord] {
-        try Self.records(in: try read())
+        Self.records(in: try read())
     }
 
     /// The channel named `name`, if recorded.

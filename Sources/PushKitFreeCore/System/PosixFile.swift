@@ -213,7 +213,6 @@ package enum PosixFile {
         _ path: String, mode: mode_t = 0o600, committingIf stillCurrent: (() -> Bool)? = nil,
         writing body: (inout FileOutput) throws(FileSystemError) -> Void
     ) throws(FileSystemError) -> Bool {
-        let directory = PosixFile.parentDirectory(of: path)
         let temporary = "\(path)\(temporarySuffix)\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         if descriptor < 0 {

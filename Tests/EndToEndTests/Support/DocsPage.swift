@@ -79,8 +79,15 @@ struct DocsPage: Sendable, CustomTestStringConvertible {
     /// The anchors of the page's headings, as GitHub makes them: lowercase, code marks, links and
     /// punctuation removed, spaces as hyphens, a repeated one numbered.
     func anchors() throws -> Set<String> {
+        Set(try headings().map(\.anchor))
+    }
+
+    /// The page's headings in order: each one's level (2 for `## `) and anchor (see `anchors()`).
+    func headings() throws -> [(level: Int, anchor: String)] {
+        var headings: [(level: Int, anchor: String)] = []
         var anchors: Set<String> = []
         for (_, line) in try proseLines() where line.hasPrefix("#") {
+            let level = line.prefix { $0 == "#" }.count
             var heading = String(line.drop { $0 == "#" }).trimmingCharacters(in: .whitespaces)
             heading = heading.replacing(/\[([^\]]*)\]\([^)]*\)/) { String($0.1) }
             let slug = String(
@@ -93,8 +100,9 @@ struct DocsPage: Sendable, CustomTestStringConvertible {
                 anchor = "\(slug)-\(repeats)"
             }
             anchors.insert(anchor)
+            headings.append((level, anchor))
         }
-        return anchors
+        return headings
     }
 
     /// The lines outside fenced blocks, with their line numbers (from 1).
