@@ -208,7 +208,7 @@ man:
 	done
 
 # The programs are installed stripped, as the Debian package's are: the debug information is more
-# than half of each (214 MB of a release build's two programs, against 100 MB stripped), and a
+# than half of each (224 MB of a release build's two programs, against 100 MB stripped), and a
 # program runs the same without it. `make install STRIP=` keeps it, for a debugger.
 STRIP = strip --strip-unneeded
 BIN_DIR = $(DESTDIR)$(PREFIX)/bin

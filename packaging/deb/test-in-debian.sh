@@ -8,6 +8,8 @@
 # Usage: packaging/deb/test-in-debian.sh PACKAGE.deb [DBGSYM.deb]   (make deb-test; needs root and the Debian
 # mirror make deps uses; DEBIAN_MIRROR overrides it). Prints each step; exits non-zero on the first
 # that fails.
+# (A negated command, `! cmd`, never stops a script under `set -e`: each check that something is
+# absent says so and exits itself.)
 set -euo pipefail
 package=$(realpath "${1:?usage: test-in-debian.sh PACKAGE.deb [DBGSYM.deb]}")
 dbgsym=${2:+$(realpath "$2")}
@@ -53,7 +55,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 cp "$here/../../Tests/Tools/apt_install_no_start.sh" "$root/tmp/"
 in_root bash /tmp/apt_install_no_start.sh at > "$root/tmp/at.log" 2>&1 || { tail -n 30 "$root/tmp/at.log"; exit 1; }
 grep "policy-rc.d denied execution of start" "$root/tmp/at.log"
-! in_root test -e /usr/sbin/policy-rc.d
+if in_root test -e /usr/sbin/policy-rc.d; then echo "the installer left its policy-rc.d behind"; exit 1; fi
 
 step "the tools run (through their links to pushkit-free and pushkit-free-server)"
 for tool in apns-jwt register-apns send-push apns-emulator pushkit-mcp register-apns-serve pushkit-free pushkit-free-server; do
@@ -100,7 +102,7 @@ if [ -n "$dbgsym" ]; then
 		sections=$(readelf -S "$root$debug" 2>/dev/null)
 		grep -q '\.debug_info' <<<"$sections"
 		sections=$(readelf -S "$root/usr/bin/$program")
-		! grep -q '\.debug_info' <<<"$sections"
+		if grep -q '\.debug_info' <<<"$sections"; then echo "$program is installed with its debug information"; exit 1; fi
 		echo "$program: $debug"
 	done
 	in_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q pushkit-free-dbgsym > /dev/null
@@ -110,6 +112,6 @@ step "purge: what the package made goes, what the user made stays and is named"
 in_root install -m 600 /dev/null /var/lib/pushkit-free/devices.json
 in_root env DEBIAN_FRONTEND=noninteractive apt-get purge -y -q pushkit-free 2>&1 | grep -E "pushkit-free:" || true
 in_root test -e /var/lib/pushkit-free/devices.json
-! in_root test -e /usr/bin/send-push
+if in_root test -e /usr/bin/send-push; then echo "purge left /usr/bin/send-push"; exit 1; fi
 echo
 echo "make deb-test: the package installs, runs and purges on a clean Debian 12 root"
