@@ -23,7 +23,7 @@ enum PipelineWarmUp {
         guard (try? channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 1)).wait()) != nil,
             (try? child.setup(channel: channel, logger: logger).wait()) != nil
         else { return }
-        try? channel.writeInbound(ByteBuffer(string: "GET /health/live HTTP/1.1\r\nHost: localhost\r\n\r\n"))
+        _ = try? channel.writeInbound(ByteBuffer(string: "GET /health/live HTTP/1.1\r\nHost: localhost\r\n\r\n"))
         channel.embeddedEventLoop.run()
         try? channel.close().wait()
     }
