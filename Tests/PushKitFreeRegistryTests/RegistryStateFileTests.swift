@@ -6,6 +6,10 @@ import PushKitFreeTestSupport
 
 @Suite("registry: state file format")
 struct RegistryStateFileTests {
+    init() {
+        RegistryUnreadableRecordTests.captureWarnings()
+    }
+
     let tokenA = token(0xa).hex
 
     @Test("reads version 1 with every field")

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import PushKitFreeCore
 import PushKitFreeTestSupport
@@ -13,7 +14,18 @@ struct RegistryUnreadableRecordTests {
     let directory: String
     let path: String
 
+    /// The warnings the registry gave in this test process, kept here rather than written to the
+    /// test run's standard error (the end-to-end tests read the tools' own).
+    static let warnings = Mutex<[String]>([])
+
+    /// Sends the registry's warnings to `warnings`.
+    static func captureWarnings() {
+        RegistryWarnings.setHandler { warning in RegistryUnreadableRecordTests.warnings.withLock { $0.append(warning) }
+        }
+    }
+
     init() throws {
+        Self.captureWarnings()
         directory =
             FileManager.default.temporaryDirectory.appendingPathComponent("unreadable-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -42,6 +54,8 @@ struct RegistryUnreadableRecordTests {
         let journaled = try DeviceRegistry(path: path).load()
         #expect(
             journaled.deviceIDs == ["alpha", "epsilon", "gamma"] && journaled.unreadableDevices.map(\.id) == ["bad"])
+        let said = Self.warnings.withLock { $0 }.filter { $0.contains(path) }
+        #expect(said.count == 1 && said[0].contains("device \"bad\""), "warned once for this file: \(said)")
         #expect(try server.foldJournal())
         let folded = try fileText()
         #expect(folded.contains("\"bad\": " + Self.bad), "\(folded)")
