@@ -198,28 +198,30 @@ struct ServeConnectionHardeningTests {
 
     @Test("an upgraded socket is pinged every --idle-timeout; one that never answers is closed, one that does stays")
     func unansweredPing() throws {
-        let server = try serve(["--idle-timeout", "1"])
+        let server = try serve(["--idle-timeout", "2"])
+        // One at a time, so that waiting on one never leaves the other's pings unanswered.
         let silent = try RawConnection(port: server.port)
         try silent.send(RawConnection.upgradeRequest(headers: Self.auth))
+        #expect(Self.status(silent.readHead(timeout: 10)) == 101)
+        let ping = try #require(silent.readFrame(timeout: 10), "a ping")
+        #expect(ping.opcode == 9)
+        #expect(silent.readUntilClosed(timeout: 20).closed, "closed for the unanswered ping")
+
         let answering = try RawConnection(port: server.port)
         try answering.send(RawConnection.upgradeRequest(headers: Self.auth))
-        #expect(Self.status(silent.readHead(timeout: 10)) == 101)
         #expect(Self.status(answering.readHead(timeout: 10)) == 101)
         for _ in 0..<3 {
             let ping = try #require(answering.readFrame(timeout: 10), "a ping")
             #expect(ping.opcode == 9)
             try answering.sendFrame(opcode: 10, ping.payload)
         }
-        let ping = try #require(silent.readFrame(timeout: 10), "a ping")
-        #expect(ping.opcode == 9)
-        #expect(silent.readUntilClosed(timeout: 20).closed, "closed for the unanswered ping")
         try answering.sendFrame(opcode: 1, Array(#"{"type": "ping"}"#.utf8))
         var reply = try #require(answering.readFrame(timeout: 10))
         while reply.opcode == 9 {
             try answering.sendFrame(opcode: 10, reply.payload)
             reply = try #require(answering.readFrame(timeout: 10))
         }
-        #expect(reply.opcode == 1, "the answering socket is still served")
+        #expect(reply.opcode == 1, "the answering socket is still served after three pings")
     }
 
     @Test("a request without Host, or with two, is answered 400; one Host is served")
