@@ -117,13 +117,7 @@ package actor StandardIOTransport: Transport {
         while true {
             let count = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
             if count < 0 {
-                let code = errno
-                if code == EINTR { continue }
-                if code == EAGAIN || code == EWOULDBLOCK {
-                    var ready = pollfd(fd: input, events: Int16(POLLIN), revents: 0)
-                    _ = poll(&ready, 1, -1)
-                    continue
-                }
+                if PosixFile.shouldRetry(after: errno, on: input, waitingFor: Int16(POLLIN)) { continue }
                 break
             }
             if count == 0 { break }
@@ -185,12 +179,7 @@ final class LineOutput: Sendable {
                 continue
             }
             let code = errno
-            if code == EINTR { continue }
-            if code == EAGAIN || code == EWOULDBLOCK {
-                var ready = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-                _ = poll(&ready, 1, -1)
-                continue
-            }
+            if PosixFile.shouldRetry(after: code, on: descriptor, waitingFor: Int16(POLLOUT)) { continue }
             failed.withLock { $0 = true }
             closed()
             throw MCPError.transportError(POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO))

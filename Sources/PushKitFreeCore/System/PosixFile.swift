@@ -12,6 +12,18 @@ import Darwin
 /// Small wrappers over the POSIX calls the state files need: reading whole files, creating private
 /// directories, and replacing a file atomically.
 package enum PosixFile {
+    /// Whether a `read` or `write` on `descriptor` that failed with `code` is simply to be tried
+    /// again: after EINTR at once, after EAGAIN once `descriptor` is ready for `events` (a
+    /// descriptor another process shares may have been made non-blocking). Any other code is a
+    /// failure.
+    package static func shouldRetry(after code: Int32, on descriptor: Int32, waitingFor events: Int16) -> Bool {
+        if code == EINTR { return true }
+        guard code == EAGAIN || code == EWOULDBLOCK else { return false }
+        var ready = pollfd(fd: descriptor, events: events, revents: 0)
+        _ = poll(&ready, 1, -1)
+        return true
+    }
+
     /// `strerror(code)` as a Swift string.
     package static func describe(errno code: Int32) -> String {
         String(cString: strerror(code))
@@ -88,12 +100,7 @@ package enum PosixFile {
             }
             if got < 0 {
                 let code = errno
-                if code == EINTR { continue }
-                if code == EAGAIN || code == EWOULDBLOCK {
-                    var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-                    _ = poll(&ready, 1, -1)
-                    continue
-                }
+                if shouldRetry(after: code, on: descriptor, waitingFor: Int16(POLLIN)) { continue }
                 throw FileSystemError("cannot read", path: path, errno: code)
             }
             if got == 0 { break }
