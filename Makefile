@@ -21,7 +21,7 @@ SCHEMATHESIS_VERSION = 4.32.5
 MCP_VERSION = 1.30.0
 
 .PHONY: deps demo-deps test-deps bench-deps deb deb-deps deb-test release release-check build debug test demo bench install install-files man uninstall clean fuzz sanitize soak contract tz-names \
-	format format-fix
+	format format-fix hooks
 
 # What building and running the tools needs, and nothing else (`make build`, `install`, `demo`):
 # libcurl's headers and pkg-config (the CCurl bridge; the transport loads libcurl at run time), the tz
@@ -175,6 +175,11 @@ format:
 
 format-fix:
 	$(SWIFT) format format --in-place --recursive --parallel $(FORMAT_PATHS)
+
+# Turns on the repository's git hooks for this clone: .githooks/commit-msg checks each commit's
+# subject (at most 72 characters, in the imperative; docs/internals.md, "Commits").
+hooks:
+	git config core.hooksPath .githooks
 
 demo: debug demo-deps
 	@bash examples/demo.sh "$(DEBUG_BIN)"
