@@ -14,7 +14,8 @@ import Testing
 /// `--open-registration`; the rate limit; the request id.
 @Suite("register-apns serve: router and middleware")
 struct EndpointRouterTests {
-    /// A server's routes over a state file in a fresh directory; `secret` turns authentication on.
+    /// The endpoint `buildApplication` assembles, over a state file in a fresh directory, on a port
+    /// the system picks; `secret` turns authentication on.
     final class Endpoint: Sendable {
         let service: EndpointService
         let directory: String
@@ -35,35 +36,21 @@ struct EndpointRouterTests {
                 environment: ["HOME": directory, "APNS_STATE_FILE": directory + "/devices.json"],
                 file: ConfigurationFile(path: directory + "/config.json", exists: false, values: [:]))
             let settings = try EndpointSettings(
-                configuration: configuration, listen: .default, secretFile: secretFile, noAuth: secret == nil,
-                rateLimit: rateLimit, tls: nil, deliveryPolicy: DeliveryPolicy(),
-                notificationPolicy: NotificationPolicy(),
+                configuration: configuration, listen: ListenAddress(host: "127.0.0.1", port: 0),
+                secretFile: secretFile, noAuth: secret == nil, rateLimit: rateLimit, tls: nil,
+                deliveryPolicy: DeliveryPolicy(), notificationPolicy: NotificationPolicy(),
                 openRegistration: try openRegistration.map { try IPNetwork(parsing: $0) })
-            let delivery = EndpointDelivery(
-                configuration: configuration, deliveryPolicy: settings.deliveryPolicy,
-                notificationPolicy: settings.notificationPolicy
-            ) { _ in }
-            service = EndpointService(settings: settings, delivery: delivery, metrics: EndpointMetrics())
+            service = EndpointService(settings: settings)
         }
 
-        /// Runs `body` with a client of the endpoint's application, then stops the endpoint's
-        /// write queue and delivery thread and removes its directory.
+        /// Runs `body` with a client of the endpoint's application, its services running (the write
+        /// queue and the delivery thread, stopped gracefully when `body` returns), then removes the
+        /// directory.
         func test<Value: Sendable>(
             _ setup: TestingSetup = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Value
         ) async throws -> Value {
-            let app = Application(
-                router: EndpointRouter.make(service),
-                configuration: ApplicationConfiguration(address: .hostname("127.0.0.1", port: 0)))
-            let value = try await app.test(setup, body)
-            await shutdown()
-            return value
-        }
-
-        /// Stops the write queue and the delivery thread, and removes the directory.
-        func shutdown() async {
-            await service.writes.shutdown()
-            await service.delivery.shutdown()
-            try? FileManager.default.removeItem(atPath: directory)
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            return try await buildApplication(service).test(setup, body)
         }
     }
 

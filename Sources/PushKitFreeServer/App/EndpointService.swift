@@ -23,12 +23,19 @@ final class EndpointService: Sendable {
     /// registrations.
     let authFailures: RateLimiter
 
-    init(settings: EndpointSettings, delivery: EndpointDelivery, metrics: EndpointMetrics) {
+    init(settings: EndpointSettings) {
         // A record the registry cannot use is named in the server's log, once, when first read.
         RegistryWarnings.setHandler { warning in
             StandardStreams.writeError("\(EndpointServer.tool): warning: \(warning)\n")
         }
         self.settings = settings
+        let metrics = EndpointMetrics()
+        let delivery = EndpointDelivery(
+            configuration: settings.configuration, deliveryPolicy: settings.deliveryPolicy,
+            notificationPolicy: settings.notificationPolicy
+        ) { warning in
+            StandardStreams.writeError("\(EndpointServer.tool): warning: \(warning)\n")
+        }
         registry = settings.configuration.registry(appendingToJournal: true)
         writes = RegistryWriteQueue(
             registry: registry, foldDelay: settings.configuration.registryTuning.journalIdle
