@@ -17,7 +17,7 @@ struct EndpointRouterTests {
     /// The endpoint `buildApplication` assembles, over a state file in a fresh directory, on a port
     /// the system picks; `secret` turns authentication on.
     final class Endpoint: Sendable {
-        let service: EndpointService
+        let parts: EndpointParts
         let directory: String
 
         init(secret: String? = nil, openRegistration: [String] = [], rateLimit: Int = 0) throws {
@@ -40,7 +40,7 @@ struct EndpointRouterTests {
                 secretFile: secretFile, noAuth: secret == nil, rateLimit: rateLimit, tls: nil,
                 deliveryPolicy: DeliveryPolicy(), notificationPolicy: NotificationPolicy(),
                 openRegistration: try openRegistration.map { try IPNetwork(parsing: $0) })
-            service = EndpointService(settings: settings)
+            parts = EndpointParts(settings: settings)
         }
 
         /// Runs `body` with a client of the endpoint's application, its services running (the write
@@ -50,14 +50,14 @@ struct EndpointRouterTests {
             _ setup: TestingSetup = .router, _ body: @escaping @Sendable (any TestClientProtocol) async throws -> Value
         ) async throws -> Value {
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            return try await buildApplication(service).test(setup, body)
+            return try await buildApplication(parts).test(setup, body)
         }
     }
 
     @Test("the router serves exactly the catalogue's routes")
     func routesAreTheCatalogue() async throws {
         let endpoint = try Endpoint()
-        let router = EndpointRouter.make(endpoint.service)
+        let router = EndpointRouter.make(endpoint.parts)
         let routed = Set(router.routes.map { "\($0.method.rawValue) \($0.path.description)" })
         #expect(routed == Set(EndpointRoute.allCases.map { "\($0.method) \($0.path)" }))
         _ = try await endpoint.test { _ in }

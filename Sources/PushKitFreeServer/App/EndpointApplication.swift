@@ -27,40 +27,41 @@ import PushKitFreeRegistry
 /// - Parameter settings: the server's settings; the start-up warnings go to standard error.
 /// - Throws: `ConfigurationError` for unusable TLS files.
 func buildApplication(_ settings: EndpointSettings) throws -> some ApplicationProtocol {
-    let service = EndpointService(settings: settings)
-    EndpointServer.warnAtStart(service)
-    return try buildApplication(service)
+    let parts = EndpointParts(settings: settings)
+    EndpointServer.warnAtStart(parts)
+    return try buildApplication(parts)
 }
 
-/// The endpoint assembled around `service` (its registry, delivery and metrics): what
-/// `buildApplication(_:)` builds once it has warned about the settings, and what the in-process
-/// tests build around a service whose registry they read.
-func buildApplication(_ service: EndpointService) throws -> some ApplicationProtocol {
-    let settings = service.settings
-    let metrics = service.metrics
+/// The endpoint assembled from `parts`: what `buildApplication(_:)` builds once it has warned
+/// about the settings, and what the in-process tests build from parts whose registry they read.
+func buildApplication(_ parts: EndpointParts) throws -> some ApplicationProtocol {
+    let settings = parts.settings
+    let metrics = parts.metrics
     let openFiles = OpenFileLimit.raiseToHardLimit()
     let limit = ConnectionLimit(
         maximum: settings.maxConnections ?? ConnectionLimit.defaultMaximum(openFileLimit: openFiles ?? 1024),
         perClientMaximum: settings.maxConnectionsPerClient
     ) { event in metrics.connection(event) }
-    if let registry = service.registry.file, let mode = PosixFile.permissionsOpenToOthers(of: registry.path) {
+    if let registry = parts.registrations.registry.file,
+        let mode = PosixFile.permissionsOpenToOthers(of: registry.path)
+    {
         StandardStreams.writeError(
             "\(EndpointServer.tool): warning: \(registry.path) is readable by other users "
                 + "(mode \(String(mode, radix: 8))); chmod 600 it (the tools keep a file's mode when they replace it)\n"
         )
     }
-    // The state file is read before the server listens, not by the first registration (a
-    // large one is also given its journal_base now; see `DeviceRegistry.prepareJournal`).
-    // A database is not: it may be down at start, which the routes answer 503 for.
-    service.registry.file?.prepareJournal()
 
     var logger = Logger(label: "register-apns-serve") { StreamLogHandler.standardError(label: $0) }
     logger.logLevel = .error
     let scheme = settings.tls == nil ? "http" : "https"
+    let auth = parts.gatewayAuth
     var app = Application(
-        router: EndpointRouter.make(service),
+        router: EndpointRouter.make(parts),
         server: try EndpointServerBuilder.make(
-            service, limit: limit, socketRouter: GatewayRoutes.socketRouter(service)),
+            settings, limit: limit, auth: auth, metrics: metrics,
+            socketRouter: GatewayRoutes.socketRouter(
+                GatewaySocket(
+                    registrations: parts.registrations, limiter: parts.limiter, auth: auth, metrics: metrics))),
         configuration: ApplicationConfiguration(
             address: .hostname(settings.listen.host, port: settings.listen.port),
             serverName: nil, reuseAddress: true),
@@ -71,12 +72,65 @@ func buildApplication(_ service: EndpointService) throws -> some ApplicationProt
         },
         logger: logger
     )
-    // Stopped in the reverse order: the server, then the write queue (its journal folded), then
-    // the delivery thread (the send in progress finished, the connection closed).
-    app.addServices(
-        StopOnShutdown(description: "delivery") { await service.delivery.shutdown() },
-        StopOnShutdown(description: "registry writes") { await service.writes.shutdown() })
+    // Hummingbird runs the services before the server and stops them in the reverse order: the
+    // server (no request left in flight), then the write queue (the changes handed to it written,
+    // the journal folded), then the delivery (the sends handed to it finished, the connection
+    // closed).
+    app.addServices(parts.sender.delivery, parts.registrations.writes)
+    let writes = parts.registrations.writes
+    app.beforeServerStarts { await writes.prepare() }
     return app
+}
+
+/// What the endpoint is made of, before `buildApplication` assembles it: the registry and its
+/// write queue, the delivery, the metrics, the health check and the per-client allowances. Each
+/// route collection is given the few of these it uses.
+struct EndpointParts: Sendable {
+    let settings: EndpointSettings
+    /// The registry: read directly, written through the batching write queue.
+    let registrations: DeviceRegistrations
+    /// The send pipeline on the delivery thread.
+    let sender: NotificationSender
+    let metrics: EndpointMetrics
+    let health: EndpointHealth
+    /// The per-client allowance of registry changes: `RateLimitMiddleware` spends it per request on
+    /// the registration routes, the gateway per message that changes the registry.
+    let limiter: RateLimiter
+    /// The per-client allowance of failed authentications (`AuthMiddleware`), as many a minute as
+    /// registrations.
+    let authFailures: RateLimiter
+
+    init(settings: EndpointSettings) {
+        // A record the registry cannot use is named in the server's log, once, when first read.
+        RegistryWarnings.setHandler { warning in
+            StandardStreams.writeError("\(EndpointServer.tool): warning: \(warning)\n")
+        }
+        self.settings = settings
+        let metrics = EndpointMetrics()
+        let delivery = EndpointDelivery(
+            configuration: settings.configuration, deliveryPolicy: settings.deliveryPolicy,
+            notificationPolicy: settings.notificationPolicy
+        ) { warning in
+            StandardStreams.writeError("\(EndpointServer.tool): warning: \(warning)\n")
+        }
+        let registry = settings.configuration.registry(appendingToJournal: true)
+        let writes = RegistryWriteQueue(
+            registry: registry, foldDelay: settings.configuration.registryTuning.journalIdle
+        ) { size in metrics.registryBatch(size: size) }
+        registrations = DeviceRegistrations(registry: registry, writes: writes, metrics: metrics)
+        sender = NotificationSender(delivery: delivery, metrics: metrics)
+        self.metrics = metrics
+        limiter = RateLimiter(perMinute: settings.rateLimit)
+        authFailures = RateLimiter(perMinute: settings.rateLimit)
+        health = EndpointHealth(registry: registry, writes: writes, delivery: delivery) { line in
+            StandardStreams.writeError("\(EndpointServer.tool): \(line)\n")
+        }
+    }
+
+    /// The gateway's authentication: the secret, or a peer on an `--open-registration` network.
+    var gatewayAuth: AuthMiddleware {
+        AuthMiddleware(secret: settings.secret, openRegistration: settings.openRegistration, failures: authFailures)
+    }
 }
 
 /// The endpoint's server: HTTP/1.1 with the WebSocket upgrade of `/gateway/ws`, over TLS when the
@@ -95,9 +149,9 @@ enum EndpointServerBuilder {
     /// (`PipelineWarmUp`), before any event loop builds one.
     /// - Throws: `ConfigurationError` for unusable TLS files.
     static func make(
-        _ service: EndpointService, limit: ConnectionLimit, socketRouter: Router<EndpointRequestContext>
+        _ settings: EndpointSettings, limit: ConnectionLimit, auth: AuthMiddleware, metrics: EndpointMetrics,
+        socketRouter: Router<EndpointRequestContext>
     ) throws -> HTTPServerBuilder {
-        let settings = service.settings
         let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
             http1: .init(idleTimeout: TimeAmount(settings.idleTimeout)),
             ws: .init(
@@ -105,12 +159,11 @@ enum EndpointServerBuilder {
                 autoPing: .enabled(timePeriod: socketPingInterval(idleTimeout: settings.idleTimeout)),
                 closeTimeout: socketCloseTimeout))
         let socketResponder = socketRouter.buildResponder()
-        let metrics = service.metrics
         let child = { @Sendable (responder: @escaping HTTPChannelHandler.Responder) in
             GatewayUpgradeChannel(
                 base: HTTP1WebSocketUpgradeChannel(
                     responder: responder, webSocketResponder: socketResponder, configuration: configuration),
-                headerTimeout: settings.headerTimeout, limit: limit, auth: GatewayRoutes.auth(service),
+                headerTimeout: settings.headerTimeout, limit: limit, auth: auth,
                 timedOut: { deadline in metrics.timedOut(deadline) })
         }
         PipelineWarmUp.run(child { _, _, _ in }, logger: Logger(label: "warm-up") { _ in SwiftLogNoOpLogHandler() })

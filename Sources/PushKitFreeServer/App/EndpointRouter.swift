@@ -9,25 +9,31 @@ import Hummingbird
 enum EndpointRouter {
     typealias Context = EndpointRequestContext
 
-    static func make(_ service: EndpointService) -> Router<Context> {
+    static func make(_ parts: EndpointParts) -> Router<Context> {
         let router = Router(context: Context.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: AccessLogMiddleware())
-        router.add(middleware: RequestMetricsMiddleware(metrics: service.metrics))
+        router.add(middleware: RequestMetricsMiddleware(metrics: parts.metrics))
         router.add(middleware: EndpointErrorMiddleware())
         router.add(middleware: MethodNotAllowedMiddleware())
         router.add(middleware: HostHeaderMiddleware())
 
-        let groups = EndpointRouteGroups(router, service: service)
-        HealthRoutes(service: service).add(to: groups)
-        NativeRoutes(service: service).add(to: groups)
-        OpenClawRoutes(service: service).add(to: groups)
-        GatewayHookRoutes(service: service).add(to: groups)
-        ProxyChatRoutes(service: service).add(to: groups)
-        GatewayRoutes(service: service).add(to: groups)
-        AgentRoutes(service: service).add(to: groups)
-        NtfyRoutes(service: service).add(to: groups)
-        BarkRoutes(service: service).add(to: groups)
+        let groups = EndpointRouteGroups(router, parts: parts)
+        let registrations = parts.registrations
+        let sender = parts.sender
+        HealthRoutes(health: parts.health, metrics: parts.metrics).add(to: groups)
+        NativeRoutes(registrations: registrations).add(to: groups)
+        OpenClawRoutes(registrations: registrations, sender: sender).add(to: groups)
+        GatewayHookRoutes(registrations: registrations, sender: sender).add(to: groups)
+        ProxyChatRoutes(registrations: registrations, sender: sender, serverKey: parts.settings.secret?.serverKey)
+            .add(to: groups)
+        GatewayRoutes(registrations: registrations, limiter: parts.limiter).add(to: groups)
+        AgentRoutes(
+            registrations: registrations, sender: sender,
+            deadline: parts.settings.deliveryPolicy.timeout + AgentRoutes.deadlineMargin
+        ).add(to: groups)
+        NtfyRoutes(registrations: registrations, sender: sender).add(to: groups)
+        BarkRoutes(registrations: registrations, sender: sender).add(to: groups)
         return router
     }
 }
@@ -56,12 +62,11 @@ struct EndpointRouteGroups {
     /// routes, whose clients (Apprise, Shoutrrr, Uptime Kuma) send credentials no other way.
     let notifiers: RouterGroup<Context>
 
-    init(_ router: Router<Context>, service: EndpointService) {
-        let settings = service.settings
-        let secretOnly = AuthMiddleware(secret: settings.secret, openRegistration: [], failures: service.authFailures)
-        let openNetworks = AuthMiddleware(
-            secret: settings.secret, openRegistration: settings.openRegistration, failures: service.authFailures)
-        let rateLimit = RateLimitMiddleware(limiter: service.limiter)
+    init(_ router: Router<Context>, parts: EndpointParts) {
+        let settings = parts.settings
+        let secretOnly = AuthMiddleware(secret: settings.secret, openRegistration: [], failures: parts.authFailures)
+        let openNetworks = parts.gatewayAuth
+        let rateLimit = RateLimitMiddleware(limiter: parts.limiter)
         open = router.group()
         guarded = router.group().add(middleware: secretOnly)
         registration = router.group().add(middleware: openNetworks).add(middleware: rateLimit)

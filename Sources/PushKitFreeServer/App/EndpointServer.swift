@@ -54,12 +54,12 @@ package enum EndpointServer {
     /// Says on standard error what the settings leave unusable or open: the provider key's
     /// permissions, why the notification routes will answer 503, which networks register without
     /// the secret, and a secret too short to put its hash in notifications.
-    static func warnAtStart(_ service: EndpointService) {
-        let settings = service.settings
+    static func warnAtStart(_ parts: EndpointParts) {
+        let settings = parts.settings
         if let warning = ProviderCredentials.keyPermissionWarning(settings.configuration) {
             StandardStreams.writeError("\(tool): warning: \(warning)\n")
         }
-        if let problem = service.delivery.problem() {
+        if let problem = parts.sender.delivery.problem() {
             StandardStreams.writeError("\(tool): warning: the notification routes will answer 503: \(problem.detail)\n")
         }
         if !settings.openRegistration.isEmpty {

@@ -19,7 +19,9 @@ import PushKitFreeCore
 /// endpoint's router serves everything else. Each connection is a `GatewaySocket`.
 struct GatewayRoutes: Sendable {
     typealias Context = EndpointRequestContext
-    let service: EndpointService
+    let registrations: DeviceRegistrations
+    /// The per-client allowance each message that changes the registry spends.
+    let limiter: RateLimiter
 
     /// Adds the HTTP routes under `/gateway`.
     func add(to groups: EndpointRouteGroups) {
@@ -39,17 +41,11 @@ struct GatewayRoutes: Sendable {
     @Sendable func message(_ request: Request, context: Context) async throws -> Response {
         let data = try await request.bodyBytes(limit: GatewayMessage.sizeLimit)
         var session = GatewaySession(
-            service: service, transport: .http, client: context.client, trusted: !context.openNetwork)
+            registrations: registrations, limiter: limiter, transport: .http, client: context.client,
+            trusted: !context.openNetwork)
         let message = try GatewayMessage(data)
         defer { context.notes.token = session.token }
         return .json(try await session.answer(message) ?? GatewayReply.ack)
-    }
-
-    /// The gateway's authentication: the secret, or a peer on an `--open-registration` network.
-    static func auth(_ service: EndpointService) -> AuthMiddleware {
-        AuthMiddleware(
-            secret: service.settings.secret, openRegistration: service.settings.openRegistration,
-            failures: service.authFailures)
     }
 
     /// The router hummingbird-websocket consults for a request to upgrade: `/gateway/ws` and `/` only.
@@ -57,10 +53,9 @@ struct GatewayRoutes: Sendable {
     /// The secret is checked before the upgrade (`UpgradeRequestFilter` asks `AuthMiddleware.wouldAdmit`
     /// and lets the router answer 401 or 429 to an upgrade it refuses), and again once the socket is
     /// open, where a refusal is an `error` message and a close (1008, policy violation).
-    static func socketRouter(_ service: EndpointService) -> Router<Context> {
+    static func socketRouter(_ socket: GatewaySocket) -> Router<Context> {
         let router = Router(context: Context.self)
         router.add(middleware: RequestIDMiddleware())
-        let socket = GatewaySocket(service: service, auth: auth(service))
         router.group("gateway").ws("ws") { inbound, outbound, context in
             try await socket.serve(inbound: inbound, outbound: outbound, context: context, route: .gatewaySocket)
         }

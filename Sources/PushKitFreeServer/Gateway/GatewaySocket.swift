@@ -12,8 +12,12 @@ import PushKitFreeCore
 /// Whatever one connection sends or does ends at most that connection.
 struct GatewaySocket: Sendable {
     typealias Context = EndpointRequestContext
-    let service: EndpointService
+    let registrations: DeviceRegistrations
+    /// The per-client allowance each message that changes the registry spends.
+    let limiter: RateLimiter
     let auth: AuthMiddleware
+    /// Where the upgrade's request is counted.
+    let metrics: EndpointMetrics
 
     func serve(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
@@ -31,7 +35,8 @@ struct GatewaySocket: Sendable {
             return
         }
         log(context, route: route, status: 101, since: opened, token: nil, message: nil)
-        var session = GatewaySession(service: service, transport: .socket, client: context.client)
+        var session = GatewaySession(
+            registrations: registrations, limiter: limiter, transport: .socket, client: context.client)
         var assembler = GatewayMessageAssembler(sizeLimit: GatewayMessage.sizeLimit)
         for try await dataFrame in inbound {
             let frame: WebSocketMessage
@@ -96,7 +101,7 @@ struct GatewaySocket: Sendable {
         let seconds = start.secondsElapsed
         let path = route.path
         if message == nil {
-            service.metrics.request(route: path, method: "GET", status: status, seconds: seconds)
+            metrics.request(route: path, method: "GET", status: status, seconds: seconds)
         }
         StandardStreams.writeError(
             AccessLog.line(

@@ -16,7 +16,8 @@ import PushKitFreeRegistry
 /// 502. `HEAD` on the `GET` routes checks the path and the secret and sends nothing.
 struct BarkRoutes: Sendable {
     typealias Context = EndpointRequestContext
-    let service: EndpointService
+    let registrations: DeviceRegistrations
+    let sender: NotificationSender
 
     /// Adds `/push` and the path forms to the notifier group (the secret, or HTTP Basic with it).
     func add(to groups: EndpointRouteGroups) {
@@ -51,9 +52,8 @@ struct BarkRoutes: Sendable {
     }
 
     private func send(_ message: BarkMessage) async throws -> Response {
-        let audience = try NotifierAudience.audience(message.keys, in: try service.readRegistry(), what: "device_key")
-        let report = try await service.delivery.send(message.specification, to: audience)
-        service.metrics.delivered(report)
+        let audience = try NotifierAudience.audience(message.keys, in: try registrations.read(), what: "device_key")
+        let report = try await sender.send(message.specification, to: audience)
         if let failure = NotifierAudience.failure(of: report) { throw failure }
         return .json(
             BarkMessage.success(

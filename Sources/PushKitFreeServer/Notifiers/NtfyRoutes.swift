@@ -15,7 +15,8 @@ import PushKitFreeRegistry
 /// (`EndpointError.body(notifier:)`). A send APNs took for no device is 502.
 struct NtfyRoutes: Sendable {
     typealias Context = EndpointRequestContext
-    let service: EndpointService
+    let registrations: DeviceRegistrations
+    let sender: NotificationSender
 
     /// Adds `/` and `/{key}` (the topic) to the notifier group (the secret, or HTTP Basic with it).
     func add(to groups: EndpointRouteGroups) {
@@ -39,9 +40,8 @@ struct NtfyRoutes: Sendable {
     }
 
     private func send(_ message: NtfyMessage) async throws -> Response {
-        let audience = try NotifierAudience.audience([message.topic], in: try service.readRegistry(), what: "topic")
-        let report = try await service.delivery.send(message.specification, to: audience)
-        service.metrics.delivered(report)
+        let audience = try NotifierAudience.audience([message.topic], in: try registrations.read(), what: "topic")
+        let report = try await sender.send(message.specification, to: audience)
         if let failure = NotifierAudience.failure(of: report) { throw failure }
         return .json(
             message.answer(

@@ -5,7 +5,7 @@ import PushKitFreeRegistry
 /// FastAPI handler), with a JSON body or `device_token` and `apns_token` in the query.
 struct NativeRoutes: Sendable {
     typealias Context = EndpointRequestContext
-    let service: EndpointService
+    let registrations: DeviceRegistrations
 
     func add(to groups: EndpointRouteGroups) {
         groups.registration.post("register-apns", use: register)
@@ -13,9 +13,9 @@ struct NativeRoutes: Sendable {
 
     @Sendable func register(_ request: Request, context: Context) async throws -> Response {
         let body = try await request.registrationBody(acceptingQuery: true)
-        let registration = try EndpointService.registration(body)
+        let registration = try DeviceRegistrations.registration(body)
         context.notes.token = registration.token
-        _ = try await service.register(registration, route: .registerAPNs)
+        _ = try await registrations.register(registration, route: .registerAPNs)
         return .json(["status": "ok"])
     }
 }

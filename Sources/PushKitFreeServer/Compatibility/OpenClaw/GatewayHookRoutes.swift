@@ -11,7 +11,8 @@ import PushKitFreeRegistry
 /// (`openclaw-gateway-*`) and its paths in docs/openapi.yaml.
 struct GatewayHookRoutes: Sendable {
     typealias Context = EndpointRequestContext
-    let service: EndpointService
+    let registrations: DeviceRegistrations
+    let sender: NotificationSender
 
     /// Adds the routes under `/hooks`. `ios-device` is a registration route: its `unregister` action
     /// needs the secret all the same (`deviceHook`).
@@ -34,9 +35,9 @@ struct GatewayHookRoutes: Sendable {
         }
         switch action {
         case "register"?:
-            let registration = try EndpointService.registration(body)
+            let registration = try DeviceRegistrations.registration(body)
             context.notes.token = registration.token
-            let outcome = try await service.register(registration, route: .deviceHook)
+            let outcome = try await registrations.register(registration, route: .deviceHook)
             return .json(["status": "registered", "device": EndpointJSON.device(outcome.device)])
         case "unregister"?:
             if context.openNetwork {
@@ -62,7 +63,7 @@ struct GatewayHookRoutes: Sendable {
 
     @Sendable func notifyHook(_ request: Request, context: Context) async throws -> Response {
         let notification = try NotificationRequestBody(try await request.jsonBody(), profile: .openClawGateway)
-        let report = try await service.sendToAll(notification.specification)
+        let report = try await sender.send(notification.specification)
         return .json([
             "status": "sent", "devices_notified": .number(Double(report.delivered)),
             "delivered_to": .array(EndpointJSON.deliveredTo(report).map(JSONValue.string)),
@@ -72,7 +73,7 @@ struct GatewayHookRoutes: Sendable {
     /// Removes the device `token` names, when there is one.
     private func unregisterIfPresent(_ token: String, notes: RequestNotes) async throws(EndpointError) {
         do {
-            _ = try await service.unregister(token, route: .deviceHook, notes: notes)
+            _ = try await registrations.unregister(token, route: .deviceHook, notes: notes)
         } catch {
             guard error.status == .notFound else { throw error }
         }

@@ -11,7 +11,8 @@ import PushKitFreeRegistry
 /// paths in docs/openapi.yaml. Devices it registered stay in the registry as they are.
 struct OpenClawRoutes: Sendable {
     typealias Context = EndpointRequestContext
-    let service: EndpointService
+    let registrations: DeviceRegistrations
+    let sender: NotificationSender
 
     /// Adds the routes under `/api/v1`.
     func add(to groups: EndpointRouteGroups) {
@@ -24,18 +25,18 @@ struct OpenClawRoutes: Sendable {
     }
 
     @Sendable func registerDevice(_ request: Request, context: Context) async throws -> Response {
-        let registration = try EndpointService.registration(try await request.jsonBody())
+        let registration = try DeviceRegistrations.registration(try await request.jsonBody())
         context.notes.token = registration.token
-        let outcome = try await service.register(registration, route: .registerDevice)
+        let outcome = try await registrations.register(registration, route: .registerDevice)
         return .json(["status": "registered", "device": EndpointJSON.device(outcome.device, tokens: .openClaw)])
     }
 
     @Sendable func listDevices(_ request: Request, context: Context) async throws -> Response {
-        .json(EndpointJSON.deviceList(try service.readRegistry().devices, tokens: .openClaw))
+        .json(EndpointJSON.deviceList(try registrations.read().devices, tokens: .openClaw))
     }
 
     @Sendable func unregisterDevice(_ request: Request, context: Context) async throws -> Response {
-        _ = try await service.unregister(Self.token(context), route: .unregisterDevice, notes: context.notes)
+        _ = try await registrations.unregister(Self.token(context), route: .unregisterDevice, notes: context.notes)
         return .json(["status": "unregistered"])
     }
 
@@ -43,7 +44,7 @@ struct OpenClawRoutes: Sendable {
         // A title or a body is enough here, where the service's FastAPI model wants both (422):
         // a lenient difference no caller of the service can meet, kept (docs/migrating/openclaw.md).
         let notification = try NotificationRequestBody(try await request.jsonBody(), profile: .openClaw)
-        let report = try await service.sendToAll(notification.specification)
+        let report = try await sender.send(notification.specification)
         return .json(EndpointJSON.sendReport(report, tokens: .openClaw))
     }
 
@@ -52,9 +53,9 @@ struct OpenClawRoutes: Sendable {
     @Sendable func sendToDevice(_ request: Request, context: Context) async throws -> Response {
         let notification = try NotificationRequestBody(try await request.jsonBody(), profile: .openClaw)
         let idOrToken = Self.token(context)
-        let devices = try service.readRegistry()
+        let devices = try registrations.read()
         let deviceID: String
-        if let device = EndpointService.device(idOrToken, in: devices) {
+        if let device = DeviceRegistrations.device(idOrToken, in: devices) {
             context.notes.token = device.record.token
             deviceID = device.id
         } else if let unreadable = devices.unreadableDevice(idOrToken) {
@@ -63,10 +64,8 @@ struct OpenClawRoutes: Sendable {
             throw EndpointError.deviceNotFound("no device with token or id \"\(AccessLog.maskedPath(idOrToken))\"")
         }
         // The pipeline reads the device again when it sends: it may be removed meanwhile (404).
-        let report = try await service.delivery.send(
-            notification.specification,
-            to: PushSender.Audience(deviceIDs: [deviceID]))
-        service.metrics.delivered(report)
+        let report = try await sender.send(
+            notification.specification, to: PushSender.Audience(deviceIDs: [deviceID]))
         guard let result = report.results.first else {
             throw EndpointError.deviceNotFound("device \(deviceID) was removed before the notification was sent")
         }

@@ -12,7 +12,10 @@ import PushKitFreeRegistry
 /// (`RegisteredDevices+Agents.swift`) can then go too, or stay as names for the groups.
 struct ProxyChatRoutes: Sendable {
     typealias Context = EndpointRequestContext
-    let service: EndpointService
+    let registrations: DeviceRegistrations
+    let sender: NotificationSender
+    /// The secret's hash for `/triggerReplyFinished`'s notifications (`SharedSecret.serverKey`).
+    let serverKey: String?
 
     func add(to groups: EndpointRouteGroups) {
         groups.registration.post("registerSubscription", use: registerSubscription)
@@ -23,7 +26,7 @@ struct ProxyChatRoutes: Sendable {
         let subscription = try AgentSubscription.Request(try await request.jsonBody())
         context.notes.token = subscription.registration.token
         let trusted = !context.openNetwork
-        _ = try await service.register(route: .registerSubscription) { devices, now throws(RegistryError) in
+        _ = try await registrations.register(route: .registerSubscription) { devices, now throws(RegistryError) in
             try subscription.apply(to: &devices, at: now, trusted: trusted)
         }
         return .json([
@@ -35,10 +38,9 @@ struct ProxyChatRoutes: Sendable {
     @Sendable func triggerReplyFinished(_ request: Request, context: Context) async throws -> Response {
         let reply = try AgentSubscription.ReplyFinished(try await request.jsonBody())
         let agent = reply.agentKey
-        let displayName = AgentSubscription.displayName(agentKey: agent, in: try service.readRegistry())
-        let spec = reply.specification(displayName: displayName, serverKey: service.settings.secret?.serverKey)
-        let report = try await service.delivery.send(spec, to: PushSender.Audience(groups: [agent]))
-        service.metrics.delivered(report)
+        let displayName = AgentSubscription.displayName(agentKey: agent, in: try registrations.read())
+        let spec = reply.specification(displayName: displayName, serverKey: serverKey)
+        let report = try await sender.send(spec, to: PushSender.Audience(groups: [agent]))
         return .json([
             "status": "sent", "agent": .string(agent), "devices_notified": .number(Double(report.delivered)),
             "delivered_to": .array(EndpointJSON.deliveredTo(report).map(JSONValue.string)),
