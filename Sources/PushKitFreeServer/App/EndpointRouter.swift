@@ -22,7 +22,7 @@ enum EndpointRouter {
         let registrations = parts.registrations
         let sender = parts.sender
         HealthRoutes(health: parts.health, metrics: parts.metrics).add(to: groups)
-        NativeRoutes(registrations: registrations).add(to: groups)
+        SvenRoutes(registrations: registrations).add(to: groups)
         OpenClawRoutes(registrations: registrations, sender: sender).add(to: groups)
         GatewayHookRoutes(registrations: registrations, sender: sender).add(to: groups)
         ProxyChatRoutes(registrations: registrations, sender: sender, serverKey: parts.settings.secret?.serverKey)

@@ -2,13 +2,14 @@ import Hummingbird
 import PushKitFreeCore
 import PushKitFreeRegistry
 
-/// OpenClaw's routes, under `/api/v1`: register, list and remove devices, and send. Their clients
-/// read FastAPI's shapes: errors carry `detail`, tokens show as their first 16 digits and `...`.
+/// The OpenClaw notification service's routes (`../shared/seeds/000_78b5aa50b0fa7c45.txt`), under
+/// `/api/v1`: register, list and remove devices, and send. Their clients read FastAPI's shapes:
+/// errors carry `detail`, tokens show as their first 16 digits and `...`.
 ///
 /// Retirement: once the OpenClaw app and outreach scripts call the native routes and tools, delete
-/// this file, its line in `EndpointRouter.make`, its five `EndpointRoute` cases (and `isOpenClaw`
-/// with the `detail` shape in `EndpointError`), the `openclaw-service-*` golden fixtures and its
-/// paths in docs/openapi.yaml. Devices it registered stay in the registry as they are.
+/// this folder, its line in `EndpointRouter.make` (and `openClawDetail` in `EndpointError`), the
+/// `openclaw-service-*` golden fixtures and its paths in docs/openapi.yaml. Devices it registered
+/// stay in the registry as they are.
 struct OpenClawRoutes: Sendable {
     typealias Context = EndpointRequestContext
     let registrations: DeviceRegistrations

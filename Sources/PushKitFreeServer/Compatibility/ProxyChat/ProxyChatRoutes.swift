@@ -2,13 +2,14 @@ import Hummingbird
 import PushKitFreeCore
 import PushKitFreeRegistry
 
-/// The proxy-chat app's routes: `/registerSubscription` subscribes a device to one agent's replies,
-/// `/triggerReplyFinished` tells its subscribers a reply is ready (`AgentSubscription`).
+/// The proxy-chat design's routes (`../shared/seeds/004_dccb6f15a6221d21.txt`):
+/// `/registerSubscription` subscribes a device to one agent's replies, `/triggerReplyFinished`
+/// tells its subscribers a reply is ready (`AgentSubscription`).
 ///
 /// Retirement: the subscriptions are groups (`send-push --group <agent key>` reaches the same
 /// devices), so once the app registers with `POST /register-apns` and `groups`, delete this folder,
-/// its line in `EndpointRouter.make`, its two `EndpointRoute` cases, the `proxy-chat-*` golden
-/// fixtures and its paths in docs/openapi.yaml; the registry's `agents` member
+/// its line in `EndpointRouter.make`, the `proxy-chat-*` golden fixtures and its paths in
+/// docs/openapi.yaml; the registry's `agents` member
 /// (`RegisteredDevices+Agents.swift`) can then go too, or stay as names for the groups.
 struct ProxyChatRoutes: Sendable {
     typealias Context = EndpointRequestContext

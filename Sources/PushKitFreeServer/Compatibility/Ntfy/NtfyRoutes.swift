@@ -13,6 +13,11 @@ import PushKitFreeRegistry
 ///
 /// The answer is ntfy's message object; errors are ntfy's `{"code", "http", "error"}`
 /// (`EndpointError.body(notifier:)`). A send APNs took for no device is 502.
+///
+/// This is not a design the project replaces but a protocol it speaks, so that ntfy's clients
+/// (Apprise, Shoutrrr, Uptime Kuma, Home Assistant) can send to the app. Retirement: delete this
+/// folder and its line in `EndpointRouter.make` (with Bark gone too, `Compatibility/Notifiers/`
+/// and the notifier route group), its tests and its paths in docs/openapi.yaml.
 struct NtfyRoutes: Sendable {
     typealias Context = EndpointRequestContext
     let registrations: DeviceRegistrations

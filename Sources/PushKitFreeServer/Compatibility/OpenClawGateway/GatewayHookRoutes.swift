@@ -2,13 +2,14 @@ import Hummingbird
 import PushKitFreeCore
 import PushKitFreeRegistry
 
-/// The gateway's webhooks, under `/hooks`: `ios-device` registers or unregisters a device (its
-/// `action`), `ios-notify` sends to every device.
+/// The OpenClaw gateway extension's webhooks (`../shared/seeds/001_6ebd873e89ee42e8.txt`), under
+/// `/hooks`: `ios-device` registers or unregisters a device (its `action`), `ios-notify` sends to
+/// every device.
 ///
 /// Retirement: once no OpenClaw gateway extension calls these (its app registers with
-/// `POST /register-apns`, its callers send with `send-push` or `/api/v1`), delete this file, its
-/// line in `EndpointRouter.make`, its two `EndpointRoute` cases, its golden fixtures
-/// (`openclaw-gateway-*`) and its paths in docs/openapi.yaml.
+/// `POST /register-apns`, its callers send with `send-push` or `/api/v1`), delete this folder, its
+/// line in `EndpointRouter.make`, its golden fixtures (`openclaw-gateway-*`) and its paths in
+/// docs/openapi.yaml.
 struct GatewayHookRoutes: Sendable {
     typealias Context = EndpointRequestContext
     let registrations: DeviceRegistrations

@@ -14,6 +14,11 @@ import PushKitFreeRegistry
 /// The answer is Bark's `{"code": 200, "message": "success", "timestamp"}`; errors carry Bark's
 /// `code` and `message` too (`EndpointError.body(notifier:)`). A send APNs took for no device is
 /// 502. `HEAD` on the `GET` routes checks the path and the secret and sends nothing.
+///
+/// This is not a design the project replaces but a protocol it speaks, so that Bark's clients
+/// (its shortcuts, Apprise, Shoutrrr) can send to the app. Retirement: delete this folder and its
+/// line in `EndpointRouter.make` (with ntfy gone too, `Compatibility/Notifiers/` and the notifier
+/// route group), its tests and its paths in docs/openapi.yaml.
 struct BarkRoutes: Sendable {
     typealias Context = EndpointRequestContext
     let registrations: DeviceRegistrations

@@ -7,7 +7,8 @@ import Hummingbird
 import HummingbirdWebSocket
 import PushKitFreeCore
 
-/// The Ember gateway's push messages, under `/gateway` (`GatewayMessage`, `GatewaySession`):
+/// The Ember design's gateway (`../shared/seeds/002_4c69616b36cde766.txt`): its push messages,
+/// under `/gateway` (`GatewayMessage`, `GatewaySession`):
 /// - `GET /gateway/ws`, and `GET /` (the Ember app's gateway URL is a bare `ws://host:port`): a
 ///   WebSocket; each text message is answered with one reply message. A plain `GET` without the
 ///   upgrade is 426.
@@ -17,6 +18,11 @@ import PushKitFreeCore
 /// The WebSocket upgrade is served by a router of its own (`socketRouter`), which hummingbird-websocket
 /// asks before it upgrades a request (`GatewayUpgradeChannel` lets only `/gateway/ws` ask); the
 /// endpoint's router serves everything else. Each connection is a `GatewaySocket`.
+///
+/// Retirement: once the Ember app registers and sets its briefing through another route, delete
+/// this folder, its line in `EndpointRouter.make` and the socket router and upgrade channel in
+/// `buildApplication` (the server becomes plain HTTP/1.1), the `ember-*` golden fixtures and its
+/// paths in docs/openapi.yaml. Briefing settings it stored stay in the registry.
 struct GatewayRoutes: Sendable {
     typealias Context = EndpointRequestContext
     let registrations: DeviceRegistrations
