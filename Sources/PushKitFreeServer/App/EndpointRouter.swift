@@ -5,20 +5,28 @@ import Hummingbird
 ///
 /// Every request gets an id, an access-log line and its metrics; errors become JSON answers; the
 /// router's 404 becomes a 405 with `Allow` where the path exists; a request without exactly one
-/// `Host` is answered 400. `HEAD` is answered wherever `GET` is.
+/// `Host` is answered 400. `HEAD` is answered wherever `GET` is. The 405's `Allow` and the names no
+/// notifier topic may take come from the router's own routes (`RouteCatalogue`), recorded once
+/// every group has added its routes; errors take the shape of the adapter that claims the request
+/// (`ErrorShape`), the endpoint's `{"error": ...}` otherwise.
+///
+/// Each replaced design's adapter is one line here: removing the adapter is deleting its folder
+/// under `Compatibility/` and its line.
 enum EndpointRouter {
     typealias Context = EndpointRequestContext
 
     static func make(_ parts: EndpointParts) -> Router<Context> {
+        let routes = RouteCatalogue()
+        let errorShapes = ErrorShapes()
         let router = Router(context: Context.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestIDMiddleware())
-        router.add(middleware: AccessLogMiddleware())
+        router.add(middleware: AccessLogMiddleware(routes: routes))
         router.add(middleware: RequestMetricsMiddleware(metrics: parts.metrics))
-        router.add(middleware: EndpointErrorMiddleware())
-        router.add(middleware: MethodNotAllowedMiddleware())
+        router.add(middleware: EndpointErrorMiddleware(routes: routes, shapes: errorShapes))
+        router.add(middleware: MethodNotAllowedMiddleware(routes: routes))
         router.add(middleware: HostHeaderMiddleware())
 
-        let groups = EndpointRouteGroups(router, parts: parts)
+        let groups = EndpointRouteGroups(router, parts: parts, routes: routes, errorShapes: errorShapes)
         let registrations = parts.registrations
         let sender = parts.sender
         HealthRoutes(health: parts.health, metrics: parts.metrics).add(to: groups)
@@ -32,9 +40,20 @@ enum EndpointRouter {
             registrations: registrations, sender: sender,
             deadline: parts.settings.deliveryPolicy.timeout + AgentRoutes.deadlineMargin
         ).add(to: groups)
-        NtfyRoutes(registrations: registrations, sender: sender).add(to: groups)
-        BarkRoutes(registrations: registrations, sender: sender).add(to: groups)
+        NtfyRoutes(registrations: registrations, sender: sender, routes: routes).add(to: groups)
+        BarkRoutes(registrations: registrations, sender: sender, routes: routes).add(to: groups)
+        routes.record(router)
         return router
+    }
+}
+
+extension RouteCatalogue {
+    /// The routes of the endpoint `settings` describe, as its router holds them (for the contract
+    /// test and the fuzzer, which match paths without serving them).
+    package static func endpoint(_ settings: EndpointSettings) -> RouteCatalogue {
+        let routes = RouteCatalogue()
+        routes.record(EndpointRouter.make(EndpointParts(settings: settings)))
+        return routes
     }
 }
 
@@ -62,7 +81,13 @@ struct EndpointRouteGroups {
     /// routes, whose clients (Apprise, Shoutrrr, Uptime Kuma) send credentials no other way.
     let notifiers: RouterGroup<Context>
 
-    init(_ router: Router<Context>, parts: EndpointParts) {
+    /// The routes, recorded once every group has added its own.
+    let routes: RouteCatalogue
+    private let errorShapes: ErrorShapes
+
+    init(_ router: Router<Context>, parts: EndpointParts, routes: RouteCatalogue, errorShapes: ErrorShapes) {
+        self.routes = routes
+        self.errorShapes = errorShapes
         let settings = parts.settings
         let secretOnly = AuthMiddleware(secret: settings.secret, openRegistration: [], failures: parts.authFailures)
         let openNetworks = parts.gatewayAuth
@@ -75,5 +100,11 @@ struct EndpointRouteGroups {
         var basic = secretOnly
         basic.acceptsBasic = true
         notifiers = router.group().add(middleware: basic)
+    }
+
+    /// Answers the errors of the requests `shape` claims in its shape: an adapter whose clients
+    /// read another error shape than the endpoint's registers it with its routes.
+    func answerErrors(in shape: some ErrorShape) {
+        errorShapes.add(shape)
     }
 }

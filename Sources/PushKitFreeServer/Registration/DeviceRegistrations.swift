@@ -14,10 +14,11 @@ struct DeviceRegistrations: Sendable {
     let writes: RegistryWriteQueue
     let metrics: EndpointMetrics
 
-    /// Records `registration` in the next batched write.
+    /// Records `registration` in the next batched write; `route` labels it in the metrics (the
+    /// route's path as the router names it).
     func register(
         _ registration: DeviceRegistration,
-        route: EndpointRoute
+        route: String
     ) async throws(EndpointError) -> RegisteredDevices.RegistrationOutcome {
         try await register(route: route) { devices, now throws(RegistryError) in
             try devices.register(registration, at: now)
@@ -28,7 +29,7 @@ struct DeviceRegistrations: Sendable {
     /// (a device id that names a group, a group that names a device, a device whose record cannot
     /// be read) is a 409 saying which, and changes nothing.
     func register(
-        route: EndpointRoute,
+        route: String,
         _ change:
             @escaping @Sendable (inout RegisteredDevices, Date) throws(RegistryError) ->
             RegisteredDevices.RegistrationOutcome
@@ -48,7 +49,7 @@ struct DeviceRegistrations: Sendable {
     /// Removes the device with this id or token (404 when there is none).
     /// - Returns: the devices removed.
     func unregister(
-        _ idOrToken: String, route: EndpointRoute,
+        _ idOrToken: String, route: String,
         notes: RequestNotes
     ) async throws(EndpointError) -> [RegisteredDevice] {
         notes.token = try? DeviceToken(validating: idOrToken)

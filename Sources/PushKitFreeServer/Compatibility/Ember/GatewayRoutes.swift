@@ -29,8 +29,16 @@ struct GatewayRoutes: Sendable {
     /// The per-client allowance each message that changes the registry spends.
     let limiter: RateLimiter
 
-    /// Adds the HTTP routes under `/gateway`.
+    /// The WebSocket's path.
+    static let socketPath = "/gateway/ws"
+    /// The Ember app's gateway URL, a bare `ws://host:port`: its WebSocket upgrades here too.
+    static let rootPath = "/"
+    /// The path one message is posted to.
+    static let messagesPath = "/gateway/messages"
+
+    /// Adds the HTTP routes under `/gateway`, and `GET /`.
     func add(to groups: EndpointRouteGroups) {
+        groups.answerErrors(in: EmberErrors())
         groups.gateway.get("/", use: socketWithoutUpgrade)
         let group = groups.gateway.group("gateway")
         group.get("ws", use: socketWithoutUpgrade)
@@ -63,10 +71,10 @@ struct GatewayRoutes: Sendable {
         let router = Router(context: Context.self)
         router.add(middleware: RequestIDMiddleware())
         router.group("gateway").ws("ws") { inbound, outbound, context in
-            try await socket.serve(inbound: inbound, outbound: outbound, context: context, route: .gatewaySocket)
+            try await socket.serve(inbound: inbound, outbound: outbound, context: context, route: Self.socketPath)
         }
         router.ws("/") { inbound, outbound, context in
-            try await socket.serve(inbound: inbound, outbound: outbound, context: context, route: .gatewaySocketRoot)
+            try await socket.serve(inbound: inbound, outbound: outbound, context: context, route: Self.rootPath)
         }
         return router
     }

@@ -61,8 +61,8 @@ struct GatewaySession: Sendable {
         self.trusted = trusted
     }
 
-    /// The route the messages came by, for the metrics.
-    var route: EndpointRoute { transport == .socket ? .gatewaySocket : .gatewayMessage }
+    /// The route the messages came by, for the metrics (a socket's at `/` counts as `/gateway/ws`).
+    var route: String { transport == .socket ? GatewayRoutes.socketPath : GatewayRoutes.messagesPath }
 
     /// Answers one message.
     /// - Returns: the reply message (`registered`, `device_token_confirmed`, `ack`, `pong`); `nil`

@@ -21,7 +21,7 @@ struct GatewaySocket: Sendable {
 
     func serve(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
-        context socketContext: WebSocketRouterContext<Context>, route: EndpointRoute
+        context socketContext: WebSocketRouterContext<Context>, route: String
     ) async throws {
         let request = socketContext.request
         let context = socketContext.requestContext
@@ -78,7 +78,7 @@ struct GatewaySocket: Sendable {
 
     /// The `error` message for `error`: its text, and the request id when the log has more.
     static func reply(_ error: EndpointError, requestID: String) -> JSONValue {
-        var body = error.body(gateway: true, requestID: requestID).objectValue ?? [:]
+        var body = EmberErrors().body(of: error, requestID: requestID).objectValue ?? [:]
         body["error"] = nil
         return .object(body)
     }
@@ -95,11 +95,11 @@ struct GatewaySocket: Sendable {
 
     /// The access-log line of the upgrade (`message` nil: `GET`, with its metrics) or of one message (`WS`).
     private func log(
-        _ context: Context, route: EndpointRoute, status: Int, since start: ContinuousClock.Instant,
+        _ context: Context, route: String, status: Int, since start: ContinuousClock.Instant,
         token: DeviceToken?, message: String?
     ) {
         let seconds = start.secondsElapsed
-        let path = route.path
+        let path = route
         if message == nil {
             metrics.request(route: path, method: "GET", status: status, seconds: seconds)
         }

@@ -12,7 +12,7 @@ import PushKitFreeRegistry
 /// (`NtfyMessage`). The topic names a device id or a group (`NotifierAudience`).
 ///
 /// The answer is ntfy's message object; errors are ntfy's `{"code", "http", "error"}`
-/// (`EndpointError.body(notifier:)`). A send APNs took for no device is 502.
+/// (`NtfyErrors`). A send APNs took for no device is 502.
 ///
 /// This is not a design the project replaces but a protocol it speaks, so that ntfy's clients
 /// (Apprise, Shoutrrr, Uptime Kuma, Home Assistant) can send to the app. Retirement: delete this
@@ -22,9 +22,17 @@ struct NtfyRoutes: Sendable {
     typealias Context = EndpointRequestContext
     let registrations: DeviceRegistrations
     let sender: NotificationSender
+    /// The server's routes, whose first segments no topic may be.
+    let routes: RouteCatalogue
+
+    /// The JSON form's path.
+    static let jsonPath = "/"
+    /// The topic's path.
+    static let topicPath = "/{key}"
 
     /// Adds `/` and `/{key}` (the topic) to the notifier group (the secret, or HTTP Basic with it).
     func add(to groups: EndpointRouteGroups) {
+        groups.answerErrors(in: NtfyErrors())
         groups.notifiers.post("/", use: publishJSON)
         groups.notifiers.put("/", use: publishJSON)
         groups.notifiers.post("{key}", use: publish)
@@ -32,15 +40,18 @@ struct NtfyRoutes: Sendable {
     }
 
     @Sendable func publish(_ request: Request, context: Context) async throws -> Response {
-        let topic = try NotifierRequest.reservedCheck(request, parameter: context.parameters.get("key"))
+        let topic = try NotifierRequest.reservedCheck(
+            request, parameter: context.parameters.get("key"), routes: routes)
         let message = try NtfyMessage(
-            topic: topic, body: try await request.bodyBytes(), parameters: NotifierRequest.parameters(request))
+            topic: topic, body: try await request.bodyBytes(), parameters: NotifierRequest.parameters(request),
+            reservedNames: routes.reservedNames)
         return try await send(message)
     }
 
     @Sendable func publishJSON(_ request: Request, context: Context) async throws -> Response {
         let message = try NtfyMessage(
-            json: try await request.jsonBody(), parameters: NotifierRequest.parameters(request))
+            json: try await request.jsonBody(), parameters: NotifierRequest.parameters(request),
+            reservedNames: routes.reservedNames)
         return try await send(message)
     }
 

@@ -17,6 +17,7 @@ struct OpenClawRoutes: Sendable {
 
     /// Adds the routes under `/api/v1`.
     func add(to groups: EndpointRouteGroups) {
+        groups.answerErrors(in: OpenClawErrors())
         groups.registration.group("api/v1").post("devices/register", use: registerDevice)
         groups.removal.group("api/v1").delete("devices/{token}", use: unregisterDevice)
         let guarded = groups.guarded.group("api/v1")
@@ -28,7 +29,7 @@ struct OpenClawRoutes: Sendable {
     @Sendable func registerDevice(_ request: Request, context: Context) async throws -> Response {
         let registration = try DeviceRegistrations.registration(try await request.jsonBody())
         context.notes.token = registration.token
-        let outcome = try await registrations.register(registration, route: .registerDevice)
+        let outcome = try await registrations.register(registration, route: context.routeLabel)
         return .json(["status": "registered", "device": EndpointJSON.device(outcome.device, tokens: .openClaw)])
     }
 
@@ -37,7 +38,7 @@ struct OpenClawRoutes: Sendable {
     }
 
     @Sendable func unregisterDevice(_ request: Request, context: Context) async throws -> Response {
-        _ = try await registrations.unregister(Self.token(context), route: .unregisterDevice, notes: context.notes)
+        _ = try await registrations.unregister(Self.token(context), route: context.routeLabel, notes: context.notes)
         return .json(["status": "unregistered"])
     }
 
@@ -79,6 +80,6 @@ struct OpenClawRoutes: Sendable {
 
     /// The path's `{token}` segment, percent-decoded: a device id or an APNs token.
     private static func token(_ context: Context) -> String {
-        EndpointRoute.percentDecoded(Substring(context.parameters.get("token") ?? ""))
+        RouteCatalogue.percentDecoded(Substring(context.parameters.get("token") ?? ""))
     }
 }

@@ -38,7 +38,7 @@ struct GatewayHookRoutes: Sendable {
         case "register"?:
             let registration = try DeviceRegistrations.registration(body)
             context.notes.token = registration.token
-            let outcome = try await registrations.register(registration, route: .deviceHook)
+            let outcome = try await registrations.register(registration, route: context.routeLabel)
             return .json(["status": "registered", "device": EndpointJSON.device(outcome.device)])
         case "unregister"?:
             if context.openNetwork {
@@ -53,7 +53,7 @@ struct GatewayHookRoutes: Sendable {
             }
             guard let token, !token.isEmpty else { throw EndpointError.badRequest("\"device_token\" is missing") }
             // The gateway's notifier deletes from its map and answers the same whether it was there.
-            try await unregisterIfPresent(token, notes: context.notes)
+            try await unregisterIfPresent(token, route: context.routeLabel, notes: context.notes)
             return .json(["status": "unregistered"])
         case let other?:
             throw EndpointError.badRequest("\"action\" must be register or unregister, not \"\(other)\"")
@@ -72,9 +72,9 @@ struct GatewayHookRoutes: Sendable {
     }
 
     /// Removes the device `token` names, when there is one.
-    private func unregisterIfPresent(_ token: String, notes: RequestNotes) async throws(EndpointError) {
+    private func unregisterIfPresent(_ token: String, route: String, notes: RequestNotes) async throws(EndpointError) {
         do {
-            _ = try await registrations.unregister(token, route: .deviceHook, notes: notes)
+            _ = try await registrations.unregister(token, route: route, notes: notes)
         } catch {
             guard error.status == .notFound else { throw error }
         }

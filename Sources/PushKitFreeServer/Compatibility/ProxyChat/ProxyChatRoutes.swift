@@ -27,7 +27,7 @@ struct ProxyChatRoutes: Sendable {
         let subscription = try AgentSubscription.Request(try await request.jsonBody())
         context.notes.token = subscription.registration.token
         let trusted = !context.openNetwork
-        _ = try await registrations.register(route: .registerSubscription) { devices, now throws(RegistryError) in
+        _ = try await registrations.register(route: context.routeLabel) { devices, now throws(RegistryError) in
             try subscription.apply(to: &devices, at: now, trusted: trusted)
         }
         return .json([

@@ -23,7 +23,7 @@ struct SvenRoutes: Sendable {
         let body = try await request.svenRegistrationBody()
         let registration = try DeviceRegistrations.registration(body)
         context.notes.token = registration.token
-        _ = try await registrations.register(registration, route: .registerAPNs)
+        _ = try await registrations.register(registration, route: context.routeLabel)
         return .json(["status": "ok"])
     }
 }
