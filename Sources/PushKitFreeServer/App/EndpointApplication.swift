@@ -20,9 +20,10 @@ import PushKitFreeRegistry
 /// One application holds the router (middleware, then each feature's route group), the server
 /// (HTTP/1.1 with the gateway's WebSocket upgrade, over TLS when configured, at most
 /// `--max-connections` connections, `--header-timeout` for a request head) and the background work
-/// as services. Hummingbird runs its server after the application's services and stops it first,
-/// so by the time the registry writes and the delivery stop, no request is left that could hand
-/// them anything.
+/// as services. Hummingbird starts its server after the application's services, once the state
+/// file has been read and its journal prepared (`RegistryWriteQueue.prepare`, before listening), and
+/// stops it first, so by the time the registry writes and the delivery stop, no request is left
+/// that could hand them anything.
 ///
 /// - Parameter settings: the server's settings; the start-up warnings go to standard error.
 /// - Throws: `ConfigurationError` for unusable TLS files.
@@ -72,7 +73,7 @@ func buildApplication(_ parts: EndpointParts) throws -> some ApplicationProtocol
         },
         logger: logger
     )
-    // Hummingbird runs the services before the server and stops them in the reverse order: the
+    // Hummingbird starts the services before the server and stops them in the reverse order: the
     // server (no request left in flight), then the write queue (the changes handed to it written,
     // the journal folded), then the delivery (the sends handed to it finished, the connection
     // closed).

@@ -36,6 +36,7 @@ package final class RouteCatalogue: Sendable {
         case notFound
     }
 
+    /// The routes, their segments and the reserved names, replaced whole by `record`.
     private struct Table: Sendable {
         var routes: [Route] = []
         /// Every route with its path split into segments, once (matching runs on every 404).
