@@ -8,6 +8,20 @@ import PushKitFreeRegistry
 import PushKitFreeServer
 
 extension FuzzTarget {
+    /// The routes of an endpoint with the defaults, as its router holds them; built once.
+    static let endpointRoutes: RouteCatalogue = {
+        let home = "/nonexistent-pushkit-fuzz"
+        guard
+            let configuration = try? Configuration(
+                flags: ConfigurationFlags(), environment: ["HOME": home],
+                file: ConfigurationFile(path: home + "/config.json", exists: false, values: [:])),
+            let settings = try? EndpointSettings(
+                configuration: configuration, listen: .default, secretFile: nil, noAuth: true, rateLimit: 0,
+                tls: nil, deliveryPolicy: DeliveryPolicy(), notificationPolicy: NotificationPolicy())
+        else { preconditionFailure("the fuzzer's endpoint settings are refused") }
+        return RouteCatalogue.endpoint(settings)
+    }()
+
     /// `register-apns serve`: the input as a request path for every method, and as the JSON body
     /// of every route that reads one (registration, the iOS device hook, registerSubscription,
     /// notification send and ios-notify, triggerReplyFinished, the Ember gateway's messages), read by
@@ -15,7 +29,7 @@ extension FuzzTarget {
     static func checkEndpoint(_ input: [UInt8]) throws(FuzzViolation) {
         let path = String(decoding: input, as: UTF8.self)
         for method in ["GET", "POST", "DELETE", "PUT"] {
-            if case .route(let route, _) = EndpointRoute.match(method: method, path: path) {
+            if case .route(let route, _) = endpointRoutes.match(method: method, path: path) {
                 try FuzzViolation.require(
                     route.method == method, "\(method) matched the \(route.method) route \(route.path)")
             }

@@ -11,35 +11,34 @@ import Testing
 struct EndpointTests {
     @Test("routes: literal paths win over {token}, a known path with another method is 405, the rest 404")
     func routing() {
-        #expect(EndpointRoute.match(method: "POST", path: "/register-apns") == .route(.registerAPNs, parameter: nil))
-        #expect(EndpointRoute.match(method: "POST", path: "/register-apns/") == .route(.registerAPNs, parameter: nil))
+        let routes = EndpointRouterTests.routes
+        func route(_ method: String, _ path: String, _ parameter: String? = nil) -> RouteCatalogue.Match {
+            .route(RouteCatalogue.Route(method: method, path: path), parameter: parameter)
+        }
+        #expect(routes.match(method: "POST", path: "/register-apns") == route("POST", "/register-apns"))
+        #expect(routes.match(method: "POST", path: "/register-apns/") == route("POST", "/register-apns"))
         #expect(
-            EndpointRoute.match(method: "POST", path: "/api/v1/devices/register")
-                == .route(.registerDevice, parameter: nil))
+            routes.match(method: "POST", path: "/api/v1/devices/register") == route("POST", "/api/v1/devices/register"))
         #expect(
-            EndpointRoute.match(method: "DELETE", path: "/api/v1/devices/ab%43d")
-                == .route(.unregisterDevice, parameter: "abCd"))
+            routes.match(method: "DELETE", path: "/api/v1/devices/ab%43d")
+                == route("DELETE", "/api/v1/devices/{token}", "abCd"))
         #expect(
-            EndpointRoute.match(method: "POST", path: "/api/v1/notifications/send/x")
-                == .route(.sendToDevice, parameter: "x"))
+            routes.match(method: "POST", path: "/api/v1/notifications/send/x")
+                == route("POST", "/api/v1/notifications/send/{token}", "x"))
         // A literal path is never a {token} (OpenAPI's rule): its Allow names only its own methods.
+        #expect(routes.match(method: "GET", path: "/api/v1/devices/register") == .methodNotAllowed(allowed: ["POST"]))
         #expect(
-            EndpointRoute.match(method: "GET", path: "/api/v1/devices/register") == .methodNotAllowed(allowed: ["POST"])
-        )
-        #expect(
-            EndpointRoute.match(method: "DELETE", path: "/api/v1/devices/register/")
-                == .methodNotAllowed(allowed: ["POST"]))
-        #expect(
-            EndpointRoute.match(method: "GET", path: "/api/v1/devices/phone") == .methodNotAllowed(allowed: ["DELETE"]))
-        #expect(EndpointRoute.match(method: "PUT", path: "/health") == .methodNotAllowed(allowed: ["GET", "HEAD"]))
-        #expect(EndpointRoute.match(method: "HEAD", path: "/health") == .route(.health, parameter: nil))
-        #expect(EndpointRoute.match(method: "HEAD", path: "/health/live") == .route(.liveness, parameter: nil))
-        #expect(EndpointRoute.match(method: "HEAD", path: "/api/v1/devices") == .route(.listDevices, parameter: nil))
-        #expect(EndpointRoute.match(method: "HEAD", path: "/register-apns") == .methodNotAllowed(allowed: ["POST"]))
-        #expect(EndpointRoute.match(method: "GET", path: "/api/v1/devices//") == .route(.listDevices, parameter: nil))
-        #expect(EndpointRoute.match(method: "GET", path: "/api/v1") == .notFound)
-        #expect(EndpointRoute.match(method: "DELETE", path: "/api/v1/devices/a/b") == .notFound)
-        #expect(Set(EndpointRoute.allCases.map { "\($0.method) \($0.path)" }).count == EndpointRoute.allCases.count)
+            routes.match(method: "DELETE", path: "/api/v1/devices/register/") == .methodNotAllowed(allowed: ["POST"]))
+        #expect(routes.match(method: "GET", path: "/api/v1/devices/phone") == .methodNotAllowed(allowed: ["DELETE"]))
+        #expect(routes.match(method: "PUT", path: "/health") == .methodNotAllowed(allowed: ["GET", "HEAD"]))
+        #expect(routes.match(method: "HEAD", path: "/health") == route("GET", "/health"))
+        #expect(routes.match(method: "HEAD", path: "/health/live") == route("GET", "/health/live"))
+        #expect(routes.match(method: "HEAD", path: "/api/v1/devices") == route("GET", "/api/v1/devices"))
+        #expect(routes.match(method: "HEAD", path: "/register-apns") == .methodNotAllowed(allowed: ["POST"]))
+        #expect(routes.match(method: "GET", path: "/api/v1/devices//") == route("GET", "/api/v1/devices"))
+        #expect(routes.match(method: "GET", path: "/api/v1") == .notFound)
+        #expect(routes.match(method: "DELETE", path: "/api/v1/devices/a/b") == .notFound)
+        #expect(Set(routes.routes).count == routes.routes.count)
     }
 
     @Test("the secret matches only itself, from either header; Basic and empty do not count")
@@ -278,8 +277,9 @@ struct EndpointTests {
     @Test("OpenClaw's routes are the /api/v1 ones")
     func openClawRoutes() {
         #expect(
-            Set(EndpointRoute.allCases.filter(\.isOpenClaw)) == [
-                .registerDevice, .unregisterDevice, .listDevices, .sendToAll, .sendToDevice,
+            Set(EndpointRouterTests.routes.routes.filter { $0.path.hasPrefix("/api/v1/") }.map(\.description)) == [
+                "POST /api/v1/devices/register", "DELETE /api/v1/devices/{token}", "GET /api/v1/devices",
+                "POST /api/v1/notifications/send", "POST /api/v1/notifications/send/{token}",
             ])
     }
 
@@ -323,12 +323,12 @@ struct EndpointTests {
         let missing = EndpointError.deviceNotFound("no device with token or id \"x\"")
         #expect(missing.body() == ["error": "no device with token or id \"x\""])
         #expect(
-            missing.body(openClaw: true, requestID: "r1") == [
+            OpenClawErrors().body(of: missing, requestID: "r1") == [
                 "error": "no device with token or id \"x\"", "detail": "Device not found",
             ])
         let bad = EndpointError.badRequest("the request body is not JSON")
         #expect(
-            bad.body(openClaw: true) == [
+            OpenClawErrors().body(of: bad, requestID: nil) == [
                 "error": "the request body is not JSON", "detail": "the request body is not JSON",
             ])
         let broken = EndpointError.internalError(

@@ -78,7 +78,7 @@ struct GatewayTests {
             Issue.record("not a device_token")
             return
         }
-        let registration = try EndpointService.registration(device.registrationBody(deviceID: "phone"))
+        let registration = try DeviceRegistrations.registration(device.registrationBody(deviceID: "phone"))
         #expect(registration.deviceID == "phone" && registration.token.hex == Self.token)
         #expect(registration.timeZone == "Europe/Berlin" && registration.environment == .sandbox)
     }
@@ -88,57 +88,64 @@ struct GatewayTests {
     )
     func socketSession() async throws {
         let endpoint = try Endpoint()
-        var session = GatewaySession(service: endpoint.service, transport: .socket, client: "127.0.0.1")
-        let briefing =
-            #"{"type": "briefing_config", "time": "07:30", "timezone": "Europe/Berlin", "sources": ["news"]}"#
-        #expect(try await session.answer(try Self.message(briefing)) == GatewayReply.ack, "kept for the token")
-        #expect(try endpoint.service.readRegistry().devices.isEmpty, "nothing stored before the token")
-        #expect(try await session.answer(.gatewayFeature(type: "inbox_subscribe")) == .none, "no answer, no error")
-        #expect(try await session.answer(.register(deviceID: nil)) == GatewayReply.registered)
-        let derived = DeviceRegistration.derivedDeviceID(for: try DeviceToken(validating: Self.token))
-        let first = try await session.answer(
-            try Self.message(#"{"type": "device_token", "token": "\#(Self.token)", "platform": "ios"}"#))
-        #expect(first == GatewayReply.deviceTokenConfirmed(deviceID: derived))
-        #expect(try endpoint.service.readRegistry()[derived]?.briefing?.minuteOfDay == 450, "stored with the token")
-        #expect(try await session.answer(try Self.message(briefing)) == GatewayReply.ack)
-        let second = try await session.answer(
-            try Self.message(#"{"type": "device_token", "token": "\#(Self.rotated)"}"#))
-        #expect(second == GatewayReply.deviceTokenConfirmed(deviceID: derived))
-        await #expect(throws: EndpointError.self) {
-            _ = try await session.answer(
-                try Self.message(#"{"type": "device_token", "token": "\#(Self.token)", "device_id": "other"}"#))
-        }
-        #expect(try await session.answer(.ping) == GatewayReply.pong)
+        try await endpoint.test { _ in
+            var session = GatewaySession(
+                registrations: endpoint.parts.registrations, limiter: endpoint.parts.limiter, transport: .socket,
+                client: "127.0.0.1")
+            let briefing =
+                #"{"type": "briefing_config", "time": "07:30", "timezone": "Europe/Berlin", "sources": ["news"]}"#
+            #expect(try await session.answer(try Self.message(briefing)) == GatewayReply.ack, "kept for the token")
+            #expect(try endpoint.parts.registrations.read().devices.isEmpty, "nothing stored before the token")
+            #expect(try await session.answer(.gatewayFeature(type: "inbox_subscribe")) == .none, "no answer, no error")
+            #expect(try await session.answer(.register(deviceID: nil)) == GatewayReply.registered)
+            let derived = DeviceRegistration.derivedDeviceID(for: try DeviceToken(validating: Self.token))
+            let first = try await session.answer(
+                try Self.message(#"{"type": "device_token", "token": "\#(Self.token)", "platform": "ios"}"#))
+            #expect(first == GatewayReply.deviceTokenConfirmed(deviceID: derived))
+            #expect(
+                try endpoint.parts.registrations.read()[derived]?.briefing?.minuteOfDay == 450, "stored with the token")
+            #expect(try await session.answer(try Self.message(briefing)) == GatewayReply.ack)
+            let second = try await session.answer(
+                try Self.message(#"{"type": "device_token", "token": "\#(Self.rotated)"}"#))
+            #expect(second == GatewayReply.deviceTokenConfirmed(deviceID: derived))
+            await #expect(throws: EndpointError.self) {
+                _ = try await session.answer(
+                    try Self.message(#"{"type": "device_token", "token": "\#(Self.token)", "device_id": "other"}"#))
+            }
+            #expect(try await session.answer(.ping) == GatewayReply.pong)
 
-        let devices = try endpoint.service.readRegistry()
-        #expect(devices.devices.map(\.id) == [derived])
-        let record = try #require(devices[derived])
-        #expect(record.token.hex == Self.rotated)
-        let stored = try #require(record.briefing)
-        #expect(stored.enabled && stored.minuteOfDay == 450 && stored.timeZone == "Europe/Berlin")
-        #expect(stored.sources == ["news"])
-        await endpoint.shutdown()
+            let devices = try endpoint.parts.registrations.read()
+            #expect(devices.devices.map(\.id) == [derived])
+            let record = try #require(devices[derived])
+            #expect(record.token.hex == Self.rotated)
+            let stored = try #require(record.briefing)
+            #expect(stored.enabled && stored.minuteOfDay == 450 && stored.timeZone == "Europe/Berlin")
+            #expect(stored.sources == ["news"])
+        }
     }
 
     @Test("a re-sent briefing_config keeps the day the briefing was last sent; a message's last_sent_on is ignored")
     func briefingKeepsLastSent() async throws {
         let endpoint = try Endpoint()
-        var session = GatewaySession(service: endpoint.service, transport: .http, client: "127.0.0.1")
-        let derived = DeviceRegistration.derivedDeviceID(for: try DeviceToken(validating: Self.token))
-        _ = try await session.answer(try Self.message(#"{"type": "device_token", "token": "\#(Self.token)"}"#))
-        #expect(session.deviceID == nil, "nothing is kept over HTTP")
-        _ = try await session.answer(
-            try Self.message(
-                #"{"type": "briefing_config", "token": "\#(Self.token)", "time": "07:00", "timezone": "UTC"}"#))
-        let sent = try #require(LocalDate("2026-11-24"))
-        try endpoint.service.registry.recordBriefingSent([derived: sent])
-        _ = try await session.answer(
-            try Self.message(
-                #"{"type": "briefing_config", "device_id": "\#(derived)", "time": "08:00", "timezone": "UTC", "last_sent_on": "2020-01-01"}"#
-            ))
-        let briefing = try #require(try endpoint.service.readRegistry()[derived]?.briefing)
-        #expect(briefing.minuteOfDay == 480 && briefing.lastSentOn == sent)
-        await endpoint.shutdown()
+        try await endpoint.test { _ in
+            var session = GatewaySession(
+                registrations: endpoint.parts.registrations, limiter: endpoint.parts.limiter, transport: .http,
+                client: "127.0.0.1")
+            let derived = DeviceRegistration.derivedDeviceID(for: try DeviceToken(validating: Self.token))
+            _ = try await session.answer(try Self.message(#"{"type": "device_token", "token": "\#(Self.token)"}"#))
+            #expect(session.deviceID == nil, "nothing is kept over HTTP")
+            _ = try await session.answer(
+                try Self.message(
+                    #"{"type": "briefing_config", "token": "\#(Self.token)", "time": "07:00", "timezone": "UTC"}"#))
+            let sent = try #require(LocalDate("2026-11-24"))
+            try endpoint.parts.registrations.registry.recordBriefingSent([derived: sent])
+            _ = try await session.answer(
+                try Self.message(
+                    #"{"type": "briefing_config", "device_id": "\#(derived)", "time": "08:00", "timezone": "UTC", "last_sent_on": "2020-01-01"}"#
+                ))
+            let briefing = try #require(try endpoint.parts.registrations.read()[derived]?.briefing)
+            #expect(briefing.minuteOfDay == 480 && briefing.lastSentOn == sent)
+        }
     }
 
     @Test("briefing settings: an unknown zone is 422 naming it, other problems 400")

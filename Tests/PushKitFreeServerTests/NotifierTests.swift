@@ -9,12 +9,20 @@ import Testing
 @Suite("register-apns serve: ntfy and Bark")
 struct NotifierTests {
     typealias Parameters = NtfyMessage.Parameters
+    typealias Route = RouteCatalogue.Route
+
+    /// The endpoint's routes, as its router holds them.
+    static let routes = EndpointRouterTests.routes
+    /// The first path segments no topic or key may be.
+    static let reserved = routes.reservedNames
 
     static func ntfy(
         _ body: String = "Backup done", topic: String = "family", headers: [String: String] = [:],
         query: [String: String] = [:]
     ) throws(EndpointError) -> NtfyMessage {
-        try NtfyMessage(topic: topic, body: Data(body.utf8), parameters: Parameters(headers: headers, query: query))
+        try NtfyMessage(
+            topic: topic, body: Data(body.utf8), parameters: Parameters(headers: headers, query: query),
+            reservedNames: Self.reserved)
     }
 
     @Test("ntfy: the body is the message; headers and their query aliases set title, priority, tags, click")
@@ -75,7 +83,8 @@ struct NotifierTests {
         let reserved = try #require(throws: EndpointError.self) { try Self.ntfy(topic: "metrics") }
         #expect(reserved.status.code == 404 && reserved.message.contains("reserved"))
         #expect(throws: EndpointError.self) {
-            try NtfyMessage(topic: "t", body: Data([0xff, 0xfe]), parameters: Parameters())
+            try NtfyMessage(
+                topic: "t", body: Data([0xff, 0xfe]), parameters: Parameters(), reservedNames: Self.reserved)
         }
         #expect(throws: EndpointError.self) { try Self.ntfy(topic: String(repeating: "a", count: 65)) }
     }
@@ -90,21 +99,26 @@ struct NotifierTests {
                  "icon": "https://i", "markdown": true}
                 """#.utf8))
         let message = try NtfyMessage(
-            json: json, parameters: Parameters(headers: ["X-Priority": "min", "X-Tags": "x"]))
+            json: json, parameters: Parameters(headers: ["X-Priority": "min", "X-Tags": "x"]),
+            reservedNames: Self.reserved)
         #expect(message.topic == "ops" && message.title == "🔴 Down" && message.priority == 4)
         #expect(message.message == "db is down\nTags: prod: eu" && message.click == "https://status")
         // Apprise's shape: the object holds the text, the headers the rest.
         let apprise = try NtfyMessage(
             json: try JSONValue.parse(Data(#"{"topic": "ops", "title": "T", "message": "B"}"#.utf8)),
-            parameters: Parameters(headers: ["X-Priority": "high", "X-Click": "https://c", "X-Tags": "a,b"]))
+            parameters: Parameters(headers: ["X-Priority": "high", "X-Click": "https://c", "X-Tags": "a,b"]),
+            reservedNames: Self.reserved)
         #expect(apprise.priority == 4 && apprise.click == "https://c" && apprise.tags == ["a", "b"])
         for body in [#"{"message": "no topic"}"#, #"{"topic": 3}"#, #"{"topic": "t", "priority": [1]}"#, "[1]"] {
             #expect(throws: EndpointError.self, "\(body)") {
-                try NtfyMessage(json: try JSONValue.parse(Data(body.utf8)), parameters: Parameters())
+                try NtfyMessage(
+                    json: try JSONValue.parse(Data(body.utf8)), parameters: Parameters(), reservedNames: Self.reserved)
             }
         }
         let scheduled = try JSONValue.parse(Data(#"{"topic": "t", "message": "m", "delay": "10m"}"#.utf8))
-        #expect(throws: EndpointError.self) { try NtfyMessage(json: scheduled, parameters: Parameters()) }
+        #expect(throws: EndpointError.self) {
+            try NtfyMessage(json: scheduled, parameters: Parameters(), reservedNames: Self.reserved)
+        }
         let answer = message.answer(
             id: "abcdefghijkl", time: Date(timeIntervalSince1970: 1_700_000_000), devices: 2, deliveredTo: ["phone"])
         #expect(answer["event"] == "message" && answer["topic"] == "ops" && answer["time"] == 1_700_000_000)
@@ -121,7 +135,7 @@ struct NotifierTests {
             query: [
                 "subtitle": "Query sub", "group": "ci", "url": "https://ci", "sound": "minuet", "isArchive": "1",
                 "icon": "https://i", "category": "CI",
-            ])
+            ], reservedNames: Self.reserved)
         #expect(message.keys == ["phone"] && message.title == "Path title" && message.body == "Path body")
         #expect(message.subtitle == "Sub" && message.level == .timeSensitive && message.badge == 3)
         let spec = message.specification
@@ -136,12 +150,14 @@ struct NotifierTests {
         ]
         for (name, level) in levels {
             let leveled = try BarkMessage(
-                path: [:], body: ["device_key": "k", "body": "b", "level": .string(name)], query: [:])
+                path: [:], body: ["device_key": "k", "body": "b", "level": .string(name)], query: [:],
+                reservedNames: Self.reserved)
             #expect(leveled.level == level)
         }
         let batch = try BarkMessage(
-            path: [:], body: ["device_keys": ["a", "b"], "device_key": "c", "markdown": "**m**", "badge": 0], query: [:]
-        )
+            path: [:], body: ["device_keys": ["a", "b"], "device_key": "c", "markdown": "**m**", "badge": 0],
+            query: [:],
+            reservedNames: Self.reserved)
         #expect(batch.keys == ["c", "a", "b"] && batch.body == "**m**" && batch.badge == 0)
     }
 
@@ -155,7 +171,7 @@ struct NotifierTests {
         ]
         for body in bodies {
             let error = try #require(throws: EndpointError.self, "\(body)") {
-                try BarkMessage(path: [:], body: body, query: [:])
+                try BarkMessage(path: [:], body: body, query: [:], reservedNames: Self.reserved)
             }
             #expect(error.status.code == 400, "\(body): \(error)")
         }
@@ -163,7 +179,8 @@ struct NotifierTests {
         #expect(BarkMessage.collapseID("a\nb") == HexDigest.sha256("a\nb"), "a header cannot carry a line break")
         let long = String(repeating: "x", count: 65)
         #expect(BarkMessage.collapseID(long) == HexDigest.sha256(long) && HexDigest.sha256(long).count == 64)
-        let off = try BarkMessage(path: [:], body: ["device_key": "k", "body": "b", "delete": "0"], query: [:])
+        let off = try BarkMessage(
+            path: [:], body: ["device_key": "k", "body": "b", "delete": "0"], query: [:], reservedNames: Self.reserved)
         #expect(off.body == "b", "delete: 0 is no deletion")
         #expect(
             BarkRoutes.form("title=Hello+there&body=a%26b&empty=&title=second") == [
@@ -192,61 +209,77 @@ struct NotifierTests {
 
     @Test("routes: ntfy's /{key} and Bark's forms are in the catalogue; reserved first segments stay native")
     func routing() {
-        #expect(EndpointRoute.match(method: "POST", path: "/") == .route(.ntfyJSON, parameter: nil))
-        #expect(EndpointRoute.match(method: "PUT", path: "/family") == .route(.ntfyPublishPut, parameter: "family"))
-        #expect(EndpointRoute.match(method: "POST", path: "/push") == .route(.barkPush, parameter: nil))
-        #expect(EndpointRoute.match(method: "GET", path: "/push") == .methodNotAllowed(allowed: ["POST"]))
-        #expect(EndpointRoute.match(method: "GET", path: "/k/b") == .route(.barkBody, parameter: "k"))
-        #expect(EndpointRoute.match(method: "POST", path: "/k/t/s/b") == .route(.barkSubtitlePost, parameter: "k"))
-        #expect(EndpointRoute.match(method: "DELETE", path: "/family") == .methodNotAllowed(allowed: ["POST", "PUT"]))
-        #expect(EndpointRoute.match(method: "GET", path: "/family") == .methodNotAllowed(allowed: ["POST", "PUT"]))
-        // A reserved first segment is never a topic or a key.
-        #expect(EndpointRoute.match(method: "POST", path: "/metrics") == .methodNotAllowed(allowed: ["GET", "HEAD"]))
-        #expect(EndpointRoute.match(method: "GET", path: "/health/x") == .notFound)
+        let routes = Self.routes
+        #expect(routes.match(method: "POST", path: "/") == .route(Route(method: "POST", path: "/"), parameter: nil))
         #expect(
-            EndpointRoute.match(method: "GET", path: "/api/v1/devices/phone") == .methodNotAllowed(allowed: ["DELETE"]))
-        #expect(EndpointRoute.match(method: "POST", path: "/mcp") == .route(.agentTools, parameter: nil))
-        #expect(EndpointRoute.match(method: "GET", path: "/mcp") == .methodNotAllowed(allowed: ["POST"]))
-        #expect(EndpointRoute.match(method: "GET", path: "/a/b/c/d/e") == .notFound)
+            routes.match(method: "PUT", path: "/family")
+                == .route(Route(method: "PUT", path: "/{key}"), parameter: "family"))
+        #expect(
+            routes.match(method: "POST", path: "/push") == .route(Route(method: "POST", path: "/push"), parameter: nil))
+        #expect(routes.match(method: "GET", path: "/push") == .methodNotAllowed(allowed: ["POST"]))
+        #expect(
+            routes.match(method: "GET", path: "/k/b")
+                == .route(Route(method: "GET", path: "/{key}/{first}"), parameter: "k"))
+        #expect(
+            routes.match(method: "POST", path: "/k/t/s/b")
+                == .route(Route(method: "POST", path: "/{key}/{first}/{second}/{third}"), parameter: "k"))
+        #expect(routes.match(method: "DELETE", path: "/family") == .methodNotAllowed(allowed: ["POST", "PUT"]))
+        #expect(routes.match(method: "GET", path: "/family") == .methodNotAllowed(allowed: ["POST", "PUT"]))
+        // A reserved first segment is never a topic or a key.
+        #expect(routes.match(method: "POST", path: "/metrics") == .methodNotAllowed(allowed: ["GET", "HEAD"]))
+        #expect(routes.match(method: "GET", path: "/health/x") == .notFound)
+        #expect(routes.match(method: "GET", path: "/api/v1/devices/phone") == .methodNotAllowed(allowed: ["DELETE"]))
+        #expect(
+            routes.match(method: "POST", path: "/mcp") == .route(Route(method: "POST", path: "/mcp"), parameter: nil))
+        #expect(routes.match(method: "GET", path: "/mcp") == .methodNotAllowed(allowed: ["POST"]))
+        #expect(routes.match(method: "GET", path: "/a/b/c/d/e") == .notFound)
         for name in [
             "health", "metrics", "register-apns", "api", "hooks", "gateway", "registerSubscription",
             "triggerReplyFinished", "push", "mcp",
         ] {
-            #expect(EndpointRoute.reservedNames.contains(name), "\(name)")
+            #expect(routes.reservedNames.contains(name), "\(name)")
         }
-        #expect(EndpointRoute.notifier(routePath: "/{key}", path: "/family") == .ntfy)
-        #expect(EndpointRoute.notifier(routePath: "/{key}/{first}", path: "/health/x") == nil)
-        #expect(EndpointRoute.notifier(routePath: "/push", path: "/push") == .bark)
-        #expect(EndpointRoute.notifier(routePath: "/metrics", path: "/metrics") == nil)
+        #expect(!routes.reservedNames.contains("family") && routes.reservedNames.contains("v1"))
     }
 
     @Test("the access log leaves the texts of Bark's path forms out, and masks tokens as everywhere")
     func loggedPath() {
-        #expect(AccessLog.loggedPath("/phone/Hello/World", routePath: "/{key}/{first}/{second}") == "/phone/…/…")
-        #expect(AccessLog.loggedPath("/phone/a/b/c", routePath: "/{key}/{first}/{second}/{third}") == "/phone/…/…/…")
-        #expect(AccessLog.loggedPath("/health/x", routePath: "/{key}/{first}") == "/health/x", "reserved: as it is")
-        #expect(AccessLog.loggedPath("/family", routePath: "/{key}") == "/family")
+        #expect(
+            AccessLog.loggedPath("/phone/Hello/World", routePath: "/{key}/{first}/{second}", routes: Self.routes)
+                == "/phone/…/…")
+        #expect(
+            AccessLog.loggedPath("/phone/a/b/c", routePath: "/{key}/{first}/{second}/{third}", routes: Self.routes)
+                == "/phone/…/…/…")
+        #expect(
+            AccessLog.loggedPath("/health/x", routePath: "/{key}/{first}", routes: Self.routes) == "/health/x",
+            "reserved: as it is")
+        #expect(AccessLog.loggedPath("/family", routePath: "/{key}", routes: Self.routes) == "/family")
         let token = String(repeating: "ab", count: 32)
-        #expect(AccessLog.loggedPath("/\(token)/secret", routePath: "/{key}/{first}") == "/abababab…abab/…")
+        #expect(
+            AccessLog.loggedPath("/\(token)/secret", routePath: "/{key}/{first}", routes: Self.routes)
+                == "/abababab…abab/…")
     }
 
     @Test(
         "a path no route matched (404, or 405 for another method) keeps only its first segment unless it is the server's"
     )
     func loggedPathWithoutRoute() {
-        #expect(AccessLog.loggedPath("/phone-3/TitleSecret/BodySecret", routePath: nil) == "/phone-3/…/…")
-        #expect(AccessLog.loggedPath("/phone-3/BodySecret", routePath: nil) == "/phone-3/…")
-        #expect(AccessLog.loggedPath("/phone-3", routePath: nil) == "/phone-3")
-        #expect(AccessLog.loggedPath("/api/v1/nothing/here", routePath: nil) == "/api/v1/nothing/here")
-        #expect(AccessLog.loggedPath("/gateway/nothing", routePath: nil) == "/gateway/nothing")
+        #expect(
+            AccessLog.loggedPath("/phone-3/TitleSecret/BodySecret", routePath: nil, routes: Self.routes)
+                == "/phone-3/…/…")
+        #expect(AccessLog.loggedPath("/phone-3/BodySecret", routePath: nil, routes: Self.routes) == "/phone-3/…")
+        #expect(AccessLog.loggedPath("/phone-3", routePath: nil, routes: Self.routes) == "/phone-3")
+        #expect(
+            AccessLog.loggedPath("/api/v1/nothing/here", routePath: nil, routes: Self.routes) == "/api/v1/nothing/here")
+        #expect(AccessLog.loggedPath("/gateway/nothing", routePath: nil, routes: Self.routes) == "/gateway/nothing")
     }
 
     @Test("errors in each protocol's shape, error among it")
     func errorShapes() {
         let error = EndpointError.unauthorized("wrong secret")
-        let ntfy = error.body(notifier: .ntfy, requestID: nil)
+        let ntfy = NtfyErrors().body(of: error, requestID: nil)
         #expect(ntfy == ["code": 40100, "http": 401, "error": "wrong secret"])
-        let bark = error.body(notifier: .bark, requestID: nil, now: Date(timeIntervalSince1970: 5))
+        let bark = BarkErrors().body(of: error, requestID: nil, now: Date(timeIntervalSince1970: 5))
         #expect(bark == ["code": 401, "message": "wrong secret", "error": "wrong secret", "timestamp": 5])
     }
 }

@@ -26,6 +26,10 @@ struct EndpointRequestContext: RequestContext, WebSocketRequestContext {
         client = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 
+    /// The route's label in the metrics: its path as the router names it, `unmatched` when no route
+    /// matched (a 404 or 405).
+    var routeLabel: String { routePath ?? "unmatched" }
+
     /// The path of the route the router matched (`/api/v1/devices/{token}`), `nil` when none did.
     var routePath: String? {
         guard let path = endpointPath, path != "NotFound" else { return nil }

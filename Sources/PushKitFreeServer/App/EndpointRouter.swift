@@ -5,30 +5,55 @@ import Hummingbird
 ///
 /// Every request gets an id, an access-log line and its metrics; errors become JSON answers; the
 /// router's 404 becomes a 405 with `Allow` where the path exists; a request without exactly one
-/// `Host` is answered 400. `HEAD` is answered wherever `GET` is.
+/// `Host` is answered 400. `HEAD` is answered wherever `GET` is. The 405's `Allow` and the names no
+/// notifier topic may take come from the router's own routes (`RouteCatalogue`), recorded once
+/// every group has added its routes; errors take the shape of the adapter that claims the request
+/// (`ErrorShape`), the endpoint's `{"error": ...}` otherwise.
+///
+/// Each replaced design's adapter is one line here: removing the adapter is deleting its folder
+/// under `Compatibility/` and its line.
 enum EndpointRouter {
     typealias Context = EndpointRequestContext
 
-    static func make(_ service: EndpointService) -> Router<Context> {
+    static func make(_ parts: EndpointParts) -> Router<Context> {
+        let routes = RouteCatalogue()
+        let errorShapes = ErrorShapes()
         let router = Router(context: Context.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestIDMiddleware())
-        router.add(middleware: AccessLogMiddleware())
-        router.add(middleware: RequestMetricsMiddleware(metrics: service.metrics))
-        router.add(middleware: EndpointErrorMiddleware())
-        router.add(middleware: MethodNotAllowedMiddleware())
+        router.add(middleware: AccessLogMiddleware(routes: routes))
+        router.add(middleware: RequestMetricsMiddleware(metrics: parts.metrics))
+        router.add(middleware: EndpointErrorMiddleware(routes: routes, shapes: errorShapes))
+        router.add(middleware: MethodNotAllowedMiddleware(routes: routes))
         router.add(middleware: HostHeaderMiddleware())
 
-        let groups = EndpointRouteGroups(router, service: service)
-        HealthRoutes(service: service).add(to: groups)
-        NativeRoutes(service: service).add(to: groups)
-        OpenClawRoutes(service: service).add(to: groups)
-        GatewayHookRoutes(service: service).add(to: groups)
-        ProxyChatRoutes(service: service).add(to: groups)
-        GatewayRoutes(service: service).add(to: groups)
-        AgentRoutes(service: service).add(to: groups)
-        NtfyRoutes(service: service).add(to: groups)
-        BarkRoutes(service: service).add(to: groups)
+        let groups = EndpointRouteGroups(router, parts: parts, routes: routes, errorShapes: errorShapes)
+        let registrations = parts.registrations
+        let sender = parts.sender
+        HealthRoutes(health: parts.health, metrics: parts.metrics).add(to: groups)
+        SvenRoutes(registrations: registrations).add(to: groups)
+        OpenClawRoutes(registrations: registrations, sender: sender).add(to: groups)
+        GatewayHookRoutes(registrations: registrations, sender: sender).add(to: groups)
+        ProxyChatRoutes(registrations: registrations, sender: sender, serverKey: parts.settings.secret?.serverKey)
+            .add(to: groups)
+        GatewayRoutes(registrations: registrations, limiter: parts.limiter).add(to: groups)
+        AgentRoutes(
+            registrations: registrations, sender: sender,
+            deadline: parts.settings.deliveryPolicy.timeout + AgentRoutes.deadlineMargin
+        ).add(to: groups)
+        NtfyRoutes(registrations: registrations, sender: sender, routes: routes).add(to: groups)
+        BarkRoutes(registrations: registrations, sender: sender, routes: routes).add(to: groups)
+        routes.record(router)
         return router
+    }
+}
+
+extension RouteCatalogue {
+    /// The routes of the endpoint `settings` describe, as its router holds them (for the contract
+    /// test and the fuzzer, which match paths without serving them).
+    package static func endpoint(_ settings: EndpointSettings) -> RouteCatalogue {
+        let routes = RouteCatalogue()
+        routes.record(EndpointRouter.make(EndpointParts(settings: settings)))
+        return routes
     }
 }
 
@@ -56,12 +81,17 @@ struct EndpointRouteGroups {
     /// routes, whose clients (Apprise, Shoutrrr, Uptime Kuma) send credentials no other way.
     let notifiers: RouterGroup<Context>
 
-    init(_ router: Router<Context>, service: EndpointService) {
-        let settings = service.settings
-        let secretOnly = AuthMiddleware(secret: settings.secret, openRegistration: [], failures: service.authFailures)
-        let openNetworks = AuthMiddleware(
-            secret: settings.secret, openRegistration: settings.openRegistration, failures: service.authFailures)
-        let rateLimit = RateLimitMiddleware(limiter: service.limiter)
+    /// The routes, recorded once every group has added its own.
+    let routes: RouteCatalogue
+    private let errorShapes: ErrorShapes
+
+    init(_ router: Router<Context>, parts: EndpointParts, routes: RouteCatalogue, errorShapes: ErrorShapes) {
+        self.routes = routes
+        self.errorShapes = errorShapes
+        let settings = parts.settings
+        let secretOnly = AuthMiddleware(secret: settings.secret, openRegistration: [], failures: parts.authFailures)
+        let openNetworks = parts.gatewayAuth
+        let rateLimit = RateLimitMiddleware(limiter: parts.limiter)
         open = router.group()
         guarded = router.group().add(middleware: secretOnly)
         registration = router.group().add(middleware: openNetworks).add(middleware: rateLimit)
@@ -70,5 +100,11 @@ struct EndpointRouteGroups {
         var basic = secretOnly
         basic.acceptsBasic = true
         notifiers = router.group().add(middleware: basic)
+    }
+
+    /// Answers the errors of the requests `shape` claims in its shape: an adapter whose clients
+    /// read another error shape than the endpoint's registers it with its routes.
+    func answerErrors(in shape: some ErrorShape) {
+        errorShapes.add(shape)
     }
 }

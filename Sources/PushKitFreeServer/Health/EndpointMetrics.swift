@@ -75,12 +75,12 @@ final class EndpointMetrics: Sendable {
         ).increment()
     }
 
-    func registered(route: EndpointRoute) {
-        Counter(label: "pushkit_registrations_total", dimensions: [("route", route.path)], factory: factory).increment()
+    func registered(route: String) {
+        Counter(label: "pushkit_registrations_total", dimensions: [("route", route)], factory: factory).increment()
     }
 
-    func unregistered(route: EndpointRoute, count: Int) {
-        Counter(label: "pushkit_unregistrations_total", dimensions: [("route", route.path)], factory: factory)
+    func unregistered(route: String, count: Int) {
+        Counter(label: "pushkit_unregistrations_total", dimensions: [("route", route)], factory: factory)
             .increment(by: count)
     }
 

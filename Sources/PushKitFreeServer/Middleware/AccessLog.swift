@@ -27,18 +27,15 @@ enum AccessLog {
     }
 
     /// `path` as the log shows it: tokens masked (`maskedPath`), and every segment after the first
-    /// written `…` on Bark's path forms (`/key/title/body`) and on every path no route matched (404,
-    /// or 405 for another method) whose first segment is not one of the server's own
-    /// (`EndpointRoute.reservedNames`): such a path may be a Bark message sent with the wrong method
-    /// or shape, and no notification's text is logged (a request's body never is either).
-    static func loggedPath(_ path: String, routePath: String?) -> String {
-        let masksText: Bool
-        if let routePath {
-            masksText =
-                routePath.hasPrefix("/{key}/") && EndpointRoute.notifier(routePath: routePath, path: path) == .bark
-        } else {
-            let first = path.split(separator: "/").first.map { EndpointRoute.percentDecoded($0) }
-            masksText = first.map { !EndpointRoute.reservedNames.contains($0) } ?? false
+    /// written `…` on the routes whose path begins with a parameter and goes on (Bark's path forms,
+    /// `/key/title/body`, carry a notification's text) and on every path no route matched (404, or
+    /// 405 for another method), unless its first segment is one of the server's own
+    /// (`RouteCatalogue.reservedNames`): such a path may be a Bark message sent with the wrong
+    /// method or shape, and no notification's text is logged (a request's body never is either).
+    static func loggedPath(_ path: String, routePath: String?, routes: RouteCatalogue) -> String {
+        var masksText = routePath.map { $0.hasPrefix("/{") && $0.dropFirst().contains("/") } ?? true
+        if masksText, path.split(separator: "/").first == nil || routes.startsWithReservedName(path) {
+            masksText = false
         }
         guard masksText else { return maskedPath(path) }
         var segments = path.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
@@ -52,7 +49,7 @@ enum AccessLog {
         guard path.utf8.count >= DeviceToken.minimumBytes * 2 else { return path }
         return path.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
             guard segment.utf8.count >= DeviceToken.minimumBytes * 2,
-                let token = try? DeviceToken(validating: EndpointRoute.percentDecoded(segment))
+                let token = try? DeviceToken(validating: RouteCatalogue.percentDecoded(segment))
             else { return String(segment) }
             return token.masked
         }.joined(separator: "/")

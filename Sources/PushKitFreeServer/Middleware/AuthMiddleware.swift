@@ -9,7 +9,7 @@ import Hummingbird
 /// listens: one rule docs/openapi.yaml can state); with `--no-auth` there is no secret to check.
 ///
 /// Failed attempts are limited per client like registrations (`--rate-limit` a minute, in a bucket of
-/// their own, `EndpointService.authFailures`): a client past it gets 429 without its secret being
+/// their own, `EndpointParts.authFailures`): a client past it gets 429 without its secret being
 /// looked at, so the secret cannot be guessed at the speed of the network.
 struct AuthMiddleware: RouterMiddleware {
     typealias Context = EndpointRequestContext

@@ -2,13 +2,16 @@ import Hummingbird
 import PushKitFreeCore
 
 /// Answers whatever a route or middleware threw: an `EndpointError` as itself, anything else as a
-/// 500 that names only the request id. An error with a `logDetail` is written to standard error with
+/// 500 that names only the request id; in the shape of the adapter that claims the request
+/// (`ErrorShape`), the endpoint's `{"error": ...}` otherwise. An error with a `logDetail` is written to standard error with
 /// the request id, method, masked path and status; the answer never holds the detail.
 ///
 /// A `HEAD` request's answer loses its body here too (Hummingbird's own `HEAD` routes do that for
 /// answers, not for errors).
 struct EndpointErrorMiddleware: RouterMiddleware {
     typealias Context = EndpointRequestContext
+    let routes: RouteCatalogue
+    let shapes: ErrorShapes
 
     func handle(
         _ request: Request, context: Context,
@@ -25,10 +28,12 @@ struct EndpointErrorMiddleware: RouterMiddleware {
         if let detail = error.logDetail {
             StandardStreams.writeError(
                 "\(EndpointServer.tool): error: request \(context.requestID): "
-                    + "\(request.method.rawValue) \(AccessLog.loggedPath(request.uri.path, routePath: context.routePath)) "
+                    + "\(request.method.rawValue) \(AccessLog.loggedPath(request.uri.path, routePath: context.routePath, routes: routes)) "
                     + "\(error.status.code): \(error.message): \(detail)\n")
         }
-        let response = try error.response(from: request, context: context)
+        let body = shapes.body(
+            of: error, answering: request, routePath: context.routePath, routes: routes, requestID: context.requestID)
+        let response = Response.json(body, status: error.status, headers: error.headers)
         return request.method == .head ? response.createHeadResponse() : response
     }
 }

@@ -17,7 +17,7 @@ struct RequestMetricsMiddleware: RouterMiddleware {
         let started = ContinuousClock.now
         let response = try await next(request, context)
         metrics.request(
-            route: context.routePath ?? "unmatched", method: request.method.rawValue,
+            route: context.routeLabel, method: request.method.rawValue,
             status: Int(response.status.code), seconds: started.secondsElapsed)
         return response
     }

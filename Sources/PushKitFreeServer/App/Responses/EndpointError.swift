@@ -100,13 +100,16 @@ package struct EndpointError: HTTPResponseError, Sendable, Equatable, CustomStri
         }
     }
 
-    /// The response body: `{"error": "<message>"}`.
-    /// - Parameters:
-    ///   - openClaw: on OpenClaw's routes, `detail` (FastAPI's key) is added beside `error`.
-    ///   - gateway: on the Ember gateway's routes, the protocol's error message: `"type": "error"` and
-    ///     `message` are added beside `error` (the same text).
-    ///   - requestID: named in the message and as `request_id` when there is a `logDetail` to look up.
-    package func body(openClaw: Bool = false, gateway: Bool = false, requestID: String? = nil) -> JSONValue {
+    /// The response body: `{"error": "<message>"}`; a route family whose clients read another
+    /// shape adds to its members (`ErrorShape`).
+    /// - Parameter requestID: named in the message and as `request_id` when there is a
+    ///   `logDetail` to look up.
+    package func body(requestID: String? = nil) -> JSONValue {
+        .object(members(requestID: requestID))
+    }
+
+    /// The members of `body(requestID:)`, for a shape that adds its own.
+    package func members(requestID: String?) -> [String: JSONValue] {
         var text = message
         var object: [String: JSONValue] = [:]
         if let requestID, logDetail != nil {
@@ -114,50 +117,13 @@ package struct EndpointError: HTTPResponseError, Sendable, Equatable, CustomStri
             object["request_id"] = .string(requestID)
         }
         object["error"] = .string(text)
-        if openClaw { object["detail"] = .string(openClawDetail ?? text) }
-        if gateway {
-            object["type"] = "error"
-            object["message"] = .string(text)
-        }
-        return .object(object)
+        return object
     }
 
-    /// The JSON answer: `body(openClaw:gateway:requestID:)` with the status and headers.
-    package func response(openClaw: Bool, gateway: Bool = false, requestID: String?) -> Response {
-        .json(body(openClaw: openClaw, gateway: gateway, requestID: requestID), status: status, headers: headers)
-    }
-
-    /// The body on a notifier's routes, in the shape its clients read, `error` among it:
-    /// ntfy's `{"code": 40100, "http": 401, "error"}` (its codes are the status and two digits),
-    /// Bark's `{"code": 401, "message", "timestamp", "error"}`.
-    package func body(notifier: EndpointRoute.Notifier, requestID: String?, now: Date = Date()) -> JSONValue {
-        guard case .object(var object) = body(requestID: requestID) else { return body(requestID: requestID) }
-        let code = Double(status.code)
-        switch notifier {
-        case .ntfy:
-            object["code"] = .number(code * 100)
-            object["http"] = .number(code)
-        case .bark:
-            object["code"] = .number(code)
-            object["message"] = object["error"]
-            object["timestamp"] = .number(Double(Int(now.timeIntervalSince1970)))
-        }
-        return .object(object)
-    }
-
-    /// The answer to `request`: OpenClaw's shape on its routes (`/api/v1/...`), the gateway's on its
-    /// own (`/gateway/...`), ntfy's and Bark's on theirs, the request id from the endpoint's context.
+    /// The answer in the endpoint's shape, with the status and headers. `EndpointErrorMiddleware`
+    /// answers every error (in the shape of the adapter that claims the request, with the request
+    /// id); this is what Hummingbird would answer for one that passed it.
     package func response(from request: Request, context: some RequestContext) throws -> Response {
-        let endpoint = context as? EndpointRequestContext
-        let path = endpoint?.routePath ?? request.uri.path
-        // `GET /` is the gateway's WebSocket; `POST` and `PUT /` are ntfy's.
-        let gatewayRoot = path == EndpointRoute.gatewaySocketRoot.path && [.get, .head].contains(request.method)
-        if !gatewayRoot, let notifier = EndpointRoute.notifier(routePath: endpoint?.routePath, path: request.uri.path) {
-            return .json(
-                body(notifier: notifier, requestID: endpoint?.requestID), status: status, headers: headers)
-        }
-        return response(
-            openClaw: EndpointRoute.isOpenClaw(path: path), gateway: gatewayRoot || EndpointRoute.isGateway(path: path),
-            requestID: endpoint?.requestID)
+        .json(body(), status: status, headers: headers)
     }
 }

@@ -7,20 +7,26 @@ import NIOPosix
 import PushKitFreeCore
 import PushKitFreeRegistry
 import PushKitFreeTransport
+import ServiceLifecycle
 
 /// The endpoint's notification routes on the core's one send pipeline (`PushSender`), the same one
 /// `send-push` uses: the same policy (quiet hours, frequency cap), retries, pruning and environment
 /// learning. This type only adds what a server needs around it.
 ///
-/// Sends run one at a time on a thread of their own, over one libcurl HTTP/2 client kept for the
-/// life of the server: the connection to APNs stays open between requests (Apple asks providers to
-/// keep connections open rather than open one per notification), so a webhook costs one round
-/// trip, not a TLS handshake. libcurl's client is driven by one thread only, which the single
-/// thread guarantees. The provider credentials are loaded once they load, so a webhook reads and
-/// parses no key file.
-final class EndpointDelivery: Sendable {
+/// A service of the endpoint's application: sends run one at a time on a thread of the service's
+/// own (a `NIOThreadPool` of one thread that `run()` starts and shuts down), over one libcurl
+/// HTTP/2 client kept for the life of the server: the connection to APNs stays open between
+/// requests (Apple asks providers to keep connections open rather than open one per
+/// notification), so a webhook costs one round trip, not a TLS handshake. libcurl's client is
+/// driven by one thread only, which the single thread guarantees, and its blocking waits stay off
+/// the server's event loops and Swift's cooperative pool. The provider credentials are loaded once
+/// they load, so a webhook reads and parses no key file.
+///
+/// It stops on the application's graceful shutdown, after the server and the registry writes: the
+/// sends handed to it are finished first, then the connection is closed.
+final class EndpointDelivery: Service, Sendable {
     let sender: PushSender
-    private let thread: NIOThreadPool
+    private let inbox = WorkInbox<@Sendable () -> Void>()
     private let state: DeliveryThreadState
     private let warn: @Sendable (String) -> Void
 
@@ -41,8 +47,49 @@ final class EndpointDelivery: Sendable {
             configuration: configuration, notificationPolicy: notificationPolicy,
             deliveryPolicy: deliveryPolicy, transports: state.transports, devices: configuration.registry())
         self.warn = warn
-        thread = NIOThreadPool(numberOfThreads: 1)
+    }
+
+    /// Sends what the routes hand over until the application's graceful shutdown; then finishes
+    /// the sends still waiting, closes the connection and returns.
+    func run() async throws {
+        let thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
+        await withGracefulShutdownHandler {
+            for await _ in inbox.wakeUps { await perform(inbox.takeAll(), on: thread) }
+        } onGracefulShutdown: {
+            self.inbox.close()
+        }
+        inbox.close() // cancelled rather than shut down: accept nothing more all the same
+        await perform(inbox.takeAll(), on: thread)
+        try? await thread.runIfActive { [state] in state.transports.close() }
+        try? await thread.shutdownGracefully()
+    }
+
+    /// Runs each job on the delivery thread, one after the other.
+    private func perform(_ jobs: [@Sendable () -> Void], on thread: NIOThreadPool) async {
+        for job in jobs {
+            do {
+                try await thread.runIfActive(job)
+            } catch {
+                job() // the thread is gone (it cannot be while `run()` runs): answer all the same
+            }
+        }
+    }
+
+    /// Runs `work` on the delivery thread, after the sends handed over before it.
+    /// - Throws: what `work` throws, or `Stopped` once the delivery has stopped.
+    private func onDeliveryThread<Result: Sendable>(
+        _ work: @escaping @Sendable () throws -> Result
+    ) async throws -> Result {
+        try await withCheckedThrowingContinuation { continuation in
+            let accepted = inbox.add { continuation.resume(with: Swift.Result { try work() }) }
+            if !accepted { continuation.resume(throwing: Stopped()) }
+        }
+    }
+
+    /// A send handed over after the delivery stopped.
+    struct Stopped: Error, CustomStringConvertible {
+        var description: String { "the delivery has stopped" }
     }
 
     /// What stands in the way of sending at all: no topic, an unusable provider key or identifiers,
@@ -96,7 +143,7 @@ final class EndpointDelivery: Sendable {
             throw unavailable(error)
         }
         do {
-            return try await thread.runIfActive { [self] in
+            return try await onDeliveryThread { [self] in
                 try deliver(prepared)
             }
         } catch let error as RegistryError {
@@ -129,11 +176,5 @@ final class EndpointDelivery: Sendable {
         // What a key-scope answer or an expired token means goes to the server's log, once per
         // send: the HTTP answer carries APNs' reason per device, as for every other answer.
         try sender.sendKeepingCredentials(prepared, credentials: &state.credentials, warn: warn)
-    }
-
-    /// Waits for the send in progress, then closes the connection.
-    func shutdown() async {
-        try? await thread.shutdownGracefully()
-        state.transports.close()
     }
 }

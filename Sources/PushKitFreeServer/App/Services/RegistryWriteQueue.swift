@@ -6,50 +6,43 @@ import Foundation
 import NIOPosix
 import PushKitFreeCore
 import PushKitFreeRegistry
+import ServiceLifecycle
 import Synchronization
 
-/// Registry changes from concurrent requests, written in batches (group commit).
+/// Registry changes from concurrent requests, written in batches (group commit): a service of the
+/// endpoint's application.
 ///
-/// A request hands its change here and waits. One writer thread takes every change waiting, applies
-/// them all in one `DeviceRegistry.update` (one lock, one read, one fsync'd atomic replace) and
-/// then answers each request; changes that arrived meanwhile form the next batch. Under a burst the
-/// batches grow instead of the queue, so throughput follows the disk's fsync rate times the batch
-/// size, not the fsync rate alone. A request is answered only after the file holding its change is
-/// on disk, so a 200 means the registration survives a crash.
+/// A request hands its change here and waits. The service's loop takes every change waiting,
+/// applies them all in one `RegistryStore.update` (one lock, one read, one fsync'd atomic replace)
+/// and then answers each request with its change's own result; changes that arrived meanwhile
+/// form the next batch. Under a burst the batches grow instead of the queue, so throughput follows
+/// the disk's fsync rate times the batch size, not the fsync rate alone. A request is answered only
+/// after the file holding its change is on disk, so a 200 means the registration survives a crash.
 ///
-/// Other processes (`register-apns`, `send-push` pruning) take the same file lock, so nothing any of
-/// them writes is lost.
+/// The writes block (the file lock, fsync), so they run on one thread of the service's own
+/// (`NIOThreadPool` of one thread, started and shut down by `run()`), never on the server's event
+/// loops or the few threads of Swift's cooperative pool; one thread also keeps the batches and
+/// the journal's folds one at a time. Other processes (`register-apns`, `send-push` pruning) take
+/// the same file lock, so nothing any of them writes is lost.
 ///
 /// A large state file's batches go to its journal (`RegistryJournal`); the queue folds the journal
-/// into the file once no change has come for `foldDelay`, and when it shuts down.
-final class RegistryWriteQueue: Sendable {
-    /// One change: applied under the lock to the registry as re-read; returns the request's answer.
-    typealias Change = @Sendable (inout RegisteredDevices, Date) -> ChangeResult
-
-    /// What one change did, for the response.
-    enum ChangeResult: Sendable {
-        case registered(RegisteredDevices.RegistrationOutcome)
-        case removed([RegisteredDevice])
-        /// The device changed in place (a gateway's `briefing_config`); `nil` when there was none.
-        case updated(RegisteredDevice?)
-        /// The registry refused this change alone (a name both a device id and a group); nothing
-        /// of it was made, and the rest of the batch is written as usual.
-        case refused(RegistryError)
-    }
-
-    private struct Pending {
-        let change: Change
-        let continuation: CheckedContinuation<ChangeResult, any Error>
+/// into the file once no change has come for `foldDelay`, and when it stops. It stops on the
+/// application's graceful shutdown, after the server: the changes handed to it are written first.
+final class RegistryWriteQueue: Service, Sendable {
+    /// One change handed to the loop.
+    private struct Pending: Sendable {
+        /// Applies the change to the registry as re-read, under the lock; returns what answers its
+        /// request once the batch is on disk.
+        let apply: @Sendable (inout RegisteredDevices, Date) -> @Sendable () -> Void
+        /// Answers the request with the error of a batch that could not be written.
+        let fail: @Sendable (any Error) -> Void
     }
 
     private struct State {
-        var pending: [Pending] = []
-        var writing = false
         /// Batches written so far: a fold waits for a `foldDelay` in which this does not move.
         var batches = 0
         /// Whether a task waits to fold the journal.
         var foldScheduled = false
-        var stopped = false
         /// Why the last batch could not be written, when it failed on the file system (a full
         /// disk, an I/O error); cleared by the next batch written.
         var writeFailure: RegistryError?
@@ -60,7 +53,7 @@ final class RegistryWriteQueue: Sendable {
     let foldDelay: Duration
 
     let registry: any RegistryStore
-    private let thread: NIOThreadPool
+    private let inbox = WorkInbox<Pending>()
     private let state = Mutex(State())
     private let onBatch: @Sendable (Int) -> Void
 
@@ -74,50 +67,83 @@ final class RegistryWriteQueue: Sendable {
         self.registry = registry
         self.foldDelay = foldDelay
         self.onBatch = onBatch
-        thread = NIOThreadPool(numberOfThreads: 1)
-        thread.start()
     }
 
     /// Applies `change` in the next batch and returns its result once the batch is on disk.
-    /// - Throws: the `RegistryError` of a batch that could not be written (nothing of it was).
-    func apply(_ change: @escaping Change) async throws -> ChangeResult {
+    /// - Throws: the `RegistryError` of a batch that could not be written (nothing of it was), or
+    ///   `RegistryWriteQueue.Stopped` once the queue has stopped.
+    func apply<Result: Sendable>(
+        _ change: @escaping @Sendable (inout RegisteredDevices, Date) -> Result
+    ) async throws -> Result {
         try await withCheckedThrowingContinuation { continuation in
-            let startWriter = state.withLock { state -> Bool in
-                state.pending.append(Pending(change: change, continuation: continuation))
-                if state.writing { return false }
-                state.writing = true
-                return true
-            }
-            if startWriter {
-                thread.submit { _ in self.drain() }
-            }
+            let pending = Pending(
+                apply: { devices, now in
+                    let result = change(&devices, now)
+                    return { continuation.resume(returning: result) }
+                },
+                fail: { continuation.resume(throwing: $0) })
+            if !inbox.add(pending) { continuation.resume(throwing: Stopped()) }
         }
     }
 
-    /// Runs on the writer thread until no change is waiting.
-    private func drain() {
-        while true {
-            let batch = state.withLock { state -> [Pending] in
-                let batch = state.pending
-                state.pending.removeAll(keepingCapacity: true)
-                if batch.isEmpty { state.writing = false }
-                return batch
+    /// A change handed to the queue after it stopped.
+    struct Stopped: Error, CustomStringConvertible {
+        var description: String { "the registry's write queue has stopped" }
+    }
+
+    /// Reads the state file before the server listens, not at the first registration, giving a
+    /// large one its journal base (`RegistryFile.prepareJournal`); a database is left alone (it may
+    /// be down at start, which the routes answer 503 for). On a thread of NIO's shared pool.
+    func prepare() async {
+        guard let file = registry.file else { return }
+        try? await NIOThreadPool.singleton.runIfActive { file.prepareJournal() }
+    }
+
+    /// Writes the changes handed to the queue until the application's graceful shutdown; then
+    /// writes what is still waiting, folds the journal and returns.
+    func run() async throws {
+        let thread = NIOThreadPool(numberOfThreads: 1)
+        thread.start()
+        await withGracefulShutdownHandler {
+            await withDiscardingTaskGroup { folds in
+                for await _ in inbox.wakeUps {
+                    await writeBatches(on: thread)
+                    if scheduleFold() { folds.addTask { await self.foldWhenIdle(on: thread) } }
+                }
+                folds.cancelAll()
             }
+        } onGracefulShutdown: {
+            self.inbox.close()
+        }
+        inbox.close() // cancelled rather than shut down: accept nothing more all the same
+        await writeBatches(on: thread)
+        if let registry = journaling, PosixFile.stamp(of: registry.journalPath) != nil {
+            try? await thread.runIfActive { self.fold(registry) }
+        }
+        try? await thread.shutdownGracefully()
+    }
+
+    /// Writes batches on `thread` until no change is waiting.
+    private func writeBatches(on thread: NIOThreadPool) async {
+        while true {
+            let batch = inbox.takeAll()
             if batch.isEmpty { return }
+            let registry = registry
             do {
-                let now = registry.clock.now()
-                let results = try registry.update { devices in batch.map { $0.change(&devices, now) } }
+                let answers = try await thread.runIfActive {
+                    let now = registry.clock.now()
+                    return try registry.update { devices in batch.map { $0.apply(&devices, now) } }
+                }
                 state.withLock { $0.writeFailure = nil }
-                for (pending, result) in zip(batch, results) { pending.continuation.resume(returning: result) }
+                for answer in answers { answer() }
                 onBatch(batch.count)
             } catch {
                 if let error = error as? RegistryError, Self.isWriteFailure(error) {
                     state.withLock { $0.writeFailure = error }
                 }
-                for pending in batch { pending.continuation.resume(throwing: error) }
+                for pending in batch { pending.fail(error) }
             }
             state.withLock { $0.batches += 1 }
-            scheduleFold()
         }
     }
 
@@ -145,44 +171,39 @@ final class RegistryWriteQueue: Sendable {
         return file
     }
 
-    /// Starts a task that folds the journal once the queue has been idle for `foldDelay`, unless
-    /// one waits already or there is no journal.
-    private func scheduleFold() {
-        guard let registry = journaling, PosixFile.stamp(of: registry.journalPath) != nil else { return }
-        guard
-            let seen = state.withLock({ state -> Int? in
-                if state.foldScheduled || state.stopped { return nil }
-                state.foldScheduled = true
-                return state.batches
-            })
-        else { return }
-        Task.detached { [self] in
-            var seen = seen
-            while true {
-                try? await Task.sleep(for: foldDelay)
-                // Idle: take the writer's place, so no batch runs during the fold; changes that
-                // come meanwhile wait for it, and `drain` takes them after.
-                let idle = state.withLock { state -> Bool? in
-                    if state.stopped {
-                        state.foldScheduled = false
-                        return nil
-                    }
-                    guard state.batches == seen, !state.writing, state.pending.isEmpty else {
-                        seen = state.batches
-                        return false
-                    }
-                    state.writing = true
-                    state.foldScheduled = false
-                    return true
-                }
-                guard let idle else { return }
-                if idle { break }
-            }
-            thread.submit { _ in
-                self.fold(registry)
-                self.drain()
-            }
+    /// Whether a fold should be scheduled now: there is a journal and no fold waits already.
+    private func scheduleFold() -> Bool {
+        guard let registry = journaling, PosixFile.stamp(of: registry.journalPath) != nil else { return false }
+        return state.withLock { state in
+            if state.foldScheduled { return false }
+            state.foldScheduled = true
+            return true
         }
+    }
+
+    /// Folds the journal once no batch has been written for `foldDelay`. The fold runs on the
+    /// writer's thread, so no batch is written during it: changes that come meanwhile wait for it.
+    /// Cancelled (the queue stops), it returns without folding; `run()` folds last.
+    private func foldWhenIdle(on thread: NIOThreadPool) async {
+        var seen = state.withLock { $0.batches }
+        while true {
+            do {
+                try await Task.sleep(for: foldDelay)
+            } catch {
+                return
+            }
+            let idle = state.withLock { state -> Bool in
+                guard state.batches == seen, inbox.isEmpty else {
+                    seen = state.batches
+                    return false
+                }
+                state.foldScheduled = false
+                return true
+            }
+            if idle { break }
+        }
+        guard let registry = journaling else { return }
+        try? await thread.runIfActive { self.fold(registry) }
     }
 
     /// Folds the journal into the state file; a failure is reported and leaves the journal, which
@@ -195,12 +216,5 @@ final class RegistryWriteQueue: Sendable {
                 "\(EndpointServer.tool): warning: the journal \(registry.journalPath) was not folded into the state file: \(error)\n"
             )
         }
-    }
-
-    /// Stops the writer thread once the changes handed to it are written, and folds the journal.
-    func shutdown() async {
-        state.withLock { $0.stopped = true }
-        try? await thread.shutdownGracefully()
-        if let registry = journaling, PosixFile.stamp(of: registry.journalPath) != nil { fold(registry) }
     }
 }

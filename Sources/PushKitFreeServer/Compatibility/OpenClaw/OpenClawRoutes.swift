@@ -2,19 +2,22 @@ import Hummingbird
 import PushKitFreeCore
 import PushKitFreeRegistry
 
-/// OpenClaw's routes, under `/api/v1`: register, list and remove devices, and send. Their clients
-/// read FastAPI's shapes: errors carry `detail`, tokens show as their first 16 digits and `...`.
+/// The OpenClaw notification service's routes (`../shared/seeds/000_78b5aa50b0fa7c45.txt`), under
+/// `/api/v1`: register, list and remove devices, and send. Their clients read FastAPI's shapes:
+/// errors carry `detail`, tokens show as their first 16 digits and `...`.
 ///
 /// Retirement: once the OpenClaw app and outreach scripts call the native routes and tools, delete
-/// this file, its line in `EndpointRouter.make`, its five `EndpointRoute` cases (and `isOpenClaw`
-/// with the `detail` shape in `EndpointError`), the `openclaw-service-*` golden fixtures and its
-/// paths in docs/openapi.yaml. Devices it registered stay in the registry as they are.
+/// this folder, its line in `EndpointRouter.make` (and `openClawDetail` in `EndpointError`), the
+/// `openclaw-service-*` golden fixtures and its paths in docs/openapi.yaml. Devices it registered
+/// stay in the registry as they are.
 struct OpenClawRoutes: Sendable {
     typealias Context = EndpointRequestContext
-    let service: EndpointService
+    let registrations: DeviceRegistrations
+    let sender: NotificationSender
 
     /// Adds the routes under `/api/v1`.
     func add(to groups: EndpointRouteGroups) {
+        groups.answerErrors(in: OpenClawErrors())
         groups.registration.group("api/v1").post("devices/register", use: registerDevice)
         groups.removal.group("api/v1").delete("devices/{token}", use: unregisterDevice)
         let guarded = groups.guarded.group("api/v1")
@@ -24,18 +27,18 @@ struct OpenClawRoutes: Sendable {
     }
 
     @Sendable func registerDevice(_ request: Request, context: Context) async throws -> Response {
-        let registration = try EndpointService.registration(try await request.jsonBody())
+        let registration = try DeviceRegistrations.registration(try await request.jsonBody())
         context.notes.token = registration.token
-        let outcome = try await service.register(registration, route: .registerDevice)
+        let outcome = try await registrations.register(registration, route: context.routeLabel)
         return .json(["status": "registered", "device": EndpointJSON.device(outcome.device, tokens: .openClaw)])
     }
 
     @Sendable func listDevices(_ request: Request, context: Context) async throws -> Response {
-        .json(EndpointJSON.deviceList(try service.readRegistry().devices, tokens: .openClaw))
+        .json(EndpointJSON.deviceList(try registrations.read().devices, tokens: .openClaw))
     }
 
     @Sendable func unregisterDevice(_ request: Request, context: Context) async throws -> Response {
-        _ = try await service.unregister(Self.token(context), route: .unregisterDevice, notes: context.notes)
+        _ = try await registrations.unregister(Self.token(context), route: context.routeLabel, notes: context.notes)
         return .json(["status": "unregistered"])
     }
 
@@ -43,7 +46,7 @@ struct OpenClawRoutes: Sendable {
         // A title or a body is enough here, where the service's FastAPI model wants both (422):
         // a lenient difference no caller of the service can meet, kept (docs/migrating/openclaw.md).
         let notification = try NotificationRequestBody(try await request.jsonBody(), profile: .openClaw)
-        let report = try await service.sendToAll(notification.specification)
+        let report = try await sender.send(notification.specification)
         return .json(EndpointJSON.sendReport(report, tokens: .openClaw))
     }
 
@@ -52,9 +55,9 @@ struct OpenClawRoutes: Sendable {
     @Sendable func sendToDevice(_ request: Request, context: Context) async throws -> Response {
         let notification = try NotificationRequestBody(try await request.jsonBody(), profile: .openClaw)
         let idOrToken = Self.token(context)
-        let devices = try service.readRegistry()
+        let devices = try registrations.read()
         let deviceID: String
-        if let device = EndpointService.device(idOrToken, in: devices) {
+        if let device = DeviceRegistrations.device(idOrToken, in: devices) {
             context.notes.token = device.record.token
             deviceID = device.id
         } else if let unreadable = devices.unreadableDevice(idOrToken) {
@@ -63,10 +66,8 @@ struct OpenClawRoutes: Sendable {
             throw EndpointError.deviceNotFound("no device with token or id \"\(AccessLog.maskedPath(idOrToken))\"")
         }
         // The pipeline reads the device again when it sends: it may be removed meanwhile (404).
-        let report = try await service.delivery.send(
-            notification.specification,
-            to: PushSender.Audience(deviceIDs: [deviceID]))
-        service.metrics.delivered(report)
+        let report = try await sender.send(
+            notification.specification, to: PushSender.Audience(deviceIDs: [deviceID]))
         guard let result = report.results.first else {
             throw EndpointError.deviceNotFound("device \(deviceID) was removed before the notification was sent")
         }
@@ -79,6 +80,6 @@ struct OpenClawRoutes: Sendable {
 
     /// The path's `{token}` segment, percent-decoded: a device id or an APNs token.
     private static func token(_ context: Context) -> String {
-        EndpointRoute.percentDecoded(Substring(context.parameters.get("token") ?? ""))
+        RouteCatalogue.percentDecoded(Substring(context.parameters.get("token") ?? ""))
     }
 }

@@ -6,46 +6,19 @@ import Foundation
 import PushKitFreeCore
 import PushKitFreeRegistry
 
-/// What the routes of `register-apns serve` share: the registry (read directly, written through the
-/// batching queue), delivery, the metrics and the health check. Routes decode a request, call
-/// these, and encode the answer; every refusal is an `EndpointError` and changes nothing.
-final class EndpointService: Sendable {
-    let settings: EndpointSettings
+/// The registry as the routes use it: read directly, changed through the batching write queue
+/// (`RegistryWriteQueue`), each registration and removal counted in the metrics. Every refusal is
+/// an `EndpointError` and changes nothing.
+struct DeviceRegistrations: Sendable {
     let registry: any RegistryStore
     let writes: RegistryWriteQueue
-    let delivery: EndpointDelivery
     let metrics: EndpointMetrics
-    let health: EndpointHealth
-    /// The per-client allowance of registry changes: `RateLimitMiddleware` spends it per request on
-    /// the registration routes, the gateway per message that changes the registry.
-    let limiter: RateLimiter
-    /// The per-client allowance of failed authentications (`AuthMiddleware`), as many a minute as
-    /// registrations.
-    let authFailures: RateLimiter
 
-    init(settings: EndpointSettings, delivery: EndpointDelivery, metrics: EndpointMetrics) {
-        // A record the registry cannot use is named in the server's log, once, when first read.
-        RegistryWarnings.setHandler { warning in
-            StandardStreams.writeError("\(EndpointServer.tool): warning: \(warning)\n")
-        }
-        self.settings = settings
-        registry = settings.configuration.registry(appendingToJournal: true)
-        writes = RegistryWriteQueue(
-            registry: registry, foldDelay: settings.configuration.registryTuning.journalIdle
-        ) { size in metrics.registryBatch(size: size) }
-        self.delivery = delivery
-        self.metrics = metrics
-        limiter = RateLimiter(perMinute: settings.rateLimit)
-        authFailures = RateLimiter(perMinute: settings.rateLimit)
-        health = EndpointHealth(registry: registry, writes: writes, delivery: delivery) { line in
-            StandardStreams.writeError("\(EndpointServer.tool): \(line)\n")
-        }
-    }
-
-    /// Records `registration` in the next batched write.
+    /// Records `registration` in the next batched write; `route` labels it in the metrics (the
+    /// route's path as the router names it).
     func register(
         _ registration: DeviceRegistration,
-        route: EndpointRoute
+        route: String
     ) async throws(EndpointError) -> RegisteredDevices.RegistrationOutcome {
         try await register(route: route) { devices, now throws(RegistryError) in
             try devices.register(registration, at: now)
@@ -56,38 +29,32 @@ final class EndpointService: Sendable {
     /// (a device id that names a group, a group that names a device, a device whose record cannot
     /// be read) is a 409 saying which, and changes nothing.
     func register(
-        route: EndpointRoute,
+        route: String,
         _ change:
             @escaping @Sendable (inout RegisteredDevices, Date) throws(RegistryError) ->
             RegisteredDevices.RegistrationOutcome
     ) async throws(EndpointError) -> RegisteredDevices.RegistrationOutcome {
         let result = try await write { devices, now in
-            do throws(RegistryError) {
-                return .registered(try change(&devices, now))
-            } catch {
-                return .refused(error)
-            }
+            Result { () throws(RegistryError) in try change(&devices, now) }
         }
         switch result {
-        case .registered(let outcome):
+        case .success(let outcome):
             metrics.registered(route: route)
             return outcome
-        case .refused(let error):
+        case .failure(let error):
             throw .conflict(error.description)
-        default:
-            throw .internalError("the registration was not recorded", logDetail: "the write queue answered \(result)")
         }
     }
 
     /// Removes the device with this id or token (404 when there is none).
     /// - Returns: the devices removed.
     func unregister(
-        _ idOrToken: String, route: EndpointRoute,
+        _ idOrToken: String, route: String,
         notes: RequestNotes
     ) async throws(EndpointError) -> [RegisteredDevice] {
         notes.token = try? DeviceToken(validating: idOrToken)
-        let result = try await write { devices, _ in .removed(devices.remove(idOrToken: idOrToken)) }
-        guard case .removed(let removed) = result, !removed.isEmpty else {
+        let removed = try await write { devices, _ in devices.remove(idOrToken: idOrToken) }
+        guard !removed.isEmpty else {
             throw .deviceNotFound("no device with token or id \"\(AccessLog.maskedPath(idOrToken))\"")
         }
         notes.token = removed.first?.record.token
@@ -95,10 +62,11 @@ final class EndpointService: Sendable {
         return removed
     }
 
-    /// Applies `change` in the next batched write; a registry that cannot be written is a 500.
-    func write(
-        _ change: @escaping RegistryWriteQueue.Change
-    ) async throws(EndpointError) -> RegistryWriteQueue.ChangeResult {
+    /// Applies `change` in the next batched write and returns its result; a registry that cannot
+    /// be written is a 500.
+    func write<Result: Sendable>(
+        _ change: @escaping @Sendable (inout RegisteredDevices, Date) -> Result
+    ) async throws(EndpointError) -> Result {
         do {
             return try await writes.apply(change)
         } catch let error as RegistryError {
@@ -109,7 +77,7 @@ final class EndpointService: Sendable {
     }
 
     /// The registry as it is on disk; one that cannot be read is a 500.
-    func readRegistry() throws(EndpointError) -> RegisteredDevices {
+    func read() throws(EndpointError) -> RegisteredDevices {
         do {
             return try registry.load()
         } catch {
@@ -131,12 +99,5 @@ final class EndpointService: Sendable {
         } catch {
             throw EndpointError(error)
         }
-    }
-
-    /// Sends to every registered device (`send-push` without a selection).
-    func sendToAll(_ spec: PushSpecification) async throws(EndpointError) -> DeliveryReport {
-        let report = try await delivery.send(spec)
-        metrics.delivered(report)
-        return report
     }
 }

@@ -7,7 +7,8 @@ import Hummingbird
 import HummingbirdWebSocket
 import PushKitFreeCore
 
-/// The Ember gateway's push messages, under `/gateway` (`GatewayMessage`, `GatewaySession`):
+/// The Ember design's gateway (`../shared/seeds/002_4c69616b36cde766.txt`): its push messages,
+/// under `/gateway` (`GatewayMessage`, `GatewaySession`):
 /// - `GET /gateway/ws`, and `GET /` (the Ember app's gateway URL is a bare `ws://host:port`): a
 ///   WebSocket; each text message is answered with one reply message. A plain `GET` without the
 ///   upgrade is 426.
@@ -17,12 +18,27 @@ import PushKitFreeCore
 /// The WebSocket upgrade is served by a router of its own (`socketRouter`), which hummingbird-websocket
 /// asks before it upgrades a request (`GatewayUpgradeChannel` lets only `/gateway/ws` ask); the
 /// endpoint's router serves everything else. Each connection is a `GatewaySocket`.
+///
+/// Retirement: once the Ember app registers and sets its briefing through another route, delete
+/// this folder, its line in `EndpointRouter.make` and the socket router and upgrade channel in
+/// `buildApplication` (the server becomes plain HTTP/1.1), the `ember-*` golden fixtures and its
+/// paths in docs/openapi.yaml. Briefing settings it stored stay in the registry.
 struct GatewayRoutes: Sendable {
     typealias Context = EndpointRequestContext
-    let service: EndpointService
+    let registrations: DeviceRegistrations
+    /// The per-client allowance each message that changes the registry spends.
+    let limiter: RateLimiter
 
-    /// Adds the HTTP routes under `/gateway`.
+    /// The WebSocket's path.
+    static let socketPath = "/gateway/ws"
+    /// The Ember app's gateway URL, a bare `ws://host:port`: its WebSocket upgrades here too.
+    static let rootPath = "/"
+    /// The path one message is posted to.
+    static let messagesPath = "/gateway/messages"
+
+    /// Adds the HTTP routes under `/gateway`, and `GET /`.
     func add(to groups: EndpointRouteGroups) {
+        groups.answerErrors(in: EmberErrors())
         groups.gateway.get("/", use: socketWithoutUpgrade)
         let group = groups.gateway.group("gateway")
         group.get("ws", use: socketWithoutUpgrade)
@@ -39,17 +55,11 @@ struct GatewayRoutes: Sendable {
     @Sendable func message(_ request: Request, context: Context) async throws -> Response {
         let data = try await request.bodyBytes(limit: GatewayMessage.sizeLimit)
         var session = GatewaySession(
-            service: service, transport: .http, client: context.client, trusted: !context.openNetwork)
+            registrations: registrations, limiter: limiter, transport: .http, client: context.client,
+            trusted: !context.openNetwork)
         let message = try GatewayMessage(data)
         defer { context.notes.token = session.token }
         return .json(try await session.answer(message) ?? GatewayReply.ack)
-    }
-
-    /// The gateway's authentication: the secret, or a peer on an `--open-registration` network.
-    static func auth(_ service: EndpointService) -> AuthMiddleware {
-        AuthMiddleware(
-            secret: service.settings.secret, openRegistration: service.settings.openRegistration,
-            failures: service.authFailures)
     }
 
     /// The router hummingbird-websocket consults for a request to upgrade: `/gateway/ws` and `/` only.
@@ -57,15 +67,14 @@ struct GatewayRoutes: Sendable {
     /// The secret is checked before the upgrade (`UpgradeRequestFilter` asks `AuthMiddleware.wouldAdmit`
     /// and lets the router answer 401 or 429 to an upgrade it refuses), and again once the socket is
     /// open, where a refusal is an `error` message and a close (1008, policy violation).
-    static func socketRouter(_ service: EndpointService) -> Router<Context> {
+    static func socketRouter(_ socket: GatewaySocket) -> Router<Context> {
         let router = Router(context: Context.self)
         router.add(middleware: RequestIDMiddleware())
-        let socket = GatewaySocket(service: service, auth: auth(service))
         router.group("gateway").ws("ws") { inbound, outbound, context in
-            try await socket.serve(inbound: inbound, outbound: outbound, context: context, route: .gatewaySocket)
+            try await socket.serve(inbound: inbound, outbound: outbound, context: context, route: Self.socketPath)
         }
         router.ws("/") { inbound, outbound, context in
-            try await socket.serve(inbound: inbound, outbound: outbound, context: context, route: .gatewaySocketRoot)
+            try await socket.serve(inbound: inbound, outbound: outbound, context: context, route: Self.rootPath)
         }
         return router
     }

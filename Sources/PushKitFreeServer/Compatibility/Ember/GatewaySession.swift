@@ -18,7 +18,7 @@ import PushKitFreeRegistry
 /// registered the device. Over HTTP each message names its device itself. The gateway's other
 /// features' messages (inbox, memory) get no answer on a connection and `ack` over HTTP.
 ///
-/// Messages that change the registry spend the client's allowance (`EndpointService.limiter`) and
+/// Messages that change the registry spend the client's allowance (`limiter`) and
 /// are answered once the change is on disk (`RegistryWriteQueue`).
 struct GatewaySession: Sendable {
     /// How the messages arrive.
@@ -29,7 +29,9 @@ struct GatewaySession: Sendable {
         case http
     }
 
-    let service: EndpointService
+    let registrations: DeviceRegistrations
+    /// The per-client allowance each message that changes the registry spends.
+    let limiter: RateLimiter
     let transport: Transport
     /// The peer's address (the rate limit's key).
     let client: String
@@ -48,15 +50,19 @@ struct GatewaySession: Sendable {
     /// device's briefing nor learn whether a device id exists.
     let trusted: Bool
 
-    init(service: EndpointService, transport: Transport, client: String, trusted: Bool = true) {
-        self.service = service
+    init(
+        registrations: DeviceRegistrations, limiter: RateLimiter, transport: Transport, client: String,
+        trusted: Bool = true
+    ) {
+        self.registrations = registrations
+        self.limiter = limiter
         self.transport = transport
         self.client = client
         self.trusted = trusted
     }
 
-    /// The route the messages came by, for the metrics.
-    var route: EndpointRoute { transport == .socket ? .gatewaySocket : .gatewayMessage }
+    /// The route the messages came by, for the metrics (a socket's at `/` counts as `/gateway/ws`).
+    var route: String { transport == .socket ? GatewayRoutes.socketPath : GatewayRoutes.messagesPath }
 
     /// Answers one message.
     /// - Returns: the reply message (`registered`, `device_token_confirmed`, `ack`, `pong`); `nil`
@@ -72,8 +78,8 @@ struct GatewaySession: Sendable {
             pendingBriefing = members
             return GatewayReply.ack
         }
-        if message.changesRegistry, let retryAfter = service.limiter.admit(client) {
-            throw .rateLimited(retryAfter: retryAfter, limit: service.limiter.perMinute)
+        if message.changesRegistry, let retryAfter = limiter.admit(client) {
+            throw .rateLimited(retryAfter: retryAfter, limit: limiter.perMinute)
         }
         switch message {
         case .ping:
@@ -112,8 +118,8 @@ struct GatewaySession: Sendable {
                 throw .invalidToken("\"token\": \(error.message)")
             }
         }
-        let registration = try EndpointService.registration(message.registrationBody(deviceID: id))
-        let outcome = try await service.register(registration, route: route)
+        let registration = try DeviceRegistrations.registration(message.registrationBody(deviceID: id))
+        let outcome = try await registrations.register(registration, route: route)
         if transport == .socket { deviceID = id }
         token = registration.token
         if let pending = pendingBriefing {
@@ -167,19 +173,19 @@ struct GatewaySession: Sendable {
         }
         let settings = try GatewayMessage.briefingSettings(members)
         let byTokenOnly = !trusted
-        let result = try await service.write { devices, now in
+        let updated = try await registrations.write { devices, now -> RegisteredDevice? in
             let found =
                 byTokenOnly
                 ? (try? DeviceToken(validating: target)).flatMap { token in
                     devices.devices.first { $0.record.token == token }
                 }
-                : EndpointService.device(target, in: devices)
+                : DeviceRegistrations.device(target, in: devices)
             guard let device = found,
                 devices.setBriefing(settings, deviceID: device.id, at: now)
-            else { return .updated(nil) }
-            return .updated(devices[device.id].map { RegisteredDevice(id: device.id, record: $0) })
+            else { return nil }
+            return devices[device.id].map { RegisteredDevice(id: device.id, record: $0) }
         }
-        guard case .updated(let device?) = result else {
+        guard let device = updated else {
             throw .deviceNotFound(
                 "no device with token or id \"\(AccessLog.maskedPath(target))\": send its device_token first")
         }

@@ -55,8 +55,10 @@ package struct NtfyMessage: Sendable, Equatable {
 
     /// A message from `PUT`/`POST /<topic>`: the body is the message (UTF-8 text).
     /// - Throws: `EndpointError` 400 naming the parameter at fault.
-    package init(topic: String, body: Data, parameters: Parameters) throws(EndpointError) {
-        try NotifierAudience.validate(topic, as: "topic")
+    package init(
+        topic: String, body: Data, parameters: Parameters, reservedNames: Set<String>
+    ) throws(EndpointError) {
+        try NotifierAudience.validate(topic, as: "topic", reservedNames: reservedNames)
         guard let text = String(data: body, encoding: .utf8) else {
             throw .badRequest("the message must be UTF-8 text; attachments are not supported")
         }
@@ -67,7 +69,7 @@ package struct NtfyMessage: Sendable, Equatable {
     /// "tags", "click", "actions", ...}`), with the request's headers and query parameters for
     /// what the object leaves out (Apprise sends `X-Priority` and `X-Tags` beside its object).
     /// - Throws: `EndpointError` 400 naming the member at fault.
-    package init(json: JSONValue, parameters: Parameters) throws(EndpointError) {
+    package init(json: JSONValue, parameters: Parameters, reservedNames: Set<String>) throws(EndpointError) {
         guard let object = json.objectValue else {
             throw .badRequest("expected a JSON object with \"topic\", not \(json.typeName)")
         }
@@ -77,7 +79,7 @@ package struct NtfyMessage: Sendable, Equatable {
         guard let topic = topicValue.stringValue else {
             throw .badRequest("\"topic\" must be a string, not \(topicValue.typeName)")
         }
-        try NotifierAudience.validate(topic, as: "topic")
+        try NotifierAudience.validate(topic, as: "topic", reservedNames: reservedNames)
         try self.init(
             topic: topic, message: try Self.string(object, "message") ?? "", json: object, parameters: parameters)
     }

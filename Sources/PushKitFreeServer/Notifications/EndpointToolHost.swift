@@ -6,12 +6,13 @@ import PushKitFreeRegistry
 /// routes read, and the delivery thread every send route uses (`EndpointDelivery`), so a send for
 /// an agent keeps the one connection to APNs and never blocks the server's event loops.
 struct EndpointToolHost: AgentToolHost {
-    let service: EndpointService
+    let registrations: DeviceRegistrations
+    let sender: NotificationSender
     /// The request's id, for the log line of an error whose detail the agent is not shown.
     let requestID: String
 
     func registeredDevices() async throws -> [RegisteredDevice] {
-        try service.readRegistry().devices
+        try registrations.read().devices
     }
 
     func send(
@@ -19,9 +20,7 @@ struct EndpointToolHost: AgentToolHost {
     ) async throws
         -> DeliveryReport
     {
-        let report = try await service.delivery.send(spec, urgency: urgency, to: audience)
-        service.metrics.delivered(report)
-        return report
+        try await sender.send(spec, urgency: urgency, to: audience)
     }
 
     /// An `EndpointError`'s message, as an HTTP client would read it (no path, no key); its detail

@@ -140,7 +140,7 @@ final class UpgradeRequestFilter: ChannelInboundHandler, RemovableChannelHandler
     static func asksForGatewaySocket(_ head: HTTPRequestHead) -> Bool {
         var path = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         while path.count > 1, path.hasSuffix("/") { path = path.dropLast() }
-        let socketPaths = [EndpointRoute.gatewaySocket.path, EndpointRoute.gatewaySocketRoot.path]
+        let socketPaths = [GatewayRoutes.socketPath, GatewayRoutes.rootPath]
         return head.method == .GET && socketPaths.contains(String(path))
             && head.headers["upgrade"].contains { $0.lowercased().contains("websocket") }
     }

@@ -21,18 +21,19 @@ enum NotifierRequest {
     }
 
     /// The path parameter `value`, percent-decoded; a path whose first segment is a reserved name
-    /// (`EndpointRoute.reservedNames`) is answered as the native routes answer it (405 with
+    /// (`RouteCatalogue.reservedNames`) is answered as the native routes answer it (405 with
     /// `Allow`, or 404), so a topic or key never stands in for one of them.
-    static func reservedCheck(_ request: Request, parameter value: String?) throws(EndpointError) -> String {
+    static func reservedCheck(
+        _ request: Request, parameter value: String?, routes: RouteCatalogue
+    ) throws(EndpointError) -> String {
         let path = request.uri.path
-        let first = path.split(separator: "/").first.map { EndpointRoute.percentDecoded($0) } ?? ""
-        if EndpointRoute.reservedNames.contains(first) {
+        if routes.startsWithReservedName(path) {
             let method = request.method.rawValue
-            if case .methodNotAllowed(let allowed) = EndpointRoute.match(method: method, path: path) {
+            if case .methodNotAllowed(let allowed) = routes.match(method: method, path: path) {
                 throw EndpointError.methodNotAllowed(method, path: path, allowed: allowed)
             }
             throw EndpointError.notFound("no route \(method) \(path); see docs/openapi.yaml for the routes")
         }
-        return EndpointRoute.percentDecoded(Substring(value ?? ""))
+        return RouteCatalogue.percentDecoded(Substring(value ?? ""))
     }
 }

@@ -22,14 +22,15 @@ package enum NotifierAudience {
             }
     }
 
-    /// Checks `name` as a topic or key (400 naming `what`, or 404 for a reserved name).
-    package static func validate(_ name: String, as what: String) throws(EndpointError) {
+    /// Checks `name` as a topic or key (400 naming `what`, or 404 for one of `reservedNames`, the
+    /// first path segments of the server's own routes).
+    package static func validate(_ name: String, as what: String, reservedNames: Set<String>) throws(EndpointError) {
         guard isValidName(name) else {
             throw .badRequest(
                 "\(what) \"\(AccessLog.maskedPath(name))\" must be 1 to 64 letters, digits, - or _ "
                     + "(a device id or a group name)")
         }
-        if EndpointRoute.reservedNames.contains(name) {
+        if reservedNames.contains(name) {
             throw .notFound("\(what) \"\(name)\" is reserved for the server's own routes; name another group")
         }
     }

@@ -40,9 +40,12 @@ package struct BarkMessage: Sendable, Equatable {
     package var collapseID: String?
 
     /// Reads a push from its parameters: `path` (already percent-decoded, winning over the rest),
-    /// then `body` (a JSON object or a form's fields), then `query`.
-    /// - Throws: `EndpointError` 400 naming the parameter at fault.
-    package init(path: [String: String], body: [String: JSONValue], query: [String: String]) throws(EndpointError) {
+    /// then `body` (a JSON object or a form's fields), then `query`; no key may be one of
+    /// `reservedNames` (`RouteCatalogue.reservedNames`).
+    /// - Throws: `EndpointError` 400 naming the parameter at fault, 404 for a reserved key.
+    package init(
+        path: [String: String], body: [String: JSONValue], query: [String: String], reservedNames: Set<String>
+    ) throws(EndpointError) {
         // Each source is checked whole, so that a bad value is refused even where another source wins.
         let sources = [query.mapValues(JSONValue.string), body, path.mapValues(JSONValue.string)]
         for source in sources { try Self.check(source) }
@@ -63,7 +66,7 @@ package struct BarkMessage: Sendable, Equatable {
         guard !keys.isEmpty else {
             throw .badRequest("\"device_key\" is missing: the device id or group to send to")
         }
-        for key in keys { try NotifierAudience.validate(key, as: "device_key") }
+        for key in keys { try NotifierAudience.validate(key, as: "device_key", reservedNames: reservedNames) }
         self.keys = keys
 
         title = try Self.string(merged, "title")

@@ -12,12 +12,16 @@ import PushKitFreeCore
 /// Whatever one connection sends or does ends at most that connection.
 struct GatewaySocket: Sendable {
     typealias Context = EndpointRequestContext
-    let service: EndpointService
+    let registrations: DeviceRegistrations
+    /// The per-client allowance each message that changes the registry spends.
+    let limiter: RateLimiter
     let auth: AuthMiddleware
+    /// Where the upgrade's request is counted.
+    let metrics: EndpointMetrics
 
     func serve(
         inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter,
-        context socketContext: WebSocketRouterContext<Context>, route: EndpointRoute
+        context socketContext: WebSocketRouterContext<Context>, route: String
     ) async throws {
         let request = socketContext.request
         let context = socketContext.requestContext
@@ -31,7 +35,8 @@ struct GatewaySocket: Sendable {
             return
         }
         log(context, route: route, status: 101, since: opened, token: nil, message: nil)
-        var session = GatewaySession(service: service, transport: .socket, client: context.client)
+        var session = GatewaySession(
+            registrations: registrations, limiter: limiter, transport: .socket, client: context.client)
         var assembler = GatewayMessageAssembler(sizeLimit: GatewayMessage.sizeLimit)
         for try await dataFrame in inbound {
             let frame: WebSocketMessage
@@ -73,7 +78,7 @@ struct GatewaySocket: Sendable {
 
     /// The `error` message for `error`: its text, and the request id when the log has more.
     static func reply(_ error: EndpointError, requestID: String) -> JSONValue {
-        var body = error.body(gateway: true, requestID: requestID).objectValue ?? [:]
+        var body = EmberErrors().body(of: error, requestID: requestID).objectValue ?? [:]
         body["error"] = nil
         return .object(body)
     }
@@ -90,13 +95,13 @@ struct GatewaySocket: Sendable {
 
     /// The access-log line of the upgrade (`message` nil: `GET`, with its metrics) or of one message (`WS`).
     private func log(
-        _ context: Context, route: EndpointRoute, status: Int, since start: ContinuousClock.Instant,
+        _ context: Context, route: String, status: Int, since start: ContinuousClock.Instant,
         token: DeviceToken?, message: String?
     ) {
         let seconds = start.secondsElapsed
-        let path = route.path
+        let path = route
         if message == nil {
-            service.metrics.request(route: path, method: "GET", status: status, seconds: seconds)
+            metrics.request(route: path, method: "GET", status: status, seconds: seconds)
         }
         StandardStreams.writeError(
             AccessLog.line(

@@ -13,7 +13,10 @@ import PushKitFreeMCP
 /// and no server-sent events, so `GET` and `DELETE` are 405.
 struct AgentRoutes: Sendable {
     typealias Context = EndpointRequestContext
-    let service: EndpointService
+    let registrations: DeviceRegistrations
+    let sender: NotificationSender
+    /// How long a request may wait for its answer: a send's `--timeout` and `deadlineMargin`.
+    let deadline: Duration
 
     /// The largest JSON-RPC message accepted: a tool call with a full notification fits many times.
     static let bodyLimit = 16 * 1024
@@ -35,10 +38,11 @@ struct AgentRoutes: Sendable {
             let name = field.name.canonicalName
             headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
         }
-        let tools = AgentTools(host: EndpointToolHost(service: service, requestID: context.requestID))
+        let tools = AgentTools(
+            host: EndpointToolHost(registrations: registrations, sender: sender, requestID: context.requestID))
         let answer = await AgentServer.answer(
             MCP.HTTPRequest(method: request.method.rawValue, headers: headers, body: body, path: request.uri.path),
-            tools: tools, deadline: service.settings.deliveryPolicy.timeout + Self.deadlineMargin)
+            tools: tools, deadline: deadline)
         var fields = HTTPFields()
         for (name, value) in answer.headers {
             if let name = HTTPField.Name(name) { fields[name] = value }

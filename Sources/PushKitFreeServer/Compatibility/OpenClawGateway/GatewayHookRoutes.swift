@@ -2,16 +2,18 @@ import Hummingbird
 import PushKitFreeCore
 import PushKitFreeRegistry
 
-/// The gateway's webhooks, under `/hooks`: `ios-device` registers or unregisters a device (its
-/// `action`), `ios-notify` sends to every device.
+/// The OpenClaw gateway extension's webhooks (`../shared/seeds/001_6ebd873e89ee42e8.txt`), under
+/// `/hooks`: `ios-device` registers or unregisters a device (its `action`), `ios-notify` sends to
+/// every device.
 ///
 /// Retirement: once no OpenClaw gateway extension calls these (its app registers with
-/// `POST /register-apns`, its callers send with `send-push` or `/api/v1`), delete this file, its
-/// line in `EndpointRouter.make`, its two `EndpointRoute` cases, its golden fixtures
-/// (`openclaw-gateway-*`) and its paths in docs/openapi.yaml.
+/// `POST /register-apns`, its callers send with `send-push` or `/api/v1`), delete this folder, its
+/// line in `EndpointRouter.make`, its golden fixtures (`openclaw-gateway-*`) and its paths in
+/// docs/openapi.yaml.
 struct GatewayHookRoutes: Sendable {
     typealias Context = EndpointRequestContext
-    let service: EndpointService
+    let registrations: DeviceRegistrations
+    let sender: NotificationSender
 
     /// Adds the routes under `/hooks`. `ios-device` is a registration route: its `unregister` action
     /// needs the secret all the same (`deviceHook`).
@@ -34,9 +36,9 @@ struct GatewayHookRoutes: Sendable {
         }
         switch action {
         case "register"?:
-            let registration = try EndpointService.registration(body)
+            let registration = try DeviceRegistrations.registration(body)
             context.notes.token = registration.token
-            let outcome = try await service.register(registration, route: .deviceHook)
+            let outcome = try await registrations.register(registration, route: context.routeLabel)
             return .json(["status": "registered", "device": EndpointJSON.device(outcome.device)])
         case "unregister"?:
             if context.openNetwork {
@@ -51,7 +53,7 @@ struct GatewayHookRoutes: Sendable {
             }
             guard let token, !token.isEmpty else { throw EndpointError.badRequest("\"device_token\" is missing") }
             // The gateway's notifier deletes from its map and answers the same whether it was there.
-            try await unregisterIfPresent(token, notes: context.notes)
+            try await unregisterIfPresent(token, route: context.routeLabel, notes: context.notes)
             return .json(["status": "unregistered"])
         case let other?:
             throw EndpointError.badRequest("\"action\" must be register or unregister, not \"\(other)\"")
@@ -62,7 +64,7 @@ struct GatewayHookRoutes: Sendable {
 
     @Sendable func notifyHook(_ request: Request, context: Context) async throws -> Response {
         let notification = try NotificationRequestBody(try await request.jsonBody(), profile: .openClawGateway)
-        let report = try await service.sendToAll(notification.specification)
+        let report = try await sender.send(notification.specification)
         return .json([
             "status": "sent", "devices_notified": .number(Double(report.delivered)),
             "delivered_to": .array(EndpointJSON.deliveredTo(report).map(JSONValue.string)),
@@ -70,9 +72,9 @@ struct GatewayHookRoutes: Sendable {
     }
 
     /// Removes the device `token` names, when there is one.
-    private func unregisterIfPresent(_ token: String, notes: RequestNotes) async throws(EndpointError) {
+    private func unregisterIfPresent(_ token: String, route: String, notes: RequestNotes) async throws(EndpointError) {
         do {
-            _ = try await service.unregister(token, route: .deviceHook, notes: notes)
+            _ = try await registrations.unregister(token, route: route, notes: notes)
         } catch {
             guard error.status == .notFound else { throw error }
         }
