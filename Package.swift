@@ -283,7 +283,8 @@ let package = Package(
             ],
             path: "Tests/PushKitFreeCoreTests"
         ),
-        // What the core's and the registry's tests share: a hand-set clock, tokens, registrations.
+        // What the core's, the registry's and the CLI's tests share: a hand-set clock, tokens,
+        // registrations, a scripted transport.
         .target(
             name: "PushKitFreeTestSupport",
             dependencies: ["PushKitFreeCore", "PushKitFreeRegistry"],
@@ -300,7 +301,8 @@ let package = Package(
         .testTarget(
             name: "PushKitFreeCLITests",
             dependencies: [
-                "PushKitFreeCLI", "PushKitFreeCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "PushKitFreeCLI", "PushKitFreeCore", "PushKitFreeTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tests/PushKitFreeCLITests"
         ),

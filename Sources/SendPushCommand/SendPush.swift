@@ -243,7 +243,7 @@ struct SendPush: ParsableCommand {
             StandardStreams.writeError("\(Self.tool): \(message)\n")
             let directory =
                 configuration?.stateDirectory.value
-                ?? Configuration.stateDirectory(environment: ProcessInfo.processInfo.environment)
+                ?? Configuration.stateDirectory(environment: ToolSupport.environment)
             let record = PushLog.errorRecord(message, exitStatus: status, at: Date(), messageID: legacy.first)
             do {
                 try PushLog(stateDirectory: directory).append([record])
@@ -290,9 +290,8 @@ struct SendPush: ParsableCommand {
             return try broadcast(to: channel, configuration: configuration)
         }
         let policy = try NotificationPolicy(
-            file: configuration.file, quietPolicy: policyOptions.quietPolicy,
-            minimumInterval: policyOptions.minInterval,
-            makeZone: { name throws(ConfigurationError) in try SystemTimeZone(identifier: name) })
+            configuration: configuration, quietPolicy: policyOptions.quietPolicy,
+            minimumInterval: policyOptions.minInterval)
         let sender = PushSender(
             configuration: configuration, notificationPolicy: policy,
             deliveryPolicy: try delivery.policy(),
@@ -412,9 +411,8 @@ struct SendPush: ParsableCommand {
                     + "not to \(configuration.environment.value.rawValue) (\(configuration.environment.source))")
         }
         let policy = try NotificationPolicy(
-            file: configuration.file, quietPolicy: policyOptions.quietPolicy,
-            minimumInterval: policyOptions.minInterval,
-            makeZone: { name throws(ConfigurationError) in try SystemTimeZone(identifier: name) })
+            configuration: configuration, quietPolicy: policyOptions.quietPolicy,
+            minimumInterval: policyOptions.minInterval)
         let sender = BroadcastSender(
             configuration: configuration, deliveryPolicy: deliveryPolicy, transports: transports)
         let prepared = try PushSender(
