@@ -270,7 +270,7 @@ package struct ConfigurationDoctor: Sendable {
             return finding(.error, "\(path) (from \(setting.source)) is a directory, not the devices file")
         }
         do {
-            let devices = try DeviceRegistry(path: path).load()
+            let devices = try StateFileRegistry(path: path).load()
             let sven = SvenFiles.tokenMap(home: configuration.homeDirectory)
             if devices.devices.isEmpty, sven != path, PosixFile.entry(at: sven) == .other {
                 // The Sven design's config copied without state_file: every push would go nowhere.

@@ -92,7 +92,7 @@ package enum EndpointServer {
                     + "chmod 600 it (the tools keep a file's mode when they replace it)\n")
         }
         // The state file is read before the server listens, not by the first registration (a
-        // large one is also given its journal_base now; see `DeviceRegistry.prepareJournal`).
+        // large one is also given its journal_base now; see `StateFileRegistry.prepareJournal`).
         // A database is not: it may be down at start, which the routes answer 503 for.
         service.registry.file?.prepareJournal()
 

@@ -301,7 +301,7 @@ struct LiveActivityTests {
     @Test("bookkeeping after a start: a 410 clears the push-to-start token, a delivery records no environment")
     func bookkeeping() throws {
         let directory = try makeTemporaryDirectory()
-        let store = DeviceRegistry(path: directory + "/devices.json", clock: ManualClock(may1 + 60))
+        let store = StateFileRegistry(path: directory + "/devices.json", clock: ManualClock(may1 + 60))
         try store.register([
             try DeviceRegistration(deviceID: "gone", token: token(1), pushToStartToken: token(0xa1)),
             try DeviceRegistration(deviceID: "fresh", token: token(2), pushToStartToken: token(0xa2)),

@@ -152,7 +152,8 @@ struct RegistryBriefingTests {
     func stateFileRoundTrip() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("briefing-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let registry = DeviceRegistry(path: directory.appendingPathComponent("devices.json").path, clock: ManualClock())
+        let registry = StateFileRegistry(
+            path: directory.appendingPathComponent("devices.json").path, clock: ManualClock())
         var phone = registration("phone", 1)
         phone.timeZone = "Asia/Tokyo"
         try registry.register([phone, registration("tablet", 2)])

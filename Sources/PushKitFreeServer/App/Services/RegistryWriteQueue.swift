@@ -11,7 +11,7 @@ import Synchronization
 /// Registry changes from concurrent requests, written in batches (group commit).
 ///
 /// A request hands its change here and waits. One writer thread takes every change waiting, applies
-/// them all in one `DeviceRegistry.update` (one lock, one read, one fsync'd atomic replace) and
+/// them all in one `StateFileRegistry.update` (one lock, one read, one fsync'd atomic replace) and
 /// then answers each request; changes that arrived meanwhile form the next batch. Under a burst the
 /// batches grow instead of the queue, so throughput follows the disk's fsync rate times the batch
 /// size, not the fsync rate alone. A request is answered only after the file holding its change is
