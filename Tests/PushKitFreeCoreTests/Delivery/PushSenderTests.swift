@@ -4,17 +4,6 @@ import Testing
 @testable import PushKitFreeCore
 import PushKitFreeTestSupport
 @testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
 
 /// A transport source that hands out one scripted transport and logs when it is asked.
 final class ScriptedTransportSource: HTTP2TransportSource, @unchecked Sendable {

@@ -3,10 +3,6 @@ import Testing
 @testable import PushKitFreeCore
 import PushKitFreeTestSupport
 @testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
 
 /// A UTC instant.
 private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int = 0) -> Date {
