@@ -5,13 +5,17 @@ PREFIX ?= /usr/local
 # Debug products are shared by `make test` and `make demo`; `make build` and `make bench` use release.
 DEBUG_BIN = $(shell $(SWIFT) build --show-bin-path 2>/dev/null)
 RELEASE_BIN = $(shell $(SWIFT) build -c release --show-bin-path 2>/dev/null)
-TOOLS = apns-jwt register-apns send-push apns-emulator pushkit-mcp
-# The three light tools are one program, pushkit-free, chosen by the name it is called by, and the
-# three that serve are another, pushkit-free-server: every build here adds their links beside them
+# The tools and the programs they are links to, from tools.list (docs/internals.md, "Adding a tool").
+# The light tools are one program, pushkit-free, chosen by the name it is called by, and those that
+# serve are another, pushkit-free-server: every build here adds their links beside them
 # (docs/internals.md, "One program, several names").
-LINKED_TOOLS = apns-jwt register-apns send-push
-SERVER_TOOLS = register-apns-serve apns-emulator pushkit-mcp
+TOOLS_LIST := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))tools.list
+tools_of = $(shell awk '!/^\#/ && NF && $$2 == "$(1)" { print $$1 }' $(TOOLS_LIST))
+LINKED_TOOLS = $(call tools_of,pushkit-free)
+SERVER_TOOLS = $(call tools_of,pushkit-free-server)
 PROGRAMS = pushkit-free pushkit-free-server
+# The tools with a manual page and completions of their own (register-apns-serve's are register-apns').
+TOOLS = $(shell awk '!/^\#/ && NF == 3 { print $$1 }' $(TOOLS_LIST))
 define link_tools
 for tool in $(LINKED_TOOLS); do ln -sfn pushkit-free "$(1)/$$tool" || exit 1; done; \
 for tool in $(SERVER_TOOLS); do ln -sfn pushkit-free-server "$(1)/$$tool" || exit 1; done

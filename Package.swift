@@ -1,5 +1,23 @@
 // swift-tools-version:6.1
+import Foundation
 import PackageDescription
+
+/// The tools, from tools.list (docs/internals.md, "Adding a tool"): each tool's command module, by
+/// the program it is a link to. A program's target depends on its tools' modules.
+let tools: [(name: String, program: String, module: String)] = {
+    let list = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("tools.list")
+    guard let text = try? String(contentsOf: list, encoding: .utf8) else { fatalError("cannot read \(list.path)") }
+    return text.split(separator: "\n").compactMap { line in
+        let fields = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
+        guard fields.count >= 3, !fields[0].hasPrefix("#") else { return nil }
+        return (fields[0], fields[1], fields[2])
+    }
+}()
+
+/// The command modules of the tools that are `program`.
+func toolModules(of program: String) -> [Target.Dependency] {
+    tools.filter { $0.program == program }.map { .target(name: $0.module) }
+}
 
 // libcurl is loaded at run time, so nothing links against the closed-stream reset filter
 // (CCurlShim/ClosedStreamResetFilter.c) or the PING probe (CCurlShim/HTTP2PingProbe.c): the
@@ -55,7 +73,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         // apns-jwt, register-apns and send-push: one program, chosen by the name it is called by
-        // (`make` and the package add the three links; docs/internals.md).
+        // (`make` and the package add the links tools.list names; docs/internals.md).
         .executable(name: "pushkit-free", targets: ["pushkit-free"]),
         // register-apns-serve, apns-emulator and pushkit-mcp: one program, chosen the same way.
         .executable(name: "pushkit-free-server", targets: ["pushkit-free-server"]),
@@ -218,10 +236,11 @@ let package = Package(
             ],
             path: "Sources/SendPushCommand"
         ),
-        // apns-jwt, register-apns and send-push in one program, the tool chosen by argv[0].
+        // apns-jwt, register-apns and send-push in one program, the tool chosen by argv[0]; its
+        // tools' modules are those tools.list gives it.
         .executableTarget(
             name: "pushkit-free",
-            dependencies: ["APNsJWTCommand", "RegisterAPNsCommand", "SendPushCommand", "PushKitFreeCLI"],
+            dependencies: toolModules(of: "pushkit-free") + ["PushKitFreeCLI"],
             path: "Sources/pushkit-free",
             linkerSettings: startupLinkerSettings + exportNghttp2Interposers
         ),
@@ -260,7 +279,7 @@ let package = Package(
         // Foundation and ICU it brings, which would otherwise ship twice (docs/internals.md).
         .executableTarget(
             name: "pushkit-free-server",
-            dependencies: ["RegisterAPNsServeCommand", "APNsEmulatorCommand", "PushKitMCPCommand", "PushKitFreeCLI"],
+            dependencies: toolModules(of: "pushkit-free-server") + ["PushKitFreeCLI"],
             path: "Sources/pushkit-free-server",
             linkerSettings: startupLinkerSettings + exportNghttp2Interposers
         ),
@@ -283,7 +302,8 @@ let package = Package(
             ],
             path: "Tests/PushKitFreeCoreTests"
         ),
-        // What the core's and the registry's tests share: a hand-set clock, tokens, registrations.
+        // What the core's, the registry's and the CLI's tests share: a hand-set clock, tokens,
+        // registrations, a scripted transport.
         .target(
             name: "PushKitFreeTestSupport",
             dependencies: ["PushKitFreeCore", "PushKitFreeRegistry"],
@@ -300,7 +320,8 @@ let package = Package(
         .testTarget(
             name: "PushKitFreeCLITests",
             dependencies: [
-                "PushKitFreeCLI", "PushKitFreeCore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                "PushKitFreeCLI", "PushKitFreeCore", "PushKitFreeTestSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Tests/PushKitFreeCLITests"
         ),

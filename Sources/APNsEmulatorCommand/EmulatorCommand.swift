@@ -284,7 +284,8 @@ struct EmulatorCommand: ParsableCommand {
                 tls = try EmulatorTLSMaterial.load(certificatePath: certificatePath, keyPath: certificateKeyPath)
             } else {
                 let made = try EmulatorTLSMaterial.loadOrCreate(
-                    in: settings.stateDirectory.value + "/emulator", host: host)
+                    in: settings.stateDirectory.value + "/emulator", host: host,
+                    temporaryDirectory: ToolSupport.environment["TMPDIR"])
                 if let warning = made.warning { ToolSupport.warn(warning, tool: "apns-emulator") }
                 tls = made.material
             }

@@ -128,7 +128,7 @@ extension APNsJWT {
         func run() throws {
             try ToolSupport.run(tool: "apns-jwt") {
                 var findings = ConfigurationDoctor.findings(
-                    flags: options.flags, environment: ProcessInfo.processInfo.environment)
+                    flags: options.flags, environment: ToolSupport.environment)
                 if online { findings.append(try onlineFinding(offline: findings)) }
                 StandardStreams.writeOutput(json ? DoctorReport.json(findings) : DoctorReport.render(findings))
                 if findings.contains(where: { $0.severity == .error }) {

@@ -20,7 +20,7 @@ package enum CompanionExecutable {
                 if access(candidate, X_OK) == 0 { return String(candidate) }
             }
         }
-        for directory in (getenv("PATH").map { String(cString: $0) } ?? "").split(separator: ":") {
+        for directory in (ToolSupport.environment["PATH"] ?? "").split(separator: ":") {
             let candidate = directory + "/" + name
             if access(candidate, X_OK) == 0 { return String(candidate) }
         }

@@ -27,13 +27,15 @@ package struct MultiCallProgram<Entry> {
         self.sibling = sibling
     }
 
-    /// The tool this process is: the one named by argv[0]'s last path component.
+    /// The tool this process is: the one named by argv[0]'s last path component. The process's tz
+    /// database (`TZ`, `TZDIR`) is set from the environment first, for every tool.
     ///
     /// Otherwise this does not return. With a tool's name as the first argument, it runs this
     /// program again under that name, so the tool sees its arguments (and names itself in messages
     /// and `--help`) exactly as through its link. `--help` and `--version` print and exit 0; nothing,
     /// or a word that names no tool, prints the usage (with a suggestion for a near miss) and exits 64.
     package func selectedTool() -> Entry {
+        TimeZoneDatabase.system = TimeZoneDatabase(environment: ToolSupport.environment)
         let arguments = CommandLine.arguments
         if let tool = tools.first(where: { $0.name == Self.calledName(arguments.first ?? "") }) {
             return tool.entry

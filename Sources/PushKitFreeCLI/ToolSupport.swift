@@ -1,5 +1,6 @@
 import ArgumentParser
 import PushKitFreeCore
+import PushKitFreeRegistry
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -9,10 +10,16 @@ import Foundation
 /// What every tool does around its core call: resolve the configuration, print warnings, and turn
 /// errors into one `tool: message` line on standard error and a sysexits status.
 package enum ToolSupport {
+    /// The process environment, read once: the configuration's settings, the tz database's `TZ`
+    /// and `TZDIR`, the `PATH` companion programs are found on, the emulator's `TMPDIR`.
+    package static let environment = ProcessInfo.processInfo.environment
+
     /// Resolves the shared configuration from the command line's `flags` and the process
-    /// environment, printing any warnings (unknown config keys) to standard error.
+    /// environment, printing any warnings (unknown config keys) to standard error. A config file
+    /// of a replaced design (`SvenFiles`) reads its devices where that design keeps them.
     package static func configuration(_ flags: ConfigurationFlags, tool: String) throws -> Configuration {
-        let configuration = try Configuration.resolve(flags: flags, environment: ProcessInfo.processInfo.environment)
+        let configuration = try Configuration.resolve(
+            flags: flags, environment: environment, stateFileBesideConfig: SvenFiles.stateFile(besideConfig:))
         for warning in configuration.warnings {
             warn(warning, tool: tool)
         }

@@ -40,9 +40,7 @@ struct PushKitMCP: AsyncParsableCommand {
         let host: LocalToolHost
         do {
             let configuration = try ToolSupport.configuration(options.flags, tool: Self.tool)
-            let policy = try NotificationPolicy(
-                file: configuration.file, quietPolicy: nil, minimumInterval: nil,
-                makeZone: { name throws(ConfigurationError) in try SystemTimeZone(identifier: name) })
+            let policy = try NotificationPolicy(configuration: configuration)
             host = LocalToolHost(
                 configuration: configuration, notificationPolicy: policy, deliveryPolicy: try delivery.policy(),
                 tool: Self.tool)

@@ -41,9 +41,7 @@ struct RegisterAPNsServe: AsyncParsableCommand {
         let settings: EndpointSettings
         do {
             let configuration = try ToolSupport.configuration(serve.shared.flags, tool: EndpointServer.tool)
-            let policy = try NotificationPolicy(
-                file: configuration.file, quietPolicy: nil, minimumInterval: nil,
-                makeZone: { name throws(ConfigurationError) in try SystemTimeZone(identifier: name) })
+            let policy = try NotificationPolicy(configuration: configuration)
             settings = try EndpointSettings(
                 configuration: configuration, listen: try ListenAddress(parsing: serve.listen),
                 secretFile: serve.secretFile,

@@ -208,13 +208,10 @@ struct SendPush: ParsableCommand {
     }
 
     func run() throws {
-        if backgroundOptions.hook {
-            runHook()
-            return
-        }
+        if backgroundOptions.hook { return runHook() }
         try ToolSupport.run(tool: Self.tool) {
             var configuration: Configuration?
-            try send(background: backgroundOptions.detach, configuration: &configuration)
+            try send(mode: backgroundOptions.detach ? .detach : .foreground, configuration: &configuration)
         }
     }
 
@@ -225,7 +222,7 @@ struct SendPush: ParsableCommand {
     private func runHook() {
         var configuration: Configuration?
         do {
-            try send(background: true, configuration: &configuration)
+            try send(mode: .hook, configuration: &configuration)
         } catch {
             let status: Int32
             let message: String
@@ -243,7 +240,7 @@ struct SendPush: ParsableCommand {
             StandardStreams.writeError("\(Self.tool): \(message)\n")
             let directory =
                 configuration?.stateDirectory.value
-                ?? Configuration.stateDirectory(environment: ProcessInfo.processInfo.environment)
+                ?? Configuration.stateDirectory(environment: ToolSupport.environment)
             let record = PushLog.errorRecord(message, exitStatus: status, at: Date(), messageID: legacy.first)
             do {
                 try PushLog(stateDirectory: directory).append([record])
@@ -253,262 +250,26 @@ struct SendPush: ParsableCommand {
         }
     }
 
-    /// When the environment was given on the command line and some devices have another one
-    /// recorded: the recorded one wins, and this says so, naming up to three of them.
-    ///
-    /// The decision: a device token belongs to one environment, and the registry records the one
-    /// APNs accepted it in (or `register-apns --sandbox`/`--production` said), so a flag cannot
-    /// make a production token work in the sandbox; it sets the environment of the devices with
-    /// none recorded and of `--token` sends. Sending such a device to the other environment would
-    /// only earn `400 BadDeviceToken`.
-    static func recordedEnvironmentNote(_ chosen: Setting<APNsEnvironment>, targets: [DeliveryTarget]) -> String? {
-        guard case .flag(let flag) = chosen.source else { return nil }
-        let others = targets.filter { $0.recordedEnvironment.map { $0 != chosen.value } ?? false }
-        guard !others.isEmpty else { return nil }
-        let other = chosen.value.other.rawValue
-        let names = others.prefix(3).map { $0.deviceID ?? $0.token.masked }.joined(separator: ", ")
-        let more = others.count > 3 ? " and \(others.count - 3) more" : ""
-        let count = others.count == 1 ? "1 device has" : "\(others.count) devices have"
-        // How a token of the environment asked for is registered: the build that makes one, and its flag.
-        let registering =
-            chosen.value == .sandbox
-            ? "a debug build's token registers anew with register-apns --sandbox"
-            : "a TestFlight or App Store build's token registers anew with register-apns --production"
-        return
-            "\(flag) (\(chosen.value.rawValue)) applies to devices with no recorded environment; \(count) \(other) "
-            + "recorded and \(others.count == 1 ? "is" : "are") sent there: \(names)\(more) (a token belongs to one "
-            + "environment; \(registering))"
-    }
-
-    /// Resolves the configuration, then sends through the core's one pipeline (`PushSender`), here
-    /// or, with `background`, from a process detached once everything that can be checked was.
+    /// Resolves the configuration, turns the options into the run's values and runs it (`SendRun`).
     /// - Parameter resolved: set as soon as the configuration is resolved, for the hook's error record.
-    private func send(background: Bool, configuration resolved: inout Configuration?) throws {
+    private func send(mode: SendRun.Mode, configuration resolved: inout Configuration?) throws {
         let configuration = try ToolSupport.configuration(options.flags, tool: Self.tool)
         resolved = configuration
-        if let channel = liveActivity.channel {
-            return try broadcast(to: channel, configuration: configuration)
-        }
-        let policy = try NotificationPolicy(
-            file: configuration.file, quietPolicy: policyOptions.quietPolicy,
-            minimumInterval: policyOptions.minInterval,
-            makeZone: { name throws(ConfigurationError) in try SystemTimeZone(identifier: name) })
-        let sender = PushSender(
-            configuration: configuration, notificationPolicy: policy,
-            deliveryPolicy: try delivery.policy(),
-            transports: CurlTransportSource(keepsClient: false), devices: configuration.registry())
+        let notificationPolicy = try NotificationPolicy(
+            configuration: configuration, quietPolicy: policyOptions.quietPolicy,
+            minimumInterval: policyOptions.minInterval)
+        let deliveryPolicy = try delivery.policy()
         let audience = PushSender.Audience(
             deviceIDs: audienceOptions.device, groups: audienceOptions.group, tokens: audienceOptions.token,
-            strictGroups: true,
-            pushToStart: liveActivity.event == .start, due: audienceOptions.due)
-        let prepared = try sender.prepare(
-            try specification(configuration), urgency: policyOptions.urgency, audience: audience,
-            at: audienceOptions.now?.date ?? Date())
-        if prepared.shortened { ToolSupport.warn("the body was shortened to fit APNs' payload limit", tool: Self.tool) }
-
-        let log = PushLog(stateDirectory: configuration.stateDirectory.value, limit: policy.logLimit)
-        let messageID = legacy.first
-        let reporting = DetachedReporting(log: log, messageID: messageID) { ToolSupport.warn($0, tool: Self.tool) }
-        let warn = reporting.warn
-        let targets = try sender.select(prepared, warn: warn)
-        guard !targets.isEmpty else {
-            // Run every minute from cron: nothing due is the usual case, and not worth a word.
-            if audienceOptions.due != nil && !audienceOptions.requireDevice { return }
-            let message = "no devices to send to (registry: \(configuration.registryLocation))"
-            ToolSupport.warn(message, tool: Self.tool)
-            if audienceOptions.requireDevice { throw ExitCode(ExitStatus.noInput.rawValue) }
-            // The legacy call comes from a hook that discards standard error: push.log is where
-            // anyone will see that the push went nowhere.
-            if (background || !legacy.isEmpty) && !output.dryRun {
-                try log.append([PushLog.noteRecord(outcome: "no_devices", message, at: Date(), messageID: messageID)])
-            }
-            return
-        }
-        if !backgroundOptions.hook, let note = Self.recordedEnvironmentNote(configuration.environment, targets: targets)
-        {
-            ToolSupport.warn(note, tool: Self.tool)
-        }
-        if output.dryRun {
-            let render = output.json ? DryRun.jsonLines : DryRun.render
-            StandardStreams.writeOutput(
-                render(prepared.request, targets, configuration, output.full))
-            return
-        }
-        let checked: PushSender.CheckedSend
-        switch try sender.check(prepared, targets: targets, warn: warn) {
-        case .heldBack(let report):
-            if background { try log.append(PushLog.records(of: report, at: Date(), messageID: messageID)) }
-            if !backgroundOptions.hook { print(report) }
-            return
-        case .ready(let ready):
-            checked = ready
-        }
-        if let note = prepared.policyNote, !backgroundOptions.hook {
-            StandardStreams.writeError("\(Self.tool): \(note)\n")
-        }
-        if background {
-            try PosixFile.createPrivateDirectory(configuration.stateDirectory.value)
-            guard try ProcessDetacher.detach() == .detached else {
-                if !backgroundOptions.hook {
-                    let devices = "\(targets.count) device\(targets.count == 1 ? "" : "s")"
-                    StandardStreams.writeError(
-                        "\(Self.tool): sending to \(devices) in the background; outcomes go to \(log.path)\n")
-                }
-                return
-            }
-            reporting.didDetach()
-        }
-        let report: DeliveryReport
-        let interruption = RunInterruption.process
-        let quietly = reporting.detached || backgroundOptions.hook
-        InterruptSignals.watch()
-        defer { InterruptSignals.stop() }
-        let progress = SendProgress(
-            targets: targets, fullTokens: output.full, streamsLines: !output.json && !quietly, showsStatus: !quietly,
-            interruption: interruption)
-        var announced = false
-        let onTurn = {
-            progress.tick()
-            if !announced, !quietly, let signal = interruption.signal {
-                announced = true
-                StandardStreams.writeError(
-                    "\n\(Self.tool): interrupted (\(InterruptSignals.name(of: signal))): sending stopped; waiting up "
-                        + "to \(interruption.grace.components.seconds) s for the answers on their way (again to quit now)\n"
-                )
-            }
-        }
-        do {
-            report = try sender.deliver(
-                checked, interruption: interruption, onFinished: progress.finished, onTurn: onTurn, warn: warn)
-        } catch  where reporting.detached {
-            let message = (error as? any PushKitError).map(ToolSupport.message(for:)) ?? String(describing: error)
-            reporting.failed(error, message: message)
-            return
-        }
-        progress.finish()
-        if reporting.detached {
-            reporting.delivered(report)
-            return
-        }
-        print(report, excluding: progress.printed, idWidth: progress.idWidth)
-        if let signal = interruption.signal { throw ExitCode(InterruptSignals.exitStatus(for: signal)) }
-        if report.exitStatus != .success { throw ExitCode(report.exitStatus.rawValue) }
-    }
-
-    /// `--channel`: one request to the broadcast endpoint for the channel's subscribers; no device
-    /// is selected and the registry is not read.
-    private func broadcast(to channel: String, configuration: Configuration) throws {
-        let deliveryPolicy = try delivery.policy()
-        let transports = CurlTransportSource(keepsClient: false)
-        let target = try BroadcastChannels(
-            configuration: configuration, deliveryPolicy: deliveryPolicy, transports: transports
-        ).resolve(channel)
-        let warn: (String) -> Void = { ToolSupport.warn($0, tool: Self.tool) }
-        if let record = target.record, record.environment != configuration.environment.value,
-            configuration.environment.source != .defaultValue
-        {
-            warn(
-                "channel \(target.label) lives in \(record.environment.rawValue); the broadcast goes there, "
-                    + "not to \(configuration.environment.value.rawValue) (\(configuration.environment.source))")
-        }
-        let policy = try NotificationPolicy(
-            file: configuration.file, quietPolicy: policyOptions.quietPolicy,
-            minimumInterval: policyOptions.minInterval,
-            makeZone: { name throws(ConfigurationError) in try SystemTimeZone(identifier: name) })
-        let sender = BroadcastSender(
-            configuration: configuration, deliveryPolicy: deliveryPolicy, transports: transports)
-        let prepared = try PushSender(
-            configuration: configuration, notificationPolicy: policy, deliveryPolicy: deliveryPolicy,
-            transports: transports, devices: configuration.registry()
-        ).prepare(try specification(configuration), urgency: policyOptions.urgency)
-        let request = try BroadcastSender.request(prepared.request, to: target, warn: warn)
-        if output.dryRun {
-            StandardStreams.writeOutput(sender.dryRun(request, to: target))
-            return
-        }
-        let report = try sender.send(request, to: target, warn: warn)
-        StandardStreams.writeOutput(output.json ? report.jsonLine : report.line)
-        StandardStreams.writeError("\(Self.tool): \(report.summary)\n")
-        if report.exitStatus != .success { throw ExitCode(report.exitStatus.rawValue) }
-    }
-
-    /// The report: the device lines not written yet (`printed` were streamed), the advice, the summary.
-    private func print(_ report: DeliveryReport, excluding printed: Set<Int> = [], idWidth: Int? = nil) {
-        StandardStreams.writeOutput(
-            output.json
-                ? report.jsonLines(fullTokens: output.full)
-                : report.lines(fullTokens: output.full, excluding: printed, idWidth: idWidth))
-        for advice in report.advice { StandardStreams.writeError("\(Self.tool): \(advice)\n") }
-        StandardStreams.writeError("\(Self.tool): \(report.summary)\n")
-    }
-
-    private func specification(_ configuration: Configuration) throws -> PushSpecification {
-        var spec = PushSpecification()
-        spec.content.title = title
-        spec.content.subtitle = subtitle
-        let bodyText =
-            body == "-"
-            ? try StandardInputText.read(
-                trimmingTrailingNewlines: true, hook: backgroundOptions.hook, named: "standard input (--body -)")
-            : body
-        spec.content.body = backgroundOptions.hook ? nil : bodyText
-        spec.content.badge = badge
-        spec.content.category = category
-        spec.content.threadID = threadID
-        spec.content.mutableContent = mutableContent
-        spec.content.contentAvailable = contentAvailable
-        spec.content.interruptionLevel = interruptionLevel
-        spec.content.relevanceScore = relevanceScore
-        spec.content.targetContentID = targetContentID
-        spec.sound = sound
-        spec.data = data
-        if let payloadFile {
-            spec.payloadFile = try InputFile.read(
-                payloadFile, named: "--payload-file \(payloadFile)", limit: InputFile.payloadLimit)
-        }
-        spec.pushType = pushType ?? (liveActivity.event == nil ? .alert : .liveactivity)
-        spec.content.liveActivity = try liveActivity.model()
-        if let channel = liveActivity.inputPushChannel {
-            let target = try BroadcastChannels(
-                configuration: configuration, deliveryPolicy: try delivery.policy(),
-                transports: CurlTransportSource(keepsClient: false)
-            ).resolve(channel)
-            if target.environment != configuration.environment.value {
-                ToolSupport.warn(
-                    "channel \(target.label) lives in \(target.environment.rawValue), but this start goes to "
-                        + "\(configuration.environment.value.rawValue) devices: a device cannot subscribe to it",
-                    tool: Self.tool)
-            }
-            spec.content.liveActivity?.inputPushChannel = target.id
-        }
-        spec.priority = priority
-        spec.expiration = expiration
-        spec.collapseID = collapseID
-        spec.apnsID = apnsID
-        spec.encrypt = encryption.encrypt
-        spec.placeholderTitle = encryption.placeholderTitle
-        spec.placeholderBody = encryption.placeholderBody
-        if backgroundOptions.hook {
-            // The reply: PREVIEW, else --body, else standard input.
-            let preview =
-                try legacy.count == 2
-                ? legacy[1] : bodyText ?? StandardInputText.read(trimmingTrailingNewlines: true, hook: true)
-            guard !preview.allSatisfy(\.isWhitespace) else {
-                throw PayloadError.invalid("nothing to send: no reply on standard input, and no --body or PREVIEW")
-            }
-            spec.legacy = (legacy.first, preview)
-        } else if legacy.count == 2 {
-            spec.legacy = (legacy[0], legacy[1])
-        }
-        spec.configuredTitle = try configuration.file.string("title")
-        // The app's conventions, declared once in the config file (or named by --profile): what
-        // the flags leave unset.
-        if let profile {
-            PayloadProfile.named[profile]?.apply(to: &spec) // `none`, or a name validate() checked
-        } else {
-            try PayloadProfile.configured(in: configuration.file)?.apply(to: &spec)
-        }
-        return spec
+            strictGroups: true, pushToStart: liveActivity.event == .start, due: audienceOptions.due)
+        let specification = try specification(configuration, deliveryPolicy: deliveryPolicy)
+        try SendRun(
+            configuration: configuration, specification: specification, notificationPolicy: notificationPolicy,
+            deliveryPolicy: deliveryPolicy, urgency: policyOptions.urgency, audience: audience,
+            preparedAt: audienceOptions.now?.date ?? Date(), channel: liveActivity.channel,
+            messageID: legacy.first, isReplyForm: !legacy.isEmpty, mode: mode, output: output,
+            isScheduled: audienceOptions.due != nil, requiresDevice: audienceOptions.requireDevice
+        ).run()
     }
 }
 

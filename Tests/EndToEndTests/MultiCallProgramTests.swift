@@ -11,6 +11,27 @@ struct MultiCallProgramTests {
         tool == "register-apns-serve" ? "register-apns serve" : tool
     }
 
+    @Test("each program's main.swift runs the tools tools.list gives it, in its order, and names the other's")
+    func mainListsAreTheToolList() throws {
+        #expect(!BuiltTool.lightTools.isEmpty && !BuiltTool.serverTools.isEmpty, "tools.list")
+        for (program, own, other) in [
+            ("pushkit-free", BuiltTool.lightTools, BuiltTool.serverTools),
+            ("pushkit-free-server", BuiltTool.serverTools, BuiltTool.lightTools),
+        ] {
+            let main = try String(
+                contentsOfFile: RepositoryFiles.path("Sources/\(program)/main.swift"), encoding: .utf8)
+            let lines = main.split(separator: "\n")
+            // `("send-push", SendPushTool.main),`: the dispatch list, in order.
+            let dispatched = lines.filter { !$0.contains("sibling:") }.flatMap { line in
+                line.matches(of: /^\s*\("([a-z-]+)",/).map { String($0.output.1) }
+            }
+            #expect(dispatched == own, "\(program)/main.swift dispatches to \(dispatched), tools.list says \(own)")
+            let siblingLine = try #require(lines.first { $0.contains("sibling:") })
+            let sibling = siblingLine.matches(of: /"([a-z-]+)"/).map { String($0.output.1) }
+            #expect(sibling.dropFirst().elementsEqual(other), "\(program)/main.swift's sibling: \(sibling)")
+        }
+    }
+
     @Test("each link is its tool: --help names it, and nothing of the other tools' commands")
     func linksAreTheirTools() throws {
         let all = BuiltTool.lightTools + BuiltTool.serverTools

@@ -7,7 +7,7 @@ import PushKitFreeCore
 import PushKitFreeRegistry
 
 extension FuzzTarget {
-    /// The state file as `DeviceRegistry` reads it, and a file to import as `register-apns import`
+    /// The state file as `StateFileRegistry` reads it, and a file to import as `register-apns import`
     /// reads it. What is read is written and read again: the same registry, the same bytes.
     static func checkStateFile(_ input: [UInt8]) throws(FuzzViolation) {
         let data = Data(input)

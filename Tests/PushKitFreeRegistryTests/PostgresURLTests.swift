@@ -38,6 +38,6 @@ struct PostgresURLTests {
             flags: ConfigurationFlags(),
             environment: ["APNS_STATE_FILE": "/tmp/x/devices.json", "HOME": "/nonexistent"],
             file: ConfigurationFile(path: "/etc/pk.json", exists: false, values: [:]))
-        #expect((file.registry() as? DeviceRegistry)?.path == "/tmp/x/devices.json")
+        #expect((file.registry() as? StateFileRegistry)?.path == "/tmp/x/devices.json")
     }
 }

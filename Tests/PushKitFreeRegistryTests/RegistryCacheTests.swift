@@ -8,7 +8,7 @@ import PushKitFreeTestSupport
 import Glibc
 #endif
 
-/// A `DeviceRegistry` keeps the registry it read or wrote, and reads the file again only when it
+/// A `StateFileRegistry` keeps the registry it read or wrote, and reads the file again only when it
 /// changed: the reuse must never hide another writer's change.
 @Suite("registry: the registry kept between writes")
 struct RegistryCacheTests {
@@ -20,17 +20,17 @@ struct RegistryCacheTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
 
-    func registry(_ name: String = "devices.json") -> DeviceRegistry {
-        DeviceRegistry(path: directory + "/" + name, clock: clock)
+    func registry(_ name: String = "devices.json") -> StateFileRegistry {
+        StateFileRegistry(path: directory + "/" + name, clock: clock)
     }
 
     /// The registry as a process that never read it before finds it in the file.
-    func fresh(_ registry: DeviceRegistry) throws -> RegisteredDevices {
-        try DeviceRegistry(path: registry.path, clock: clock).load()
+    func fresh(_ registry: StateFileRegistry) throws -> RegisteredDevices {
+        try StateFileRegistry(path: registry.path, clock: clock).load()
     }
 
     /// A registry of `count` devices written straight to the file, as another process would.
-    func writeRegistry(_ registry: DeviceRegistry, count: Int) throws {
+    func writeRegistry(_ registry: StateFileRegistry, count: Int) throws {
         let devices = RegisteredDevices(
             devices: (1...count).map { number in
                 RegisteredDevice(

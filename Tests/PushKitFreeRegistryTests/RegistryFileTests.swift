@@ -5,7 +5,7 @@ import Testing
 import PushKitFreeTestSupport
 @testable import PushKitFreeRegistry
 
-/// `DeviceRegistry` against real files in a temporary directory.
+/// `StateFileRegistry` against real files in a temporary directory.
 @Suite("registry: the state file on disk")
 struct RegistryFileTests {
     let directory: String
@@ -16,8 +16,8 @@ struct RegistryFileTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     }
 
-    func registry(_ name: String = "devices.json") -> DeviceRegistry {
-        DeviceRegistry(path: directory + "/" + name, clock: clock)
+    func registry(_ name: String = "devices.json") -> StateFileRegistry {
+        StateFileRegistry(path: directory + "/" + name, clock: clock)
     }
 
     func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path)) }
@@ -154,14 +154,14 @@ struct RegistryFileTests {
         let plainFile = directory + "/not-a-directory"
         try Data("x").write(to: URL(fileURLWithPath: plainFile))
         let error = #expect(throws: RegistryError.self) {
-            try DeviceRegistry(path: plainFile + "/devices.json").register([registration("a", 1)])
+            try StateFileRegistry(path: plainFile + "/devices.json").register([registration("a", 1)])
         }
         #expect(error?.exitStatus == .cannotCreate)
         #expect(error?.description.contains(plainFile) == true)
 
         let directoryAsFile = directory + "/devices.json"
         try FileManager.default.createDirectory(atPath: directoryAsFile, withIntermediateDirectories: true)
-        let readError = #expect(throws: RegistryError.self) { try DeviceRegistry(path: directoryAsFile).load() }
+        let readError = #expect(throws: RegistryError.self) { try StateFileRegistry(path: directoryAsFile).load() }
         #expect(readError?.exitStatus == .ioError)
         #expect(
             readError?.description.contains("cannot read \(directoryAsFile)") == true, "\(readError?.description ?? "")"

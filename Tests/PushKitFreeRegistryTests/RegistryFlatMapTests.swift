@@ -10,12 +10,12 @@ import PushKitFreeTestSupport
 struct RegistryFlatMapTests {
     let directory: String
     let clock = ManualClock()
-    let registry: DeviceRegistry
+    let registry: StateFileRegistry
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("flat-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        registry = DeviceRegistry(path: directory + "/tokens.json", clock: clock)
+        registry = StateFileRegistry(path: directory + "/tokens.json", clock: clock)
     }
 
     /// What the other server does to the file: read it as a dict, set one key, write it in place.
@@ -179,7 +179,7 @@ struct RegistryFlatMapTests {
             }
         }
         #expect(error?.exitStatus == .temporaryFailure)
-        #expect(number == 10 + DeviceRegistry.maximumAttempts)
+        #expect(number == 10 + StateFileRegistry.maximumAttempts)
         #expect(try legacyView() == ["phone": token(1).hex, "theirs": token(number).hex])
         #expect(try registry.load().deviceIDs == ["phone", "theirs"], "the sidecar is put back as it was")
     }

@@ -24,15 +24,15 @@ struct RegistryJournalTests {
     }
 
     /// A registry that journals every batch (threshold 0), as serve's does for a large file.
-    func journaling() -> DeviceRegistry {
-        var registry = DeviceRegistry(path: path, clock: clock)
+    func journaling() -> StateFileRegistry {
+        var registry = StateFileRegistry(path: path, clock: clock)
         registry.appendsToJournal = true
         registry.journalThreshold = 0
         return registry
     }
 
     /// A registry as a command-line tool has it: it never appends, and folds any journal.
-    func plain() -> DeviceRegistry { DeviceRegistry(path: path, clock: clock) }
+    func plain() -> StateFileRegistry { StateFileRegistry(path: path, clock: clock) }
 
     /// The registry as a process that never read it before finds it.
     func fresh() throws -> RegisteredDevices { try plain().load() }

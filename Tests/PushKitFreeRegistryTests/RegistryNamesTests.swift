@@ -51,7 +51,7 @@ struct RegistryNamesTests {
     func storesAndImports() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let store = DeviceRegistry(path: directory.appendingPathComponent("devices.json").path)
+        let store = StateFileRegistry(path: directory.appendingPathComponent("devices.json").path)
         try store.register([registration("mom", 1, groups: ["family"])])
         let written = try Data(contentsOf: URL(fileURLWithPath: store.path))
         #expect(throws: RegistryError.self) { try store.register([registration("ok", 5), registration("family", 6)]) }

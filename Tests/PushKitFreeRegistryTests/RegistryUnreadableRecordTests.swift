@@ -44,14 +44,14 @@ struct RegistryUnreadableRecordTests {
 
     @Test("writes, journal batches and folds keep it byte for byte")
     func keptByWrites() throws {
-        var server = DeviceRegistry(path: path)
+        var server = StateFileRegistry(path: path)
         server.appendsToJournal = true
         server.journalThreshold = 0
         try server.register([registration("gamma", 3)])
         try server.recordDelivery(to: ["alpha", "gamma"])
         try server.register([registration("epsilon", 5)])
         #expect(FileManager.default.fileExists(atPath: server.journalPath), "the batches went to the journal")
-        let journaled = try DeviceRegistry(path: path).load()
+        let journaled = try StateFileRegistry(path: path).load()
         #expect(
             journaled.deviceIDs == ["alpha", "epsilon", "gamma"] && journaled.unreadableDevices.map(\.id) == ["bad"])
         let said = Self.warnings.withLock { $0 }.filter { $0.contains(path) }
@@ -59,9 +59,9 @@ struct RegistryUnreadableRecordTests {
         #expect(try server.foldJournal())
         let folded = try fileText()
         #expect(folded.contains("\"bad\": " + Self.bad), "\(folded)")
-        let plain = DeviceRegistry(path: path)
+        let plain = StateFileRegistry(path: path)
         try plain.register([registration("delta", 4)])
-        let reread = try DeviceRegistry(path: path).load()
+        let reread = try StateFileRegistry(path: path).load()
         #expect(
             reread.deviceIDs == ["alpha", "delta", "epsilon", "gamma"] && reread.unreadableDevices.map(\.id) == ["bad"])
         #expect(try fileText().contains("\"bad\": " + Self.bad))
@@ -69,7 +69,7 @@ struct RegistryUnreadableRecordTests {
 
     @Test("a selection finds it by id, group or all, and a send's targets refuse it with the field named")
     func selectedAndRefused() throws {
-        let registry = DeviceRegistry(path: path)
+        let registry = StateFileRegistry(path: path)
         let devices = try registry.load()
         for selection in [DeviceSelection(), DeviceSelection(deviceIDs: ["bad"]), DeviceSelection(groups: ["family"])] {
             let match = selection.match(in: devices)
@@ -86,7 +86,7 @@ struct RegistryUnreadableRecordTests {
 
     @Test("registering or importing its id is refused, nothing written; remove takes it away")
     func refusedThenRemoved() throws {
-        let registry = DeviceRegistry(path: path)
+        let registry = StateFileRegistry(path: path)
         let before = try fileText()
         let error = #expect(throws: RegistryError.self) { try registry.register([registration("bad", 9)]) }
         #expect(error?.exitStatus == .dataError && error?.description.contains("\"content_key\"") == true)
@@ -116,7 +116,7 @@ struct RegistryUnreadableRecordTests {
             of: "\"version\": 1,", with: "\"version\": 1, \"legacy\": \"\(token(5).hex)\",")
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         let error = #expect(throws: RegistryError.self) {
-            try DeviceRegistry(path: path).register([registration("gamma", 3)])
+            try StateFileRegistry(path: path).register([registration("gamma", 3)])
         }
         #expect(error?.description.contains("device \"bad\" has a record that cannot be read") == true)
         #expect(try fileText() == text)

@@ -4,7 +4,7 @@
 The names are the zones and links of a tz database release, read from its `tzdata.zi` (Debian
 package `tzdata`, /usr/share/zoneinfo/tzdata.zi). They go to two places that must agree, which
 TimeZoneNamesTests checks:
-- Sources/PushKitFreeCore/Policy/TimeZoneDatabase/TimeZoneNames.swift, the names the tools accept;
+- Sources/PushKitFreeCore/Time/TimeZoneDatabase/TimeZoneNames.swift, the names the tools accept;
 - the `enum` of the `TimeZone` schema in docs/openapi.yaml, the names the HTTP contract allows.
 
 Usage: tz_names.py [TZDATA_ZI] (run from the repository's root).
@@ -13,7 +13,7 @@ Usage: tz_names.py [TZDATA_ZI] (run from the repository's root).
 import re
 import sys
 
-SWIFT_FILE = "Sources/PushKitFreeCore/Policy/TimeZoneDatabase/TimeZoneNames.swift"
+SWIFT_FILE = "Sources/PushKitFreeCore/Time/TimeZoneDatabase/TimeZoneNames.swift"
 OPENAPI_FILE = "docs/openapi.yaml"
 
 

@@ -17,11 +17,13 @@ version=$(sed -n 's/.*static let version = "\(.*\)".*/\1/p' "$repo/Sources/PushK
 arch=$(dpkg --print-architecture)
 name="pushkit-free_${version}_${arch}"
 root="$OUT/$name"
-tools="apns-jwt register-apns send-push apns-emulator pushkit-mcp"
-# apns-jwt, register-apns and send-push are links to pushkit-free, the program that is all three;
-# register-apns-serve, apns-emulator and pushkit-mcp are links to pushkit-free-server.
-linked="apns-jwt register-apns send-push"
-server_linked="register-apns-serve apns-emulator pushkit-mcp"
+# The tools, from tools.list: the light ones are links to pushkit-free, the program that is all of
+# them, those that serve links to pushkit-free-server; `tools` are those with a manual page and
+# completions of their own (register-apns-serve's are register-apns').
+tools_of() { awk -v program="$1" '!/^#/ && NF && $2 == program { print $1 }' "$repo/tools.list"; }
+tools=$(awk '!/^#/ && NF == 3 { print $1 }' "$repo/tools.list")
+linked=$(tools_of pushkit-free)
+server_linked=$(tools_of pushkit-free-server)
 programs="pushkit-free pushkit-free-server"
 maintainer="pushkit-free developers <pushkit-free@users.noreply.github.com>"
 dbgsym="$OUT/pushkit-free-dbgsym_${version}_${arch}"

@@ -58,7 +58,7 @@ grep "policy-rc.d denied execution of start" "$root/tmp/at.log"
 if in_root test -e /usr/sbin/policy-rc.d; then echo "the installer left its policy-rc.d behind"; exit 1; fi
 
 step "the tools run (through their links to pushkit-free and pushkit-free-server)"
-for tool in apns-jwt register-apns send-push apns-emulator pushkit-mcp register-apns-serve pushkit-free pushkit-free-server; do
+for tool in $(awk '!/^#/ && NF { print $1 }' "$here/../../tools.list") pushkit-free pushkit-free-server; do
 	printf '%s %s\n' "$tool" "$(in_root "$tool" --version)"
 done
 # (Outputs are read whole, then searched: `grep -q` quits at the first match, and the writer's

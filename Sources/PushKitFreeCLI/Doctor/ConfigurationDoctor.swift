@@ -64,7 +64,8 @@ package struct ConfigurationDoctor: Sendable {
         let location = Configuration.configFileLocation(flags: flags, environment: environment)
         let fileProblem: ConfigurationError
         do {
-            let configuration = try Configuration.resolve(flags: flags, environment: environment)
+            let configuration = try Configuration.resolve(
+                flags: flags, environment: environment, stateFileBesideConfig: SvenFiles.stateFile(besideConfig:))
             return ConfigurationDoctor(configuration: configuration, clock: clock).findings()
         } catch {
             fileProblem = error
@@ -76,7 +77,7 @@ package struct ConfigurationDoctor: Sendable {
         do {
             let configuration = try Configuration(
                 flags: flags, environment: environment, file: withoutFile,
-                fileSource: location.source)
+                fileSource: location.source, stateFileBesideConfig: SvenFiles.stateFile(besideConfig:))
             return [problem] + ConfigurationDoctor(configuration: configuration, clock: clock).findings().dropFirst()
         } catch {
             // Not the file: a flag or an environment variable (the message names it).
@@ -269,7 +270,7 @@ package struct ConfigurationDoctor: Sendable {
             return finding(.error, "\(path) (from \(setting.source)) is a directory, not the devices file")
         }
         do {
-            let devices = try DeviceRegistry(path: path).load()
+            let devices = try StateFileRegistry(path: path).load()
             let sven = SvenFiles.tokenMap(home: configuration.homeDirectory)
             if devices.devices.isEmpty, sven != path, PosixFile.entry(at: sven) == .other {
                 // The Sven design's config copied without state_file: every push would go nowhere.

@@ -30,7 +30,7 @@ package enum APNsResponse: Sendable, Equatable {
     }
 
     /// `text` with control characters escaped (`\u{a}`), for a reason printed on one line.
-    static func escapingControlCharacters(_ text: String) -> String {
+    package static func escapingControlCharacters(_ text: String) -> String {
         func isControl(_ scalar: Unicode.Scalar) -> Bool { scalar.value < 0x20 || (0x7f...0x9f).contains(scalar.value) }
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var escaped = String.UnicodeScalarView()

@@ -4,6 +4,11 @@ import FoundationEssentials
 import Foundation
 #endif
 
+/// Where a replaced design keeps its devices when its config file names no state file: the config
+/// file's path in; the state file, with the rule that derived it, out (`nil`: no such design). The
+/// registry module's compatibility adapters supply it (`SvenFiles.stateFile(besideConfig:)`).
+package typealias StateFileBesideConfig = (_ configPath: String) -> Setting<String>?
+
 /// The settings every tool shares, resolved with the precedence
 /// **flag > environment variable > config file > default**, each remembering its source.
 ///
@@ -50,12 +55,15 @@ package struct Configuration: Sendable {
     /// Where the tools keep their state (`PUSHKIT_STATE_DIR`, `state_dir`), else the XDG state directory.
     package let stateDirectory: Setting<String>
     /// The device registry, a file or a PostgreSQL URL (`--state-file`, `APNS_STATE_FILE`, `state_file`); else
-    /// the Sven token map beside an existing config file, else `devices.json` in the state directory.
+    /// what `stateFileBesideConfig` derives from an existing config file's path (a replaced design's
+    /// token map), else `devices.json` in the state directory.
     package let stateFile: Setting<String>
-    /// The home directory (`HOME`), for what other designs keep under it (`SvenFiles`).
+    /// The home directory (`HOME`), for what other designs keep under it.
     package let homeDirectory: String
     /// The registry's journal and retry settings (`PUSHKIT_REGISTRY_*`).
     package let registryTuning: RegistryTuning
+    /// The tz database and the system's zone (`TZDIR`, `TZ`), for quiet hours' zones.
+    package let timeZones: TimeZoneDatabase
     /// Whether sends are encrypted unless they say, and the placeholder they show in clear
     /// (`encrypt`, `placeholder_title`, `placeholder_body`).
     package let encryption: EncryptionDefaults
@@ -90,15 +98,19 @@ package struct Configuration: Sendable {
     ///
     /// - Parameters:
     ///   - flags: what the command line set.
-    ///   - environment: the process environment (`ProcessInfo.processInfo.environment` in the tools).
+    ///   - environment: the process environment, read once where each program starts.
+    ///   - stateFileBesideConfig: the state file a replaced design keeps beside its config file.
     package static func resolve(
-        flags: ConfigurationFlags, environment: [String: String]
+        flags: ConfigurationFlags, environment: [String: String],
+        stateFileBesideConfig: StateFileBesideConfig = { _ in nil }
     ) throws(ConfigurationError) -> Configuration {
         let location = configFileLocation(flags: flags, environment: environment)
         let file = try ConfigurationFile.load(
             path: location.value, required: location.source != .defaultValue,
             namedBy: location.source)
-        return try Configuration(flags: flags, environment: environment, file: file, fileSource: location.source)
+        return try Configuration(
+            flags: flags, environment: environment, file: file, fileSource: location.source,
+            stateFileBesideConfig: stateFileBesideConfig)
     }
 
     /// The system-wide config file, read when the user has none (a service user's commands then
@@ -145,11 +157,13 @@ package struct Configuration: Sendable {
     /// A `state_file` that is a URL (`postgres://...`) is left as it is.
     package init(
         flags: ConfigurationFlags, environment variables: [String: String], file: ConfigurationFile,
-        fileSource: SettingSource = .defaultValue, workingDirectory: String? = nil
+        fileSource: SettingSource = .defaultValue, workingDirectory: String? = nil,
+        stateFileBesideConfig: StateFileBesideConfig = { _ in nil }
     ) throws(ConfigurationError) {
         let environmentVariables = variables
         let paths = XDGPaths(environment: environmentVariables)
         registryTuning = RegistryTuning(environment: environmentVariables)
+        timeZones = TimeZoneDatabase(environment: environmentVariables)
         self.file = file
         self.fileSource = fileSource
         homeDirectory = paths.home
@@ -211,9 +225,7 @@ package struct Configuration: Sendable {
             ?? Setting(paths.stateDirectory, from: .defaultValue)
         stateFile =
             expanded(try pick(flag: flags.stateFile, "--state-file", env: ["APNS_STATE_FILE"], keys: ["state_file"]))
-            ?? (file.exists ? SvenFiles.tokenMap(besideConfig: file.path) : nil).map {
-                Setting($0, from: .derived(rule: "the Sven token map beside \(file.path)"))
-            }
+            ?? (file.exists ? stateFileBesideConfig(file.path) : nil)
             ?? Setting(stateDirectory.value + "/devices.json", from: .defaultValue)
         encryption = try EncryptionDefaults.configured(in: file)
 

@@ -8,8 +8,8 @@ package enum SettingSource: Sendable, Equatable, CustomStringConvertible {
     case configFile(key: String, path: String)
     /// The built-in default.
     case defaultValue
-    /// Derived from another setting by a stated rule; `rule` says which (e.g. the Sven design's
-    /// token map beside its config file, `SvenFiles`).
+    /// Derived from another setting by a stated rule; `rule` says which (e.g. a replaced design's
+    /// token map beside its config file, `StateFileBesideConfig`).
     case derived(rule: String)
 
     /// Whether the value was derived by a rule (`derived`).

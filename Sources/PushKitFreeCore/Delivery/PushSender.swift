@@ -116,6 +116,17 @@ package struct PushSender: Sendable {
         _ spec: PushSpecification, urgency: Urgency? = nil, audience: Audience = .everyDevice,
         at now: Date = Date()
     ) throws -> PreparedPush {
+        try Self.prepare(
+            spec, configuration: configuration, notificationPolicy: notificationPolicy, urgency: urgency,
+            audience: audience, at: now)
+    }
+
+    /// `prepare` without a sender, for a front end that sends the request some other way (a
+    /// broadcast to a channel): only the configuration and the policy take part.
+    package static func prepare(
+        _ spec: PushSpecification, configuration: Configuration, notificationPolicy: NotificationPolicy,
+        urgency: Urgency? = nil, audience: Audience = .everyDevice, at now: Date = Date()
+    ) throws -> PreparedPush {
         var spec = spec
         let topic = configuration.topic?.value
         if topic == nil, let missing = ConfigurationError.missingSettings(configuration, needsTopic: true) {

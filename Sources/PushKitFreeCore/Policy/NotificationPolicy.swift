@@ -41,6 +41,18 @@ package struct NotificationPolicy: Sendable {
     /// No quiet hours, no frequency cap, no urgency categories, the default log limit.
     package init() {}
 
+    /// Reads the policy from `configuration`'s file, its zones from `configuration`'s tz database,
+    /// then lets the front end's choices override it (see the other initializer).
+    package init(
+        configuration: Configuration, quietPolicy: QuietPolicy? = nil, minimumInterval: Int? = nil
+    ) throws(ConfigurationError) {
+        try self.init(
+            file: configuration.file, quietPolicy: quietPolicy, minimumInterval: minimumInterval,
+            makeZone: { name throws(ConfigurationError) in
+                try SystemTimeZone(identifier: name, database: configuration.timeZones)
+            })
+    }
+
     /// Reads the policy from the config file, then lets the flags override it.
     /// - Parameters:
     ///   - quietPolicy: the front end's choice, over the file's `quiet_policy`.

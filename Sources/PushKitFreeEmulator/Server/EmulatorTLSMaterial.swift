@@ -59,9 +59,11 @@ package struct EmulatorTLSMaterial: Sendable {
 
     /// Loads the generated CA and server certificate from `directory`, making what is missing or
     /// stale. Falls back to a new private temporary directory when `directory` is unusable.
+    /// - Parameter temporaryDirectory: `TMPDIR` as the program read it (`nil`: not set), where the
+    ///   fallback goes when it is an absolute path, else `/tmp`.
     /// - Returns: the material and a warning when the fallback was used.
     package static func loadOrCreate(
-        in directory: String, host: String, now: Date = Date()
+        in directory: String, host: String, now: Date = Date(), temporaryDirectory: String? = nil
     ) throws -> (material: EmulatorTLSMaterial, warning: String?) {
         do {
             try PosixFile.createPrivateDirectory(directory)
@@ -70,7 +72,7 @@ package struct EmulatorTLSMaterial: Sendable {
             }
             return (material, nil)
         } catch {
-            var template = Array((temporaryDirectory() + "/apns-emulator-XXXXXX").utf8CString)
+            var template = Array((scratchDirectory(temporaryDirectory) + "/apns-emulator-XXXXXX").utf8CString)
             guard let made = mkdtemp(&template) else { throw error }
             let fallback = String(cString: made)
             let material = try loadOrCreateLocked(in: fallback, names: names(forHost: host), now: now)
@@ -214,11 +216,9 @@ package struct EmulatorTLSMaterial: Sendable {
         return nil
     }
 
-    /// `$TMPDIR` when it is an absolute path, else `/tmp`.
-    private static func temporaryDirectory() -> String {
-        guard let value = getenv("TMPDIR") else { return "/tmp" }
-        let text = String(cString: value)
-        guard text.hasPrefix("/") else { return "/tmp" }
+    /// `tmpdir` (`TMPDIR`) when it is an absolute path, else `/tmp`.
+    private static func scratchDirectory(_ tmpdir: String?) -> String {
+        guard let text = tmpdir, text.hasPrefix("/") else { return "/tmp" }
         return text.hasSuffix("/") ? String(text.dropLast()) : text
     }
 

@@ -23,10 +23,10 @@ import PushKitFreeCore
 /// so that server's own readers see devices again rather than `version` and `devices`.
 ///
 /// Retirement: once that server is stopped, `register-apns convert` writes the flat map and sidecar
-/// as one version 1 file (`DeviceRegistry.convertToVersionOne`, the flat map kept as `.v0.bak`);
-/// after every user has converted, this file, `DeviceRegistry+FlatMap.swift`, the
+/// as one version 1 file (`StateFileRegistry.convertToVersionOne`, the flat map kept as `.v0.bak`);
+/// after every user has converted, this file, `StateFileRegistry+FlatMap.swift`, the
 /// `.legacyFlatMap` and `.versionedWithLegacyEntries` forms and the late-write adoption in
-/// `DeviceRegistry.write` can go, a file still in the old form then refused with a message naming
+/// `StateFileRegistry.write` can go, a file still in the old form then refused with a message naming
 /// `convert` from an older release.
 extension RegisteredDevices {
     /// Adopts a top-level registration `deviceID` → `token` found in a version 1 file: it is newer

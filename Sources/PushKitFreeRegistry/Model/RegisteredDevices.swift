@@ -7,7 +7,7 @@ import PushKitFreeCore
 
 /// The contents of the device registry: device id → record, and the rules for changing it.
 ///
-/// A plain value, with no file behind it: `DeviceRegistry` reads one from the state file, lets a
+/// A plain value, with no file behind it: `StateFileRegistry` reads one from the state file, lets a
 /// closure change it, and writes it back. Every change goes through the methods here, which keep one
 /// invariant: a token belongs to one device id (one app install).
 ///
@@ -26,7 +26,7 @@ package struct RegisteredDevices: Sendable {
         /// `{"version": 1, "devices": {...}}`.
         case versioned
         /// The flat map `{"<device id>": "<token>"}` of earlier servers; written back as a flat map,
-        /// with what it cannot hold in the sidecar (see `DeviceRegistry`).
+        /// with what it cannot hold in the sidecar (see `StateFileRegistry`).
         case legacyFlatMap
         /// Version 1 with registrations a writer of the flat map added beside `version` and
         /// `devices` (`adoptedLegacyEntries`). That writer is still running, so the registry is
@@ -54,7 +54,7 @@ package struct RegisteredDevices: Sendable {
     package internal(set) var storedFormat: StoredFormat
     /// The device ids adopted from top-level members of a version 1 file (see `StoredFormat`).
     var adoptedLegacyEntries: [String] = []
-    /// Whether `DeviceRegistry` writes this registry as a flat map plus sidecar: it was read from one,
+    /// Whether `StateFileRegistry` writes this registry as a flat map plus sidecar: it was read from one,
     /// or a writer of the flat map added registrations to the version 1 file it was read from.
     package var writesFlatMap: Bool {
         storedFormat == .legacyFlatMap || storedFormat == .versionedWithLegacyEntries
@@ -66,7 +66,7 @@ package struct RegisteredDevices: Sendable {
     /// journal of that base through that many bytes into the file of that base, and nothing else
     /// (see `RegistryJournal`). `nil` after any other write. Not part of equality.
     var journalFolded: String?
-    /// Incremented by every change, so `DeviceRegistry.update` can skip writing when nothing changed.
+    /// Incremented by every change, so `StateFileRegistry.update` can skip writing when nothing changed.
     var changeCount = 0
     /// The ids of the devices changed, added or removed since the registry was read or last
     /// written (`markUnchanged()`), for stores that write only what changed (the state file's
@@ -76,7 +76,7 @@ package struct RegisteredDevices: Sendable {
     /// every change below keeps it right. Not part of equality.
     var tokenIndex: TokenIndex?
     /// Whether the first change that looks a token up builds `tokenIndex`: set on a registry kept
-    /// between changes (`DeviceRegistry`'s cache), where the index pays for itself.
+    /// between changes (`StateFileRegistry`'s cache), where the index pays for itself.
     var indexesTokens = false
 
     /// A registry holding `devices`, in any order; of repeated ids the last wins.

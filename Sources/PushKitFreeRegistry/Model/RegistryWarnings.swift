@@ -7,7 +7,7 @@ import Synchronization
 /// program's name (`register-apns: warning: device "x" in ... cannot be used: ...`); a program
 /// that words its log otherwise (`register-apns serve`) installs its own handler at start.
 ///
-/// The stores call it as they read: the state file (`DeviceRegistry`) and the PostgreSQL
+/// The stores call it as they read: the state file (`StateFileRegistry`) and the PostgreSQL
 /// registry (`PostgresSession`), so no tool can read such a record without saying so.
 package enum RegistryWarnings {
     private struct State: Sendable {

@@ -3,7 +3,7 @@ import PushKitFreeCore
 /// every device.
 ///
 /// A registry read once and changed many times (the one `register-apns serve` keeps between write
-/// batches, see `DeviceRegistry`) carries an index of its device and push-to-start tokens and of
+/// batches, see `StateFileRegistry`) carries an index of its device and push-to-start tokens and of
 /// its groups' sizes, kept right by every change `RegisteredDevices` makes. A registry read for one change (a command line
 /// run) has none and scans: building the index costs more than the one scan it would save.
 extension RegisteredDevices {

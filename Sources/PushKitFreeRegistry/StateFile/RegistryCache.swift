@@ -12,10 +12,10 @@ import Darwin
 import Synchronization
 
 /// The registry a process last read from or wrote to one state file, reused while the file is
-/// unchanged (its journal is checked by `DeviceRegistry`), so that a process making many changes (`register-apns serve`) parses the file once
+/// unchanged (its journal is checked by `StateFileRegistry`), so that a process making many changes (`register-apns serve`) parses the file once
 /// rather than on every write batch.
 ///
-/// Shared by every copy of one `DeviceRegistry` value. Only a version 1 file is remembered: a flat
+/// Shared by every copy of one `StateFileRegistry` value. Only a version 1 file is remembered: a flat
 /// map, which another program rewrites in place without the lock, is read every time. A remembered
 /// registry is reused only when the file still has the stamp it had (`PosixFile.Stamp`: device,
 /// inode, size, modification and status change times in nanoseconds), and for a file of up to a

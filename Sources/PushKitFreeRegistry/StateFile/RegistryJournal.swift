@@ -15,9 +15,9 @@ import Darwin
 ///
 /// Rewriting a file of 100,000 devices (34 MB) and `fsync`ing it takes 50–100 ms on the machines
 /// measured; appending a batch's changed records to a journal and `fdatasync`ing it takes well under
-/// one. So a writer that asks for it (`DeviceRegistry.appendsToJournal`, which serve sets) appends a
+/// one. So a writer that asks for it (`StateFileRegistry.appendsToJournal`, which serve sets) appends a
 /// batch here instead of rewriting the file when the file is version 1 and at least
-/// `DeviceRegistry.journalThreshold` bytes, and the batch changes a few devices and no top-level
+/// `StateFileRegistry.journalThreshold` bytes, and the batch changes a few devices and no top-level
 /// member. Every other write (any command-line tool, a batch changing many devices, a journal grown
 /// to the file's size, serve idle for a second or stopping) folds the journal into the file:
 /// the file is written whole with a new `journal_base`, then the journal is removed.
@@ -170,7 +170,7 @@ enum RegistryJournal {
         return Position(file: file, stamp: stamp, end: end + line.count, continuesFile: true)
     }
 
-    /// What `DeviceRegistry` appends to the state file's path to name its journal.
+    /// What `StateFileRegistry` appends to the state file's path to name its journal.
     static let journalSuffix = ".journal"
 
     /// A new `journal_base`: the time and 64 random bits. Not hex only, so that a release that

@@ -30,7 +30,7 @@ extension RegistryStore {
     package var file: (any RegistryFile)? { nil }
 }
 
-extension DeviceRegistry: RegistryFile {
+extension StateFileRegistry: RegistryFile {
     /// Itself: this registry is kept in a file.
     package var file: (any RegistryFile)? { self }
 }

@@ -5,7 +5,7 @@ import Foundation
 #endif
 import PushKitFreeCore
 
-/// Where the device registry is kept: the JSON state file (`DeviceRegistry`, the default) or a
+/// Where the device registry is kept: the JSON state file (`StateFileRegistry`, the default) or a
 /// PostgreSQL database (`PostgresRegistry`, when `state_file` is a `postgres://` URL).
 ///
 /// Every tool reads and changes the registry through these two operations, so every change (add,
@@ -114,24 +114,24 @@ extension RegistryStore {
     }
 }
 
-extension DeviceRegistry: RegistryStore {
+extension StateFileRegistry: RegistryStore {
     /// The state file's path.
     package var location: String { path }
 }
 
 extension Configuration {
     /// The registry `state_file` names: a `postgres://` or `postgresql://` URL is a PostgreSQL
-    /// database (`PostgresRegistry`), anything else the path of the JSON state file (`DeviceRegistry`).
+    /// database (`PostgresRegistry`), anything else the path of the JSON state file (`StateFileRegistry`).
     /// Opening a database registry connects nothing yet: the first read or write does.
     /// - Parameter appendingToJournal: for a process that writes many batches (`register-apns
-    ///   serve`): a large state file's changes go to its journal (`DeviceRegistry.appendsToJournal`),
-    ///   and the process calls `DeviceRegistry.foldJournal()` when idle and before it exits.
+    ///   serve`): a large state file's changes go to its journal (`StateFileRegistry.appendsToJournal`),
+    ///   and the process calls `StateFileRegistry.foldJournal()` when idle and before it exits.
     package func registry(clock: any WallClock = SystemClock(), appendingToJournal: Bool = false) -> any RegistryStore {
         let location = stateFile.value
         if PostgresURL.isDatabaseURL(location) {
             return PostgresRegistry(url: location, clock: clock, retry: registryTuning.databaseRetry)
         }
-        var registry = DeviceRegistry(path: location, clock: clock)
+        var registry = StateFileRegistry(path: location, clock: clock)
         registry.origin =
             stateFile.source == .defaultValue
             ? "the devices file, in the state directory from \(stateDirectory.source)"

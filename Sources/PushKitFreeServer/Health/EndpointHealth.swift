@@ -7,7 +7,7 @@ import Synchronization
 /// - The state file is readable and parses as a registry (a missing file is an empty registry); a
 ///   PostgreSQL registry answers (one statement bringing the server's copy up to date).
 /// - The last registration batch was written, or, when the file system refused it (a full disk),
-///   room for the state file can now be allocated beside it (`DeviceRegistry.checkWritable()`):
+///   room for the state file can now be allocated beside it (`StateFileRegistry.checkWritable()`):
 ///   a server whose every registration fails is not healthy, and becomes so again without one.
 /// - When sending is configured (a provider key path is set), sending can work: a topic, a key
 ///   that loads with its key id and team id, libcurl.

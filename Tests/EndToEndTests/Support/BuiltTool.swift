@@ -30,11 +30,21 @@ enum BuiltTool {
         return url.path
     }
 
+    /// tools.list: each tool's name and the program it is a link to, in the list's order.
+    static let toolList: [(name: String, program: String)] = {
+        let text = (try? String(contentsOfFile: RepositoryFiles.path("tools.list"), encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ").map(String.init)
+            guard fields.count >= 3, !fields[0].hasPrefix("#") else { return nil }
+            return (fields[0], fields[1])
+        }
+    }()
+
     /// The tools that are the one `pushkit-free` program, called through links named after them.
-    static let lightTools = ["apns-jwt", "register-apns", "send-push"]
+    static let lightTools = toolList.filter { $0.program == "pushkit-free" }.map(\.name)
 
     /// The tools that are the one `pushkit-free-server` program, called the same way.
-    static let serverTools = ["register-apns-serve", "apns-emulator", "pushkit-mcp"]
+    static let serverTools = toolList.filter { $0.program == "pushkit-free-server" }.map(\.name)
 
     /// Adds the links `make` adds after a build (`apns-jwt -> pushkit-free`,
     /// `apns-emulator -> pushkit-free-server`, ...) when a plain `swift build` left them out, so the

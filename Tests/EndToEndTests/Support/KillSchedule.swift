@@ -65,7 +65,7 @@ struct KillSchedule {
 }
 
 /// SIGKILLs chosen processes the moment they create a temporary file beside the state file
-/// (`<state file>.tmp-<pid>-<random>`, written by `DeviceRegistry.update`), so the kill lands while
+/// (`<state file>.tmp-<pid>-<random>`, written by `StateFileRegistry.update`), so the kill lands while
 /// the registry is being written, synced or renamed: a window of about a millisecond that random
 /// delays rarely hit. Watches the directory with inotify (Linux), no polling.
 final class TemporaryFileTrigger: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PushKitFreeCore
+import PushKitFreeTestSupport
 
 /// The precedence table: for every setting, flag > environment variable > config file > default.
 @Suite("configuration precedence")
@@ -254,12 +255,6 @@ struct ConfigurationTests {
         #expect(
             try !Configuration.resolve(flags: ConfigurationFlags(), environment: ["HOME": "/nonexistent"]).file.exists)
     }
-}
-
-func makeTemporaryDirectory() throws -> String {
-    let path = FileManager.default.temporaryDirectory.appendingPathComponent("pushkit-unit-\(UUID().uuidString)").path
-    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    return path
 }
 
 /// Paths are absolute once read: a config file's relative to its own directory, a flag's or a

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import PushKitFreeCore
+import PushKitFreeTestSupport
 
 /// What the pipeline does with APNs' key-scope answers: a new connection for
 /// `UnrelatedKeyIdInToken`, nothing more for `BadEnvironmentKeyIdInToken`, pruning for `ExpiredToken`.
@@ -26,7 +27,7 @@ struct KeyScopeDeliveryTests {
     @Test("UnrelatedKeyIdInToken: one new connection for the run, each affected request resent once on it")
     func unrelatedKeyOpensANewConnection() throws {
         let transport = ScriptedTransport(
-            script([PushDeliveryTests.answer(403, "UnrelatedKeyIdInToken"), PushDeliveryTests.answer(200)]))
+            script([ScriptedTransport.answer(403, "UnrelatedKeyIdInToken"), ScriptedTransport.answer(200)]))
         let results = try deliver(transport)
         #expect(results.allSatisfy { $0.outcome == .delivered && $0.attempts == 2 })
         #expect(
@@ -35,7 +36,7 @@ struct KeyScopeDeliveryTests {
 
     @Test("UnrelatedKeyIdInToken again on the new connection: reported, not retried a second time")
     func unrelatedKeyPersists() throws {
-        let transport = ScriptedTransport(script([PushDeliveryTests.answer(403, "UnrelatedKeyIdInToken")]))
+        let transport = ScriptedTransport(script([ScriptedTransport.answer(403, "UnrelatedKeyIdInToken")]))
         let results = try deliver(transport)
         #expect(results.allSatisfy { $0.outcome == .rejected && $0.attempts == 2 && $0.status == 403 })
         #expect(transport.connectionOfSend == [0, 0, 0, 1, 1, 1], "one new connection, never a second")
@@ -44,7 +45,7 @@ struct KeyScopeDeliveryTests {
 
     @Test("BadEnvironmentKeyIdInToken: no retry and no switch to the other environment, even when none is recorded")
     func badEnvironmentKeyIsPermanent() throws {
-        let transport = ScriptedTransport(script([PushDeliveryTests.answer(403, "BadEnvironmentKeyIdInToken")]))
+        let transport = ScriptedTransport(script([ScriptedTransport.answer(403, "BadEnvironmentKeyIdInToken")]))
         let results = try deliver(transport)
         #expect(results.allSatisfy { $0.outcome == .rejected && $0.attempts == 1 && $0.environment == .production })
         #expect(transport.sent.allSatisfy { $0.url.hasPrefix("https://prod/") })
@@ -54,7 +55,7 @@ struct KeyScopeDeliveryTests {
     @Test("ExpiredToken is a dead token: unregistered with Apple's timestamp, not retried")
     func expiredTokenIsUnregistered() throws {
         let transport = ScriptedTransport(
-            script([PushDeliveryTests.answer(410, "ExpiredToken", timestamp: 1_700_000_000_000)]))
+            script([ScriptedTransport.answer(410, "ExpiredToken", timestamp: 1_700_000_000_000)]))
         let results = try deliver(transport)
         #expect(results.allSatisfy { $0.outcome == .unregistered && $0.attempts == 1 })
         #expect(results.allSatisfy { $0.unregisteredAt == Date(timeIntervalSince1970: 1_700_000_000) })

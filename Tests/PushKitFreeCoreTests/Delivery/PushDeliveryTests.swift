@@ -1,116 +1,10 @@
 import Foundation
 import Testing
 @testable import PushKitFreeCore
-
-/// A transport that answers from a script, per device token, on a virtual clock, and records what
-/// it was sent and when: a token's answers can take `latency` of virtual time, and the time it
-/// waits with nothing in flight (a back-off) is logged in `pauses`. Nothing really sleeps.
-final class ScriptedTransport: HTTP2Transport {
-    /// Answers per token, consumed in order; the last one repeats.
-    var script: [String: [Result<HTTP2Answer, TransportFailure>]]
-    /// How long each token's answers take; 0 when not listed.
-    var latency: [String: Duration]
-    private(set) var sent: [(url: String, authorization: String, at: Duration)] = []
-    /// The body of each request of `sent`.
-    private(set) var sentBodies: [Data] = []
-    /// The waits with nothing in flight.
-    private(set) var pauses: [Duration] = []
-    /// Virtual time from the start of `perform` to its end.
-    private(set) var elapsed: Duration = .zero
-    /// The connection each request of `sent` went out on: 0 for the first, one more after each
-    /// `openNewConnection()`.
-    private(set) var connectionOfSend: [Int] = []
-    private var connection = 0
-
-    init(_ script: [String: [Result<HTTP2Answer, TransportFailure>]], latency: [String: Duration] = [:]) {
-        self.script = script
-        self.latency = latency
-    }
-
-    /// Runs on virtual time, so `cutoff` (real time) is not consulted.
-    func perform(
-        deadline: ContinuousClock.Instant, cutoff: () -> ContinuousClock.Instant?,
-        next: (ContinuousClock.Instant) -> HTTP2RequestSupply, onResponse: (HTTP2Response) -> Void
-    ) {
-        let start = ContinuousClock.now
-        var now = start
-        var inFlight: [(done: ContinuousClock.Instant, request: HTTP2Request, token: String)] = []
-        defer { elapsed = now - start }
-        while true {
-            if now >= deadline {
-                for entry in inFlight {
-                    onResponse(
-                        HTTP2Response(
-                            tag: entry.request.tag,
-                            result: .failure(
-                                TransportFailure(kind: .timeout, code: 28, message: "no answer before the deadline"))))
-                }
-                return
-            }
-            var wake: ContinuousClock.Instant?
-            supply: while true {
-                switch next(now) {
-                case .request(let request):
-                    let token = String(request.url.split(separator: "/").last ?? "")
-                    sent.append(
-                        (request.url, request.headers.first { $0.name == "authorization" }?.value ?? "", now - start))
-                    connectionOfSend.append(connection)
-                    sentBodies.append(request.body)
-                    inFlight.append((now + (latency[token] ?? .zero), request, token))
-                case .notBefore(let instant):
-                    wake = instant
-                    break supply
-                case .exhausted:
-                    break supply
-                }
-            }
-            if inFlight.isEmpty && wake == nil { return }
-            let target = min(inFlight.map(\.done).min() ?? deadline, wake ?? deadline, deadline)
-            if target > now {
-                if inFlight.isEmpty { pauses.append(target - now) }
-                now = target
-            }
-            let done = inFlight.filter { $0.done <= now }
-            inFlight.removeAll { $0.done <= now }
-            for entry in done {
-                var answers =
-                    script[entry.token] ?? [
-                        .success(HTTP2Answer(status: 200, headers: ["apns-id": "id"], body: Data()))
-                    ]
-                let answer = answers.count > 1 ? answers.removeFirst() : answers[0]
-                script[entry.token] = answers
-                onResponse(HTTP2Response(tag: entry.request.tag, result: answer))
-            }
-        }
-    }
-}
-
-extension ScriptedTransport {
-    func openNewConnection() { connection += 1 }
-}
-
-/// Provider tokens "t1", "t2", … with a log of replacements.
-final class CountingTokens: ProviderTokenSource {
-    private(set) var current = 1
-    private(set) var replaced: [String] = []
-    func currentToken() throws -> String { "t\(current)" }
-    func replacement(for rejected: String) throws -> String {
-        replaced.append(rejected)
-        current += 1
-        return "t\(current)"
-    }
-}
+import PushKitFreeTestSupport
 
 @Suite("delivery decisions")
 struct PushDeliveryTests {
-    static func answer(
-        _ status: Int, _ reason: String? = nil, timestamp: Int? = nil
-    ) -> Result<HTTP2Answer, TransportFailure> {
-        var body = ""
-        if let reason { body = #"{"reason":"\#(reason)"\#(timestamp.map { ",\"timestamp\":\($0)" } ?? "")}"# }
-        return .success(HTTP2Answer(status: status, headers: [:], body: Data(body.utf8)))
-    }
-
     let token = try! DeviceToken(validating: String(repeating: "ab", count: 32))
     let request = APNsRequest(bundleID: "com.example.app", payload: Data(#"{"aps":{}}"#.utf8))
 
@@ -139,7 +33,7 @@ struct PushDeliveryTests {
 
     @Test("temporary failures are retried with growing pauses, then reported as failed")
     func retriesThenFails() throws {
-        let transport = ScriptedTransport([token.hex: [Self.answer(503, "ServiceUnavailable")]])
+        let transport = ScriptedTransport([token.hex: [ScriptedTransport.answer(503, "ServiceUnavailable")]])
         let result = try deliver(transport, retries: 2)
         #expect(result.outcome == .failed)
         #expect(result.attempts == 3)
@@ -158,8 +52,12 @@ struct PushDeliveryTests {
         var latency: [String: Duration] = [:]
         for (n, token) in tokens.enumerated() {
             switch n % 10 {
-            case 0: script[token.hex] = [Self.answer(429, "TooManyRequests"), Self.answer(200)]
-            case 1: script[token.hex] = [Self.answer(500, "InternalServerError"), Self.answer(200)]
+            case 0:
+                script[token.hex] = [ScriptedTransport.answer(429, "TooManyRequests"), ScriptedTransport.answer(200)]
+            case 1:
+                script[token.hex] = [
+                    ScriptedTransport.answer(500, "InternalServerError"), ScriptedTransport.answer(200),
+                ]
             case 2: latency[token.hex] = .seconds(8)
             default: break
             }
@@ -195,7 +93,7 @@ struct PushDeliveryTests {
     @Test("a lost connection is retried; a TLS failure is not")
     func transportFailures() throws {
         let lost = TransportFailure(kind: .connectionLost, code: 16, message: "stream reset")
-        let delivered = try deliver(ScriptedTransport([token.hex: [.failure(lost), Self.answer(200)]]))
+        let delivered = try deliver(ScriptedTransport([token.hex: [.failure(lost), ScriptedTransport.answer(200)]]))
         #expect(delivered.outcome == .delivered)
         #expect(delivered.attempts == 2)
         let tls = TransportFailure(kind: .tls, code: 60, message: "certificate verify failed")
@@ -205,14 +103,16 @@ struct PushDeliveryTests {
 
     @Test("an expired provider token is replaced once and the request resent with the new one")
     func providerTokenReplaced() throws {
-        let transport = ScriptedTransport([token.hex: [Self.answer(403, "ExpiredProviderToken"), Self.answer(200)]])
+        let transport = ScriptedTransport([
+            token.hex: [ScriptedTransport.answer(403, "ExpiredProviderToken"), ScriptedTransport.answer(200)]
+        ])
         let tokens = CountingTokens()
         let result = try deliver(transport, tokens: tokens)
         #expect(result.outcome == .delivered)
         #expect(tokens.replaced == ["t1"])
         #expect(transport.sent.map(\.authorization) == ["bearer t1", "bearer t2"])
 
-        let stubborn = ScriptedTransport([token.hex: [Self.answer(403, "InvalidProviderToken")]])
+        let stubborn = ScriptedTransport([token.hex: [ScriptedTransport.answer(403, "InvalidProviderToken")]])
         let rejected = try deliver(stubborn)
         #expect(rejected.outcome == .rejected)
         #expect(stubborn.sent.count == 2, "replaced once, never twice")
@@ -220,7 +120,9 @@ struct PushDeliveryTests {
 
     @Test("BadDeviceToken switches environment once when none is recorded, never when one is")
     func environmentSwitch() throws {
-        let transport = ScriptedTransport([token.hex: [Self.answer(400, "BadDeviceToken"), Self.answer(200)]])
+        let transport = ScriptedTransport([
+            token.hex: [ScriptedTransport.answer(400, "BadDeviceToken"), ScriptedTransport.answer(200)]
+        ])
         let learned = try deliver(transport)
         #expect(learned.outcome == .delivered && learned.environment == .sandbox)
         #expect(
@@ -229,17 +131,18 @@ struct PushDeliveryTests {
             ])
 
         let pinned = try deliver(
-            ScriptedTransport([token.hex: [Self.answer(400, "BadDeviceToken")]]), recorded: .production)
+            ScriptedTransport([token.hex: [ScriptedTransport.answer(400, "BadDeviceToken")]]), recorded: .production)
         #expect(pinned.outcome == .rejected && pinned.attempts == 1)
     }
 
     @Test("410 carries its timestamp; permanent errors are not retried")
     func unregisteredAndPermanent() throws {
         let gone = try deliver(
-            ScriptedTransport([token.hex: [Self.answer(410, "Unregistered", timestamp: 1_700_000_000_000)]]))
+            ScriptedTransport([token.hex: [ScriptedTransport.answer(410, "Unregistered", timestamp: 1_700_000_000_000)]]
+            ))
         #expect(gone.outcome == .unregistered)
         #expect(gone.unregisteredAt == Date(timeIntervalSince1970: 1_700_000_000))
-        let transport = ScriptedTransport([token.hex: [Self.answer(400, "DeviceTokenNotForTopic")]])
+        let transport = ScriptedTransport([token.hex: [ScriptedTransport.answer(400, "DeviceTokenNotForTopic")]])
         let rejected = try deliver(transport)
         #expect(rejected.outcome == .rejected && transport.sent.count == 1)
     }

@@ -4,17 +4,6 @@ import Testing
 @testable import PushKitFreeCore
 import PushKitFreeTestSupport
 @testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
 
 /// A transport source that hands out one scripted transport and logs when it is asked.
 final class ScriptedTransportSource: HTTP2TransportSource, @unchecked Sendable {
@@ -56,7 +45,7 @@ struct PushSenderTests {
         flags.stateFile = directory + "/devices.json"
         let configuration = try Configuration.resolve(
             flags: flags, environment: ["HOME": directory, "PUSHKIT_STATE_DIR": directory])
-        _ = try DeviceRegistry(path: configuration.stateFile.value).register([
+        _ = try StateFileRegistry(path: configuration.stateFile.value).register([
             registration("phone", 1), registration("ipad", 2),
         ])
         return (configuration, directory)
@@ -109,7 +98,7 @@ struct PushSenderTests {
         let report = try sender.deliver(checked, warn: { _ in })
         #expect(source.events == ["selected 2", "ready", "prepare", "transport"])
         #expect(report.delivered == 1 && report.pruned == 1)
-        #expect(try DeviceRegistry(path: configuration.stateFile.value).load().devices.map(\.id) == ["phone"])
+        #expect(try StateFileRegistry(path: configuration.stateFile.value).load().devices.map(\.id) == ["phone"])
     }
 
     @Test("an encrypted send seals each body for its device and refuses the device without a key, sending it nothing")
@@ -117,7 +106,7 @@ struct PushSenderTests {
         let (configuration, _) = try setUp()
         let key = ContentKey.random()
         #expect(
-            try DeviceRegistry(path: configuration.stateFile.value).setContentKey(
+            try StateFileRegistry(path: configuration.stateFile.value).setContentKey(
                 key, deviceID: "phone", replacing: false)
                 == .stored)
         let transport = ScriptedTransport([:])
@@ -237,7 +226,7 @@ struct PushSenderTests {
         #expect(report.results.allSatisfy { $0.outcome == .rejected && $0.attempts == 1 && !$0.pruned })
         #expect(report.exitStatus == .partialFailure)
         #expect(
-            try DeviceRegistry(path: configuration.stateFile.value).load().devices.map(\.id).sorted() == [
+            try StateFileRegistry(path: configuration.stateFile.value).load().devices.map(\.id).sorted() == [
                 "ipad", "phone",
             ])
         #expect(
@@ -262,7 +251,7 @@ struct PushSenderTests {
         #expect(ipad.advice == "the device token has expired: the app must register its new one")
         #expect(report.exitStatus == .success)
         #expect(report.lines(fullTokens: false).contains("410 ExpiredToken (removed from registry)"))
-        #expect(try DeviceRegistry(path: configuration.stateFile.value).load().devices.map(\.id) == ["phone"])
+        #expect(try StateFileRegistry(path: configuration.stateFile.value).load().devices.map(\.id) == ["phone"])
     }
 
     @Test("TopicDisallowed: a key not scoped to the topic is explained, naming the topic; nothing retried")

@@ -3,11 +3,6 @@ import Testing
 @testable import PushKitFreeCore
 import PushKitFreeTestSupport
 @testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
 
 /// Live Activity pushes (`send-push --live-activity`) and the push-to-start tokens of the registry.
 @Suite("Live Activities")
@@ -301,7 +296,7 @@ struct LiveActivityTests {
     @Test("bookkeeping after a start: a 410 clears the push-to-start token, a delivery records no environment")
     func bookkeeping() throws {
         let directory = try makeTemporaryDirectory()
-        let store = DeviceRegistry(path: directory + "/devices.json", clock: ManualClock(may1 + 60))
+        let store = StateFileRegistry(path: directory + "/devices.json", clock: ManualClock(may1 + 60))
         try store.register([
             try DeviceRegistration(deviceID: "gone", token: token(1), pushToStartToken: token(0xa1)),
             try DeviceRegistration(deviceID: "fresh", token: token(2), pushToStartToken: token(0xa2)),

@@ -3,10 +3,6 @@ import Testing
 @testable import PushKitFreeCore
 import PushKitFreeTestSupport
 @testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
-@testable import PushKitFreeRegistry
 
 /// A UTC instant.
 private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int = 0) -> Date {
@@ -152,7 +148,8 @@ struct RegistryBriefingTests {
     func stateFileRoundTrip() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("briefing-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let registry = DeviceRegistry(path: directory.appendingPathComponent("devices.json").path, clock: ManualClock())
+        let registry = StateFileRegistry(
+            path: directory.appendingPathComponent("devices.json").path, clock: ManualClock())
         var phone = registration("phone", 1)
         phone.timeZone = "Asia/Tokyo"
         try registry.register([phone, registration("tablet", 2)])

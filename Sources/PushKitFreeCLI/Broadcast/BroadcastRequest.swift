@@ -1,3 +1,4 @@
+import PushKitFreeCore
 /// A broadcast push: one Live Activity update or end to every device subscribed to a channel, as
 /// Apple's "Sending broadcast push notification requests to APNs" describes it.
 ///

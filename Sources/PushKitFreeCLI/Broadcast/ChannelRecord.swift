@@ -1,3 +1,4 @@
+import PushKitFreeCore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

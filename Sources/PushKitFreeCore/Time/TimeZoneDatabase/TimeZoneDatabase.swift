@@ -3,41 +3,48 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Synchronization
 
 /// The system's tz database (Debian package `tzdata`): one compiled TZif file per zone under a
-/// directory, `$TZDIR` or else `/usr/share/zoneinfo`, read directly so that converting never
+/// directory, `TZDIR` or else `/usr/share/zoneinfo`, read directly so that converting never
 /// touches the process's environment (which `setenv("TZ")` + `tzset()` would, for every thread).
-struct TimeZoneDatabase: Sendable {
+/// `TZ` and `TZDIR` come in as values (`init(environment:)`): nothing here reads the environment.
+package struct TimeZoneDatabase: Sendable {
     /// Where the zone files are.
     let directory: String
     /// The names a zone may have (`nil`: any file's name); the directory's other files are not zones.
     let names: Set<String>?
+    /// The `TZ` variable, which names the system's zone (`nil`: not set, `/etc/localtime`).
+    let systemZone: String?
 
-    init(directory: String, names: Set<String>? = nil) {
+    init(directory: String, names: Set<String>? = nil, systemZone: String? = nil) {
         self.directory = directory
         self.names = names
+        self.systemZone = systemZone
     }
 
-    /// The database the C library would use: `$TZDIR` when set and not empty, else `/usr/share/zoneinfo`,
-    /// with the zone names of `TimeZoneNames` (so `localtime` or `posix/UTC` are not zones).
-    static var system: TimeZoneDatabase {
-        let directory = environmentValue("TZDIR") ?? ""
-        return TimeZoneDatabase(
-            directory: directory.isEmpty ? "/usr/share/zoneinfo" : directory, names: TimeZoneNames.all)
+    /// The database the C library would use in `environment`: `TZDIR` when set and not empty, else
+    /// `/usr/share/zoneinfo`, with the zone names of `TimeZoneNames` (so `localtime` or `posix/UTC`
+    /// are not zones), and `TZ` as the system's zone.
+    package init(environment: [String: String]) {
+        let directory = environment["TZDIR"] ?? ""
+        self.init(
+            directory: directory.isEmpty ? "/usr/share/zoneinfo" : directory, names: TimeZoneNames.all,
+            systemZone: environment["TZ"])
+    }
+
+    private static let current = Mutex(TimeZoneDatabase(environment: [:]))
+
+    /// The database of this process's environment, for the zones looked up by name alone
+    /// (`SystemTimeZone.named`, `exists`): set once where a program starts, from the environment it
+    /// read; until then, that of an empty environment.
+    package static var system: TimeZoneDatabase {
+        get { current.withLock { $0 } }
+        set { current.withLock { $0 = newValue } }
     }
 
     /// The zone file the C library reads when `TZ` is not set.
     static let localTimePath = "/etc/localtime"
-
-    /// An environment variable's value, read and never written.
-    static func environmentValue(_ name: String) -> String? {
-        getenv(name).map { String(cString: $0) }
-    }
 
     /// The zone named `identifier` (`Europe/Berlin`): one of `names` (when set), a relative name
     /// without `..` whose file is TZif.
@@ -49,6 +56,9 @@ struct TimeZoneDatabase: Sendable {
         if let names, !names.contains(identifier) { return nil }
         return Self.readZone(at: directory + "/" + identifier)
     }
+
+    /// The rules of the system's zone, as the C library follows `TZ` (`rules(forTZ: systemZone)`).
+    var systemZoneRules: ZoneRules { rules(forTZ: systemZone) }
 
     /// The rules the C library follows for a `TZ` variable holding `tz` (`nil`: not set):
     /// - not set: `/etc/localtime`; empty, or just `:`: UTC;

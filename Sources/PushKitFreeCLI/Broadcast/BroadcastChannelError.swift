@@ -1,3 +1,4 @@
+import PushKitFreeCore
 /// What went wrong with a broadcast channel or the channels file, each with its exit status.
 package enum BroadcastChannelError: PushKitError {
     /// A name the user gave cannot name a channel (65).

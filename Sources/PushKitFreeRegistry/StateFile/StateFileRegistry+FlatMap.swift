@@ -13,7 +13,7 @@ import Darwin
 /// The flat map's side of the state file registry (`RegisteredDevices+FlatMap.swift` is its
 /// format): the sidecar `<file>.meta.json` beside it, the pending sidecar, and the order of writes
 /// that keeps the two consistent through a failure at any step.
-extension DeviceRegistry {
+extension StateFileRegistry {
     /// Writes a flat map and its sidecar so that a failure at any step leaves the old registry or
     /// the new one, never a mix: the pending sidecar, then the flat map (the commit), then the
     /// pending sidecar renamed over the sidecar. When the flat map's bytes do not change, the

@@ -48,23 +48,23 @@ package struct FixedOffsetTimeZone: LocalTimeZone {
 /// as the C library's `localtime_r`.
 ///
 /// A named zone's file is read once, here; converting is arithmetic on what was read, so any number
-/// of tasks may convert at once. Nothing sets `TZ` or calls `tzset()`: the environment is only read.
+/// of tasks may convert at once. Nothing sets `TZ` or calls `tzset()`, nor reads the environment:
+/// `TZ` and `TZDIR` come in with the `TimeZoneDatabase`.
 package struct SystemTimeZone: LocalTimeZone {
     /// The IANA name; `nil` for the system's zone (`TZ`, else `/etc/localtime`).
     package let identifier: String?
     /// The named zone's rules; `nil` for the system's zone, which follows `TZ` at each conversion.
     private let rules: ZoneRules?
+    /// Where the system's zone is looked up at each conversion (`TZ`, else `/etc/localtime`).
+    private let database: TimeZoneDatabase
 
     /// The IANA name, or "system" for the system's zone.
     package var name: String { identifier ?? "system" }
 
+    /// A zone of `database` (`Configuration.timeZones`; tests point it at a directory of their own),
+    /// or the system's zone (`identifier` nil).
     /// - Throws: `ConfigurationError` (exit 78) when `identifier` is not a zone of the tz database.
-    package init(identifier: String?) throws(ConfigurationError) {
-        try self.init(identifier: identifier, database: .system)
-    }
-
-    /// A zone of `database` (tests point it at a directory of their own).
-    init(identifier: String?, database: TimeZoneDatabase) throws(ConfigurationError) {
+    package init(identifier: String?, database: TimeZoneDatabase = .system) throws(ConfigurationError) {
         if let identifier {
             guard let file = database.zone(named: identifier) else {
                 throw ConfigurationError(
@@ -76,12 +76,13 @@ package struct SystemTimeZone: LocalTimeZone {
             rules = nil
         }
         self.identifier = identifier
+        self.database = database
     }
 
     /// The zone `identifier` names in the system's tz database; `nil` when there is none.
     package static func named(_ identifier: String) -> SystemTimeZone? {
         guard let file = TimeZoneDatabase.system.zone(named: identifier) else { return nil }
-        return SystemTimeZone(identifier: identifier, rules: .file(file))
+        return SystemTimeZone(identifier: identifier, rules: .file(file), database: .system)
     }
 
     /// Whether the system's tz database has a zone `identifier` (`America/New_York`).
@@ -89,9 +90,10 @@ package struct SystemTimeZone: LocalTimeZone {
         TimeZoneDatabase.system.zone(named: identifier) != nil
     }
 
-    private init(identifier: String, rules: ZoneRules) {
+    private init(identifier: String, rules: ZoneRules, database: TimeZoneDatabase) {
         self.identifier = identifier
         self.rules = rules
+        self.database = database
     }
 
     /// Minutes since local midnight (0..<1440) at `date`, daylight saving included.
@@ -105,7 +107,7 @@ package struct SystemTimeZone: LocalTimeZone {
     }
 
     private func localSeconds(at date: Date) -> Int {
-        let rules = rules ?? TimeZoneDatabase.system.rules(forTZ: TimeZoneDatabase.environmentValue("TZ"))
+        let rules = rules ?? database.systemZoneRules
         return rules.localSeconds(at: Self.instant(of: date))
     }
 

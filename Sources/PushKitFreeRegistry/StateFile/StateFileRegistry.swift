@@ -10,7 +10,8 @@ import Glibc
 import Darwin
 #endif
 
-/// The device registry on disk: the one way every tool reads and changes the state file.
+/// The device registry in a JSON state file, the file's `RegistryStore` (as `PostgresRegistry` is
+/// PostgreSQL's): the one way every tool reads and changes the state file.
 ///
 /// Reads take no lock: the tools only ever replace the file whole, so a reader sees the old or the
 /// new version. `update` serializes writers across processes: it takes an exclusive `flock` on
@@ -55,9 +56,9 @@ import Darwin
 /// journal into the file from time to time; every reader applies the journal (see `RegistryJournal`).
 /// Every other value writes the file whole and `fsync`s it on every change, folding in any journal.
 ///
-/// This file holds reading, the lock and the write; `DeviceRegistry+Journal.swift` the journal's
-/// side, `DeviceRegistry+FlatMap.swift` the flat map's sidecar.
-package struct DeviceRegistry: Sendable {
+/// This file holds reading, the lock and the write; `StateFileRegistry+Journal.swift` the journal's
+/// side, `StateFileRegistry+FlatMap.swift` the flat map's sidecar.
+package struct StateFileRegistry: Sendable {
     /// The state file.
     package let path: String
     /// The source of `registered_at`, `last_seen_at` and `last_delivered_at` times.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import PushKitFreeCLI
 @testable import PushKitFreeCore
+import PushKitFreeTestSupport
 
 @Suite("broadcast channels: requests and answers as Apple documents them")
 struct BroadcastProtocolTests {
@@ -158,8 +160,8 @@ struct SingleRequestDeliveryTests {
     func temporary() throws {
         let transport = ScriptedTransport([
             "app": [
-                PushDeliveryTests.answer(429, "TooManyRequests"), PushDeliveryTests.answer(503, "ServiceUnavailable"),
-                PushDeliveryTests.answer(200),
+                ScriptedTransport.answer(429, "TooManyRequests"), ScriptedTransport.answer(503, "ServiceUnavailable"),
+                ScriptedTransport.answer(200),
             ]
         ])
         let outcome = try send(transport)
@@ -169,7 +171,7 @@ struct SingleRequestDeliveryTests {
 
     @Test("ChannelNotRegistered is an answer, not retried")
     func permanent() throws {
-        let transport = ScriptedTransport(["app": [PushDeliveryTests.answer(400, "ChannelNotRegistered")]])
+        let transport = ScriptedTransport(["app": [ScriptedTransport.answer(400, "ChannelNotRegistered")]])
         let outcome = try send(transport)
         #expect(outcome.attempts == 1 && outcome.answer?.status == 400)
     }
@@ -178,7 +180,7 @@ struct SingleRequestDeliveryTests {
     func expiredToken() throws {
         let tokens = CountingTokens()
         let transport = ScriptedTransport([
-            "app": [PushDeliveryTests.answer(403, "ExpiredProviderToken"), PushDeliveryTests.answer(200)]
+            "app": [ScriptedTransport.answer(403, "ExpiredProviderToken"), ScriptedTransport.answer(200)]
         ])
         let outcome = try send(transport, tokens: tokens)
         #expect(outcome.attempts == 2 && outcome.answer?.status == 200)

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import PushKitFreeCLI
 @testable import PushKitFreeCore
+import PushKitFreeTestSupport
 
 @Suite("the channels file")
 struct ChannelStoreTests {

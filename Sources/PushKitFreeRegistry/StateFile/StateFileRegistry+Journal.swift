@@ -13,7 +13,7 @@ import Darwin
 /// The journal's side of the state file registry (`RegistryJournal` is the journal file itself):
 /// when a change is appended instead of rewriting the file, how a remembered registry is brought up
 /// to the journal and to another process's fold, reading the file with its journal, and folding.
-extension DeviceRegistry {
+extension StateFileRegistry {
     /// Folds the journal into the state file: writes the file whole, then removes the journal
     /// (see `RegistryJournal`). Nothing is written when there is no journal.
     /// - Returns: whether there was a journal to fold (one that no longer continued the file is

@@ -1,3 +1,4 @@
+import PushKitFreeCore
 /// Sends one request (a channel management call or a broadcast) the way `PushDelivery` sends each
 /// device's: 429 TooManyRequests, 500, 503, a lost connection or a timeout are resent after the
 /// policy's exponential back-off, at most `policy.retries` times within `policy.timeout`; a 403
