@@ -166,7 +166,7 @@ contract: test-deps
 			|| { echo "make contract: findings with seed $$seed" >&2; exit 1; }; \
 	done
 
-# The tz database's zone names, in the core (TimeZoneNames.swift) and in docs/openapi.yaml's
+# The tz database's zone names, in PushKitFreeTimeZones (TimeZoneNames.swift) and in docs/openapi.yaml's
 # TimeZone schema, from this machine's tzdata (run after a tzdata release adds or renames a zone).
 tz-names:
 	python3 Tests/Tools/tz_names.py /usr/share/zoneinfo/tzdata.zi

@@ -121,10 +121,17 @@ let package = Package(
         ),
 
         // MARK: Core
+        // The system's tz database read directly (TZif files, POSIX TZ rules, the zone names): a
+        // library with no concept of ours, apart from the core it serves (docs/internals.md).
+        .target(
+            name: "PushKitFreeTimeZones",
+            path: "Sources/PushKitFreeTimeZones"
+        ),
         .target(
             name: "PushKitFreeCore",
             dependencies: [
-                .product(name: "Crypto", package: "swift-crypto")
+                "PushKitFreeTimeZones",
+                .product(name: "Crypto", package: "swift-crypto"),
             ] + transitivePinUses,
             path: "Sources/PushKitFreeCore"
         ),
@@ -146,7 +153,7 @@ let package = Package(
         .target(
             name: "PushKitFreeCLI",
             dependencies: [
-                "PushKitFreeCore", "PushKitFreeRegistry",
+                "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeTimeZones",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/PushKitFreeCLI"
@@ -297,10 +304,15 @@ let package = Package(
             name: "PushKitFreeCoreTests",
             // The registry too: the send pipeline's tests use the state file as its DeviceDirectory.
             dependencies: [
-                "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeTestSupport",
+                "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeTimeZones", "PushKitFreeTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             path: "Tests/PushKitFreeCoreTests"
+        ),
+        .testTarget(
+            name: "PushKitFreeTimeZonesTests",
+            dependencies: ["PushKitFreeTimeZones", "PushKitFreeCore"],
+            path: "Tests/PushKitFreeTimeZonesTests"
         ),
         // What the core's, the registry's and the CLI's tests share: a hand-set clock, tokens,
         // registrations, a scripted transport.

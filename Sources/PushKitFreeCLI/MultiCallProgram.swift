@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import PushKitFreeCore
+import PushKitFreeTimeZones
 
 /// A program that is several tools, the tool chosen by the name it is called by (argv[0]), the way
 /// busybox works: each tool's name is a link to the program. `pushkit-free` is the three light

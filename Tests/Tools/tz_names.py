@@ -4,7 +4,7 @@
 The names are the zones and links of a tz database release, read from its `tzdata.zi` (Debian
 package `tzdata`, /usr/share/zoneinfo/tzdata.zi). They go to two places that must agree, which
 TimeZoneNamesTests checks:
-- Sources/PushKitFreeCore/Time/TimeZoneDatabase/TimeZoneNames.swift, the names the tools accept;
+- Sources/PushKitFreeTimeZones/TimeZoneNames.swift, the names the tools accept;
 - the `enum` of the `TimeZone` schema in docs/openapi.yaml, the names the HTTP contract allows.
 
 Usage: tz_names.py [TZDATA_ZI] (run from the repository's root).
@@ -13,7 +13,7 @@ Usage: tz_names.py [TZDATA_ZI] (run from the repository's root).
 import re
 import sys
 
-SWIFT_FILE = "Sources/PushKitFreeCore/Time/TimeZoneDatabase/TimeZoneNames.swift"
+SWIFT_FILE = "Sources/PushKitFreeTimeZones/TimeZoneNames.swift"
 OPENAPI_FILE = "docs/openapi.yaml"
 
 
@@ -41,12 +41,12 @@ def swift_source(version, names):
         "/// The names of the tz database's zones and links, release " + version + ": the time zone names the",
         "/// tools and the HTTP routes accept (docs/openapi.yaml lists the same names in its `TimeZone`",
         "/// schema). The system's own files (`localtime`, `posixrules`, `posix/…`, `right/…`) are not zones.",
-        "enum TimeZoneNames {",
+        "package enum TimeZoneNames {",
         "    /// The tz database release the names come from.",
-        f'    static let release = "{version}"',
+        f'    package static let release = "{version}"',
         "",
         "    /// Every name, sorted.",
-        "    static let all: Set<String> = [",
+        "    package static let all: Set<String> = [",
     ]
     lines += [f'        "{name}",' for name in names]
     lines += ["    ]", "}", ""]

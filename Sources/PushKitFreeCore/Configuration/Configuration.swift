@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PushKitFreeTimeZones
 
 /// Where a replaced design keeps its devices when its config file names no state file: the config
 /// file's path in; the state file, with the rule that derived it, out (`nil`: no such design). The

@@ -1,3 +1,5 @@
+import PushKitFreeTimeZones
+
 /// A calendar date on a wall clock somewhere (`2026-11-24`), without a time or a zone: the day a
 /// device's briefing was last sent, in the device's own zone.
 package struct LocalDate: Sendable, Hashable, Comparable, CustomStringConvertible {

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import PushKitFreeTimeZones
 
 /// Turns an instant into the wall-clock time of day somewhere: what quiet hours are written in.
 /// Tests inject a fixed-offset zone; the tools use `SystemTimeZone`.

@@ -3,6 +3,7 @@ import Testing
 @testable import PushKitFreeCore
 import PushKitFreeTestSupport
 @testable import PushKitFreeRegistry
+import PushKitFreeTimeZones
 
 /// A UTC instant.
 private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int, _ minute: Int = 0) -> Date {

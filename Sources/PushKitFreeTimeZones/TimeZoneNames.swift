@@ -3,12 +3,12 @@
 /// The names of the tz database's zones and links, release 2025b: the time zone names the
 /// tools and the HTTP routes accept (docs/openapi.yaml lists the same names in its `TimeZone`
 /// schema). The system's own files (`localtime`, `posixrules`, `posix/…`, `right/…`) are not zones.
-enum TimeZoneNames {
+package enum TimeZoneNames {
     /// The tz database release the names come from.
-    static let release = "2025b"
+    package static let release = "2025b"
 
     /// Every name, sorted.
-    static let all: Set<String> = [
+    package static let all: Set<String> = [
         "Africa/Abidjan",
         "Africa/Accra",
         "Africa/Addis_Ababa",

@@ -1,12 +1,13 @@
 import Foundation
 import Testing
-@testable import PushKitFreeCore
+import PushKitFreeCore
+@testable import PushKitFreeTimeZones
 
 /// The zone names the tools accept, the names the HTTP contract lists, and the system's tz database.
 struct TimeZoneNamesTests {
     /// docs/openapi.yaml, from this file's place in the repository.
     static let openAPIPath = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("docs/openapi.yaml").path
+        .deletingLastPathComponent().appendingPathComponent("docs/openapi.yaml").path
 
     /// The `enum` of the document's `TimeZone` schema: the block list after `    TimeZone:`.
     static func documentedNames() throws -> [String] {

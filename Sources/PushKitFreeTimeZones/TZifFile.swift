@@ -11,7 +11,7 @@ import Foundation
 /// transition on, which in "slim" files is most of them. Lookups follow the GNU C library's, so
 /// conversions agree with `localtime_r`: before the first transition the first standard-time type
 /// applies, and leap-second corrections ("right/" zones) are taken off the local time.
-struct TZifFile: Sendable {
+package struct TZifFile: Sendable {
     /// One kind of local time the zone has used.
     struct LocalTimeType: Sendable, Equatable {
         /// Seconds east of UTC.

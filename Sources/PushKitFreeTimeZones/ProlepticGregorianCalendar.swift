@@ -1,7 +1,7 @@
 /// Day arithmetic in the proleptic Gregorian calendar, days counted from 1970-01-01.
-enum ProlepticGregorianCalendar {
+package enum ProlepticGregorianCalendar {
     /// The day number of `year`-`month`-`day` (month 1...12).
-    static func day(year: Int, month: Int, day: Int) -> Int {
+    package static func day(year: Int, month: Int, day: Int) -> Int {
         let marchYear = month <= 2 ? year - 1 : year
         let era = marchYear.floorDivided(by: 400)
         let yearOfEra = marchYear - era * 400
@@ -11,7 +11,7 @@ enum ProlepticGregorianCalendar {
     }
 
     /// The year that day number `day` falls in.
-    static func year(ofDay day: Int) -> Int {
+    package static func year(ofDay day: Int) -> Int {
         let shifted = day + 719_468
         let era = shifted.floorDivided(by: 146_097)
         let dayOfEra = shifted - era * 146_097
@@ -30,7 +30,7 @@ enum ProlepticGregorianCalendar {
         year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
     }
 
-    static func numberOfDays(inMonth month: Int, of year: Int) -> Int {
+    package static func numberOfDays(inMonth month: Int, of year: Int) -> Int {
         switch month {
         case 2: isLeapYear(year) ? 29 : 28
         case 4, 6, 9, 11: 30
@@ -41,13 +41,13 @@ enum ProlepticGregorianCalendar {
 
 extension Int {
     /// Division rounding towards negative infinity.
-    func floorDivided(by divisor: Int) -> Int {
+    package func floorDivided(by divisor: Int) -> Int {
         let quotient = self / divisor
         return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }
 
     /// The remainder of `floorDivided(by:)`: in 0..<divisor for a positive divisor.
-    func floorModulo(_ divisor: Int) -> Int {
+    package func floorModulo(_ divisor: Int) -> Int {
         self - floorDivided(by: divisor) * divisor
     }
 }

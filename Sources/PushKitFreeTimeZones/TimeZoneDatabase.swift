@@ -4,6 +4,9 @@ import FoundationEssentials
 import Foundation
 #endif
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The system's tz database (Debian package `tzdata`): one compiled TZif file per zone under a
 /// directory, `TZDIR` or else `/usr/share/zoneinfo`, read directly so that converting never
@@ -11,13 +14,13 @@ import Synchronization
 /// `TZ` and `TZDIR` come in as values (`init(environment:)`): nothing here reads the environment.
 package struct TimeZoneDatabase: Sendable {
     /// Where the zone files are.
-    let directory: String
+    package let directory: String
     /// The names a zone may have (`nil`: any file's name); the directory's other files are not zones.
     let names: Set<String>?
     /// The `TZ` variable, which names the system's zone (`nil`: not set, `/etc/localtime`).
     let systemZone: String?
 
-    init(directory: String, names: Set<String>? = nil, systemZone: String? = nil) {
+    package init(directory: String, names: Set<String>? = nil, systemZone: String? = nil) {
         self.directory = directory
         self.names = names
         self.systemZone = systemZone
@@ -49,7 +52,7 @@ package struct TimeZoneDatabase: Sendable {
     /// The zone named `identifier` (`Europe/Berlin`): one of `names` (when set), a relative name
     /// without `..` whose file is TZif.
     /// - Returns: `nil` when there is no such zone.
-    func zone(named identifier: String) -> TZifFile? {
+    package func zone(named identifier: String) -> TZifFile? {
         guard !identifier.isEmpty, !identifier.hasPrefix("/"), !identifier.split(separator: "/").contains("..") else {
             return nil
         }
@@ -58,14 +61,14 @@ package struct TimeZoneDatabase: Sendable {
     }
 
     /// The rules of the system's zone, as the C library follows `TZ` (`rules(forTZ: systemZone)`).
-    var systemZoneRules: ZoneRules { rules(forTZ: systemZone) }
+    package var systemZoneRules: ZoneRules { rules(forTZ: systemZone) }
 
     /// The rules the C library follows for a `TZ` variable holding `tz` (`nil`: not set):
     /// - not set: `/etc/localtime`; empty, or just `:`: UTC;
     /// - a leading `:` is dropped; then a zone file (a name in this database, or an absolute path),
     ///   else a POSIX `TZ` string (`CET-1CEST,M3.5.0,M10.5.0/3`);
     /// - anything unreadable or malformed: UTC.
-    func rules(forTZ tz: String?) -> ZoneRules {
+    package func rules(forTZ tz: String?) -> ZoneRules {
         guard var name = tz else {
             return Self.readZone(at: Self.localTimePath).map(ZoneRules.file) ?? .posix(.utc)
         }
@@ -77,8 +80,17 @@ package struct TimeZoneDatabase: Sendable {
         return .posix(PosixTimeZoneRule(name) ?? .utc)
     }
 
+    /// The largest zone file read: Debian's largest is under 4 KB ("fat" files under 8 KB).
+    static let zoneFileLimit = 1 << 20
+
+    /// The zone file at `path`; `nil` when it is missing, unreadable, not a regular file (a
+    /// directory, or a device such as `/dev/zero` that `TZ` could name), larger than
+    /// `zoneFileLimit` or not TZif.
     private static func readZone(at path: String) -> TZifFile? {
-        guard let contents = try? PosixFile.readIfPresent(path) else { return nil }
+        var info = stat()
+        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG, Int(info.st_size) <= zoneFileLimit,
+            let contents = try? Data(contentsOf: URL(fileURLWithPath: path))
+        else { return nil }
         return TZifFile(contents: contents)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
 import Testing
-@testable import PushKitFreeCore
+import PushKitFreeCore
+@testable import PushKitFreeTimeZones
 
 /// Seconds since 1970 of a UTC date and time.
 private func utc(_ year: Int, _ month: Int, _ day: Int, _ hour: Int = 0, _ minute: Int = 0) -> Int {
@@ -236,6 +237,15 @@ struct TimeZoneDatabaseTests {
         #expect(TZifFile(contents: berlin) != nil)
         // Unusable as TZ, the C library falls back to UTC.
         #expect(clock(minuteOfDay(local.rules(forTZ: "Bad/Truncated"), utc(2026, 7, 1, 12))) == "12:00")
+        // A path that is no regular file (an endless device, a directory) or is over the limit is
+        // not read: UTC, at once.
+        let large = directory.appendingPathComponent("Bad/Large")
+        try (berlin + Data(count: TimeZoneDatabase.zoneFileLimit)).write(to: large)
+        for tz in ["/dev/zero", ":/dev/zero", directory.path + "/Bad", large.path] {
+            #expect(clock(minuteOfDay(local.rules(forTZ: tz), utc(2026, 7, 1, 12))) == "12:00", "TZ=\(tz)")
+        }
+        #expect(
+            clock(minuteOfDay(local.rules(forTZ: "/usr/share/zoneinfo/Europe/Berlin"), utc(2026, 7, 1, 12))) == "14:00")
     }
 
     @Test("many tasks and threads converting in several zones at once get the single-threaded answers")

@@ -12,7 +12,7 @@
 ///   saving time comes after the change out of it (southern hemisphere), daylight saving time
 ///   runs over the new year.
 /// Where glibc makes something up from a malformed daylight part, this keeps standard time.
-struct PosixTimeZoneRule: Sendable, Equatable {
+package struct PosixTimeZoneRule: Sendable, Equatable {
     /// A day of a year on which time changes.
     enum Day: Sendable, Equatable {
         /// `Jn`: day 1...365 of the year, February 29 never counted (60 is always March 1).
