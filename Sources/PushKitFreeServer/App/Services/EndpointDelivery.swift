@@ -49,30 +49,31 @@ final class EndpointDelivery: Service, Sendable {
         self.warn = warn
     }
 
-    /// Sends what the routes hand over until the application's graceful shutdown; then finishes
-    /// the sends still waiting, closes the connection and returns.
+    /// Sends what the routes hand over until the application's graceful shutdown (or the task's
+    /// cancellation); then finishes the sends still waiting, closes the connection and returns.
     func run() async throws {
         let thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
-        await withGracefulShutdownHandler {
-            for await _ in inbox.wakeUps { await perform(inbox.takeAll(), on: thread) }
-        } onGracefulShutdown: {
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                try? await thread.runIfActive { self.performUntilClosed() }
+            } onGracefulShutdown: {
+                self.inbox.close()
+            }
+        } onCancel: {
             self.inbox.close()
         }
-        inbox.close() // cancelled rather than shut down: accept nothing more all the same
-        await perform(inbox.takeAll(), on: thread)
         try? await thread.runIfActive { [state] in state.transports.close() }
         try? await thread.shutdownGracefully()
     }
 
-    /// Runs each job on the delivery thread, one after the other.
-    private func perform(_ jobs: [@Sendable () -> Void], on thread: NIOThreadPool) async {
-        for job in jobs {
-            do {
-                try await thread.runIfActive(job)
-            } catch {
-                job() // the thread is gone (it cannot be while `run()` runs): answer all the same
-            }
+    /// The delivery thread's loop: runs each job handed over, one after the other, until the inbox
+    /// is closed and empty.
+    private func performUntilClosed() {
+        while true {
+            let (jobs, closed) = inbox.wait(timeout: nil)
+            for job in jobs { job() }
+            if closed && jobs.isEmpty { return }
         }
     }
 

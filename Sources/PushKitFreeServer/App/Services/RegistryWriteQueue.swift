@@ -12,7 +12,7 @@ import Synchronization
 /// Registry changes from concurrent requests, written in batches (group commit): a service of the
 /// endpoint's application.
 ///
-/// A request hands its change here and waits. The service's loop takes every change waiting,
+/// A request hands its change here and waits. The queue's thread takes every change waiting,
 /// applies them all in one `RegistryStore.update` (one lock, one read, one fsync'd atomic replace)
 /// and then answers each request with its change's own result; changes that arrived meanwhile
 /// form the next batch. Under a burst the batches grow instead of the queue, so throughput follows
@@ -39,10 +39,6 @@ final class RegistryWriteQueue: Service, Sendable {
     }
 
     private struct State {
-        /// Batches written so far: a fold waits for a `foldDelay` in which this does not move.
-        var batches = 0
-        /// Whether a task waits to fold the journal.
-        var foldScheduled = false
         /// Why the last batch could not be written, when it failed on the file system (a full
         /// disk, an I/O error); cleared by the next batch written.
         var writeFailure: RegistryError?
@@ -99,51 +95,57 @@ final class RegistryWriteQueue: Service, Sendable {
         try? await NIOThreadPool.singleton.runIfActive { file.prepareJournal() }
     }
 
-    /// Writes the changes handed to the queue until the application's graceful shutdown; then
-    /// writes what is still waiting, folds the journal and returns.
+    /// Writes the changes handed to the queue until the application's graceful shutdown (or the
+    /// task's cancellation); then writes what is still waiting, folds the journal and returns.
     func run() async throws {
         let thread = NIOThreadPool(numberOfThreads: 1)
         thread.start()
-        await withGracefulShutdownHandler {
-            await withDiscardingTaskGroup { folds in
-                for await _ in inbox.wakeUps {
-                    await writeBatches(on: thread)
-                    if scheduleFold() { folds.addTask { await self.foldWhenIdle(on: thread) } }
-                }
-                folds.cancelAll()
+        await withTaskCancellationHandler {
+            await withGracefulShutdownHandler {
+                try? await thread.runIfActive { self.writeUntilClosed() }
+            } onGracefulShutdown: {
+                self.inbox.close()
             }
-        } onGracefulShutdown: {
+        } onCancel: {
             self.inbox.close()
-        }
-        inbox.close() // cancelled rather than shut down: accept nothing more all the same
-        await writeBatches(on: thread)
-        if let registry = journaling, PosixFile.stamp(of: registry.journalPath) != nil {
-            try? await thread.runIfActive { self.fold(registry) }
         }
         try? await thread.shutdownGracefully()
     }
 
-    /// Writes batches on `thread` until no change is waiting.
-    private func writeBatches(on thread: NIOThreadPool) async {
+    /// The writer's loop, on the queue's own thread: each wait takes every change waiting and
+    /// writes it as one batch. After a batch that went to the journal, a wait of `foldDelay` with
+    /// no change folds it; once the inbox is closed, the last changes are written and the journal
+    /// folded.
+    private func writeUntilClosed() {
+        var journalWaits = false
         while true {
-            let batch = inbox.takeAll()
-            if batch.isEmpty { return }
-            let registry = registry
-            do {
-                let answers = try await thread.runIfActive {
-                    let now = registry.clock.now()
-                    return try registry.update { devices in batch.map { $0.apply(&devices, now) } }
-                }
-                state.withLock { $0.writeFailure = nil }
-                for answer in answers { answer() }
-                onBatch(batch.count)
-            } catch {
-                if let error = error as? RegistryError, Self.isWriteFailure(error) {
-                    state.withLock { $0.writeFailure = error }
-                }
-                for pending in batch { pending.fail(error) }
+            let (batch, closed) = inbox.wait(timeout: journalWaits ? foldDelay : nil)
+            if !batch.isEmpty {
+                write(batch)
+                journalWaits = journalExists
+            } else if closed {
+                break
+            } else if let registry = journaling { // idle for foldDelay
+                fold(registry)
+                journalWaits = false
             }
-            state.withLock { $0.batches += 1 }
+        }
+        if let registry = journaling, journalExists { fold(registry) }
+    }
+
+    /// Applies `batch` in one update of the registry and answers each change's request.
+    private func write(_ batch: [Pending]) {
+        do {
+            let now = registry.clock.now()
+            let answers = try registry.update { devices in batch.map { $0.apply(&devices, now) } }
+            state.withLock { $0.writeFailure = nil }
+            for answer in answers { answer() }
+            onBatch(batch.count)
+        } catch {
+            if let error = error as? RegistryError, Self.isWriteFailure(error) {
+                state.withLock { $0.writeFailure = error }
+            }
+            for pending in batch { pending.fail(error) }
         }
     }
 
@@ -171,39 +173,10 @@ final class RegistryWriteQueue: Service, Sendable {
         return file
     }
 
-    /// Whether a fold should be scheduled now: there is a journal and no fold waits already.
-    private func scheduleFold() -> Bool {
-        guard let registry = journaling, PosixFile.stamp(of: registry.journalPath) != nil else { return false }
-        return state.withLock { state in
-            if state.foldScheduled { return false }
-            state.foldScheduled = true
-            return true
-        }
-    }
-
-    /// Folds the journal once no batch has been written for `foldDelay`. The fold runs on the
-    /// writer's thread, so no batch is written during it: changes that come meanwhile wait for it.
-    /// Cancelled (the queue stops), it returns without folding; `run()` folds last.
-    private func foldWhenIdle(on thread: NIOThreadPool) async {
-        var seen = state.withLock { $0.batches }
-        while true {
-            do {
-                try await Task.sleep(for: foldDelay)
-            } catch {
-                return
-            }
-            let idle = state.withLock { state -> Bool in
-                guard state.batches == seen, inbox.isEmpty else {
-                    seen = state.batches
-                    return false
-                }
-                state.foldScheduled = false
-                return true
-            }
-            if idle { break }
-        }
-        guard let registry = journaling else { return }
-        try? await thread.runIfActive { self.fold(registry) }
+    /// Whether the state file has a journal waiting to be folded.
+    private var journalExists: Bool {
+        guard let registry = journaling else { return false }
+        return PosixFile.stamp(of: registry.journalPath) != nil
     }
 
     /// Folds the journal into the state file; a failure is reported and leaves the journal, which

@@ -1,51 +1,53 @@
-import Synchronization
+import NIOConcurrencyHelpers
 
-/// Work handed from requests to a service's loop: requests add items, the service's `run()` waits
-/// on `wakeUps` and takes every item waiting at once. After `close()` nothing more is accepted, and
-/// the wake-ups end once the last is read, so the loop ends with nothing handed to it left behind.
+/// Work handed from requests to a service's own thread: requests add items from any thread, the
+/// thread waits in `wait(timeout:)` and takes every item waiting at once. After `close()` nothing
+/// more is accepted, and `wait` hands over what is left, then says the inbox is closed, so the
+/// thread's loop ends with nothing handed to it left behind.
 ///
-/// Wake-ups are coalesced (at most one is buffered): a loop woken once takes every item added
-/// before it looks, so it never sleeps while work waits, and never spins on stale signals.
-final class WorkInbox<Item: Sendable>: Sendable {
-    private struct State {
-        var items: [Item] = []
-        var closed = false
-    }
+/// The thread blocks in `wait`, so it must be one of the service's own (never an event loop or a
+/// thread of Swift's cooperative pool): the items go from the request's thread straight to it,
+/// with no task to schedule in between, which keeps a write or a send from queueing behind the
+/// requests' own tasks.
+final class WorkInbox<Item: Sendable>: @unchecked Sendable {
+    /// `true` while items wait or once the inbox is closed; guards `items` and `closed`.
+    private let ready = ConditionLock(value: false)
+    private var items: [Item] = []
+    private var closed = false
 
-    private let state = Mutex(State())
-    private let signal: AsyncStream<Void>.Continuation
-    /// One element whenever items may be waiting; finished by `close()`.
-    let wakeUps: AsyncStream<Void>
-
-    init() {
-        (wakeUps, signal) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
-    }
-
-    /// Adds `item` for the loop; `false` when the inbox is closed (the service has stopped).
+    /// Adds `item` for the thread; `false` when the inbox is closed (the service has stopped).
     func add(_ item: Item) -> Bool {
-        let accepted = state.withLock { state in
-            if state.closed { return false }
-            state.items.append(item)
-            return true
+        ready.lock()
+        if closed {
+            ready.unlock()
+            return false
         }
-        if accepted { signal.yield() }
-        return accepted
+        items.append(item)
+        ready.unlock(withValue: true)
+        return true
     }
 
-    /// Every item waiting, oldest first; none when nothing waits.
-    func takeAll() -> [Item] {
-        state.withLock { state in
-            defer { state.items.removeAll(keepingCapacity: true) }
-            return state.items
+    /// Blocks until items wait, the inbox is closed, or `timeout` passes (`nil`: no limit).
+    /// - Returns: every item waiting, oldest first, and whether the inbox is closed; no items and
+    ///   not closed when `timeout` passed first.
+    func wait(timeout: Duration?) -> (items: [Item], closed: Bool) {
+        if let timeout {
+            let seconds = Double(timeout.components.seconds) + Double(timeout.components.attoseconds) / 1e18
+            guard ready.lock(whenValue: true, timeoutSeconds: seconds) else { return ([], false) }
+        } else {
+            ready.lock(whenValue: true)
         }
+        let taken = items
+        items.removeAll(keepingCapacity: true)
+        let isClosed = closed
+        ready.unlock(withValue: isClosed) // a closed inbox stays ready: every later wait returns at once
+        return (taken, isClosed)
     }
 
-    /// Whether no item waits.
-    var isEmpty: Bool { state.withLock { $0.items.isEmpty } }
-
-    /// Accepts nothing more and ends `wakeUps`; the items already added are still there to take.
+    /// Accepts nothing more and wakes the thread; the items already added are still handed over.
     func close() {
-        state.withLock { $0.closed = true }
-        signal.finish()
+        ready.lock()
+        closed = true
+        ready.unlock(withValue: true)
     }
 }
