@@ -132,6 +132,8 @@ let package = Package(
             dependencies: [
                 "PushKitFreeTimeZones",
                 .product(name: "Crypto", package: "swift-crypto"),
+                // RSA (RS256) for the FCM service account's assertion: BoringSSL's, already linked.
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ] + transitivePinUses,
             path: "Sources/PushKitFreeCore"
         ),
@@ -307,6 +309,7 @@ let package = Package(
             dependencies: [
                 "PushKitFreeCore", "PushKitFreeRegistry", "PushKitFreeTimeZones", "PushKitFreeTestSupport",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             path: "Tests/PushKitFreeCoreTests"
         ),

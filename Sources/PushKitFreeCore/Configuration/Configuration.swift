@@ -68,6 +68,11 @@ package struct Configuration: Sendable {
     /// Whether sends are encrypted unless they say, and the placeholder they show in clear
     /// (`encrypt`, `placeholder_title`, `placeholder_body`).
     package let encryption: EncryptionDefaults
+    /// The Firebase service account JSON for sending through FCM (`FCM_SERVICE_ACCOUNT`,
+    /// `fcm_service_account`), `~` expanded and made absolute like the key path; `nil` when unset.
+    package let fcmServiceAccount: Setting<String>?
+    /// The FCM send API's base URL (`FCM_URL`, `fcm_url`), `https://fcm.googleapis.com` by default.
+    package let fcmURL: Setting<String>
 
     /// Warnings found while resolving (unknown config keys), one line each.
     package var warnings: [String] { file.warnings }
@@ -91,6 +96,9 @@ package struct Configuration: Sendable {
         environment.nonEmpty("PUSHKIT_STATE_DIR").map { XDGPaths(environment: environment).expandingTilde($0) }
             ?? XDGPaths(environment: environment).stateDirectory
     }
+
+    /// Google's FCM send API, the default of `fcm_url`.
+    package static let defaultFCMURL = "https://fcm.googleapis.com"
 
     /// Where the provider-token cache lives: `provider-tokens.json` in the state directory.
     package var tokenCachePath: String { stateDirectory.value + "/provider-tokens.json" }
@@ -229,15 +237,21 @@ package struct Configuration: Sendable {
             ?? (file.exists ? stateFileBesideConfig(file.path) : nil)
             ?? Setting(stateDirectory.value + "/devices.json", from: .defaultValue)
         encryption = try EncryptionDefaults.configured(in: file)
+        fcmServiceAccount = expanded(
+            try pick(flag: nil, "", env: ["FCM_SERVICE_ACCOUNT"], keys: ["fcm_service_account"]))
+        fcmURL =
+            try pick(flag: nil, "", env: ["FCM_URL"], keys: ["fcm_url"])
+            ?? Setting(Self.defaultFCMURL, from: .defaultValue)
 
         let managementURLs =
             [productionManagementURL, sandboxManagementURL] + (managementURLOverride.map { [$0] } ?? [])
         let sent: [Setting<String>] =
-            [keyID, teamID, topic, proxy, urlOverride].compactMap { $0 } + [productionURL, sandboxURL] + managementURLs
+            [keyID, teamID, topic, proxy, urlOverride].compactMap { $0 } + [productionURL, sandboxURL, fcmURL]
+            + managementURLs
         for setting in sent where HeaderValue.hasControlCharacter(setting.value) {
             throw ConfigurationError("\(setting.source) \(HeaderValue.refusal)")
         }
-        for url in [productionURL, sandboxURL] + (urlOverride.map { [$0] } ?? []) + managementURLs {
+        for url in [productionURL, sandboxURL, fcmURL] + (urlOverride.map { [$0] } ?? []) + managementURLs {
             guard url.value.hasPrefix("https://") || url.value.hasPrefix("http://") else {
                 throw ConfigurationError("\(url.source) must be an http(s) URL, not \"\(url.value)\"")
             }
