@@ -180,9 +180,23 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             answerChannelRequest(streamID, method: method, path: path, verdict: verdict, context: context)
             return
         }
+        if let fcm = services.fcm, FCMEndpoint.serves(path: path) {
+            let response = fcm.respond(
+                method: method, path: path, headers: headers,
+                body: request.body.map { Array($0.readableBytesView) } ?? [],
+                connection: connection, stream: Int(streamID), now: now)
+            services.records.append(response.recordLine)
+            services.summaries?.append(response.summary)
+            write(
+                streamID, status: response.status, headers: response.headers, contentType: "application/json",
+                body: response.body, context: context)
+            streamFinished(streamID, context: context)
+            return
+        }
         if path.hasPrefix(EmulatorControl.prefix) {
             let control = EmulatorControl(
-                state: services.state, configuration: services.configuration, channels: services.channels)
+                state: services.state, configuration: services.configuration, channels: services.channels,
+                fcm: services.fcm)
             let response = control.respond(method: method, path: path, now: Self.milliseconds(now)) {
                 [services, connection] in services.silenceOpenConnections(except: connection)
             }
