@@ -308,10 +308,16 @@ struct EmulatorCommand: ParsableCommand {
                 certificatePath == nil
                 ? String(tls.caPath[..<(tls.caPath.lastIndex(of: "/") ?? tls.caPath.startIndex)])
                 : settings.stateDirectory.value + "/emulator"
-            let fcmAccount = try FCMServiceAccount.loadOrCreate(in: fcmDirectory, projectID: fcmProject)
             let fcmAccountPath = fcmDirectory + "/" + FCMServiceAccount.fileName
-            if printEnvironment {
+            let fcmAccount: FCMServiceAccount
+            do {
+                fcmAccount = try FCMServiceAccount.loadOrCreate(in: fcmDirectory, projectID: fcmProject)
                 try fcmAccount.write(to: fcmAccountPath, tokenURI: tokenURI(port: port))
+            } catch {
+                throw EmulatorSetupError(
+                    "cannot keep the FCM service account in \(fcmDirectory): \(error)", exitStatus: .cannotCreate)
+            }
+            if printEnvironment {
                 let settings =
                     clientSettings(port: port, managePort: managePort, caPath: tls.caPath)
                     + fcmSettings(port: port, accountPath: fcmAccountPath)

@@ -99,6 +99,11 @@ struct EmulatorFCMTests {
             cacert: emulator.caPath)
         #expect(send.status == 401)
         #expect((send.json?["error"] as? [String: Any])?["status"] as? String == "UNAUTHENTICATED")
+        let large = try Curl.request(
+            emulator.baseURL + "/v1/projects/pushkit-emulator/messages:send",
+            body: #"{"message":{"topic":"news","data":{"k":""# + String(repeating: "x", count: 40_000) + #""}}}"#,
+            cacert: emulator.caPath)
+        #expect(large.status == 400, "a body past the connection's limit is answered before its end")
         let apns = try Curl.request(
             emulator.baseURL + "/3/device/" + String(repeating: "0a", count: 32), body: "{}", cacert: emulator.caPath,
             extra: ["--http1.1"])

@@ -108,6 +108,15 @@ struct FCMEndpointTests {
         #expect(!FCMEndpoint.serves(path: "/3/device/0a0b"))
     }
 
+    @Test("a body over the connection's limit is a recorded 400 INVALID_ARGUMENT")
+    func tooLarge() throws {
+        let response = endpoint.respondTooLarge(
+            method: "POST", path: sendPath, bodySize: 40_000, connection: 1, stream: 3)
+        #expect(response.status == 400)
+        #expect(try json(response)["error"]?.objectValue?["status"]?.stringValue == "INVALID_ARGUMENT")
+        #expect(String(decoding: response.recordLine, as: UTF8.self).contains(#""stream":3"#))
+    }
+
     @Test("the service account file has Google's members and a PKCS#8 key")
     func serviceAccountFile() throws {
         let file = try #require(

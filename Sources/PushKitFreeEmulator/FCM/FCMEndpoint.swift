@@ -116,6 +116,21 @@ package final class FCMEndpoint: Sendable {
         return response
     }
 
+    /// Answers a request whose body passed the connection's limit before it ended: 400
+    /// `INVALID_ARGUMENT` (a message that large is far over the payload limit), recorded.
+    package func respondTooLarge(
+        method: String, path: String, bodySize: Int, connection: Int, stream: Int
+    )
+        -> Response
+    {
+        var record = FCMRequestRecord(connection: connection, stream: stream, method: method, path: path)
+        record.kind = path.hasPrefix(Self.tokenPath) ? "token" : "send"
+        let response = googleError(
+            .badMessage("Request body too large: \(bodySize) bytes or more.", field: nil), record: &record)
+        state?.didAnswer(accepted: false, recordLine: response.recordLine)
+        return response
+    }
+
     // MARK: The token endpoint
 
     private func token(

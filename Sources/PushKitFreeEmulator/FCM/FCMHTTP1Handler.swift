@@ -8,7 +8,7 @@ final class FCMHTTP1Handler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
-    /// Bodies beyond this many bytes are answered 413 and the connection closed.
+    /// Bodies beyond this many bytes are answered 400 and the connection closed.
     static let bodyLimit = 64 * 1024
 
     private let services: EmulatorServices
@@ -45,21 +45,23 @@ final class FCMHTTP1Handler: ChannelInboundHandler {
 
     private func answer(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
         let keepAlive = head.isKeepAlive && !tooLarge
-        guard let fcm = services.fcm, FCMEndpoint.serves(path: head.uri), !tooLarge else {
+        guard let fcm = services.fcm, FCMEndpoint.serves(path: head.uri) else {
             let text =
-                tooLarge
-                ? "request body too large\n"
-                : "apns-emulator speaks HTTP/2 only, as APNs does (HTTP/1.1 serves only Google's /token and /v1/ routes)\n"
+                "apns-emulator speaks HTTP/2 only, as APNs does (HTTP/1.1 serves only Google's /token and /v1/ routes)\n"
             write(
-                status: tooLarge ? .payloadTooLarge : .httpVersionNotSupported, headers: [],
-                contentType: "text/plain", body: Array(text.utf8), version: head.version, keepAlive: false,
-                context: context)
+                status: .httpVersionNotSupported, headers: [], contentType: "text/plain", body: Array(text.utf8),
+                version: head.version, keepAlive: false, context: context)
             return
         }
         let headers = head.headers.map { (name: $0.name.lowercased(), value: $0.value) }
-        let response = fcm.respond(
-            method: head.method.rawValue, path: head.uri, headers: headers, body: body, connection: connection,
-            stream: requests)
+        let response =
+            tooLarge
+            ? fcm.respondTooLarge(
+                method: head.method.rawValue, path: head.uri, bodySize: Self.bodyLimit, connection: connection,
+                stream: requests)
+            : fcm.respond(
+                method: head.method.rawValue, path: head.uri, headers: headers, body: body, connection: connection,
+                stream: requests)
         services.records.append(response.recordLine)
         services.summaries?.append(response.summary)
         services.flushOutputs()
