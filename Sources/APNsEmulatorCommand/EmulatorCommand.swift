@@ -141,7 +141,10 @@ struct EmulatorCommand: ParsableCommand {
             valueName: "[kid=]ids"))
     var keyTopics: [String] = []
 
-    @Option(help: ArgumentHelp("Answer 410 Unregistered for this device token (repeatable).", valueName: "token"))
+    @Option(
+        help: ArgumentHelp(
+            "Answer 410 Unregistered for this device token, 404 UNREGISTERED for an FCM registration token (repeatable).",
+            valueName: "token"))
     var unregistered: [String] = []
 
     @Option(help: ArgumentHelp("Answer 410 ExpiredToken for this device token (repeatable).", valueName: "token"))
@@ -279,6 +282,7 @@ struct EmulatorCommand: ParsableCommand {
             }
         }
         for token in unregistered + wrongEnvironment + expired where !APNsRequestValidator.isHexOfEvenLength(token) {
+            if unregistered.contains(token), FCMMessageJudge.isRegistrationTokenShaped(token) { continue }
             throw ValidationError("\"\(token)\" is not a device token (hex digits, even length)")
         }
         do {

@@ -12,6 +12,7 @@ struct EmulatorFCMTests {
     static let device = "dK3x9Yv0QxS2bP1cLmN4oA:APA91b" + String(repeating: "Fz7_-q", count: 24)
     static let unregistered = "eL4y0Zw1RyT3cQ2dMnO5pB:APA91b" + String(repeating: "Gy8-_r", count: 24)
     static let busy = "fM5z1Ax2SzU4dR3eNoP6qC:APA91b" + String(repeating: "Hz9_-s", count: 24)
+    static let uninstalled = "gN6a2By3TaV5eS4fOpQ7rD:APA91b" + String(repeating: "Ia0-_t", count: 24)
 
     /// The service account file the emulator keeps beside its CA file.
     static func accountPath(_ emulator: RunningEmulator) -> String {
@@ -66,20 +67,26 @@ struct EmulatorFCMTests {
         #expect(status.json?["fcm_delivered"] as? Int == 1)
     }
 
-    @Test("--script-file makes an FCM token answer UNREGISTERED once, another QUOTA_EXCEEDED with Retry-After")
+    @Test(
+        "--script-file makes an FCM token answer UNREGISTERED once, another QUOTA_EXCEEDED with Retry-After; a token unregistered at run time answers UNREGISTERED"
+    )
     func scriptedAnswers() throws {
         let setup = try ProviderSetup()
         let script = try setup.directory.write(
             "script", "\(Self.unregistered) UNREGISTERED,ok\n\(Self.busy) QUOTA_EXCEEDED\n")
         let emulator = try RunningEmulator(["--quiet", "--script-file", script], environment: setup.environment)
-        let steps = try runClient(emulator, scripted: [Self.unregistered, Self.busy])
+        let uninstalled = try Curl.request(
+            emulator.baseURL + "/emulator/unregister/" + Self.uninstalled, cacert: emulator.caPath)
+        #expect(uninstalled.status == 200)
+        let steps = try runClient(emulator, scripted: [Self.unregistered, Self.busy, Self.uninstalled])
         let scripted = steps.filter { ($0["step"] as? String)?.hasPrefix("scripted") == true }
-        #expect(scripted.map { $0["status"] as? Int } == [404, 200, 429, 429], "\(scripted)")
+        #expect(scripted.map { $0["status"] as? Int } == [404, 200, 429, 429, 404, 404], "\(scripted)")
         let codes = scripted.map { step -> String? in
             let error = (step["body"] as? [String: Any])?["error"] as? [String: Any]
             return (error?["details"] as? [[String: Any]])?.first?["errorCode"] as? String
         }
-        #expect(codes == ["UNREGISTERED", nil, "QUOTA_EXCEEDED", "QUOTA_EXCEEDED"])
+        #expect(
+            codes == ["UNREGISTERED", nil, "QUOTA_EXCEEDED", "QUOTA_EXCEEDED", "UNREGISTERED", "UNREGISTERED"])
         #expect(scripted[2]["retry_after"] as? String != nil)
     }
 

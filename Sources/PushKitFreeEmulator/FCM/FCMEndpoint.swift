@@ -11,7 +11,9 @@ import Synchronization
 ///
 /// It issues access tokens (random, good for 3,599 seconds) for assertions `FCMAssertionCheck`
 /// accepts, and takes sends that carry one of them, for its own project, with a message
-/// `FCMMessageJudge` accepts. `--script-file` steps for registration tokens answer their FCM errors.
+/// `FCMMessageJudge` accepts. `--script-file` steps for registration tokens answer their FCM errors,
+/// and a token unregistered by `--unregistered` or `POST /emulator/unregister/<token>` answers
+/// `UNREGISTERED`.
 /// Every answer is recorded (`"provider": "fcm"`), never the assertion or the access token.
 /// Thread-safe; the same for HTTP/2 and HTTP/1.1 connections.
 package final class FCMEndpoint: Sendable {
@@ -253,11 +255,17 @@ package final class FCMEndpoint: Sendable {
             let name = JSONValue.object(["name": .string("projects/\(project)/messages/fake_message_id")])
             return finish(200, headers: [], body: Array(name.serialized()), record: record, accepted: true)
         }
-        if case .token(let token) = accepted.target, let step = state?.scriptStep(forAccepted: token),
-            case .fcm(let errorCode) = step, let answer = FCMErrorAnswer.scripted(errorCode)
-        {
-            record.detail = "--script-file"
-            return googleError(answer, record: &record)
+        if case .token(let token) = accepted.target, let state {
+            if let step = state.scriptStep(forAccepted: token), case .fcm(let errorCode) = step,
+                let answer = FCMErrorAnswer.scripted(errorCode)
+            {
+                record.detail = "--script-file"
+                return googleError(answer, record: &record)
+            }
+            if state.isUnregistered(token), let answer = FCMErrorAnswer.scripted("UNREGISTERED") {
+                record.detail = "scripted: unregistered"
+                return googleError(answer, record: &record)
+            }
         }
         counterStore.withLock { $0.delivered += 1 }
         var random = SystemRandomNumberGenerator()

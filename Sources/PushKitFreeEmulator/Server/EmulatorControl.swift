@@ -3,7 +3,8 @@ import PushKitFreeCore
 /// The control surface under `/emulator/` on the emulator's own port, for tests and demos. No
 /// provider token is needed and nothing here is recorded.
 ///
-/// - `POST /emulator/unregister/<token>`: answer `410 Unregistered` for the token from now on.
+/// - `POST /emulator/unregister/<token>`: answer `410 Unregistered` for the token from now on (for
+///   an FCM registration token, 404 `UNREGISTERED`).
 /// - `POST /emulator/register/<token>`: forget any scripted state of the token.
 /// - `GET /emulator/requests`: the last 1000 records, one JSON object per line.
 /// - `GET /emulator/status`: counters, environment, scripted tokens and the number of broadcast
@@ -37,7 +38,10 @@ struct EmulatorControl {
         switch (action, argument) {
         case ("unregister", let token?), ("register", let token?):
             guard method == "POST" else { return error(405, .methodNotAllowed) }
-            guard APNsRequestValidator.isHexOfEvenLength(token) else { return error(400, .badDeviceToken) }
+            guard APNsRequestValidator.isHexOfEvenLength(token) || FCMMessageJudge.isRegistrationTokenShaped(token)
+            else {
+                return error(400, .badDeviceToken)
+            }
             var writer = JSONObjectWriter()
             writer.field("device_token", token)
             if action == "unregister" {
