@@ -160,11 +160,7 @@ package final class FCMEndpoint: Sendable {
         case .success(let claims):
             record.issuer = claims.issuer
             record.scope = claims.scopes.joined(separator: " ")
-            var random = SystemRandomNumberGenerator()
-            let accessToken =
-                "ya29.emulator-"
-                + (0..<32).map { _ in String(UInt8.random(in: 0...255, using: &random), radix: 16) }
-                .map { $0.count == 1 ? "0" + $0 : $0 }.joined()
+            let accessToken = Self.newAccessToken()
             tokens.withLock { tokens in
                 tokens = tokens.filter { $0.value > now }
                 tokens[accessToken] = now.addingTimeInterval(TimeInterval(Self.tokenLifetime))
@@ -177,6 +173,17 @@ package final class FCMEndpoint: Sendable {
             record.status = 200
             return finish(200, headers: [], body: Array(body.serialized()), record: record, accepted: true)
         }
+    }
+
+    /// A new access token: `ya29.` (as Google's begin) and 256 random bits in hex.
+    private static func newAccessToken() -> String {
+        var random = SystemRandomNumberGenerator()
+        let words = (0..<4).map { _ in random.next() as UInt64 }
+        return "ya29.emulator-"
+            + words.map { word in
+                let hex = String(word, radix: 16)
+                return String(repeating: "0", count: 16 - hex.count) + hex
+            }.joined()
     }
 
     private func oauthError(
