@@ -52,6 +52,20 @@ struct FCMEndpointTests {
         #expect(endpoint.counters == .init(tokenRequests: 1, tokensIssued: 1, sends: 1, delivered: 1))
     }
 
+    @Test("an access token stops working 3,599 seconds after it was issued: 401 UNAUTHENTICATED")
+    func tokenExpires() throws {
+        let token = try accessToken()
+        let message = #"{"message": {"topic": "news"}}"#
+        func send(after seconds: TimeInterval) -> Int {
+            endpoint.respond(
+                method: "POST", path: sendPath, headers: bearer(token), body: Array(message.utf8), connection: 1,
+                stream: 1, now: Date().addingTimeInterval(seconds)
+            ).status
+        }
+        #expect(send(after: 3000) == 200)
+        #expect(send(after: 3600) == 401)
+    }
+
     @Test("a bad assertion is 400 invalid_grant and issues nothing; the assertion is not recorded")
     func refusesBadAssertion() throws {
         let assertion = FCMTestSupport.assertion(signedWith: FCMTestSupport.otherKey)
