@@ -60,16 +60,20 @@ demo-deps: deps
 # What the tests add (`make test`, `soak`, `contract`, `sanitize`): the command-line tools they drive
 # (openssl, curl with HTTP/2, jq, nghttp, at, libfaketime for a client whose clock is behind,
 # tinyproxy, systemd-analyze), PostgreSQL's server (a throw-away cluster), and the Python clients
-# nobody here wrote (a PyPI APNs client, a WebSocket client, schemathesis, Apprise, and what the checks read
-# YAML, JSON Schema and certificates with) in a virtual environment under the build folder,
+# nobody here wrote (a PyPI APNs client, a WebSocket client, schemathesis, Apprise, Google's google-auth
+# with requests for the FCM routes, and what the checks read YAML, JSON Schema and certificates with)
+# in a virtual environment under the build folder,
 # $(VENV): never in the system's Python, which Debian keeps for its own packages (PEP 668). The
 # test targets put $(VENV)/bin first on PATH. The packages' services (atd, tinyproxy, PostgreSQL,
 # logrotate's timer) are neither started nor enabled by the install (Tests/Tools/apt_install_no_start.sh):
 # the tests start what they use as processes of their own.
 VENV = .build/venv
 APPRISE_VERSION = 2.3.0
+GOOGLE_AUTH_VERSION = 2.63.0
+REQUESTS_VERSION = 2.34.2
 PYTHON_TEST_PACKAGES = pyyaml jsonschema kalyke-apns cryptography "websockets>=14" "schemathesis==$(SCHEMATHESIS_VERSION)" \
-	"mcp==$(MCP_VERSION)" "apprise==$(APPRISE_VERSION)"
+	"mcp==$(MCP_VERSION)" "apprise==$(APPRISE_VERSION)" "google-auth==$(GOOGLE_AUTH_VERSION)" \
+	"requests==$(REQUESTS_VERSION)"
 TEST_PATH = export PATH="$(abspath $(VENV))/bin:$$PATH";
 
 test-deps: deps demo-deps
@@ -90,8 +94,10 @@ test-deps: deps demo-deps
 	@[ -x "$(VENV)/bin/python3" ] || python3 -m venv "$(VENV)"
 	@"$(VENV)/bin/python3" -c 'import yaml, jsonschema, kalyke, cryptography, importlib.metadata as m, sys; \
 		from websockets.exceptions import InvalidStatus; import websockets.sync.client; \
+		import google.auth.transport.requests, google.oauth2.service_account; \
 		sys.exit(m.version("schemathesis") != "$(SCHEMATHESIS_VERSION)" or m.version("mcp") != "$(MCP_VERSION)" \
-			or m.version("apprise") != "$(APPRISE_VERSION)")' 2>/dev/null \
+			or m.version("apprise") != "$(APPRISE_VERSION)" or m.version("google-auth") != "$(GOOGLE_AUTH_VERSION)" \
+			or m.version("requests") != "$(REQUESTS_VERSION)")' 2>/dev/null \
 		|| { echo "make test-deps: installing the tests' Python clients into $(VENV)"; \
 			"$(VENV)/bin/python3" -m pip install --quiet $(PYTHON_TEST_PACKAGES); }
 

@@ -170,8 +170,10 @@ let package = Package(
                 .product(name: "NIOHTTP2", package: "swift-nio-http2"),
                 .product(name: "NIOHPACK", package: "swift-nio-http2"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             path: "Sources/PushKitFreeEmulator"
         ),
@@ -345,6 +347,7 @@ let package = Package(
             name: "PushKitFreeEmulatorTests",
             dependencies: [
                 "PushKitFreeEmulator", "PushKitFreeCore", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             path: "Tests/PushKitFreeEmulatorTests"
         ),

@@ -28,7 +28,9 @@ struct EmulatorCommand: ParsableCommand {
             port, announced first as "channel management on https://127.0.0.1:PORT". See docs/apns-emulator.md.
             To point the tools at it, for both environments: eval "$(apns-emulator --print-env)" (the same \
             --port, and PUSHKIT_STATE_DIR, as the emulator's) sets APNS_PRODUCTION_URL, APNS_SANDBOX_URL \
-            and APNS_CA_FILE; the emulator also names them on standard error when it starts.
+            and APNS_CA_FILE, and FCM_URL and FCM_SERVICE_ACCOUNT for Google's FCM HTTP v1 routes (POST /token, \
+            POST /v1/projects/ID/messages:send) played on the same port; the emulator also names them on standard \
+            error when it starts.
             """,
         version: PushKitFree.version
     )
@@ -139,7 +141,10 @@ struct EmulatorCommand: ParsableCommand {
             valueName: "[kid=]ids"))
     var keyTopics: [String] = []
 
-    @Option(help: ArgumentHelp("Answer 410 Unregistered for this device token (repeatable).", valueName: "token"))
+    @Option(
+        help: ArgumentHelp(
+            "Answer 410 Unregistered for this device token, 404 UNREGISTERED for an FCM registration token (repeatable).",
+            valueName: "token"))
     var unregistered: [String] = []
 
     @Option(help: ArgumentHelp("Answer 410 ExpiredToken for this device token (repeatable).", valueName: "token"))
@@ -213,12 +218,19 @@ struct EmulatorCommand: ParsableCommand {
     @Flag(
         name: .customLong("print-env"),
         help:
-            "Print the settings that point the tools at this emulator (APNS_PRODUCTION_URL, APNS_SANDBOX_URL, APNS_CA_FILE) as export lines for eval, and exit."
+            "Print the settings that point the tools at this emulator (APNS_PRODUCTION_URL, APNS_SANDBOX_URL, APNS_CA_FILE, FCM_URL, FCM_SERVICE_ACCOUNT) as export lines for eval, and exit."
     )
     var printEnvironment = false
 
     @Option(help: ArgumentHelp("Event-loop threads (default: one per core).", valueName: "n"))
     var threads: Int?
+
+    @Option(
+        name: .customLong("fcm-project"),
+        help: ArgumentHelp(
+            "The Firebase project id the FCM routes play (its service account is written beside the CA file).",
+            valueName: "id"))
+    var fcmProject = FCMServiceAccount.defaultProjectID
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535, not \(port)") }
@@ -239,6 +251,11 @@ struct EmulatorCommand: ParsableCommand {
         if printEnvironment, port == 0 || managePort == 0 {
             throw ValidationError(
                 "--print-env needs the port the emulator listens on: give the same --port (and --manage-port) as the emulator, not 0"
+            )
+        }
+        guard FCMServiceAccount.isProjectID(fcmProject) else {
+            throw ValidationError(
+                "--fcm-project must be 6 to 30 lowercase letters, digits and hyphens, starting with a letter, not \"\(fcmProject)\""
             )
         }
         if (certificatePath == nil) != (certificateKeyPath == nil) {
@@ -265,6 +282,7 @@ struct EmulatorCommand: ParsableCommand {
             }
         }
         for token in unregistered + wrongEnvironment + expired where !APNsRequestValidator.isHexOfEvenLength(token) {
+            if unregistered.contains(token), FCMMessageJudge.isRegistrationTokenShaped(token) { continue }
             throw ValidationError("\"\(token)\" is not a device token (hex digits, even length)")
         }
         do {
@@ -289,8 +307,24 @@ struct EmulatorCommand: ParsableCommand {
                 if let warning = made.warning { ToolSupport.warn(warning, tool: "apns-emulator") }
                 tls = made.material
             }
+            // Beside the generated CA file (wherever it went); with --cert, in the emulator's state directory.
+            let fcmDirectory =
+                certificatePath == nil
+                ? String(tls.caPath[..<(tls.caPath.lastIndex(of: "/") ?? tls.caPath.startIndex)])
+                : settings.stateDirectory.value + "/emulator"
+            let fcmAccountPath = fcmDirectory + "/" + FCMServiceAccount.fileName
+            let fcmAccount: FCMServiceAccount
+            do {
+                fcmAccount = try FCMServiceAccount.loadOrCreate(in: fcmDirectory, projectID: fcmProject)
+                try fcmAccount.write(to: fcmAccountPath, tokenURI: tokenURI(port: port))
+            } catch {
+                throw EmulatorSetupError(
+                    "cannot keep the FCM service account in \(fcmDirectory): \(error)", exitStatus: .cannotCreate)
+            }
             if printEnvironment {
-                let settings = clientSettings(port: port, managePort: managePort, caPath: tls.caPath)
+                let settings =
+                    clientSettings(port: port, managePort: managePort, caPath: tls.caPath)
+                    + fcmSettings(port: port, accountPath: fcmAccountPath)
                 StandardStreams.writeOutput(
                     settings.map { "export \($0.name)=\(Self.shellQuoted($0.value))\n" }.joined())
                 return
@@ -326,12 +360,15 @@ struct EmulatorCommand: ParsableCommand {
             configuration.managePort = managePort
             configuration.channelLimit = channelLimit
             configuration.strictBroadcast = strictBroadcast
+            configuration.fcm = (fcmAccount, tokenURI(port: port))
 
             let recordDescriptor = try openRecord()
             let emulator = try APNsEmulator(
                 configuration: configuration, recordDescriptor: recordDescriptor,
                 closesRecordDescriptor: recordDescriptor != 1, quiet: quiet)
             let boundPort = try emulator.start()
+            emulator.fcmTokenURI = tokenURI(port: boundPort)
+            try fcmAccount.write(to: fcmAccountPath, tokenURI: tokenURI(port: boundPort))
             emulator.stopOnSignals()
             if let managementPort = emulator.managementPort {
                 StandardStreams.writeOutput(
@@ -339,7 +376,9 @@ struct EmulatorCommand: ParsableCommand {
             }
             StandardStreams.writeOutput("listening on https://\(displayHost):\(boundPort) (ca: \(tls.caPath))\n")
             if !quiet {
-                let settings = clientSettings(port: boundPort, managePort: emulator.managementPort, caPath: tls.caPath)
+                let settings =
+                    clientSettings(port: boundPort, managePort: emulator.managementPort, caPath: tls.caPath)
+                    + fcmSettings(port: boundPort, accountPath: fcmAccountPath)
                 StandardStreams.writeError(
                     "apns-emulator: point the tools at it (both environments) with: export "
                         + settings.map { "\($0.name)=\(Self.shellQuoted($0.value))" }.joined(separator: " ") + "\n")
@@ -359,6 +398,16 @@ struct EmulatorCommand: ParsableCommand {
             settings += [("APNS_PRODUCTION_MANAGE_URL", management), ("APNS_SANDBOX_MANAGE_URL", management)]
         }
         return settings.map { (name: $0.0, value: $0.1) } + [(name: "APNS_CA_FILE", value: caPath)]
+    }
+
+    /// The emulator's OAuth token endpoint, the service account's `token_uri`.
+    private func tokenURI(port: Int) -> String {
+        "https://\(displayHost):\(port)\(FCMEndpoint.tokenPath)"
+    }
+
+    /// The settings that send FCM requests here: the API's origin and the service account file.
+    private func fcmSettings(port: Int, accountPath: String) -> [(name: String, value: String)] {
+        [(name: "FCM_URL", value: "https://\(displayHost):\(port)"), (name: "FCM_SERVICE_ACCOUNT", value: accountPath)]
     }
 
     /// `text` as one word for a POSIX shell: in single quotes, each `'` written `'\''`.

@@ -5,6 +5,7 @@ import Darwin
 #endif
 import Dispatch
 import NIOCore
+import NIOHTTP1
 import NIOHTTP2
 import NIOPosix
 import NIOSSL
@@ -46,7 +47,8 @@ package final class APNsEmulator: Sendable {
             let key = try NIOSSLPrivateKey(bytes: Array(configuration.tls.privateKeyPEM.utf8), format: .pem)
             var tls = TLSConfiguration.makeServerConfiguration(
                 certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
-            tls.applicationProtocols = ["h2"]
+            // HTTP/1.1 is offered second, for Google's routes (OAuth and FCM clients often speak it).
+            tls.applicationProtocols = ["h2", "http/1.1"]
             tls.minimumTLSVersion = .tlsv12
             // When the emulator closes a connection (after GOAWAY, or at shutdown) it sends
             // close_notify and closes without waiting long for the client's: a busy client may never
@@ -80,6 +82,13 @@ package final class APNsEmulator: Sendable {
             managementChannel.withLock { $0 = management }
         }
         return channel.localAddress?.port ?? configuration.port
+    }
+
+    /// The `aud` FCM assertions must name (the service account's `token_uri`), once the port is
+    /// known; `nil` when FCM is not served.
+    package var fcmTokenURI: String? {
+        get { services.fcm?.tokenURI }
+        set { if let newValue { services.fcm?.tokenURI = newValue } }
     }
 
     /// The port of the channel management listener, once started; `nil` without `managePort`.
@@ -167,16 +176,27 @@ package final class APNsEmulator: Sendable {
                 connection: connection, management: management)
             try context.pipeline.syncOperations.addHandlers([http2, handler], position: .after(context.handler))
         }
+        let configureHTTP1: (ChannelHandlerContext) throws -> Void = { context in
+            try context.pipeline.syncOperations.configureHTTPServerPipeline(
+                position: .last, withPipeliningAssistance: true, withErrorHandling: true)
+            try context.pipeline.syncOperations.addHandler(FCMHTTP1Handler(services: services, connection: connection))
+        }
+        let allowsHTTP1 = services.fcm != nil && !management
         let sniffer = ProtocolSniffer(
-            allowsTLS: true,
+            allowsTLS: true, allowsHTTP1: allowsHTTP1,
             configure: { found, context in
                 switch found {
                 case .http2:
                     try configureHTTP2(context)
+                case .http1:
+                    try configureHTTP1(context)
                 case .tls:
                     let tls = NIOSSLServerHandler(context: sslContext)
                     let inner = ProtocolSniffer(
-                        allowsTLS: false, configure: { _, context in try configureHTTP2(context) }, reportError: report)
+                        allowsTLS: false, allowsHTTP1: allowsHTTP1,
+                        configure: { found, context in
+                            if found == .http1 { try configureHTTP1(context) } else { try configureHTTP2(context) }
+                        }, reportError: report)
                     try context.pipeline.syncOperations.addHandlers([tls, inner], position: .after(context.handler))
                 }
             }, reportError: report)

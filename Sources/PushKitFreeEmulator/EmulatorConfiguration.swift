@@ -46,6 +46,9 @@ package struct EmulatorConfiguration: Sendable {
     /// The first connection to open stream this plus one goes silent (see `ConnectionSilencer`);
     /// later connections are served normally.
     package var goSilentAfter: Int?
+    /// The service account whose assertions the FCM token endpoint accepts and the token URI they
+    /// must name; `nil` serves no FCM routes.
+    package var fcm: (account: FCMServiceAccount, tokenURI: String)?
     /// The server certificate and key.
     package var tls: EmulatorTLSMaterial
     /// Event-loop threads; defaults to the number of cores.

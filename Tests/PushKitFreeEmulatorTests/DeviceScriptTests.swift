@@ -28,7 +28,7 @@ struct DeviceScriptTests {
     @Test(
         "a bad line is refused with the file, the line and what is wrong",
         arguments: [
-            ("zz ok", "f line 1: \"zz\" is not a hex device token"),
+            ("zz ok", "f line 1: \"zz\" is neither a hex device token nor an FCM registration token"),
             ("0a0a", "f line 1: expected a token and its steps separated by commas"),
             ("0a0a ok ok", "f line 1: expected a token and its steps separated by commas"),
             ("0a0a ok,,ok", "f line 1: unknown step \"\""),

@@ -13,7 +13,12 @@ import PushKitFreeCore
 ///
 /// A step is `ok` (answer as usual), `delay:MS` (answer as usual, MS milliseconds late), `stall`
 /// (never answer; the stream stays open until the client gives up) or `STATUS:REASON` (an error
-/// answer). Tokens compare case-insensitively. This is the per-device counterpart of
+/// answer). Tokens compare case-insensitively.
+///
+/// An FCM registration token (see `FCMMessageJudge.isRegistrationTokenShaped`) takes `ok` or an
+/// FCM error code as a step: `UNREGISTERED` (404), `QUOTA_EXCEEDED` (429 with `Retry-After`),
+/// `UNAVAILABLE` (503), `INTERNAL` (500), `SENDER_ID_MISMATCH` (403), `THIRD_PARTY_AUTH_ERROR` (401)
+/// or `INVALID_ARGUMENT` (400), each answered in Google's error shape with its FcmError detail. This is the per-device counterpart of
 /// `--fail-first` and `--delay`, for fault mixes where each device has its own story.
 package struct DeviceScript: Sendable, Equatable {
     /// One answer in a device's script.
@@ -26,6 +31,8 @@ package struct DeviceScript: Sendable, Equatable {
         case stall
         /// Answer this error.
         case fail(InjectedFailure)
+        /// Answer this FCM error code (an FCM registration token's step).
+        case fcm(String)
     }
 
     /// Each token's steps, keyed by the lowercase token; never empty.
@@ -59,8 +66,10 @@ package struct DeviceScript: Sendable, Equatable {
             if fields.isEmpty { continue }
             let place = "\(origin) line \(number + 1)"
             let token = String(fields[0])
-            guard APNsRequestValidator.isHexOfEvenLength(token) else {
-                throw ScriptedDeviceStatesError("\(place): \"\(token)\" is not a hex device token")
+            let isFCM = FCMMessageJudge.isRegistrationTokenShaped(token)
+            guard isFCM || APNsRequestValidator.isHexOfEvenLength(token) else {
+                throw ScriptedDeviceStatesError(
+                    "\(place): \"\(token)\" is neither a hex device token nor an FCM registration token")
             }
             guard fields.count == 2 else {
                 throw ScriptedDeviceStatesError(
@@ -68,11 +77,21 @@ package struct DeviceScript: Sendable, Equatable {
             }
             var list: [Step] = []
             for text in fields[1].split(separator: ",", omittingEmptySubsequences: false) {
-                list.append(try parseStep(text, place: place))
+                list.append(try isFCM ? parseFCMStep(text, place: place) : parseStep(text, place: place))
             }
             script.set(list, for: token)
         }
         return script
+    }
+
+    private static func parseFCMStep(_ text: Substring, place: String) throws(ScriptedDeviceStatesError) -> Step {
+        if text == "ok" { return .ok }
+        guard FCMErrorAnswer.scripted(String(text)) != nil else {
+            throw ScriptedDeviceStatesError(
+                "\(place): unknown step \"\(text)\" for an FCM token; a step is ok or one of "
+                    + FCMErrorAnswer.scriptableCodes.joined(separator: ", "))
+        }
+        return .fcm(String(text))
     }
 
     private static func parseStep(_ text: Substring, place: String) throws(ScriptedDeviceStatesError) -> Step {

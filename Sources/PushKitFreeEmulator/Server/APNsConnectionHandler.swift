@@ -180,9 +180,18 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             answerChannelRequest(streamID, method: method, path: path, verdict: verdict, context: context)
             return
         }
+        if let fcm = services.fcm, FCMEndpoint.serves(path: path) {
+            let response = fcm.respond(
+                method: method, path: path, headers: headers,
+                body: request.body.map { Array($0.readableBytesView) } ?? [],
+                connection: connection, stream: Int(streamID), now: now)
+            answerFCM(streamID, response: response, context: context)
+            return
+        }
         if path.hasPrefix(EmulatorControl.prefix) {
             let control = EmulatorControl(
-                state: services.state, configuration: services.configuration, channels: services.channels)
+                state: services.state, configuration: services.configuration, channels: services.channels,
+                fcm: services.fcm)
             let response = control.respond(method: method, path: path, now: Self.milliseconds(now)) {
                 [services, connection] in services.silenceOpenConnections(except: connection)
             }
@@ -201,6 +210,13 @@ final class APNsConnectionHandler: ChannelInboundHandler {
     /// so the client stops sending, as RFC 9113 §8.1 allows.
     private func answerOversized(_ streamID: HTTP2StreamID, request: PendingRequest, context: ChannelHandlerContext) {
         let (headers, method, path) = Self.headerList(request.headers)
+        if !management, let fcm = services.fcm, FCMEndpoint.serves(path: path) {
+            let response = fcm.respondTooLarge(
+                method: method, path: path, bodySize: request.bodySize, connection: connection,
+                stream: Int(streamID))
+            answerFCM(streamID, response: response, context: context, thenReset: true)
+            return
+        }
         var assessment = validator.assess(method: method, path: path, headers: headers, body: [], now: Date())
         assessment.payloadSize = request.bodySize
         if assessment.rejection == nil || assessment.rejection?.reason == .payloadEmpty {
@@ -209,10 +225,35 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         answer(streamID, method: method, path: path, assessment: assessment, context: context, thenReset: true)
     }
 
+    /// Records and writes an answer of Google's routes; with `thenReset`, resets the stream after it
+    /// (a body answered before its end).
+    private func answerFCM(
+        _ streamID: HTTP2StreamID, response: FCMEndpoint.Response, context: ChannelHandlerContext,
+        thenReset: Bool = false
+    ) {
+        raiseStreamLimitOnce(authenticated: response.accepted, context: context)
+        services.records.append(response.recordLine)
+        services.summaries?.append(response.summary)
+        write(
+            streamID, status: response.status, headers: response.headers, contentType: "application/json",
+            body: response.body, context: context)
+        streamFinished(streamID, context: context)
+        if thenReset {
+            let reset = wrapOutboundOut(HTTP2Frame(streamID: streamID, payload: .rstStream(.noError)))
+            context.eventLoop.assumeIsolated().execute { context.writeAndFlush(reset, promise: nil) }
+        }
+    }
+
     /// APNs allows one stream until a request carries a valid provider token, then raises
     /// SETTINGS_MAX_CONCURRENT_STREAMS: the first authenticated request of a connection does that here.
     private func raiseStreamLimitOnce(after assessment: APNsRequestAssessment, context: ChannelHandlerContext) {
-        guard assessment.isAuthenticated, !raisedStreamLimit else { return }
+        raiseStreamLimitOnce(authenticated: assessment.isAuthenticated, context: context)
+    }
+
+    /// The same for FCM: the first request Google's routes accept (an access token issued, a send
+    /// with a live one) raises the limit, so FCM clients can multiplex as they do with Google.
+    private func raiseStreamLimitOnce(authenticated: Bool, context: ChannelHandlerContext) {
+        guard authenticated, !raisedStreamLimit else { return }
         raisedStreamLimit = true
         let settings: HTTP2Settings = [
             HTTP2Setting(parameter: .maxConcurrentStreams, value: services.configuration.maximumConcurrentStreams)

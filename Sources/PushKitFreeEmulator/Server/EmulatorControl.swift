@@ -3,11 +3,14 @@ import PushKitFreeCore
 /// The control surface under `/emulator/` on the emulator's own port, for tests and demos. No
 /// provider token is needed and nothing here is recorded.
 ///
-/// - `POST /emulator/unregister/<token>`: answer `410 Unregistered` for the token from now on.
+/// - `POST /emulator/unregister/<token>`: answer `410 Unregistered` for the token from now on (for
+///   an FCM registration token, 404 `UNREGISTERED`).
 /// - `POST /emulator/register/<token>`: forget any scripted state of the token.
 /// - `GET /emulator/requests`: the last 1000 records, one JSON object per line.
 /// - `GET /emulator/status`: counters, environment, scripted tokens and the number of broadcast
 ///   channels as JSON.
+/// - `GET /emulator/status` also counts FCM token requests, access tokens issued, sends and
+///   deliveries (`fcm_token_requests`, `fcm_tokens_issued`, `fcm_sends`, `fcm_delivered`).
 /// - `POST /emulator/go-silent`: every other connection open now goes silent (see
 ///   `ConnectionSilencer`); answers how many did.
 struct EmulatorControl {
@@ -23,6 +26,8 @@ struct EmulatorControl {
     let configuration: EmulatorConfiguration
     /// The broadcast channels, for their count in the status.
     var channels: EmulatorChannels?
+    /// Google's FCM routes, for their counters in the status.
+    var fcm: FCMEndpoint?
 
     /// - Parameter silenceOthers: makes the other open connections go silent; returns how many.
     func respond(method: String, path: String, now milliseconds: Int64, silenceOthers: () -> Int) -> Response {
@@ -33,7 +38,10 @@ struct EmulatorControl {
         switch (action, argument) {
         case ("unregister", let token?), ("register", let token?):
             guard method == "POST" else { return error(405, .methodNotAllowed) }
-            guard APNsRequestValidator.isHexOfEvenLength(token) else { return error(400, .badDeviceToken) }
+            guard APNsRequestValidator.isHexOfEvenLength(token) || FCMMessageJudge.isRegistrationTokenShaped(token)
+            else {
+                return error(400, .badDeviceToken)
+            }
             var writer = JSONObjectWriter()
             writer.field("device_token", token)
             if action == "unregister" {
@@ -66,6 +74,14 @@ struct EmulatorControl {
             writer.field("accepted", counters.accepted)
             writer.field("rejected", counters.rejected)
             if let channels { writer.field("channels", channels.count) }
+            if let fcm {
+                let fcmCounters = fcm.counters
+                writer.field("fcm_project_id", fcm.account.projectID)
+                writer.field("fcm_token_requests", fcmCounters.tokenRequests)
+                writer.field("fcm_tokens_issued", fcmCounters.tokensIssued)
+                writer.field("fcm_sends", fcmCounters.sends)
+                writer.field("fcm_delivered", fcmCounters.delivered)
+            }
             var unregistered = JSONObjectWriter()
             for (token, timestamp) in devices.unregistered.sorted(by: { $0.key < $1.key }) {
                 unregistered.field(named: token, Int(timestamp))

@@ -24,6 +24,8 @@ final class EmulatorServices: Sendable {
     let channels: EmulatorChannels
     /// Judges broadcasts and channel management requests.
     let channelJudge: ChannelRequestJudge
+    /// Google's FCM routes; `nil` when the configuration has no service account.
+    let fcm: FCMEndpoint?
     /// The `--record` output.
     let records: OutputBuffer
     /// One-line summaries on standard error; `nil` with `--quiet`.
@@ -45,6 +47,8 @@ final class EmulatorServices: Sendable {
         self.records = records
         self.summaries = summaries
         channels = EmulatorChannels(limit: configuration.channelLimit)
+        let state = self.state
+        fcm = configuration.fcm.map { FCMEndpoint(account: $0.account, tokenURI: $0.tokenURI, state: state) }
         channelJudge = ChannelRequestJudge(
             trust: configuration.trust, channels: channels, strict: configuration.strictBroadcast)
     }

@@ -88,6 +88,11 @@ final class EmulatorState: Sendable {
         }
     }
 
+    /// Whether `token` is scripted unregistered (an FCM registration token answers `UNREGISTERED`).
+    func isUnregistered(_ token: String) -> Bool {
+        state.withLock { $0.devices.unregistered[token.lowercased()] != nil }
+    }
+
     /// Marks `token` unregistered at `timestamp` (ms); returns the timestamp.
     func unregister(_ token: String, at timestamp: Int64) {
         state.withLock { $0.devices.unregister(token, at: timestamp) }

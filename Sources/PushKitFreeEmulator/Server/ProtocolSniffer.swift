@@ -9,8 +9,10 @@ import NIOCore
 /// configures the pipeline for it and steps aside:
 /// - a TLS handshake record (0x16): TLS (ALPN `h2`), then sniff again inside;
 /// - the HTTP/2 connection preface `PRI * HTTP/2.0`: HTTP/2 with prior knowledge;
-/// - anything else (HTTP/1.1, garbage): a short `505` in HTTP/1.1 words and close, since APNs
-///   speaks only HTTP/2.
+/// - a request line (an uppercase letter first) when HTTP/1.1 is served (Google's routes, see
+///   `FCMHTTP1Handler`): HTTP/1.1;
+/// - anything else (HTTP/1.1 without FCM, garbage): a short `505` in HTTP/1.1 words and close,
+///   since APNs speaks only HTTP/2.
 final class ProtocolSniffer: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -20,11 +22,13 @@ final class ProtocolSniffer: ChannelInboundHandler, RemovableChannelHandler {
     enum Detected {
         case tls
         case http2
+        case http1
     }
 
     private static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
 
     private let allowsTLS: Bool
+    private let allowsHTTP1: Bool
     private let configure: (Detected, ChannelHandlerContext) throws -> Void
     private let reportError: (any Error) -> Void
     private var buffered: ByteBuffer?
@@ -32,13 +36,16 @@ final class ProtocolSniffer: ChannelInboundHandler, RemovableChannelHandler {
 
     /// - Parameters:
     ///   - allowsTLS: whether a TLS handshake is acceptable here (not inside TLS).
+    ///   - allowsHTTP1: whether HTTP/1.1 is served (else refused with 505).
     ///   - configure: adds the handlers for the protocol found right after this one.
     ///   - reportError: shows a connection error to the user.
     init(
-        allowsTLS: Bool, configure: @escaping (Detected, ChannelHandlerContext) throws -> Void,
+        allowsTLS: Bool, allowsHTTP1: Bool = false,
+        configure: @escaping (Detected, ChannelHandlerContext) throws -> Void,
         reportError: @escaping (any Error) -> Void
     ) {
         self.allowsTLS = allowsTLS
+        self.allowsHTTP1 = allowsHTTP1
         self.configure = configure
         self.reportError = reportError
     }
@@ -64,10 +71,11 @@ final class ProtocolSniffer: ChannelInboundHandler, RemovableChannelHandler {
         let matches = bytes.withUnsafeReadableBytes { raw in
             (0..<count).allSatisfy { raw[$0] == Self.preface[$0] }
         }
-        if !matches {
-            refuse(
-                context: context,
-                plaintext: bytes.getInteger(at: start, as: UInt8.self).map { $0 >= 0x41 && $0 <= 0x5A } ?? false)
+        let plaintext = bytes.getInteger(at: start, as: UInt8.self).map { $0 >= 0x41 && $0 <= 0x5A } ?? false
+        if !matches, allowsHTTP1, plaintext {
+            decide(.http1, context: context)
+        } else if !matches {
+            refuse(context: context, plaintext: plaintext)
         } else if count >= 4 {
             decide(.http2, context: context)
         }
