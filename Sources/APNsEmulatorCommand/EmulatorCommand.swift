@@ -230,7 +230,7 @@ struct EmulatorCommand: ParsableCommand {
         help: ArgumentHelp(
             "The Firebase project id the FCM routes play (its service account is written beside the CA file).",
             valueName: "id"))
-    var fcmProject = FCMServiceAccount.defaultProjectID
+    var fcmProject = EmulatorServiceAccount.defaultProjectID
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port must be from 0 to 65535, not \(port)") }
@@ -253,7 +253,7 @@ struct EmulatorCommand: ParsableCommand {
                 "--print-env needs the port the emulator listens on: give the same --port (and --manage-port) as the emulator, not 0"
             )
         }
-        guard FCMServiceAccount.isProjectID(fcmProject) else {
+        guard EmulatorServiceAccount.isProjectID(fcmProject) else {
             throw ValidationError(
                 "--fcm-project must be 6 to 30 lowercase letters, digits and hyphens, starting with a letter, not \"\(fcmProject)\""
             )
@@ -312,10 +312,10 @@ struct EmulatorCommand: ParsableCommand {
                 certificatePath == nil
                 ? String(tls.caPath[..<(tls.caPath.lastIndex(of: "/") ?? tls.caPath.startIndex)])
                 : settings.stateDirectory.value + "/emulator"
-            let fcmAccountPath = fcmDirectory + "/" + FCMServiceAccount.fileName
-            let fcmAccount: FCMServiceAccount
+            let fcmAccountPath = fcmDirectory + "/" + EmulatorServiceAccount.fileName
+            let fcmAccount: EmulatorServiceAccount
             do {
-                fcmAccount = try FCMServiceAccount.loadOrCreate(in: fcmDirectory, projectID: fcmProject)
+                fcmAccount = try EmulatorServiceAccount.loadOrCreate(in: fcmDirectory, projectID: fcmProject)
                 try fcmAccount.write(to: fcmAccountPath, tokenURI: tokenURI(port: port))
             } catch {
                 throw EmulatorSetupError(

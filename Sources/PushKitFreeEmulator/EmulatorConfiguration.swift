@@ -48,7 +48,7 @@ package struct EmulatorConfiguration: Sendable {
     package var goSilentAfter: Int?
     /// The service account whose assertions the FCM token endpoint accepts and the token URI they
     /// must name; `nil` serves no FCM routes.
-    package var fcm: (account: FCMServiceAccount, tokenURI: String)?
+    package var fcm: (account: EmulatorServiceAccount, tokenURI: String)?
     /// The server certificate and key.
     package var tls: EmulatorTLSMaterial
     /// Event-loop threads; defaults to the number of cores.

@@ -142,9 +142,9 @@ struct FCMEndpointTests {
         #expect(file["private_key"]?.stringValue?.hasPrefix("-----BEGIN PRIVATE KEY-----\n") == true)
         #expect(file["private_key_id"]?.stringValue?.count == 40)
         #expect(file["client_id"]?.stringValue?.count == 21)
-        #expect(FCMServiceAccount.isProjectID("pushkit-emulator"))
-        #expect(!FCMServiceAccount.isProjectID("Pushkit"))
-        #expect(!FCMServiceAccount.isProjectID("ends-with-"))
+        #expect(EmulatorServiceAccount.isProjectID("pushkit-emulator"))
+        #expect(!EmulatorServiceAccount.isProjectID("Pushkit"))
+        #expect(!EmulatorServiceAccount.isProjectID("ends-with-"))
     }
 
     @Test("an FCM token takes ok or an FCM error code as a --script-file step")

@@ -10,7 +10,7 @@ enum FCMTestSupport {
     static let tokenURI = "https://127.0.0.1:2197/token"
     static let key = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
     static let otherKey = try! _RSA.Signing.PrivateKey(keySize: .bits2048)
-    static let account = FCMServiceAccount(projectID: "pushkit-emulator", privateKey: key)
+    static let account = EmulatorServiceAccount(projectID: "pushkit-emulator", privateKey: key)
     /// A registration token of the usual shape: instance id, colon, `APA91b…`.
     static let deviceToken = "dK3x9Yv0QxS2bP1cLmN4oA:APA91b" + String(repeating: "Fz7_-q", count: 24)
 

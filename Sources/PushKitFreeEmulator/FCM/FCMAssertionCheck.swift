@@ -48,12 +48,12 @@ package struct FCMAssertionCheck: Sendable {
     }
 
     /// The account whose key signs assertions.
-    package let account: FCMServiceAccount
+    package let account: EmulatorServiceAccount
     /// The expected `aud`.
     package let tokenURI: String
 
     /// A check against `account`'s key for assertions addressed to `tokenURI`.
-    package init(account: FCMServiceAccount, tokenURI: String) {
+    package init(account: EmulatorServiceAccount, tokenURI: String) {
         self.account = account
         self.tokenURI = tokenURI
     }

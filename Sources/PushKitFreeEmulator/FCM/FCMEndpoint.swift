@@ -61,7 +61,7 @@ package final class FCMEndpoint: Sendable {
     private static let sendSuffix = "/messages:send"
 
     /// The service account the emulator trusts.
-    package let account: FCMServiceAccount
+    package let account: EmulatorServiceAccount
     private let state: EmulatorState?
     private let tokenURIStore: Mutex<String>
     private let tokens = Mutex<[String: Date]>([:])
@@ -69,7 +69,7 @@ package final class FCMEndpoint: Sendable {
 
     /// An endpoint for `account` whose token URI is `tokenURI` (the `aud` assertions must name).
     /// - Parameter state: the emulator's state, for `--script-file` steps and counters.
-    init(account: FCMServiceAccount, tokenURI: String, state: EmulatorState?) {
+    init(account: EmulatorServiceAccount, tokenURI: String, state: EmulatorState?) {
         self.account = account
         self.state = state
         tokenURIStore = Mutex(tokenURI)
@@ -77,7 +77,7 @@ package final class FCMEndpoint: Sendable {
 
     /// An endpoint for `account` whose token URI is `tokenURI`, with no scripts and no shared
     /// counters (for tests of the judgment alone).
-    package convenience init(account: FCMServiceAccount, tokenURI: String) {
+    package convenience init(account: EmulatorServiceAccount, tokenURI: String) {
         self.init(account: account, tokenURI: tokenURI, state: nil)
     }
 

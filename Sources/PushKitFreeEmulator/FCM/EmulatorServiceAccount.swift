@@ -14,7 +14,7 @@ import PushKitFreeCore
 ///
 /// The `token_uri` is the emulator's own `/token` route, so a client that follows the file gets its
 /// access token from the emulator, over the same TLS (and CA file) as the APNs routes.
-package struct FCMServiceAccount: Sendable {
+package struct EmulatorServiceAccount: Sendable {
     /// The file name of the service account JSON in the emulator's directory.
     package static let fileName = "fcm-service-account.json"
     /// The file name of the RSA key (PKCS#8 PEM) in the emulator's directory.
@@ -62,18 +62,18 @@ package struct FCMServiceAccount: Sendable {
 
     /// Loads the key kept in `directory`, making (and keeping, mode 0600) a new one when it is
     /// missing or unreadable, so the emulator and `--print-env` agree on one account.
-    package static func loadOrCreate(in directory: String, projectID: String) throws -> FCMServiceAccount {
+    package static func loadOrCreate(in directory: String, projectID: String) throws -> EmulatorServiceAccount {
         try PosixFile.createPrivateDirectory(directory)
-        return try FileLock.withExclusiveLock(at: directory + "/.lock") { () throws -> FCMServiceAccount in
+        return try FileLock.withExclusiveLock(at: directory + "/.lock") { () throws -> EmulatorServiceAccount in
             let keyPath = directory + "/" + keyFileName
             if let pem = try? PosixFile.readIfPresent(keyPath).map({ String(decoding: $0, as: UTF8.self) }),
                 let key = try? _RSA.Signing.PrivateKey(pemRepresentation: pem), key.keySizeInBits >= 2048
             {
-                return FCMServiceAccount(projectID: projectID, privateKey: key)
+                return EmulatorServiceAccount(projectID: projectID, privateKey: key)
             }
             let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
             try PosixFile.replaceAtomically(keyPath, with: Data(key.pkcs8PEMRepresentation.utf8), mode: 0o600)
-            return FCMServiceAccount(projectID: projectID, privateKey: key)
+            return EmulatorServiceAccount(projectID: projectID, privateKey: key)
         }
     }
 
