@@ -3,7 +3,7 @@
 /// Known reasons are static values that carry the HTTP status Apple sends them with. A reason this
 /// version does not know still parses (`init(rawValue:)` never fails) and reports `isKnown == false`
 /// and no `status`, so a new reason from Apple is shown as it is rather than lost.
-package struct APNsReason: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+package struct APNsReason: ProviderReason {
     /// The reason as it appears in the body, e.g. `BadDeviceToken`.
     package let rawValue: String
 
@@ -11,15 +11,6 @@ package struct APNsReason: RawRepresentable, Sendable, Hashable, CustomStringCon
     package init(rawValue: String) {
         self.rawValue = rawValue
     }
-
-    /// The reason as Apple spells it, e.g. `BadDeviceToken`.
-    package var description: String { rawValue }
-
-    /// Whether this is one of the reasons Apple documents (or `badPayload`, see there).
-    package var isKnown: Bool { Self.statuses[rawValue] != nil }
-
-    /// The HTTP status Apple answers with this reason; `nil` for an unknown reason.
-    package var status: Int? { Self.statuses[rawValue] }
 
     // MARK: 400 Bad Request
     /// The `apns-collapse-id` is longer than 64 bytes.
@@ -113,10 +104,8 @@ package struct APNsReason: RawRepresentable, Sendable, Hashable, CustomStringCon
     /// The APNs server is shutting down (503).
     package static let shutdown = APNsReason(rawValue: "Shutdown")
 
-    /// Every known reason.
-    package static let allKnown: [APNsReason] = statuses.keys.sorted().map(APNsReason.init(rawValue:))
-
-    private static let statuses: [String: Int] = [
+    /// The reasons Apple documents, each with the HTTP status it comes with.
+    package static let statuses: [String: Int] = [
         "BadCollapseId": 400, "BadDeviceToken": 400, "BadExpirationDate": 400, "BadMessageId": 400,
         "BadPriority": 400, "BadTopic": 400, "DeviceTokenNotForTopic": 400, "DuplicateHeaders": 400,
         "IdleTimeout": 400, "InvalidPushType": 400, "MissingDeviceToken": 400, "MissingTopic": 400,

@@ -4,7 +4,7 @@
 /// Known reasons are static values that carry the HTTP status Google documents for them. A reason
 /// this version does not know still parses (`init(rawValue:)` never fails) and reports no `status`,
 /// so a new one is shown as it is rather than lost.
-package struct FCMReason: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+package struct FCMReason: ProviderReason {
     /// The reason as it appears in the answer, e.g. `UNREGISTERED`.
     package let rawValue: String
 
@@ -12,15 +12,6 @@ package struct FCMReason: RawRepresentable, Sendable, Hashable, CustomStringConv
     package init(rawValue: String) {
         self.rawValue = rawValue
     }
-
-    /// The reason as Google spells it.
-    package var description: String { rawValue }
-
-    /// Whether this is one of the reasons Google documents.
-    package var isKnown: Bool { Self.statuses[rawValue] != nil }
-
-    /// The HTTP status Google answers with this reason; `nil` for an unknown reason.
-    package var status: Int? { Self.statuses[rawValue] }
 
     // MARK: FcmError codes (google.firebase.fcm.v1.FcmError)
     /// No more information (500 and others).
@@ -51,10 +42,8 @@ package struct FCMReason: RawRepresentable, Sendable, Hashable, CustomStringConv
     /// A quota ran out (429).
     package static let resourceExhausted = FCMReason(rawValue: "RESOURCE_EXHAUSTED")
 
-    /// Every known reason.
-    package static let allKnown: [FCMReason] = statuses.keys.sorted().map(FCMReason.init(rawValue:))
-
-    private static let statuses: [String: Int] = [
+    /// The reasons Google documents, each with the HTTP status it comes with.
+    package static let statuses: [String: Int] = [
         "UNSPECIFIED_ERROR": 500, "INVALID_ARGUMENT": 400, "UNREGISTERED": 404, "SENDER_ID_MISMATCH": 403,
         "QUOTA_EXCEEDED": 429, "UNAVAILABLE": 503, "INTERNAL": 500, "THIRD_PARTY_AUTH_ERROR": 401,
         "UNAUTHENTICATED": 401, "PERMISSION_DENIED": 403, "NOT_FOUND": 404, "RESOURCE_EXHAUSTED": 429,
