@@ -23,22 +23,26 @@ package struct DeviceTokenError: PushKitError, Equatable {
         // Every byte before the bad one is an ASCII hex digit, so the byte offset is also the
         // character position, and the bad byte starts a Unicode scalar.
         let scalar = text.unicodeScalars[text.utf8.index(text.utf8.startIndex, offsetBy: utf8Offset)]
-        let shown: String
-        switch scalar {
-        case " ": shown = "a space"
-        case "\t": shown = "a tab"
-        case "\n", "\r": shown = "a line break"
-        default:
-            if scalar.value < 0x20 || scalar.value == 0x7f {
-                shown = "control character U+\(String(scalar.value, radix: 16, uppercase: true))"
-            } else {
-                shown = "\"\(scalar)\""
-            }
-        }
+        let shown = scalar.shownInMessage
         let hint =
             scalar == " " || scalar == "<" || scalar == ">"
             ? " (tokens are plain hex: drop the spaces and angle brackets of NSData's description)" : ""
         return DeviceTokenError(
             "device token has \(shown) at position \(utf8Offset + 1); only hex digits 0-9 and a-f are allowed\(hint)")
+    }
+}
+
+extension Unicode.Scalar {
+    /// The character as a token's error message names it: a space, a tab or a line break in words,
+    /// a control character (C0, DEL or C1) by its code point, anything else quoted.
+    var shownInMessage: String {
+        switch self {
+        case " ": "a space"
+        case "\t": "a tab"
+        case "\n", "\r": "a line break"
+        default:
+            value < 0x20 || (0x7f...0x9f).contains(value)
+                ? "control character U+\(String(value, radix: 16, uppercase: true))" : "\"\(self)\""
+        }
     }
 }

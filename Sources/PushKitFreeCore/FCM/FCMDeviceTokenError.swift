@@ -29,18 +29,7 @@ package struct FCMDeviceTokenError: PushKitError, Equatable {
         // Every byte before the bad one is ASCII, so the byte offset is the character position and
         // the bad byte starts a Unicode scalar.
         let scalar = text.unicodeScalars[text.utf8.index(text.utf8.startIndex, offsetBy: utf8Offset)]
-        let shown: String
-        switch scalar {
-        case " ": shown = "a space"
-        case "\t": shown = "a tab"
-        case "\n", "\r": shown = "a line break"
-        default:
-            if scalar.value < 0x20 || (0x7f...0x9f).contains(scalar.value) {
-                shown = "control character U+\(String(scalar.value, radix: 16, uppercase: true))"
-            } else {
-                shown = "\"\(scalar)\""
-            }
-        }
+        let shown = scalar.shownInMessage
         return FCMDeviceTokenError(
             "registration token has \(shown) at position \(utf8Offset + 1); only letters, digits, '-', '_' and one ':' "
                 + "are allowed")
