@@ -100,7 +100,7 @@ struct RegistryCacheTests {
         // The earlier server: json.loads, one key set, write_text in place.
         let url = URL(fileURLWithPath: registry.path)
         var object = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
-        object["legacy"] = token(2).hex
+        object["legacy"] = token(2).text
         try JSONSerialization.data(withJSONObject: object).write(to: url)
 
         try registry.register([registration("watch", 3)])
@@ -114,9 +114,9 @@ struct RegistryCacheTests {
         try registry.register([registration("a", 1)])
         #expect(registry.cache.current(at: registry.path) != nil)
         try rewriteInPlaceKeepingTime(registry.path) { data in
-            let hex = Data(token(1).hex.utf8)
+            let hex = Data(token(1).text.utf8)
             let range = data.range(of: hex)!
-            data.replaceSubrange(range, with: Data(token(9).hex.utf8))
+            data.replaceSubrange(range, with: Data(token(9).text.utf8))
         }
         #expect(try registry.load()["a"]?.token == token(9))
         try registry.register([registration("b", 2)])
@@ -183,7 +183,7 @@ struct RegistryCacheTests {
         ])
         try check("push-to-start")
         #expect(try fresh(registry)["device-5"]?.pushToStartToken == nil)
-        #expect(try registry.remove(idOrToken: token(7).hex).map(\.id) == ["device-7"])
+        #expect(try registry.remove(idOrToken: token(7).text).map(\.id) == ["device-7"])
         #expect(try registry.remove(idOrToken: "device-8").map(\.id) == ["device-8"])
         try check("remove")
         #expect(try registry.removeIfUnregistered(deviceID: "device-9", token: token(9), unregisteredAt: nil))

@@ -60,7 +60,7 @@ struct RegistryChangesTests {
         try registry.register(registration("a", 1), at: may1)
         try registry.register(registration("b", 2), at: may1)
         let byID = registry.remove(idOrToken: "a")
-        let byToken = registry.remove(idOrToken: token(2).hex.uppercased())
+        let byToken = registry.remove(idOrToken: token(2).text.uppercased())
         let again = registry.remove(idOrToken: "a")
         #expect(byID.map(\.id) == ["a"] && byToken.map(\.id) == ["b"] && again.isEmpty)
         #expect(registry.count == 0)
@@ -152,7 +152,7 @@ struct RegistryChangesTests {
         var registry = RegisteredDevices()
         try registry.register(registration("phone", 1, name: "Sven"), at: may1)
         let flat = try RegisteredDevices(
-            stateFile: Data(#"{"phone": "\#(token(9).hex)", "tablet": "\#(token(10).hex)"}"#))
+            stateFile: Data(#"{"phone": "\#(token(9).text)", "tablet": "\#(token(10).text)"}"#))
         let summary = try registry.merge(flat)
         #expect(summary.keptNewer == ["phone"] && summary.added == ["tablet"])
         #expect(registry["phone"]?.token == token(1))

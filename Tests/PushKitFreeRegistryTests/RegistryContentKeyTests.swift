@@ -30,12 +30,12 @@ struct RegistryContentKeyTests {
     func badKeyInFile() throws {
         let short = Data(count: 16).base64EncodedString()
         for bad in [#""\#(short)""#, #""%%%""#, "7"] {
-            let text = #"{"version":1,"devices":{"a":{"token":"\#(token(1).hex)","content_key":\#(bad)}}}"#
+            let text = #"{"version":1,"devices":{"a":{"token":"\#(token(1).text)","content_key":\#(bad)}}}"#
             let unreadable = try #require(try RegisteredDevices(stateFile: Data(text)).unreadableDevice("a"))
             #expect(unreadable.problem.contains("content_key"), "\(unreadable.problem)")
             #expect(!unreadable.problem.contains(short) && !unreadable.warning(location: "f").contains(short))
         }
-        let null = #"{"version":1,"devices":{"a":{"token":"\#(token(1).hex)","content_key":null}}}"#
+        let null = #"{"version":1,"devices":{"a":{"token":"\#(token(1).text)","content_key":null}}}"#
         #expect(try RegisteredDevices(stateFile: Data(null))["a"]?.contentKey == nil)
     }
 
@@ -92,7 +92,7 @@ struct RegistryContentKeyTests {
     @Test("a registration body's content_key: stored when valid, 400 when not base64 or not 32 bytes")
     func requestBody() throws {
         let body: JSONValue = [
-            "device_token": "a", "apns_token": .string(token(1).hex), "content_key": .string(key.base64),
+            "device_token": "a", "apns_token": .string(token(1).text), "content_key": .string(key.base64),
         ]
         #expect(try DeviceRegistration.registration(fromBody: body).contentKey == key)
         for bad in ["abc", Data(count: 33).base64EncodedString()] {

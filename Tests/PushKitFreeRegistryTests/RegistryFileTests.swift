@@ -79,7 +79,7 @@ struct RegistryFileTests {
     @Test("a flat map stays flat on a write (details in the sidecar); converting keeps it as .v0.bak")
     func keepsFlatMapUntilConverted() throws {
         let registry = registry()
-        let original = Data(#"{"phone": "\#(token(1).hex)", "tablet": "\#(token(2).hex.uppercased())"}"#)
+        let original = Data(#"{"phone": "\#(token(1).text)", "tablet": "\#(token(2).text.uppercased())"}"#)
         try original.write(to: URL(fileURLWithPath: registry.path))
         #expect(try registry.load().storedFormat == .legacyFlatMap)
 
@@ -89,7 +89,7 @@ struct RegistryFileTests {
         let flat = try bytes(registry.path)
         #expect(
             try JSONSerialization.jsonObject(with: flat) as? [String: String]
-                == ["phone": token(1).hex, "tablet": token(2).hex, "watch": token(3).hex])
+                == ["phone": token(1).text, "tablet": token(2).text, "watch": token(3).text])
         #expect(try registry.load()["watch"]?.registeredAt == clock.now(), "from the sidecar")
 
         #expect(try registry.convertToVersionOne() == 3)

@@ -22,7 +22,7 @@ struct RegistryFlatMapTests {
     func legacyWrite(_ id: String, _ number: Int) throws {
         let url = URL(fileURLWithPath: registry.path)
         var tokens = (try? JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]) ?? [:]
-        tokens[id] = token(number).hex
+        tokens[id] = token(number).text
         try JSONSerialization.data(withJSONObject: tokens).write(to: url)
     }
 
@@ -42,7 +42,7 @@ struct RegistryFlatMapTests {
         try registry.register([registration("tablet", 2, name: "Sven's iPad", groups: ["beta"])])
         #expect(try registry.recordEnvironment(.sandbox, deviceID: "phone", token: token(1)))
 
-        #expect(try legacyView() == ["phone": token(1).hex, "tablet": token(2).hex])
+        #expect(try legacyView() == ["phone": token(1).text, "tablet": token(2).text])
         #expect(!FileManager.default.fileExists(atPath: registry.legacyBackupPath))
         let sidecar = try RegisteredDevices(stateFile: Data(contentsOf: URL(fileURLWithPath: registry.sidecarPath)))
         #expect(sidecar["phone"]?.environment == .sandbox && sidecar["tablet"]?.groups == ["beta"])
@@ -60,7 +60,7 @@ struct RegistryFlatMapTests {
         #expect(try registry.load().deviceIDs == ["new-phone", "phone"])
 
         try registry.register([registration("watch", 3)])
-        #expect(try legacyView() == ["new-phone": token(2).hex, "phone": token(1).hex, "watch": token(3).hex])
+        #expect(try legacyView() == ["new-phone": token(2).text, "phone": token(1).text, "watch": token(3).text])
         #expect(try registry.load()["phone"]?.environment == .production)
     }
 
@@ -79,7 +79,7 @@ struct RegistryFlatMapTests {
         try legacyWrite("phone", 1)
         try legacyWrite("gone", 2)
         #expect(try registry.removeIfUnregistered(deviceID: "gone", token: token(2), unregisteredAt: nil))
-        #expect(try legacyView() == ["phone": token(1).hex])
+        #expect(try legacyView() == ["phone": token(1).text])
         #expect(try registry.load().deviceIDs == ["phone"])
         let sidecar = try RegisteredDevices(stateFile: Data(contentsOf: URL(fileURLWithPath: registry.sidecarPath)))
         #expect(sidecar.deviceIDs == ["phone"])
@@ -92,7 +92,7 @@ struct RegistryFlatMapTests {
         try registry.register([registration("ours", 2, name: "added by register-apns")])
         // The other server read before our write and writes after it, with its own new entry.
         var tokens = try #require(try JSONSerialization.jsonObject(with: staleRead) as? [String: String])
-        tokens["theirs"] = token(3).hex
+        tokens["theirs"] = token(3).text
         try JSONSerialization.data(withJSONObject: tokens).write(to: URL(fileURLWithPath: registry.path))
 
         #expect(try registry.load().deviceIDs == ["ours", "phone", "theirs"])
@@ -124,7 +124,7 @@ struct RegistryFlatMapTests {
         }
         writer.start()
         try registry.register([registration("watch", 3)])
-        #expect(try legacyView() == ["phone": token(1).hex, "tablet": token(2).hex, "watch": token(3).hex])
+        #expect(try legacyView() == ["phone": token(1).text, "tablet": token(2).text, "watch": token(3).text])
     }
 
     @Test("a rewrite between our read and our rename is not undone: the change is applied again")
@@ -137,7 +137,7 @@ struct RegistryFlatMapTests {
             try devices.register(registration("ours", 3), at: clock.now())
         }
         #expect(runs == 2)
-        #expect(try legacyView() == ["ours": token(3).hex, "phone": token(1).hex, "theirs": token(2).hex])
+        #expect(try legacyView() == ["ours": token(3).text, "phone": token(1).text, "theirs": token(2).text])
     }
 
     @Test(
@@ -152,7 +152,7 @@ struct RegistryFlatMapTests {
         var registry = registry
         let path = registry.path
         // The other server read the file before our write; it truncates it and writes its dict in place.
-        let late = try JSONSerialization.data(withJSONObject: ["phone": token(1).hex, "theirs": token(2).hex])
+        let late = try JSONSerialization.data(withJSONObject: ["phone": token(1).text, "theirs": token(2).text])
         final class Once: @unchecked Sendable { var fired = false }
         let once = Once()
         registry.afterLastLook = {
@@ -164,7 +164,7 @@ struct RegistryFlatMapTests {
         }
         try registry.register([registration("ours", 3)])
         #expect(once.fired)
-        #expect(try legacyView() == ["ours": token(3).hex, "phone": token(1).hex, "theirs": token(2).hex])
+        #expect(try legacyView() == ["ours": token(3).text, "phone": token(1).text, "theirs": token(2).text])
     }
 
     @Test("a file rewritten at every attempt is left as the other program wrote it (75)")
@@ -180,16 +180,16 @@ struct RegistryFlatMapTests {
         }
         #expect(error?.exitStatus == .temporaryFailure)
         #expect(number == 10 + StateFileRegistry.maximumAttempts)
-        #expect(try legacyView() == ["phone": token(1).hex, "theirs": token(number).hex])
+        #expect(try legacyView() == ["phone": token(1).text, "theirs": token(number).text])
         #expect(try registry.load().deviceIDs == ["phone", "theirs"], "the sidecar is put back as it was")
     }
 
     @Test("a version 1 file adopts registrations found beside version and devices; the newer token wins")
     func adoptsTopLevelEntries() throws {
         let text = """
-            {"version": 1, "devices": {"phone": {"token": "\(token(1).hex)", "environment": "sandbox", "name": "Ada"},
-            "tablet": {"token": "\(token(2).hex)", "environment": "production"}},
-            "phone": "\(token(7).hex.uppercased())", "tablet": "\(token(2).hex)", "new": "\(token(8).hex)",
+            {"version": 1, "devices": {"phone": {"token": "\(token(1).text)", "environment": "sandbox", "name": "Ada"},
+            "tablet": {"token": "\(token(2).text)", "environment": "production"}},
+            "phone": "\(token(7).text.uppercased())", "tablet": "\(token(2).text)", "new": "\(token(8).text)",
             "note": "not a token", "agents": {"a": 1}}
             """
         let registry = try RegisteredDevices(stateFile: Data(text))
@@ -207,19 +207,19 @@ struct RegistryFlatMapTests {
     @Test("a second \"version\" member beside the number is refused, not dropped on the next write")
     func refusesSecondVersion() {
         let error = #expect(throws: JSONSyntaxError.self) {
-            try RegisteredDevices(stateFile: Data(#"{"version": 1, "devices": {}, "version": "\#(token(1).hex)"}"#))
+            try RegisteredDevices(stateFile: Data(#"{"version": 1, "devices": {}, "version": "\#(token(1).text)"}"#))
         }
         #expect(error?.detail.contains("\"version\" appears twice, once as string") == true, "\(error?.detail ?? "")")
     }
 
     @Test("a version 1 file the other server wrote into goes back to a flat map with sidecar on the next write")
     func versionOneWithLegacyEntriesIsWrittenFlat() throws {
-        let phone = #"{"token": "\#(token(1).hex)", "environment": "sandbox"}"#
+        let phone = #"{"token": "\#(token(1).text)", "environment": "sandbox"}"#
         try write(#"{"version": 1, "devices": {"phone": \#(phone)}, "agents": {"x": 1}}"#)
         try legacyWrite("new", 2)
         #expect(try registry.load().deviceIDs == ["new", "phone"])
         try registry.register([registration("watch", 3)])
-        #expect(try legacyView() == ["new": token(2).hex, "phone": token(1).hex, "watch": token(3).hex])
+        #expect(try legacyView() == ["new": token(2).text, "phone": token(1).text, "watch": token(3).text])
         let loaded = try registry.load()
         #expect(loaded["phone"]?.environment == .sandbox)
         #expect(loaded.otherFields == ["agents": .object(["x": .number(1)])])
@@ -253,7 +253,7 @@ struct RegistryFlatMapTests {
         try devices.register(registration("b", 2), at: may1)
         try devices.register(registration("a", 1), at: may1)
         let text = String(decoding: devices.flatMapBytes(), as: UTF8.self)
-        #expect(text == "{\n  \"a\": \"\(token(1).hex)\",\n  \"b\": \"\(token(2).hex)\"\n}\n")
+        #expect(text == "{\n  \"a\": \"\(token(1).text)\",\n  \"b\": \"\(token(2).text)\"\n}\n")
         #expect(String(decoding: RegisteredDevices().flatMapBytes(), as: UTF8.self) == "{}\n")
     }
 }

@@ -71,8 +71,8 @@ struct RegistryNamesTests {
     func handEdited() throws {
         let text = """
             {"version": 1, "devices": {
-              "family": {"token": "\(token(9).hex)", "groups": []},
-              "mom": {"token": "\(token(1).hex)", "groups": ["family"]}}}
+              "family": {"token": "\(token(9).text)", "groups": []},
+              "mom": {"token": "\(token(1).text)", "groups": ["family"]}}}
             """
         var registry = try RegisteredDevices(stateFile: Data(text))
         #expect(registry.ambiguousNames == ["family"])

@@ -24,23 +24,23 @@ struct RegistryRequestBodyTests {
 
     @Test("device id and apns token")
     func idAndToken() throws {
-        let parsed = try parse(#"{"device_token": "install-42", "apns_token": "\#(token(1).hex.uppercased())"}"#)
+        let parsed = try parse(#"{"device_token": "install-42", "apns_token": "\#(token(1).text.uppercased())"}"#)
         #expect(parsed == [registration("install-42", 1)])
     }
 
     @Test("without an app device id, the id is derived from the token (never the token itself)")
     func keyedByToken() throws {
         let parsed = try parse(
-            #"{"device_token": "\#(token(2).hex)", "device_name": "iPad", "device_model": "iPad13,1", "os_version": "17.4", "app_version": "2.0", "locale": "de"}"#
+            #"{"device_token": "\#(token(2).text)", "device_name": "iPad", "device_model": "iPad13,1", "os_version": "17.4", "app_version": "2.0", "locale": "de"}"#
         )
         let derived = DeviceRegistration.derivedDeviceID(for: token(2))
         let expected = try DeviceRegistration(
             deviceID: derived, token: token(2), name: "iPad", model: "iPad13,1", osVersion: "17.4", appVersion: "2.0")
         #expect(parsed == [expected])
         // "apns-" and the first 16 hex digits of SHA-256 of the lowercase hex text, as sha256sum computes it.
-        #expect(derived.hasPrefix("apns-") && derived.count == 21 && !derived.contains(token(2).hex))
+        #expect(derived.hasPrefix("apns-") && derived.count == 21 && !derived.contains(token(2).text))
         #expect(
-            DeviceRegistration.derivedDeviceID(for: try DeviceToken(validating: token(2).hex.uppercased())) == derived)
+            DeviceRegistration.derivedDeviceID(for: try DeviceToken(validating: token(2).text.uppercased())) == derived)
         #expect(DeviceRegistration.derivedDeviceID(for: token(3)) != derived)
     }
 
@@ -55,10 +55,10 @@ struct RegistryRequestBodyTests {
     @Test("one per line, blank lines skipped, or an array")
     func several() throws {
         let lines =
-            "{\"device_token\": \"a\", \"apns_token\": \"\(token(1).hex)\"}\n\n{\"device_token\": \"\(token(2).hex)\"}\n"
+            "{\"device_token\": \"a\", \"apns_token\": \"\(token(1).text)\"}\n\n{\"device_token\": \"\(token(2).text)\"}\n"
         #expect(try parse(lines).map(\.deviceID) == ["a", DeviceRegistration.derivedDeviceID(for: token(2))])
         let array =
-            "[{\"device_token\": \"a\", \"apns_token\": \"\(token(1).hex)\"}, {\"device_token\": \"b\", \"apns_token\": \"\(token(2).hex)\"}]"
+            "[{\"device_token\": \"a\", \"apns_token\": \"\(token(1).text)\"}, {\"device_token\": \"b\", \"apns_token\": \"\(token(2).text)\"}]"
         #expect(try parse(array).map(\.deviceID) == ["a", "b"])
     }
 
@@ -66,7 +66,7 @@ struct RegistryRequestBodyTests {
     func defaultsFillGaps() throws {
         let defaults = DeviceRegistration.Defaults(environment: .sandbox, name: "flag", groups: ["g"])
         let parsed = try parse(
-            #"{"device_token": "a", "apns_token": "\#(token(1).hex)", "device_name": "body", "environment": "production"}"#,
+            #"{"device_token": "a", "apns_token": "\#(token(1).text)", "device_name": "body", "environment": "production"}"#,
             defaults: defaults)
         #expect(
             parsed.first?.environment == .production && parsed.first?.name == "body" && parsed.first?.groups == ["g"])
@@ -124,7 +124,7 @@ struct RegistryRequestBodyTests {
         let limit = DeviceRegistration.endpointTextLimit
         #expect(limit == 256)
         func body(_ members: String) -> JSONValue {
-            (try? JSONValue.parse(Data(#"{"device_token": "a", "apns_token": "\#(token(1).hex)", \#(members)}"#.utf8)))
+            (try? JSONValue.parse(Data(#"{"device_token": "a", "apns_token": "\#(token(1).text)", \#(members)}"#.utf8)))
                 ?? .null
         }
         func refusal(_ members: String) -> String {
@@ -166,10 +166,10 @@ struct RegistryRequestBodyTests {
         let long = String(repeating: "n", count: 3000)
         #expect(try DeviceRegistration(deviceID: "a", token: token(1), name: long, groups: [long]).name == long)
         #expect(
-            try parse(#"{"device_token": "a", "apns_token": "\#(token(1).hex)", "device_name": "\#(long)"}"#).first?
+            try parse(#"{"device_token": "a", "apns_token": "\#(token(1).text)", "device_name": "\#(long)"}"#).first?
                 .name == long)
         let parsed = try parse(
-            "{\"device_token\": \"a\", \"apns_token\": \"\(token(1).hex)\", \"device_name\": null, \"name\": \"\\u001b[31mred\", \"environment\": null, \"groups\": null}"
+            "{\"device_token\": \"a\", \"apns_token\": \"\(token(1).text)\", \"device_name\": null, \"name\": \"\\u001b[31mred\", \"environment\": null, \"groups\": null}"
         )
         #expect(
             parsed.first?.name == "\u{1B}[31mred" && parsed.first?.groups == nil && parsed.first?.environment == nil)

@@ -10,7 +10,7 @@ struct RegistryStateFileTests {
         RegistryUnreadableRecordTests.captureWarnings()
     }
 
-    let tokenA = token(0xa).hex
+    let tokenA = token(0xa).text
 
     @Test("reads version 1 with every field")
     func readsVersionOne() throws {
@@ -41,7 +41,7 @@ struct RegistryStateFileTests {
     func roundTripsUnknownFields() throws {
         let text = """
             {"version": 1, "future_setting": {"x": [1, "two"]}, "devices": {
-              "b": {"token": "\(token(0xb).hex)", "push_count": 3, "labels": {"color": "red"}},
+              "b": {"token": "\(token(0xb).text)", "push_count": 3, "labels": {"color": "red"}},
               "a": {"token": "\(tokenA)", "environment": "production", "registered_at": "2024-05-01T12:00:00.000Z"}}}
             """
         let registry = try RegisteredDevices(stateFile: Data(text))
@@ -59,15 +59,15 @@ struct RegistryStateFileTests {
 
     @Test("unchanged records are copied byte for byte; a changed one is written whole")
     func copiesUnchangedRecords() throws {
-        let a = #"{"token": "\#(token(0xa).hex.uppercased())", "environment": "development", "custom": 1}"#
-        let b = #"{"token":"\#(token(0xb).hex)"}"#
+        let a = #"{"token": "\#(token(0xa).text.uppercased())", "environment": "development", "custom": 1}"#
+        let b = #"{"token":"\#(token(0xb).text)"}"#
         var registry = try RegisteredDevices(stateFile: Data(#"{"version": 1, "devices": {"a": \#(a), "b": \#(b)}}"#))
         var text = String(decoding: registry.stateFileBytes(), as: UTF8.self)
         #expect(text.contains(#""a": \#(a),"#) && text.contains(#""b": \#(b)"#))
 
         registry.recordDelivery(to: ["a"], at: may1)
         text = String(decoding: registry.stateFileBytes(), as: UTF8.self)
-        #expect(text.contains(#""a": {"token":"\#(token(0xa).hex)","environment":"sandbox","name":null,"#))
+        #expect(text.contains(#""a": {"token":"\#(token(0xa).text)","environment":"sandbox","name":null,"#))
         #expect(text.contains(#""last_delivered_at":"2024-05-01T12:00:00.000Z","custom":1}"#))
         #expect(text.contains(#""b": \#(b)"#))
         #expect(try RegisteredDevices(stateFile: Data(text.utf8)) == registry)
@@ -81,7 +81,7 @@ struct RegistryStateFileTests {
         let lines = String(decoding: registry.stateFileBytes(), as: UTF8.self).split(separator: "\n")
         #expect(lines.count == 7)
         #expect(lines[0] == "{" && lines[1] == "  \"version\": 1," && lines[2] == "  \"devices\": {")
-        #expect(lines[3].hasPrefix("    \"a\": {\"token\":\"\(token(1).hex)\",\"environment\":null,"))
+        #expect(lines[3].hasPrefix("    \"a\": {\"token\":\"\(token(1).text)\",\"environment\":null,"))
         #expect(lines[4].hasPrefix("    \"b\": {"))
         #expect(lines[5] == "  }" && lines[6] == "}")
     }
@@ -101,7 +101,7 @@ struct RegistryStateFileTests {
     @Test("the flat map of earlier servers is read, tokens normalized")
     func readsFlatMap() throws {
         let registry = try RegisteredDevices(
-            stateFile: Data(#"{"phone": "\#(tokenA.uppercased())", "version": "\#(token(0xb).hex)"}"#))
+            stateFile: Data(#"{"phone": "\#(tokenA.uppercased())", "version": "\#(token(0xb).text)"}"#))
         #expect(registry.storedFormat == .legacyFlatMap)
         #expect(registry["phone"] == DeviceRecord(token: token(0xa)))
         #expect(registry["version"]?.token == token(0xb), "a device may be called \"version\" in a flat map")

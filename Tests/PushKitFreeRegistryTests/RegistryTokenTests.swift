@@ -8,7 +8,7 @@ struct RegistryTokenTests {
     @Test("a 32-byte token is accepted and stored lowercase")
     func acceptsTodaysToken() throws {
         let token = try DeviceToken(validating: Self.today.uppercased())
-        #expect(token.hex == Self.today)
+        #expect(token.text == Self.today)
         #expect(token.byteCount == 32)
     }
 

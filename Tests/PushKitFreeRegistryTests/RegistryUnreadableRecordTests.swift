@@ -10,7 +10,7 @@ import PushKitFreeTestSupport
 /// registration or an import; removed only when asked.
 @Suite("registry: a record that cannot be read")
 struct RegistryUnreadableRecordTests {
-    static let bad = #"{"token": "\#(token(2).hex)", "groups": ["family"], "content_key": "c2hvcnQ="}"#
+    static let bad = #"{"token": "\#(token(2).text)", "groups": ["family"], "content_key": "c2hvcnQ="}"#
     let directory: String
     let path: String
 
@@ -32,7 +32,7 @@ struct RegistryUnreadableRecordTests {
         path = directory + "/devices.json"
         let text = """
             {"version": 1, "devices": {
-              "alpha": {"token": "\(token(1).hex)", "groups": ["family"]},
+              "alpha": {"token": "\(token(1).text)", "groups": ["family"]},
               "bad": \(Self.bad)
             }}
 
@@ -113,7 +113,7 @@ struct RegistryUnreadableRecordTests {
         try Data(devices.stateFileBytes()).write(to: URL(fileURLWithPath: path))
         // A string member beside `version`: a flat map's writer registered here, so it is written back as one.
         let text = try fileText().replacingOccurrences(
-            of: "\"version\": 1,", with: "\"version\": 1, \"legacy\": \"\(token(5).hex)\",")
+            of: "\"version\": 1,", with: "\"version\": 1, \"legacy\": \"\(token(5).text)\",")
         try Data(text.utf8).write(to: URL(fileURLWithPath: path))
         let error = #expect(throws: RegistryError.self) {
             try StateFileRegistry(path: path).register([registration("gamma", 3)])

@@ -79,7 +79,7 @@ struct GatewayTests {
             return
         }
         let registration = try DeviceRegistrations.registration(device.registrationBody(deviceID: "phone"))
-        #expect(registration.deviceID == "phone" && registration.token.hex == Self.token)
+        #expect(registration.deviceID == "phone" && registration.token.text == Self.token)
         #expect(registration.timeZone == "Europe/Berlin" && registration.environment == .sandbox)
     }
 
@@ -117,7 +117,7 @@ struct GatewayTests {
             let devices = try endpoint.parts.registrations.read()
             #expect(devices.devices.map(\.id) == [derived])
             let record = try #require(devices[derived])
-            #expect(record.token.hex == Self.rotated)
+            #expect(record.token.text == Self.rotated)
             let stored = try #require(record.briefing)
             #expect(stored.enabled && stored.minuteOfDay == 450 && stored.timeZone == "Europe/Berlin")
             #expect(stored.sources == ["news"])

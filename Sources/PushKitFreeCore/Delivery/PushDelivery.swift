@@ -155,7 +155,7 @@ package final class PushDelivery {
                 return .request(
                     HTTP2Request(
                         url: APNsRequest.url(
-                            baseURL: baseURL(results[index].environment), token: targets[index].token.hex),
+                            baseURL: baseURL(results[index].environment), token: targets[index].token.text),
                         headers: headers, body: bodies?[index] ?? request.payload, tag: index))
             },
             onResponse: { response in

@@ -236,7 +236,7 @@ package struct PushSender: Sendable {
         if !audience.tokens.isEmpty {
             var seen = Set<DeviceToken>()
             return try audience.tokens.compactMap { text in
-                let token = try DeviceToken(validating: text)
+                let token = try DeviceToken(validating: text, transport: nil)
                 return seen.insert(token).inserted
                     ? DeliveryTarget(deviceID: nil, token: token, recordedEnvironment: nil) : nil
             }

@@ -43,6 +43,9 @@ package struct FCMDeviceToken: Sendable, Hashable, Comparable, CustomStringConve
         self.text = text
     }
 
+    /// A token `DeviceToken` already validated.
+    init(checked text: String) { self.text = text }
+
     /// Whether `text` has a registration token's shape (a cheap test for telling token kinds apart).
     package static func hasShape(_ text: String) -> Bool {
         (try? FCMDeviceToken(validating: text)) != nil

@@ -77,7 +77,7 @@ extension RegisteredDevices {
             writer.raw(index == 0 ? "\n  " : ",\n  ")
             writer.string(device.id)
             writer.raw(": ")
-            writer.string(device.record.token.hex)
+            writer.string(device.record.token.text)
         }
         writer.raw(devices.isEmpty ? "}\n" : "\n}\n")
         return writer.bytes

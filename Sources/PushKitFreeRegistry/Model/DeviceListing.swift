@@ -32,7 +32,7 @@ package enum DeviceListing {
             let text = { (value: String?) in value.map { TerminalText.field($0) } ?? "-" }
             var row = [
                 TerminalText.field(device.id),
-                fullTokens ? record.token.hex : record.token.masked,
+                fullTokens ? record.token.text : record.token.masked,
                 record.environment?.rawValue ?? "-",
                 text(record.name),
                 text(record.model),
@@ -42,7 +42,7 @@ package enum DeviceListing {
                 record.lastRegisteredAt.map(secondsTimestamp) ?? "-",
             ]
             if showsPushToStart {
-                row.insert(record.pushToStartToken.map { fullTokens ? $0.hex : $0.masked } ?? "-", at: 2)
+                row.insert(record.pushToStartToken.map { fullTokens ? $0.text : $0.masked } ?? "-", at: 2)
             }
             if showsContentKey { row.append(record.contentKey.map { contentKeys ? $0.base64 : "yes" } ?? "-") }
             if !unreadable.isEmpty { row.append("-") }
@@ -53,7 +53,7 @@ package enum DeviceListing {
             rows += unreadable.map { device -> [String] in
                 var row = [String](repeating: "-", count: width)
                 row[0] = TerminalText.field(device.id)
-                row[1] = device.token.map { fullTokens ? $0.hex : $0.masked } ?? "-"
+                row[1] = device.token.map { fullTokens ? $0.text : $0.masked } ?? "-"
                 row[header.firstIndex(of: "GROUPS") ?? 0] =
                     device.groups.isEmpty ? "-" : TerminalText.field(device.groups.joined(separator: ","))
                 row[width - 1] = TerminalText.field(device.problem)

@@ -191,7 +191,7 @@ extension DeviceRegistration {
     /// (`printf %s "$token" | sha256sum | cut -c1-16`). Stable for a token, and never the token
     /// itself, which `register-apns list` would then print whole.
     package static func derivedDeviceID(for token: DeviceToken) -> String {
-        "apns-" + HexDigest.sha256(token.hex).prefix(16)
+        "apns-" + HexDigest.sha256(token.text).prefix(16)
     }
 }
 

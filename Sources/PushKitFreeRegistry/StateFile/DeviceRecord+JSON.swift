@@ -297,10 +297,10 @@ extension DeviceRecord {
             writer.raw(",")
         }
         writer.raw("\"token\":")
-        writer.string(token.hex)
+        writer.string(token.text)
         if let pushToStartToken {
             writer.raw(",\"push_to_start_token\":")
-            writer.string(pushToStartToken.hex)
+            writer.string(pushToStartToken.text)
         }
         writer.raw(",\"environment\":")
         writer.optionalString(environment?.rawValue)

@@ -21,7 +21,7 @@ struct KeyScopeDeliveryTests {
 
     func script(_ answers: [Result<HTTP2Answer, TransportFailure>]) -> [String: [Result<HTTP2Answer, TransportFailure>]]
     {
-        Dictionary(uniqueKeysWithValues: tokens.map { ($0.hex, answers) })
+        Dictionary(uniqueKeysWithValues: tokens.map { ($0.text, answers) })
     }
 
     @Test("UnrelatedKeyIdInToken: one new connection for the run, each affected request resent once on it")

@@ -33,7 +33,7 @@ struct PushDeliveryTests {
 
     @Test("temporary failures are retried with growing pauses, then reported as failed")
     func retriesThenFails() throws {
-        let transport = ScriptedTransport([token.hex: [ScriptedTransport.answer(503, "ServiceUnavailable")]])
+        let transport = ScriptedTransport([token.text: [ScriptedTransport.answer(503, "ServiceUnavailable")]])
         let result = try deliver(transport, retries: 2)
         #expect(result.outcome == .failed)
         #expect(result.attempts == 3)
@@ -53,12 +53,12 @@ struct PushDeliveryTests {
         for (n, token) in tokens.enumerated() {
             switch n % 10 {
             case 0:
-                script[token.hex] = [ScriptedTransport.answer(429, "TooManyRequests"), ScriptedTransport.answer(200)]
+                script[token.text] = [ScriptedTransport.answer(429, "TooManyRequests"), ScriptedTransport.answer(200)]
             case 1:
-                script[token.hex] = [
+                script[token.text] = [
                     ScriptedTransport.answer(500, "InternalServerError"), ScriptedTransport.answer(200),
                 ]
-            case 2: latency[token.hex] = .seconds(8)
+            case 2: latency[token.text] = .seconds(8)
             default: break
             }
         }
@@ -93,18 +93,18 @@ struct PushDeliveryTests {
     @Test("a lost connection is retried; a TLS failure is not")
     func transportFailures() throws {
         let lost = TransportFailure(kind: .connectionLost, code: 16, message: "stream reset")
-        let delivered = try deliver(ScriptedTransport([token.hex: [.failure(lost), ScriptedTransport.answer(200)]]))
+        let delivered = try deliver(ScriptedTransport([token.text: [.failure(lost), ScriptedTransport.answer(200)]]))
         #expect(delivered.outcome == .delivered)
         #expect(delivered.attempts == 2)
         let tls = TransportFailure(kind: .tls, code: 60, message: "certificate verify failed")
-        let failed = try deliver(ScriptedTransport([token.hex: [.failure(tls)]]))
+        let failed = try deliver(ScriptedTransport([token.text: [.failure(tls)]]))
         #expect(failed.outcome == .failed && failed.attempts == 1 && !failed.isTemporaryFailure)
     }
 
     @Test("an expired provider token is replaced once and the request resent with the new one")
     func providerTokenReplaced() throws {
         let transport = ScriptedTransport([
-            token.hex: [ScriptedTransport.answer(403, "ExpiredProviderToken"), ScriptedTransport.answer(200)]
+            token.text: [ScriptedTransport.answer(403, "ExpiredProviderToken"), ScriptedTransport.answer(200)]
         ])
         let tokens = CountingTokens()
         let result = try deliver(transport, tokens: tokens)
@@ -112,7 +112,7 @@ struct PushDeliveryTests {
         #expect(tokens.replaced == ["t1"])
         #expect(transport.sent.map(\.authorization) == ["bearer t1", "bearer t2"])
 
-        let stubborn = ScriptedTransport([token.hex: [ScriptedTransport.answer(403, "InvalidProviderToken")]])
+        let stubborn = ScriptedTransport([token.text: [ScriptedTransport.answer(403, "InvalidProviderToken")]])
         let rejected = try deliver(stubborn)
         #expect(rejected.outcome == .rejected)
         #expect(stubborn.sent.count == 2, "replaced once, never twice")
@@ -121,28 +121,28 @@ struct PushDeliveryTests {
     @Test("BadDeviceToken switches environment once when none is recorded, never when one is")
     func environmentSwitch() throws {
         let transport = ScriptedTransport([
-            token.hex: [ScriptedTransport.answer(400, "BadDeviceToken"), ScriptedTransport.answer(200)]
+            token.text: [ScriptedTransport.answer(400, "BadDeviceToken"), ScriptedTransport.answer(200)]
         ])
         let learned = try deliver(transport)
         #expect(learned.outcome == .delivered && learned.environment == .sandbox)
         #expect(
             transport.sent.map(\.url) == [
-                "https://prod/3/device/\(token.hex)", "https://sandbox/3/device/\(token.hex)",
+                "https://prod/3/device/\(token.text)", "https://sandbox/3/device/\(token.text)",
             ])
 
         let pinned = try deliver(
-            ScriptedTransport([token.hex: [ScriptedTransport.answer(400, "BadDeviceToken")]]), recorded: .production)
+            ScriptedTransport([token.text: [ScriptedTransport.answer(400, "BadDeviceToken")]]), recorded: .production)
         #expect(pinned.outcome == .rejected && pinned.attempts == 1)
     }
 
     @Test("410 carries its timestamp; permanent errors are not retried")
     func unregisteredAndPermanent() throws {
         let gone = try deliver(
-            ScriptedTransport([token.hex: [ScriptedTransport.answer(410, "Unregistered", timestamp: 1_700_000_000_000)]]
+            ScriptedTransport([token.text: [ScriptedTransport.answer(410, "Unregistered", timestamp: 1_700_000_000_000)]]
             ))
         #expect(gone.outcome == .unregistered)
         #expect(gone.unregisteredAt == Date(timeIntervalSince1970: 1_700_000_000))
-        let transport = ScriptedTransport([token.hex: [ScriptedTransport.answer(400, "DeviceTokenNotForTopic")]])
+        let transport = ScriptedTransport([token.text: [ScriptedTransport.answer(400, "DeviceTokenNotForTopic")]])
         let rejected = try deliver(transport)
         #expect(rejected.outcome == .rejected && transport.sent.count == 1)
     }

@@ -82,7 +82,7 @@ struct PushSenderTests {
     @Test("a send goes select, check (credentials), deliver (transport); 410 prunes the device")
     func wholeSend() throws {
         let (configuration, _) = try setUp()
-        let gone = token(2).hex
+        let gone = token(2).text
         let unregistered = HTTP2Answer(
             status: 410, headers: ["apns-id": "x"], body: Data(#"{"reason":"Unregistered"}"#))
         let source = ScriptedTransportSource(ScriptedTransport([gone: [.success(unregistered)]]))
@@ -127,7 +127,7 @@ struct PushSenderTests {
         #expect(report.results[0].reason == ContentKeyError.missing && report.results[0].attempts == 0)
         #expect(finished.map(\.0) == [0, 1] && finished.map(\.1) == [.refused, .delivered])
         #expect(report.exitStatus == .partialFailure)
-        #expect(transport.sent.map { $0.url.hasSuffix(token(1).hex) } == [true])
+        #expect(transport.sent.map { $0.url.hasSuffix(token(1).text) } == [true])
         let body = try #require(transport.sentBodies.first)
         let members = try #require(try JSONValue.parse(body).objectValue)
         #expect(members["aps"] == ["alert": ["title": "New message"], "mutable-content": 1])
@@ -204,7 +204,7 @@ struct PushSenderTests {
     ) throws -> (report: DeliveryReport, transport: ScriptedTransport, configuration: Configuration) {
         let (configuration, _) = try setUp(config: config)
         var script: [String: [Result<HTTP2Answer, TransportFailure>]] = [:]
-        for (number, answer) in answers { script[token(number).hex] = [.success(answer)] }
+        for (number, answer) in answers { script[token(number).text] = [.success(answer)] }
         let source = ScriptedTransportSource(ScriptedTransport(script))
         let sender = sender(configuration, source)
         guard case .sent(let report) = try sender.send(try sender.prepare(alert()), warn: { _ in }) else {

@@ -66,4 +66,31 @@ struct FCMDeviceTokenTests {
         let token = try FCMDeviceToken(validating: FCMFixtures.tokenText)
         #expect(token.masked == "fJ3kQ9xY…w3Er")
     }
+
+    @Test("a device token is recognized by its shape, or checked as the transport named")
+    func recognized() throws {
+        let apnsText = String(repeating: "0123456789ABCDEF", count: 4)
+        let apns = try DeviceToken(validating: apnsText, transport: nil)
+        #expect(apns.transport == .apns && apns.text == apnsText.lowercased() && apns.fcmToken == nil)
+        let fcm = try DeviceToken(validating: FCMFixtures.tokenText, transport: nil)
+        #expect(fcm.transport == .fcm && fcm.text == FCMFixtures.tokenText)
+        #expect(fcm.fcmToken?.text == FCMFixtures.tokenText && fcm.masked == "fJ3kQ9xY…w3Er")
+        #expect(fcm != apns)
+        // Named outright: the other shape is refused with that transport's message.
+        #expect(throws: DeviceTokenError.self) { try DeviceToken(validating: apnsText, transport: .fcm) }
+        #expect(throws: DeviceTokenError.self) { try DeviceToken(validating: FCMFixtures.tokenText, transport: .apns) }
+        // Without a colon a bad token gets the APNs message (a pasted NSData description).
+        let spaced = "<" + apnsText + ">"
+        #expect(throws: DeviceTokenError.self) { try DeviceToken(validating: spaced, transport: nil) }
+        do {
+            _ = try DeviceToken(validating: spaced, transport: nil)
+        } catch {
+            #expect(error.message.contains("only hex digits"))
+        }
+        do {
+            _ = try DeviceToken(validating: "short:token", transport: nil)
+        } catch {
+            #expect(error.message.hasPrefix("registration token has 11 characters"))
+        }
+    }
 }

@@ -192,9 +192,9 @@ struct LiveActivityTests {
     func stateFileRoundTrip() throws {
         let text = """
             {"version": 1, "devices": {
-              "old": {"token": "\(token(1).hex)", "environment": "production", "custom": {"x": 1}},
-              "new": {"token": "\(token(2).hex)", "push_to_start_token": "\(token(0xa2).hex.uppercased())", "future": true},
-              "none": {"token": "\(token(3).hex)", "push_to_start_token": null}}}
+              "old": {"token": "\(token(1).text)", "environment": "production", "custom": {"x": 1}},
+              "new": {"token": "\(token(2).text)", "push_to_start_token": "\(token(0xa2).text.uppercased())", "future": true},
+              "none": {"token": "\(token(3).text)", "push_to_start_token": null}}}
             """
         var registry = try RegisteredDevices(stateFile: Data(text))
         #expect(registry["old"]?.pushToStartToken == nil)
@@ -207,23 +207,23 @@ struct LiveActivityTests {
         let written = String(decoding: registry.stateFileBytes(), as: UTF8.self)
         #expect(
             written.contains(
-                #""new": {"token":"\#(token(2).hex)","push_to_start_token":"\#(token(0xa2).hex)","environment":null,"#))
+                #""new": {"token":"\#(token(2).text)","push_to_start_token":"\#(token(0xa2).text)","environment":null,"#))
         #expect(written.contains(#""future":true}"#) && written.contains(#""custom":{"x":1}}"#))
         #expect(
-            !written.contains(#""old": {"token":"\#(token(1).hex)","push_to_start_token""#),
+            !written.contains(#""old": {"token":"\#(token(1).text)","push_to_start_token""#),
             "absent, not null, when there is none")
         #expect(try RegisteredDevices(stateFile: Data(written.utf8)) == registry)
 
         let line = String(decoding: DeviceListing.jsonLines(registry.devices.filter { $0.id == "new" }), as: UTF8.self)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        #expect(object["device_id"] as? String == "new" && object["push_to_start_token"] as? String == token(0xa2).hex)
+        #expect(object["device_id"] as? String == "new" && object["push_to_start_token"] as? String == token(0xa2).text)
         let imported = try RegisteredDevices(importing: Data(line.utf8))
         #expect(imported["new"]?.pushToStartToken == token(0xa2), "list --json output imports with the token")
     }
 
     @Test("a malformed push_to_start_token makes the record unreadable, naming the field; the file still reads")
     func malformedToken() throws {
-        let text = #"{"version": 1, "devices": {"a": {"token": "\#(token(1).hex)", "push_to_start_token": "xyz"}}}"#
+        let text = #"{"version": 1, "devices": {"a": {"token": "\#(token(1).text)", "push_to_start_token": "xyz"}}}"#
         let registry = try RegisteredDevices(stateFile: Data(text))
         #expect(registry["a"] == nil)
         let problem = registry.unreadableDevice("a")?.problem ?? ""
@@ -251,13 +251,13 @@ struct LiveActivityTests {
     func requestBody() throws {
         let parsed = try DeviceRegistration.parseRequestBodies(
             Data(
-                #"{"device_token": "phone", "apns_token": "\#(token(1).hex)", "push_to_start_token": "\#(token(0xa1).hex.uppercased())"}"#
+                #"{"device_token": "phone", "apns_token": "\#(token(1).text)", "push_to_start_token": "\#(token(0xa1).text.uppercased())"}"#
             ),
             source: "body.json")
         #expect(parsed.first?.pushToStartToken == token(0xa1))
         do throws(RegistryError) {
             _ = try DeviceRegistration.parseRequestBodies(
-                Data(#"{"device_token": "phone", "apns_token": "\#(token(1).hex)", "push_to_start_token": 5}"#),
+                Data(#"{"device_token": "phone", "apns_token": "\#(token(1).text)", "push_to_start_token": 5}"#),
                 source: "body.json")
             Issue.record("a number was accepted as a token")
         } catch {
@@ -265,7 +265,7 @@ struct LiveActivityTests {
         }
         do throws(RegistryError) {
             _ = try DeviceRegistration.parseRequestBodies(
-                Data(#"{"device_token": "phone", "apns_token": "\#(token(1).hex)", "push_to_start_token": "abc"}"#),
+                Data(#"{"device_token": "phone", "apns_token": "\#(token(1).text)", "push_to_start_token": "abc"}"#),
                 source: "body.json")
             Issue.record("a short token was accepted")
         } catch {
@@ -342,11 +342,11 @@ struct LiveActivityTests {
         let lines = DeviceListing.table(registry.devices, fullTokens: false).split(separator: "\n")
         #expect(lines[0].split(separator: " ").prefix(5) == ["DEVICE", "ID", "TOKEN", "PUSH-TO-START", "ENVIRONMENT"])
         #expect(lines[2].split(separator: " ").prefix(3) == ["phone", token(1).masked[...], token(0xa1).masked[...]])
-        #expect(!lines[2].contains(token(0xa1).hex))
+        #expect(!lines[2].contains(token(0xa1).text))
         #expect(
             lines[1].split(separator: " ").prefix(3) == ["laptop", token(3).masked[...], "-"],
             "a device without one shows -")
-        #expect(DeviceListing.table(registry.devices, fullTokens: true).contains(token(0xa1).hex))
+        #expect(DeviceListing.table(registry.devices, fullTokens: true).contains(token(0xa1).text))
     }
 }
 

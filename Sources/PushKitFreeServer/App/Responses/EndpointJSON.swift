@@ -22,7 +22,7 @@ package enum EndpointJSON {
             if token.isUnreadable { return token.masked }
             switch self {
             case .masked: return token.masked
-            case .openClaw: return String(token.hex.prefix(16)) + "..."
+            case .openClaw: return String(token.text.prefix(16)) + "..."
             }
         }
     }

@@ -72,7 +72,7 @@ package enum AgentSubscription {
         /// refused with 422, since an FCM registration token cannot be delivered through APNs.
         static func apnsToken(inFCMField text: String) throws(RegistrationBodyError) -> String {
             do throws(DeviceTokenError) {
-                return try DeviceToken(validating: text).hex
+                return try DeviceToken(validating: text).text
             } catch {
                 throw .invalidToken(
                     "\"fcm_token\" is not an APNs token (\(error.message)): an FCM token cannot be "
