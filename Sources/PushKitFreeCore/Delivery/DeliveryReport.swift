@@ -18,7 +18,7 @@ package struct DeliveryReport: Sendable {
         // One pass over the results for every count the summary and the callers ask for (a large
         // fan-out has tens of thousands), reading fields in place rather than copying each result.
         var counts = (delivered: 0, skipped: 0, pruned: 0, failed: 0, unregisteredKept: 0, pruneFailures: 0)
-        var notTried = 0, unknown = 0, refused = 0, refusedUnreadable = 0
+        var notTried = 0, unknown = 0, refused = 0, refusedUnreadable = 0, refusedByFCM = 0
         var stop: DeliveryStop?
         for index in results.indices {
             switch results[index].outcome {
@@ -32,7 +32,13 @@ package struct DeliveryReport: Sendable {
             case .refused:
                 counts.failed += 1
                 refused += 1
-                if results[index].target.unusableRecord != nil { refusedUnreadable += 1 }
+                if results[index].target.unusableRecord != nil {
+                    refusedUnreadable += 1
+                } else if results[index].target.token.transport == .fcm,
+                    results[index].reason != ContentKeyError.missing
+                {
+                    refusedByFCM += 1
+                }
             case .unregistered where results[index].pruneFailure != nil: counts.pruneFailures += 1
             case .unregistered where !results[index].pruned: counts.unregisteredKept += 1
             case .unregistered: break
@@ -44,6 +50,7 @@ package struct DeliveryReport: Sendable {
         self.unknown = unknown
         self.refused = refused
         self.refusedUnreadable = refusedUnreadable
+        self.refusedByFCM = refusedByFCM
         self.stop = stop
     }
 
@@ -83,6 +90,8 @@ package struct DeliveryReport: Sendable {
     package let refused: Int
     /// Of `refused`, the devices whose records cannot be read.
     package let refusedUnreadable: Int
+    /// Of `refused`, the FCM devices the notification cannot be carried to (`FCMMessageError`).
+    package let refusedByFCM: Int
 
     /// The process exit status:
     /// 0 when every device was delivered (a dead token that was answered 410 counts as handled,
@@ -103,7 +112,12 @@ package struct DeliveryReport: Sendable {
         if !answered, unsuccessful.allSatisfy({ $0.transportFailure == .connect || $0.transportFailure == .tls }) {
             return .unavailable
         }
-        if case .credentials = stop, delivered == 0 { return .configuration }
+        if delivered == 0 {
+            switch stop {
+            case .credentials?, .fcm?: return .configuration
+            default: break
+            }
+        }
         if unsuccessful.allSatisfy(\.isTemporaryFailure) { return .temporaryFailure }
         return .partialFailure
     }
@@ -179,9 +193,9 @@ package struct DeliveryReport: Sendable {
         switch outcome {
         case .delivered:
             text += "200"
-            if let apnsID = result.apnsID {
+            if let id = result.apnsID ?? result.fcmName {
                 text += " "
-                text += apnsID
+                text += id
             }
         case .skipped, .refused:
             text += "not sent: "
@@ -217,7 +231,8 @@ package struct DeliveryReport: Sendable {
 
     /// The members of one device's JSON object: `device`, `token`, `environment`, `outcome`,
     /// `status`, `reason`, `apns_id`, `attempts`, `pruned`, and `advice` when there is some (see
-    /// `DeliveryAdvice`).
+    /// `DeliveryAdvice`). An FCM device's has `"transport": "fcm"`, `environment` null, and
+    /// `fcm_name`, the message's name when FCM accepted it.
     package static func members(of result: DeliveryResult, fullTokens: Bool) -> [String: JSONValue] {
         var members: [String: JSONValue] = [
             "device": result.target.deviceID.map(JSONValue.string) ?? .null,
@@ -230,6 +245,11 @@ package struct DeliveryReport: Sendable {
             "attempts": .number(Double(result.attempts)),
             "pruned": .bool(result.pruned),
         ]
+        if result.target.token.transport == .fcm {
+            members["transport"] = "fcm"
+            members["environment"] = .null
+            members["fcm_name"] = result.fcmName.map(JSONValue.string) ?? .null
+        }
         if let advice = result.advice { members["advice"] = .string(advice) }
         if let failure = result.pruneFailure { members["prune_error"] = .string(failure) }
         return members
@@ -253,7 +273,9 @@ package struct DeliveryReport: Sendable {
     /// The summary line for standard error.
     package var summary: String {
         var refusals: [String] = []
-        if refused > refusedUnreadable { refusals.append("\(refused - refusedUnreadable) refused: no content key") }
+        let noKey = refused - refusedUnreadable - refusedByFCM
+        if noKey > 0 { refusals.append("\(noKey) refused: no content key") }
+        if refusedByFCM > 0 { refusals.append("\(refusedByFCM) refused: FCM cannot carry it") }
         if refusedUnreadable > 0 { refusals.append("\(refusedUnreadable) refused: record unreadable") }
         var parts = [
             "\(delivered) delivered",
@@ -277,6 +299,9 @@ package struct DeliveryReport: Sendable {
         switch stop {
         case .transport(let kind, _): return result.status == 0 && result.transportFailure == kind
         case .credentials(let reason): return result.status == 403 && result.reason == reason.rawValue
+        case .fcm(let status, let reason, _):
+            return result.target.token.transport == .fcm && status != 0 && result.status == status
+                && result.reason?.hasPrefix(reason) == true
         }
     }
 

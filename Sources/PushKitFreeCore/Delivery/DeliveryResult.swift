@@ -11,12 +11,18 @@ package enum DeliveryStop: Sendable, Equatable {
     case transport(TransportFailure.Kind, message: String)
     /// APNs refused the provider token, a freshly signed one too: the credentials are wrong.
     case credentials(APNsReason)
+    /// FCM refused what every FCM device's send needs: the service account (no access token, or
+    /// one it may not send with for the project), or the APNs key uploaded to Firebase. `status` and
+    /// `reason` are FCM's answer (0 and the empty reason when no access token could be had);
+    /// `message` says what happened and how to fix it.
+    case fcm(status: Int, reason: String, message: String)
 
     /// The failure in words, for the report.
     package var description: String {
         switch self {
         case .transport(_, let message): message
         case .credentials(let reason): "403 \(reason.rawValue)"
+        case .fcm(_, _, let message): message
         }
     }
 }
@@ -25,9 +31,10 @@ package enum DeliveryStop: Sendable, Equatable {
 package struct DeliveryResult: Sendable, Equatable {
     /// The outcomes a device can end with.
     package enum Outcome: String, Sendable {
-        /// APNs accepted the notification (200).
+        /// APNs (or FCM) accepted the notification (200).
         case delivered
-        /// APNs answered 410 (Unregistered, ExpiredToken): the token is dead.
+        /// APNs answered 410 (Unregistered, ExpiredToken), or FCM `UNREGISTERED` or
+        /// `INVALID_ARGUMENT` about the token: the token is dead.
         case unregistered
         /// APNs refused it for good (any other 4xx); not retried, token kept.
         case rejected
@@ -61,6 +68,9 @@ package struct DeliveryResult: Sendable, Equatable {
     package var reason: String?
     /// The `apns-id` of the last answer; `nil` when there was none.
     package var apnsID: String?
+    /// For an FCM device FCM accepted the message for: the message's name,
+    /// `projects/{project}/messages/{id}`.
+    package var fcmName: String?
     /// How many times the request was sent.
     package var attempts: Int
     /// Whether the device was removed from the registry (only for `unregistered`).

@@ -9,6 +9,9 @@ package struct DeliveryTarget: Sendable, Equatable {
         case pushToStart = "push-to-start"
     }
 
+    /// The FCM registration token, for a target of an FCM device; `nil` for APNs.
+    package var fcmToken: FCMDeviceToken? { token.fcmToken }
+
     /// The registry's device id; `nil` for a token given with `--token` (not in the registry).
     package let deviceID: String?
     /// The token the request goes to, a device token or a push-to-start token as `tokenKind` says.

@@ -94,9 +94,12 @@ package final class PushDelivery {
     ///     it waits), on this thread: for output that must move while nothing finishes.
     ///   - bodies: one body per target, in place of `request.payload` (an encrypted send's, sealed
     ///     for each device); `nil` sends `request.payload` to every target.
+    ///   - lanes: deliveries of other transports (FCM) that share the run's transport loop, so their
+    ///     requests are in flight at the same time as these.
     /// - Throws: only when no provider token can be had at all (key missing or unusable).
     package func deliver(
         _ request: APNsRequest, to targets: [DeliveryTarget], bodies: [Data]? = nil,
+        alongside lanes: [any DeliveryLane] = [],
         onFinished: (Int, DeliveryResult) -> Void = { _, _ in }, onTurn: () -> Void = {}
     ) throws -> [DeliveryResult] {
         let deadline = ContinuousClock.now + policy.timeout
@@ -116,7 +119,7 @@ package final class PushDelivery {
         var connectionsReplaced = 0
         var sentOnConnection = [Int](repeating: 0, count: targets.count)
         var firstSends = targets.indices.makeIterator()
-        var resendNow = Deque()
+        var resendNow = ResendQueue()
         var scheduled = RetrySchedule()
         /// Back-offs decided by answers, timed from the transport's clock when it next asks.
         var backoffs: [(index: Int, delay: Duration)] = []
@@ -125,12 +128,12 @@ package final class PushDelivery {
         func sendable(_ index: Int) -> Bool { systemic.stopped(results[index].environment) == nil }
 
         let interruption = self.interruption
-        client.perform(
-            deadline: deadline,
+        DeliveryLanes.perform(
+            on: client, deadline: deadline,
             cutoff: {
                 onTurn()
                 return interruption?.cutoff
-            },
+            }, alongside: lanes,
             next: { [baseURL] now in
                 guard tokenFailure == nil, interruption?.signal == nil else { return .exhausted }
                 for backoff in backoffs where now + backoff.delay < deadline {
@@ -266,52 +269,36 @@ package final class PushDelivery {
         }
     }
 
-    /// Indices waiting to be resent at once, first in first out.
-    private struct Deque {
-        private var items: [Int] = []
-        private var head = 0
-        mutating func append(_ index: Int) { items.append(index) }
-        mutating func popFirst() -> Int? {
-            guard head < items.count else { return nil }
-            defer { head += 1 }
-            return items[head]
-        }
-    }
-
-    /// Indices waiting out their back-off, by the time they are due.
-    private struct RetrySchedule {
-        private var entries: [(due: ContinuousClock.Instant, index: Int)] = []
-        var nextDue: ContinuousClock.Instant? { entries.first?.due }
-        mutating func add(_ index: Int, due: ContinuousClock.Instant) {
-            let position = entries.firstIndex { $0.due > due } ?? entries.count
-            entries.insert((due, index), at: position)
-        }
-        mutating func popDue(at now: ContinuousClock.Instant) -> Int? {
-            guard let first = entries.first, first.due <= now else { return nil }
-            entries.removeFirst()
-            return first.index
-        }
-    }
-
     private func record(_ failure: TransportFailure, into result: inout DeliveryResult, retriesUsed: inout Int) -> Next
     {
+        Self.record(failure, into: &result, retriesUsed: &retriesUsed, retries: policy.retries, service: "APNs")
+            ? .resendAfterBackoff : .done
+    }
+
+    /// Records a request that got no answer in `result`; whether to resend it after a back-off (a
+    /// failure that may pass, with retries left; `retriesUsed` then counts it). An interrupted
+    /// request is `unknown`: `service` may have taken it. Shared by every transport's delivery.
+    static func record(
+        _ failure: TransportFailure, into result: inout DeliveryResult, retriesUsed: inout Int, retries: Int,
+        service: String
+    ) -> Bool {
         if failure.code != 0 { result.attempts += 1 } // code 0: never handed to the network
         if failure.kind == .interrupted {
             result.outcome = .unknown
             result.status = 0
-            result.reason = "no answer before the run was interrupted: APNs may have delivered it"
+            result.reason = "no answer before the run was interrupted: \(service) may have delivered it"
             result.transportFailure = .interrupted
-            return .done
+            return false
         }
         result.outcome = .failed
         result.status = 0
         result.reason = failure.message
         result.apnsID = nil
         result.transportFailure = failure.kind
-        if failure.kind == .tls || failure.code == 0 { return .done }
-        guard retriesUsed < policy.retries else { return .done }
+        if failure.kind == .tls || failure.code == 0 { return false }
+        guard retriesUsed < retries else { return false }
         retriesUsed += 1
-        return .resendAfterBackoff
+        return true
     }
 
     /// - Parameters:

@@ -177,8 +177,13 @@ package struct PushSender: Sendable {
         package let prepared: PreparedPush
         /// The devices `select` chose.
         package let targets: [DeliveryTarget]
-        /// The key and ids to sign provider tokens with, loaded and checked.
-        package let credentials: ProviderCredentials
+        /// The key and ids to sign provider tokens with, loaded and checked; `nil` when every target
+        /// is an FCM device (an Android-only audience needs no Apple key).
+        package let credentials: ProviderCredentials?
+        /// For a send to FCM devices: the service account, or why it cannot be used (the FCM devices
+        /// then end `notTried` with the reason while the APNs devices are sent to); `nil` when no
+        /// target is an FCM device.
+        package let fcmAccount: Result<FCMServiceAccount, FCMServiceAccountError>?
     }
 
     /// What the checks after the selection found.
@@ -257,9 +262,11 @@ package struct PushSender: Sendable {
     }
 
     /// Step 2: lets the policy hold the send back; else loads the provider credentials (unless
-    /// given) and checks the CA file. The transport is not loaded yet.
+    /// given; only when a target is an APNs device) and, when a target is an FCM device, the FCM
+    /// service account, and checks the CA file. The transport is not loaded yet.
     /// - Throws: `ProviderKeyError` (66) or `ConfigurationError` (78) for unusable credentials or CA
-    ///   file, the frequency cap's error when its file cannot be used.
+    ///   file, `FCMServiceAccountError` when every target is an FCM device and the service account
+    ///   cannot be used, the frequency cap's error when its file cannot be used.
     package func check(
         _ prepared: PreparedPush, targets: [DeliveryTarget], credentials loaded: ProviderCredentials? = nil,
         warn: (String) -> Void
@@ -274,9 +281,17 @@ package struct PushSender: Sendable {
                     $0.recordedEnvironment ?? configuration.environment.value
                 })
         }
-        let credentials = try loaded ?? loadCredentials(warn: warn)
+        let apns = targets.contains { $0.token.transport == .apns }
+        let credentials = apns ? try loaded ?? loadCredentials(warn: warn) : loaded
+        var fcmAccount: Result<FCMServiceAccount, FCMServiceAccountError>?
+        if targets.contains(where: { $0.token.transport == .fcm }) {
+            let account = loadFCMAccount(warn: warn)
+            if !apns, case .failure(let error) = account { throw error }
+            fcmAccount = account
+        }
         try CertificateAuthorityFile.check(configuration.caFile)
-        return .ready(CheckedSend(prepared: prepared, targets: targets, credentials: credentials))
+        return .ready(
+            CheckedSend(prepared: prepared, targets: targets, credentials: credentials, fcmAccount: fcmAccount))
     }
 
     /// Step 3: loads the transport, delivers with retries, and records what was learned in the
@@ -295,8 +310,26 @@ package struct PushSender: Sendable {
     ) throws -> DeliveryReport {
         try transports.prepare()
         return try deliver(
-            checked.prepared, to: checked.targets, credentials: checked.credentials, interruption: interruption,
-            onFinished: onFinished, onTurn: onTurn, warn: warn)
+            checked.prepared, to: checked.targets, credentials: checked.credentials, fcmAccount: checked.fcmAccount,
+            interruption: interruption, onFinished: onFinished, onTurn: onTurn, warn: warn)
+    }
+
+    /// The FCM service account the configuration names, with a warning when others can read it.
+    package func loadFCMAccount(warn: (String) -> Void) -> Result<FCMServiceAccount, FCMServiceAccountError> {
+        guard let setting = configuration.fcmServiceAccount else {
+            return .failure(
+                FCMServiceAccountError(
+                    "FCM devices need a Firebase service account: set fcm_service_account in the config file (or "
+                        + "FCM_SERVICE_ACCOUNT) to the JSON file from the Firebase console (Project settings, "
+                        + "Service accounts)"))
+        }
+        do {
+            let account = try FCMServiceAccount.load(path: setting.value, source: setting.source)
+            if let warning = FCMServiceAccount.permissionWarning(path: setting.value) { warn(warning) }
+            return .success(account)
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// The provider key and ids, with a warning when others can read the key file.
@@ -322,15 +355,13 @@ package struct PushSender: Sendable {
     /// bookkeeping. With quiet hours in each device's zone, the devices inside them get the quiet
     /// variant (or are skipped), in a second pass over the same connection within the same time.
     private func deliver(
-        _ prepared: PreparedPush, to targets: [DeliveryTarget], credentials: ProviderCredentials,
+        _ prepared: PreparedPush, to targets: [DeliveryTarget], credentials: ProviderCredentials?,
+        fcmAccount: Result<FCMServiceAccount, FCMServiceAccountError>?,
         interruption: RunInterruption?, onFinished: @escaping (Int, DeliveryResult) -> Void,
         onTurn: @escaping () -> Void, warn: @escaping (String) -> Void
     ) throws -> DeliveryReport {
         let started = ContinuousClock.now
         let deadline = started + deliveryPolicy.timeout
-        let tokens = CachedProviderTokens(
-            cache: ProviderTokenCache(path: configuration.tokenCachePath),
-            credentials: credentials, warn: warn)
         let configuration = self.configuration
         // Devices whose records cannot be read are refused here, and for an encrypted send those
         // without a content key: never sent in clear.
@@ -343,25 +374,104 @@ package struct PushSender: Sendable {
         }
         var results: [DeliveryResult] = []
         if !sendTargets.isEmpty {
+            let connectTimeout = min(deliveryPolicy.connectTimeout, deliveryPolicy.timeout)
             let client = transports.transport(
-                caFile: configuration.caFile?.value, proxy: configuration.proxy?.value,
-                connectTimeout: min(deliveryPolicy.connectTimeout, deliveryPolicy.timeout))
-            /// One pass to `passTargets`, the targets at `positions` of `sendTargets`.
+                caFile: configuration.caFile?.value, proxy: configuration.proxy?.value, connectTimeout: connectTimeout)
+            let providerTokens = credentials.map {
+                CachedProviderTokens(
+                    cache: ProviderTokenCache(path: configuration.tokenCachePath), credentials: $0, warn: warn)
+            }
+            let fcm = fcmAccount.map { account in
+                account.map { account in
+                    FCMAccessTokens(
+                        account: account, cache: FCMAccessTokenCache(stateDirectory: configuration.stateDirectory.value),
+                        post: { [transports] request in
+                            // A client of its own: the token endpoint is another host, and a new token
+                            // may be needed while the delivery's client is in its loop.
+                            let responses = transports.transport(
+                                caFile: configuration.caFile?.value, proxy: configuration.proxy?.value,
+                                connectTimeout: connectTimeout
+                            ).perform([request], deadline: min(deadline, ContinuousClock.now + .seconds(30)))
+                            return responses.first?.result
+                                ?? .failure(TransportFailure(kind: .other, code: 0, message: "no answer"))
+                        }, warn: warn)
+                }
+            }
+            /// One pass to `passTargets`, the targets at `positions` of `sendTargets`: the APNs devices
+            /// through `PushDelivery`, the FCM devices through `FCMDelivery` in the same loop.
             func deliverPass(
                 _ request: APNsRequest, to passTargets: [DeliveryTarget], at positions: [Int]? = nil
             ) throws -> [DeliveryResult] {
                 var policy = deliveryPolicy
                 policy.timeout = max(.zero, deadline - ContinuousClock.now)
+                let finished = { (index: Int, result: DeliveryResult) in
+                    reportFinished(positions?[index] ?? index, result)
+                }
+                let fcmPositions = passTargets.indices.filter { passTargets[$0].token.transport == .fcm }
+                let apnsPositions =
+                    fcmPositions.isEmpty
+                    ? Array(passTargets.indices) : passTargets.indices.filter { passTargets[$0].token.transport == .apns }
+                let apnsTargets = fcmPositions.isEmpty ? passTargets : apnsPositions.map { passTargets[$0] }
                 // Sealed once per device for the run: a resend repeats the same sealed body.
                 let bodies = try request.sealedContent.map { _ in
-                    try passTargets.map { try request.body(for: $0.contentKey) }
+                    try apnsTargets.map { try request.body(for: $0.contentKey) }
                 }
-                return try PushDelivery(
-                    client: client, baseURL: { configuration.baseURL(for: $0).value }, tokens: tokens,
-                    policy: policy, defaultEnvironment: configuration.environment.value, interruption: interruption
-                ).deliver(
-                    request, to: passTargets, bodies: bodies,
-                    onFinished: { index, result in reportFinished(positions?[index] ?? index, result) }, onTurn: onTurn)
+                var lanes: [FCMDelivery] = []
+                var fcmResults: [DeliveryResult] = []
+                if !fcmPositions.isEmpty {
+                    let fcmTargets = fcmPositions.map { passTargets[$0] }
+                    switch fcm {
+                    case .success(let tokens)?:
+                        let now = Date()
+                        let messages = try fcmTargets.map { target -> Result<Data, FCMMessageError> in
+                            let payload = try request.body(for: target.contentKey)
+                            return Result { () throws(FCMMessageError) in
+                                try FCMMessage(token: target.fcmToken!, request: request, payload: payload, now: now)
+                                    .body
+                            }
+                        }
+                        lanes.append(
+                            FCMDelivery(
+                                targets: fcmTargets, messages: messages, baseURL: configuration.fcmURL.value,
+                                tokens: tokens, policy: policy, deadline: deadline,
+                                defaultEnvironment: configuration.environment.value, interruption: interruption,
+                                onFinished: { index, result in finished(fcmPositions[index], result) }))
+                    case .failure(let error)?:
+                        fcmResults = fcmTargets.map { target in
+                            var result = DeliveryResult(target: target, environment: configuration.environment.value)
+                            let stop = DeliveryStop.fcm(status: 0, reason: "", message: error.message)
+                            result.outcome = .notTried
+                            result.reason = stop.description
+                            result.stoppedBy = stop
+                            return result
+                        }
+                    case nil:
+                        preconditionFailure("FCM targets without a checked FCM setup")
+                    }
+                }
+                var apnsResults: [DeliveryResult] = []
+                if apnsTargets.isEmpty {
+                    DeliveryLanes.perform(
+                        on: client, deadline: deadline,
+                        cutoff: {
+                            onTurn()
+                            return interruption?.cutoff
+                        }, alongside: lanes, next: { _ in .exhausted }, onResponse: { _ in })
+                } else if let providerTokens {
+                    apnsResults = try PushDelivery(
+                        client: client, baseURL: { configuration.baseURL(for: $0).value }, tokens: providerTokens,
+                        policy: policy, defaultEnvironment: configuration.environment.value,
+                        interruption: interruption
+                    ).deliver(
+                        request, to: apnsTargets, bodies: bodies, alongside: lanes,
+                        onFinished: { index, result in finished(apnsPositions[index], result) }, onTurn: onTurn)
+                }
+                if let lane = lanes.first { fcmResults = lane.finish() }
+                guard !fcmPositions.isEmpty else { return apnsResults }
+                var merged = [DeliveryResult?](repeating: nil, count: passTargets.count)
+                for (position, result) in zip(apnsPositions, apnsResults) { merged[position] = result }
+                for (position, result) in zip(fcmPositions, fcmResults) { merged[position] = result }
+                return merged.map { $0! }
             }
             if let split = quietSplit(of: prepared, for: sendTargets) {
                 // Each device's own clock decides: those outside quiet hours first, then those inside.
@@ -398,7 +508,9 @@ package struct PushSender: Sendable {
             results = merged.map { $0! }
         }
         nameProxies(in: &results)
-        DeliveryAdvice.annotate(&results, keyID: credentials.keyID, topic: configuration.topic?.value)
+        if let credentials {
+            DeliveryAdvice.annotate(&results, keyID: credentials.keyID, topic: configuration.topic?.value)
+        }
         if targets.contains(where: { $0.deviceID != nil }) {
             do {
                 try devices.record(&results)
@@ -408,10 +520,12 @@ package struct PushSender: Sendable {
             }
         }
         do {
-            try KeyScopeNotes(stateDirectory: configuration.stateDirectory.value).record(
-                results, keyID: credentials.keyID, topic: configuration.topic?.value, at: Date())
+            if let credentials {
+                try KeyScopeNotes(stateDirectory: configuration.stateDirectory.value).record(
+                    results, keyID: credentials.keyID, topic: configuration.topic?.value, at: Date())
+            }
         } catch {
-            warn("what APNs said about the scope of key \(credentials.keyID) was not noted: \(error)")
+            warn("what APNs said about the scope of key \(credentials?.keyID ?? "") was not noted: \(error)")
         }
         return DeliveryReport(results: results, seconds: started.secondsElapsed)
     }
