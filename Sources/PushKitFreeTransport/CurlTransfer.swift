@@ -177,7 +177,7 @@ final class Transfer {
         if bytes.starts(with: "HTTP/".utf8) {
             transfer.responseHeaders.removeAll(keepingCapacity: true) // a new response (after 100 Continue)
         } else if Transfer.isKept(bytes), let colon = bytes.firstIndex(of: UInt8(ascii: ":")) {
-            // Only APNs' own headers are kept: one small string per answer, not one per header line.
+            // Only the headers delivery reads are kept: one small string per answer, not one per line.
             let name = String(decoding: bytes[..<colon], as: UTF8.self).lowercased()
             var value = bytes[(colon + 1)...]
             while let first = value.first, first == UInt8(ascii: " ") { value = value.dropFirst() }
@@ -189,9 +189,11 @@ final class Transfer {
         return length
     }
 
-    /// Whether a header line starts with `apns-` (any case): the only response headers APNs clients need.
+    /// Whether a header line starts with `apns-` (any case), the only response headers APNs clients
+    /// need, or is `Retry-After`, which FCM sends with a 429 or 503.
     private static func isKept(_ line: UnsafeRawBufferPointer) -> Bool {
         guard line.count > 5 else { return false }
-        return zip(line.prefix(5), "apns-".utf8).allSatisfy { $0 | 0x20 == $1 }
+        if zip(line.prefix(5), "apns-".utf8).allSatisfy({ $0 | 0x20 == $1 }) { return true }
+        return line.count > 12 && zip(line.prefix(12), "retry-after:".utf8).allSatisfy { $0 | 0x20 == $1 | 0x20 }
     }
 }

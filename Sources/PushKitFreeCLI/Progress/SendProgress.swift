@@ -99,9 +99,15 @@ package final class SendProgress {
         case .unregistered:
             return true
         case .delivered:
-            return result.target.recordedEnvironment == nil && result.target.deviceID != nil
+            return result.target.token.transport == .apns && result.target.recordedEnvironment == nil
+                && result.target.deviceID != nil
         case .failed where result.status == 0:
             return result.transportFailure == .tls || result.transportFailure == .connect
+        case .rejected where result.target.token.transport == .fcm:
+            // The refusals that can stop sending to FCM, reported once with the fix.
+            return [FCMReason.thirdPartyAuthError, .permissionDenied, .unauthenticated].contains {
+                result.reason?.hasPrefix($0.rawValue) == true
+            }
         case .rejected:
             return result.reason == APNsReason.invalidProviderToken.rawValue
                 || result.reason == APNsReason.expiredProviderToken.rawValue

@@ -90,7 +90,7 @@ package enum DeliveryAdvice {
 
     /// Sets `advice` on every result that has some.
     package static func annotate(_ results: inout [DeliveryResult], keyID: String, topic: String?) {
-        for index in results.indices {
+        for index in results.indices where results[index].target.token.transport == .apns {
             results[index].advice = advice(for: results[index], keyID: keyID, topic: topic)
         }
     }

@@ -46,6 +46,7 @@ package final class FCMDelivery: DeliveryLane {
     private var scheduled = RetrySchedule()
     private var backoffs: [(index: Int, delay: Duration)] = []
     private var stop: DeliveryStop?
+    private var stopAdvice: String?
     private var accepted = false
     private var answered = false
     private var streak: (kind: TransportFailure.Kind, code: Int32, count: Int)?
@@ -143,6 +144,11 @@ package final class FCMDelivery: DeliveryLane {
         switch response.result {
         case .failure(let failure):
             noteStreak(of: failure)
+            if failure.kind == .tls {
+                results[index].advice =
+                    "FCM's server certificate is not trusted here: a server with a CA of its own (the emulator, a "
+                    + "proxy that inspects TLS) needs ca_file or APNS_CA_FILE, which FCM's addresses trust too"
+            }
             if PushDelivery.record(
                 failure, into: &results[index], retriesUsed: &retriesUsed[index], retries: policy.retries,
                 service: "FCM")
@@ -181,28 +187,28 @@ package final class FCMDelivery: DeliveryLane {
         case .badMessage, .failed:
             break
         case .wrongProject:
-            results[index].reason! +=
-                " (the token belongs to another Firebase project than \(project), the project of the service account)"
+            results[index].advice =
+                "the token belongs to another Firebase project than \(project), the service account's: "
+                + "send with that project's service account (fcm_service_account)"
         case .systemic:
-            if rejection.reason == .thirdPartyAuthError {
-                let fix =
-                    "Apple refused the APNs key uploaded to Firebase for this app: upload the .p8 key in the Firebase "
+            let fix =
+                rejection.reason == .thirdPartyAuthError
+                ? "Apple refused the APNs key uploaded to Firebase for this app: upload the .p8 key in the Firebase "
                     + "console (Project settings, Cloud Messaging, Apple app configuration)"
-                results[index].reason! += " (\(fix))"
-                if !accepted { stopSending(rejection, fix: fix) }
-            } else {
-                stopSending(
-                    rejection,
-                    fix: "the service account may not send messages for project \(project): give it the Firebase "
-                        + "Cloud Messaging API Admin role, and enable the FCM API for the project")
-            }
+                : "the service account may not send messages for project \(project): give it the Firebase Cloud "
+                    + "Messaging API Admin role, and enable the FCM API for the project"
+            results[index].advice = fix
+            // After FCM accepted a message, an APNs key refusal concerns only the iOS devices behind FCM.
+            if rejection.reason != .thirdPartyAuthError || !accepted { stopSending(rejection, fix: fix) }
         case .refreshAccessToken:
             guard sentWith[index] == accessToken else {
                 resendNow.append(index)
                 return false
             }
             guard !tokenReplaced else {
-                stopSending(rejection, fix: "FCM refused a freshly issued access token for project \(project)")
+                let fix = "FCM refused a freshly issued access token for project \(project): check the service account"
+                results[index].advice = fix
+                stopSending(rejection, fix: fix)
                 return true
             }
             do {
@@ -229,12 +235,14 @@ package final class FCMDelivery: DeliveryLane {
         return true
     }
 
-    /// Stops sending to FCM after `rejection`, the same for every device.
+    /// Stops sending to FCM after `rejection`, the same for every device; the devices not sent to
+    /// get `fix` as their advice.
     private func stopSending(_ rejection: FCMRejection, fix: String) {
         guard stop == nil else { return }
         stop = .fcm(
             status: rejection.status, reason: rejection.reason.rawValue,
-            message: "FCM answered \(rejection.status) \(rejection.reason.rawValue): \(fix)")
+            message: "FCM answered \(rejection.status) \(rejection.reason.rawValue)")
+        stopAdvice = fix
     }
 
     /// Counts the same TLS or connect failure in a row before FCM answered anything.
@@ -256,6 +264,7 @@ package final class FCMDelivery: DeliveryLane {
                 results[index].outcome = .notTried
                 results[index].reason = stop.description
                 results[index].stoppedBy = stop
+                results[index].advice = stopAdvice
                 if case .transport(let kind, _) = stop { results[index].transportFailure = kind }
             } else if interruption?.signal != nil, results[index].status == 0, results[index].reason == nil {
                 results[index].outcome = .notTried

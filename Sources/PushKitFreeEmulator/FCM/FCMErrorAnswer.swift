@@ -48,9 +48,23 @@ package struct FCMErrorAnswer: Sendable, Equatable, Error {
         return nil
     }
 
-    /// The answer for a registration token scripted (or judged) to answer `errorCode`, with the
-    /// HTTP status and canonical code Google's documentation gives for it; `nil` for an unknown code.
-    package static func scripted(_ errorCode: String) -> FCMErrorAnswer? {
+    /// The answer for a registration token scripted (or judged) to answer `step`, an error code
+    /// with the HTTP status and canonical code Google's documentation gives for it; `nil` for an
+    /// unknown code. The codes answered with `Retry-After` (`QUOTA_EXCEEDED`, 60 s, and
+    /// `UNAVAILABLE`, 10 s) take another number of seconds as `CODE:SECONDS`.
+    package static func scripted(_ step: String) -> FCMErrorAnswer? {
+        let parts = step.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+        guard var answer = scripted(code: String(parts[0])) else { return nil }
+        if parts.count == 2 {
+            guard answer.retryAfter != nil, let seconds = Int(parts[1]), (0...86_400).contains(seconds) else {
+                return nil
+            }
+            answer.retryAfter = seconds
+        }
+        return answer
+    }
+
+    private static func scripted(code errorCode: String) -> FCMErrorAnswer? {
         switch errorCode {
         case "UNREGISTERED":
             FCMErrorAnswer(

@@ -17,7 +17,7 @@ import PushKitFreeCore
 ///
 /// An FCM registration token (see `FCMMessageJudge.isRegistrationTokenShaped`) takes `ok` or an
 /// FCM error code as a step: `UNREGISTERED` (404), `QUOTA_EXCEEDED` (429 with `Retry-After`),
-/// `UNAVAILABLE` (503), `INTERNAL` (500), `SENDER_ID_MISMATCH` (403), `THIRD_PARTY_AUTH_ERROR` (401)
+/// `UNAVAILABLE` (503; both take `:SECONDS` for another `Retry-After`), `INTERNAL` (500), `SENDER_ID_MISMATCH` (403), `THIRD_PARTY_AUTH_ERROR` (401)
 /// or `INVALID_ARGUMENT` (400), each answered in Google's error shape with its FcmError detail. This is the per-device counterpart of
 /// `--fail-first` and `--delay`, for fault mixes where each device has its own story.
 package struct DeviceScript: Sendable, Equatable {
@@ -89,7 +89,8 @@ package struct DeviceScript: Sendable, Equatable {
         guard FCMErrorAnswer.scripted(String(text)) != nil else {
             throw ScriptedDeviceStatesError(
                 "\(place): unknown step \"\(text)\" for an FCM token; a step is ok or one of "
-                    + FCMErrorAnswer.scriptableCodes.joined(separator: ", "))
+                    + FCMErrorAnswer.scriptableCodes.joined(separator: ", ")
+                    + " (QUOTA_EXCEEDED and UNAVAILABLE take :SECONDS for their Retry-After)")
         }
         return .fcm(String(text))
     }
