@@ -30,6 +30,11 @@ package final class CurlTransportSource: HTTP2TransportSource, @unchecked Sendab
         return made
     }
 
+    /// A new client, never kept.
+    package func separateTransport(caFile: String?, proxy: String?, connectTimeout: Duration) -> any HTTP2Transport {
+        CurlHTTP2Client(caFile: caFile, proxy: proxy, connectTimeout: connectTimeout)
+    }
+
     /// Closes the kept client's connection.
     package func close() {
         kept = nil

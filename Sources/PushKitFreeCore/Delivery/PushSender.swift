@@ -388,7 +388,7 @@ package struct PushSender: Sendable {
                         post: { [transports] request in
                             // A client of its own: the token endpoint is another host, and a new token
                             // may be needed while the delivery's client is in its loop.
-                            let responses = transports.transport(
+                            let responses = transports.separateTransport(
                                 caFile: configuration.caFile?.value, proxy: configuration.proxy?.value,
                                 connectTimeout: connectTimeout
                             ).perform([request], deadline: min(deadline, ContinuousClock.now + .seconds(30)))

@@ -14,4 +14,15 @@ package protocol HTTP2TransportSource: AnyObject, Sendable {
     ///   - proxy: the configured proxy URL; `nil` leaves the choice to the client's environment.
     ///   - connectTimeout: the TCP and TLS connect limit.
     func transport(caFile: String?, proxy: String?, connectTimeout: Duration) -> any HTTP2Transport
+
+    /// A client of its own for a short exchange beside a send (an FCM access token from its token
+    /// endpoint), never the client a server keeps: that one may be in its loop.
+    func separateTransport(caFile: String?, proxy: String?, connectTimeout: Duration) -> any HTTP2Transport
+}
+
+extension HTTP2TransportSource {
+    /// `transport(caFile:proxy:connectTimeout:)`, for sources that make a client per call.
+    package func separateTransport(caFile: String?, proxy: String?, connectTimeout: Duration) -> any HTTP2Transport {
+        transport(caFile: caFile, proxy: proxy, connectTimeout: connectTimeout)
+    }
 }
