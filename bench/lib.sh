@@ -48,6 +48,17 @@ json.dump({"version": 1, "devices": devices}, open(sys.argv[1], "w"))
 PY
 }
 
+# write_fcm_devices FILE N: the same with N FCM devices, fcm-00000 with a registration token of
+# today's shape (about 160 characters), no environment.
+write_fcm_devices() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+devices = {f"fcm-{i:05d}": {"token": f"c{i:05d}Yv0QxS2bP1cLmN4o:APA91b" + "Fz7_-q" * 22, "transport": "fcm", "groups": [],
+           "registered_at": "2026-01-01T00:00:00.000Z", "last_seen_at": "2026-01-01T00:00:00.000Z"} for i in range(int(sys.argv[2]))}
+json.dump({"version": 1, "devices": devices}, open(sys.argv[1], "w"))
+PY
+}
+
 # bench_row KEY=VALUE...: appends one row for the summary table (bench/table.py) to $BENCH_ROWS,
 # e.g. bench_row group=send-push "what=one push" value=21.3 unit=ms "reference=bare curl" \
 #      reference_value=16.4 max_ratio=1.3      (numbers stay numbers; without $BENCH_ROWS, nothing)

@@ -3,7 +3,9 @@
 #  1. one push to one device, whole process, warm token cache, next to the shell approach from
 #     Apple's documentation (openssl JWT + one `curl --http2`), in the same run;
 #  2. fan-out to 10,000 registered devices over one connection, next to h2load against the same
-#     emulator (10,000 requests, 1 connection, 100 streams), with send-push's peak RSS.
+#     emulator (10,000 requests, 1 connection, 100 streams), with send-push's peak RSS;
+#  3. the same fan-out to 10,000 FCM devices (the emulator playing FCM), next to h2load posting the
+#     same FCM message with the same access token.
 # Usage: bench/send-push.sh BIN_DIR
 set -euo pipefail
 BIN=${1:?usage: bench/send-push.sh BIN_DIR}
@@ -13,6 +15,7 @@ source "$(dirname "$0")/lib.sh"
 
 start_emulator --quiet --record /dev/null
 export APNS_PRODUCTION_URL="https://127.0.0.1:$port" APNS_CA_FILE="$ca" APNS_STATE_FILE="$work/devices.json"
+export FCM_URL="https://127.0.0.1:$port" FCM_SERVICE_ACCOUNT="$(dirname "$ca")/fcm-service-account.json"
 device=$(printf 'a1%.0s' $(seq 32))
 "$BIN/apns-jwt" >/dev/null   # warm the token cache
 
@@ -76,4 +79,35 @@ echo "   send-push peak RSS: ${rss[*]} KiB, median $((r / 1024)) MiB (target <= 
 bench_row group=send-push "what=fan-out to 10,000 devices, one connection" "value=$f" unit=req/s \
   "reference=h2load -c 1 -m 100, same server" "reference_value=$h" min_ratio=0.7
 bench_row group=send-push "what=fan-out to 10,000 devices: peak RSS" \
+  "value=$(python3 -c "print(round($r * 1024 / 1e6, 1))")" unit=MB max_value=32
+
+echo "3. fan-out to 10,000 FCM devices over one connection"
+write_fcm_devices "$work/fcm.seed" 10000
+fcm_device=$(python3 -c 'print("c00000Yv0QxS2bP1cLmN4o:APA91b" + "Fz7_-q" * 22)')
+"$BIN/send-push" --token "$fcm_device" --body hi > /dev/null 2>&1 || { echo "no FCM send" >&2; exit 1; }
+access=$(python3 -c 'import json,sys; print(next(iter(json.load(open(sys.argv[1]))["tokens"].values()))["token"])' \
+  "${PUSHKIT_STATE_DIR:-$HOME/.local/state/pushkit-free}/fcm-access-token.json")
+printf '{"message":{"token":"%s","notification":{"body":"hi"},"apns":{"headers":{"apns-push-type":"alert","apns-priority":"10"},"payload":{"aps":{"alert":{"body":"hi"},"sound":"default"}}},"android":{"priority":"NORMAL"}}}' \
+  "$fcm_device" > "$work/fcm-message.json"
+fcm=() fcm_h2=() fcm_rss=()
+for _ in $(seq "$RUNS"); do
+  cp "$work/fcm.seed" "$APNS_STATE_FILE"
+  /usr/bin/time -f "%e %M" -o "$work/time" "$BIN/send-push" --body hi > "$work/fanout.out" 2> "$work/fanout.err" || { cat "$work/fanout.err" >&2; exit 1; }
+  read -r seconds kb < "$work/time"
+  delivered=$(grep -c '^delivered' "$work/fanout.out")
+  [ "$delivered" = 10000 ] || { echo "only $delivered of 10000 FCM devices delivered" >&2; tail -3 "$work/fanout.err" >&2; exit 1; }
+  fcm+=("$(python3 -c "print(round(10000 / $seconds))")")
+  fcm_rss+=("$kb")
+  out=$(h2load -n 10000 -c 1 -m 100 -H "authorization: Bearer $access" -H "content-type: application/json" \
+        -d "$work/fcm-message.json" "https://127.0.0.1:$port/v1/projects/pushkit-emulator/messages:send")
+  fcm_h2+=("$(sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out")")
+done
+f=$(printf '%s\n' "${fcm[@]}" | median); h=$(printf '%s\n' "${fcm_h2[@]}" | median); r=$(printf '%s\n' "${fcm_rss[@]}" | median)
+echo "   send-push to FCM, whole process: ${fcm[*]} req/s, median $f"
+echo "   h2load -n 10000 -c 1 -m 100, the same FCM message and access token: ${fcm_h2[*]} req/s, median $h"
+python3 -c "print(f'   ratio send-push / h2load (FCM): {$f / $h:.2f}   (target >= 0.7, as for APNs)')"
+echo "   send-push peak RSS (FCM): ${fcm_rss[*]} KiB, median $((r / 1024)) MiB (target <= 32 MB, as for APNs)"
+bench_row group=send-push "what=fan-out to 10,000 FCM devices, one connection" "value=$f" unit=req/s \
+  "reference=h2load -c 1 -m 100, same FCM message" "reference_value=$h" min_ratio=0.7
+bench_row group=send-push "what=fan-out to 10,000 FCM devices: peak RSS" \
   "value=$(python3 -c "print(round($r * 1024 / 1e6, 1))")" unit=MB max_value=32
