@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make demo`: the main job of the toolbox, offline. A throw-away key, a local apns-emulator in
-# place of Apple, two registered devices (one of them dead), and the push an assistant's reply hook
-# would send. Nothing outside a temporary directory is touched.
+# place of Apple (and of Google's FCM), three registered devices (an Android phone among them, one
+# iPad dead), and the push an assistant's reply hook would send. Nothing outside a temporary directory is touched.
 # Usage: examples/demo.sh BIN_DIR
 set -euo pipefail
 BIN=${1:?usage: examples/demo.sh BIN_DIR}
@@ -48,11 +48,17 @@ for _ in $(seq 500); do grep -q '^listening on' "$work/emulator.out" 2>/dev/null
 line=$(head -n 1 "$work/emulator.out"); echo "$line"
 export APNS_PRODUCTION_URL=$(sed 's/^listening on \([^ ]*\) .*/\1/' <<<"$line")
 export APNS_CA_FILE=$(sed 's/.*(ca: \(.*\))$/\1/' <<<"$line")
+# The emulator also plays FCM (Google's Firebase Cloud Messaging) on the same port, with a
+# throw-away service account in place of the one the Firebase console gives.
+export FCM_URL=$APNS_PRODUCTION_URL FCM_SERVICE_ACCOUNT=$(dirname "$APNS_CA_FILE")/fcm-service-account.json
 
 step "register-apns: the app hands the server its device token"
 run "$BIN/register-apns" iphone-of-ada 7f1c9d2e4b6a8c0e1f3a5b7d9c2e4f6a8b0c1d3e5f7a9b2c4d6e8f0a1b3c5d7e --name "Ada's iPhone"
 dead=0d1e2a3d0d1e2a3d0d1e2a3d0d1e2a3d0d1e2a3d0d1e2a3d0d1e2a3d0d1e2a3d
 echo '{"device_token": "old-ipad", "apns_token": "'$dead'"}' | "$BIN/register-apns" add --from-json -
+pixel="eX4mPl3T0k3n_An-dro1d:APA91bH$(printf 'k3yX9_q-Zw%.0s' $(seq 14))"
+run "$BIN/register-apns" add pixel-of-ada "$pixel" --name "Ada's Pixel"
+echo "(an Android phone: its FCM registration token is recognized by its shape and sent through FCM)"
 run "$BIN/register-apns" list
 curl -s --http2 --cacert "$APNS_CA_FILE" -X POST "$APNS_PRODUCTION_URL/emulator/unregister/$dead" > /dev/null
 echo "(the emulator now answers 410 Unregistered for the old iPad, as APNs does after an app is deleted)"
@@ -74,5 +80,11 @@ python3 - "$work/received.jsonl" <<'PY'
 import json, sys
 for line in open(sys.argv[1]):
     r = json.loads(line)
+    if r.get("provider") == "fcm":
+        if r.get("kind") == "send":
+            message = r.get("message") or {}
+            shown = {k: message[k] for k in ("notification", "data") if k in message}
+            print(f"{r['status']} FCM (Android): {json.dumps(shown, ensure_ascii=False)}")
+        continue
     print(f"{r['status']} {r.get('reason') or 'delivered'}: {json.dumps(r['payload'], ensure_ascii=False)}")
 PY

@@ -85,6 +85,8 @@ struct GoldenNotificationTests {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var env = emulator.asAPNs(for: setup.environment)
         env["APNS_STATE_FILE"] = stateFile
+        env["FCM_URL"] = emulator.baseURL
+        env["FCM_SERVICE_ACCOUNT"] = EmulatorFCMTests.accountPath(emulator)
         let token = hexToken(1)
         let setupRequests = golden["setup"] as? [[String: Any]] ?? []
         // A registration fixture says `"setup": []`: its request registers the device itself.
@@ -93,6 +95,7 @@ struct GoldenNotificationTests {
         }
         var placeholders = [
             "{token}": token, "{token16}": String(token.prefix(16)), "{server_key}": try sha256Hex(Self.secret),
+            "{fcm_token}": Self.fcmToken,
         ]
         let request = golden["request"] as? [String: Any]
         if let cwd = (request?["body"] as? [String: Any])?["cwd"] as? String {
@@ -177,12 +180,24 @@ struct GoldenNotificationTests {
         }
     }
 
-    /// The emulator's one record against the fixture's `apns`; none at all when it has no `apns`
-    /// (a registration).
+    /// An FCM registration token of the shape the Firebase SDK gives an iOS app.
+    static let fcmToken = "cV9xQ2e0Rk6zJ1mH4bN8aT:APA91bF" + String(repeating: "q7Lz_2Xw-K", count: 14)
+
+    /// The emulator's one record against the fixture's `apns`, or its one FCM send against the
+    /// fixture's `fcm` (the message, key by key); none at all when it has neither (a registration).
     func compare(
         _ golden: [String: Any], _ placeholders: [String: String], emulator: RunningEmulator, token: String,
         name: String
     ) throws {
+        if let fcm = Self.filled(golden["fcm"] as Any, placeholders) as? [String: Any] {
+            let sends = emulator.waitForRecords(2).filter { $0["provider"] as? String == "fcm" && $0["kind"] as? String == "send" }
+            #expect(sends.count == 1, "\(name): \(sends.count) FCM sends")
+            #expect(sends.first?["status"] as? Int == 200, "\(name): \(sends.first ?? [:])")
+            #expect(
+                Self.same(sends.first?["message"], fcm),
+                "\(name): the message is \(sends.first?["message"] ?? "absent"), not \(fcm)")
+            return
+        }
         guard golden["apns"] != nil else {
             #expect(emulator.records().isEmpty, "\(name): a registration sends nothing")
             return
