@@ -575,17 +575,16 @@ package struct PushSender: Sendable {
 
     /// Says which proxy the requests that got no answer went through, with credentials masked (also
     /// in libcurl's message, which can quote the proxy URL), so "cannot connect" names the proxy.
-    /// The proxy is resolved once per environment, not once per device.
+    /// The proxy is resolved once per service address, not once per device.
     private func nameProxies(in results: inout [DeliveryResult]) {
-        var proxies: [APNsEnvironment: Setting<String>?] = [:]
+        var proxies: [String: Setting<String>?] = [:]
         for index in results.indices where results[index].status == 0 {
             guard let reason = results[index].reason else { continue }
-            let environment = results[index].environment
-            if proxies[environment] == nil {
-                proxies[environment] = .some(
-                    configuration.proxyResolution(for: configuration.baseURL(for: environment).value).proxy)
-            }
-            guard let proxy = proxies[environment] ?? nil else { continue }
+            let url =
+                results[index].target.token.transport == .fcm
+                ? configuration.fcmURL.value : configuration.baseURL(for: results[index].environment).value
+            if proxies[url] == nil { proxies[url] = .some(configuration.proxyResolution(for: url).proxy) }
+            guard let proxy = proxies[url] ?? nil else { continue }
             let shown = ProxyAddress.masked(proxy.value)
             results[index].reason =
                 "through proxy \(shown) (from \(proxy.source)): " + reason.replacing(proxy.value, with: shown)
