@@ -214,19 +214,21 @@ package struct PushSender: Sendable {
     }
 
     /// `send` for a sender that lives on (serve's delivery thread, `pushkit-mcp`): the provider key
-    /// and ids are loaded on the first call and kept in `credentials` for the next; the outcome as a
-    /// report (empty when the audience holds no device), its advice (a key-scope answer, an expired
-    /// token) warned once per send.
+    /// and ids are loaded on the first call to APNs devices and kept in `credentials` for the next;
+    /// the outcome as a report (empty when the audience holds no device), its advice (a key-scope
+    /// answer, an expired token) warned once per send.
     /// - Throws: what `send` and `loadCredentials` throw.
     package func sendKeepingCredentials(
         _ prepared: PreparedPush, credentials: inout ProviderCredentials?, warn: @escaping (String) -> Void
     ) throws -> DeliveryReport {
-        let loaded = try credentials ?? loadCredentials(warn: warn)
-        credentials = loaded
-        switch try send(prepared, credentials: loaded, warn: warn) {
-        case .noDevices: return DeliveryReport(results: [], seconds: 0)
+        let targets = try select(prepared, warn: warn)
+        guard !targets.isEmpty else { return DeliveryReport(results: [], seconds: 0) }
+        switch try check(prepared, targets: targets, credentials: credentials, warn: warn) {
         case .heldBack(let report): return report
-        case .sent(let report):
+        case .ready(let checked):
+            // Loaded by `check` only when a target is an APNs device: FCM devices need no Apple key.
+            credentials = checked.credentials ?? credentials
+            let report = try deliver(checked, warn: warn)
             for advice in report.advice { warn(advice) }
             return report
         }
