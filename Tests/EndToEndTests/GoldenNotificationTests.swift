@@ -190,7 +190,9 @@ struct GoldenNotificationTests {
         name: String
     ) throws {
         if let fcm = Self.filled(golden["fcm"] as Any, placeholders) as? [String: Any] {
-            let sends = emulator.waitForRecords(2).filter { $0["provider"] as? String == "fcm" && $0["kind"] as? String == "send" }
+            let sends = emulator.waitForRecords(2).filter {
+                $0["provider"] as? String == "fcm" && $0["kind"] as? String == "send"
+            }
             #expect(sends.count == 1, "\(name): \(sends.count) FCM sends")
             #expect(sends.first?["status"] as? Int == 200, "\(name): \(sends.first ?? [:])")
             #expect(

@@ -95,7 +95,8 @@ struct SendPushFCMEndToEndTests: ClientToolSuite {
         let token = try #require(
             ((try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])?["tokens"]
                 as? [String: [String: Any]])?.values.first?["token"] as? String)
-        let again = try BuiltTool.run("send-push", ["--token", Self.fcmToken(3), "--body", "x", "--json"], environment: env)
+        let again = try BuiltTool.run(
+            "send-push", ["--token", Self.fcmToken(3), "--body", "x", "--json"], environment: env)
         again.expectSuccess()
         #expect(!again.stdout.contains(token) && !again.stderr.contains(token))
     }
@@ -105,7 +106,8 @@ struct SendPushFCMEndToEndTests: ClientToolSuite {
         let fcm = Self.fcmToken(4)
         let script = try setup.directory.write("script", "\(fcm) QUOTA_EXCEEDED:1,ok\n")
         let emulator = try RunningEmulator(["--quiet", "--script-file", script], environment: setup.environment)
-        let result = try BuiltTool.run("send-push", ["--token", fcm, "--body", "busy", "--json"], environment: fcmEnvironment(emulator))
+        let result = try BuiltTool.run(
+            "send-push", ["--token", fcm, "--body", "busy", "--json"], environment: fcmEnvironment(emulator))
         result.expectSuccess()
         let line = try #require(jsonLines(result.stdout).first)
         #expect(line["outcome"] as? String == "delivered" && line["attempts"] as? Int == 2, "\(line)")

@@ -386,7 +386,8 @@ package struct PushSender: Sendable {
             let fcm = fcmAccount.map { account in
                 account.map { account in
                     FCMAccessTokens(
-                        account: account, cache: FCMAccessTokenCache(stateDirectory: configuration.stateDirectory.value),
+                        account: account,
+                        cache: FCMAccessTokenCache(stateDirectory: configuration.stateDirectory.value),
                         post: { [transports] request in
                             // A client of its own: the token endpoint is another host, and a new token
                             // may be needed while the delivery's client is in its loop.
@@ -412,7 +413,8 @@ package struct PushSender: Sendable {
                 let fcmPositions = passTargets.indices.filter { passTargets[$0].token.transport == .fcm }
                 let apnsPositions =
                     fcmPositions.isEmpty
-                    ? Array(passTargets.indices) : passTargets.indices.filter { passTargets[$0].token.transport == .apns }
+                    ? Array(passTargets.indices)
+                    : passTargets.indices.filter { passTargets[$0].token.transport == .apns }
                 let apnsTargets = fcmPositions.isEmpty ? passTargets : apnsPositions.map { passTargets[$0] }
                 // Sealed once per device for the run: a resend repeats the same sealed body.
                 let bodies = try request.sealedContent.map { _ in

@@ -138,7 +138,9 @@ struct PushDeliveryTests {
     @Test("410 carries its timestamp; permanent errors are not retried")
     func unregisteredAndPermanent() throws {
         let gone = try deliver(
-            ScriptedTransport([token.text: [ScriptedTransport.answer(410, "Unregistered", timestamp: 1_700_000_000_000)]]
+            ScriptedTransport([
+                token.text: [ScriptedTransport.answer(410, "Unregistered", timestamp: 1_700_000_000_000)]
+            ]
             ))
         #expect(gone.outcome == .unregistered)
         #expect(gone.unregisteredAt == Date(timeIntervalSince1970: 1_700_000_000))

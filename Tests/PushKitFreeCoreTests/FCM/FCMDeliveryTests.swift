@@ -20,7 +20,9 @@ struct FCMDeliveryTests {
         }
     }
 
-    static func fcmAnswer(_ status: Int, _ body: String, retryAfter: String? = nil) -> Result<HTTP2Answer, TransportFailure> {
+    static func fcmAnswer(
+        _ status: Int, _ body: String, retryAfter: String? = nil
+    ) -> Result<HTTP2Answer, TransportFailure> {
         .success(
             HTTP2Answer(status: status, headers: retryAfter.map { ["retry-after": $0] } ?? [:], body: Data(body.utf8)))
     }
@@ -67,7 +69,9 @@ struct FCMDeliveryTests {
         return (try #require(lane.finish().first), transport)
     }
 
-    @Test("the access token is fetched once, kept 0600 in the state directory, and reused until a minute before it expires")
+    @Test(
+        "the access token is fetched once, kept 0600 in the state directory, and reused until a minute before it expires"
+    )
     func cacheReuse() throws {
         #expect(try tokens().current() == "access-1")
         #expect(try tokens().current() == "access-1")
@@ -94,7 +98,8 @@ struct FCMDeliveryTests {
         } throws: { error in
             let message = (error as? FCMAuthenticationError)?.message ?? ""
             return message.contains("https://oauth2.googleapis.com/token") && message.contains("invalid_grant")
-                && message.contains("firebase-adminsdk-abc12@") && (error as? FCMAuthenticationError)?.exitStatus == .configuration
+                && message.contains("firebase-adminsdk-abc12@")
+                && (error as? FCMAuthenticationError)?.exitStatus == .configuration
         }
     }
 

@@ -207,7 +207,8 @@ struct LiveActivityTests {
         let written = String(decoding: registry.stateFileBytes(), as: UTF8.self)
         #expect(
             written.contains(
-                #""new": {"token":"\#(token(2).text)","push_to_start_token":"\#(token(0xa2).text)","environment":null,"#))
+                #""new": {"token":"\#(token(2).text)","push_to_start_token":"\#(token(0xa2).text)","environment":null,"#
+            ))
         #expect(written.contains(#""future":true}"#) && written.contains(#""custom":{"x":1}}"#))
         #expect(
             !written.contains(#""old": {"token":"\#(token(1).text)","push_to_start_token""#),
