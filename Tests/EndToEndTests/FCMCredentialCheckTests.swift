@@ -101,6 +101,7 @@ struct FCMCredentialCheckTests {
         var environment = setup.environment
         for name in ["APNS_KEY_PATH", "APNS_KEY_ID", "APNS_TEAM_ID"] { environment[name] = nil }
         let checked = try BuiltTool.run("apns-jwt", ["check", "--online"], environment: environment)
+        try setup.expectNoSecrets(checked, keyOf: setup.account)
         #expect(checked.status == 78, "\(checked.stdout)")
         #expect(checked.stdout.contains("ok    fcm (online)"), "\(checked.stdout)")
         #expect(checked.stdout.contains("FAIL  apns (online)"), "\(checked.stdout)")
