@@ -186,6 +186,9 @@ struct DocsCommandsTests {
         case "docs/guide.md":
             #expect(payloads(containing: "Hello from the server"), "the guide's first push reached the stand-in APNs")
             #expect(run.serviceLogs().contains("POST /register-apns 200"), "the app's registration reached the service")
+            #expect(
+                outputs.contains { $0.result.stdout.contains("ok    fcm (online)") },
+                "the FCM trial had the page's emulator validate a message")
         case "docs/hooks-and-cron.md":
             #expect(
                 records.contains { ($0["payload"] as? [String: Any])?["message_id"] as? String == "m1" },
