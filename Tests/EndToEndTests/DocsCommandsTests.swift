@@ -189,6 +189,9 @@ struct DocsCommandsTests {
             #expect(
                 outputs.contains { $0.result.stdout.contains("ok    fcm (online)") },
                 "the FCM trial had the page's emulator validate a message")
+            #expect(
+                outputs.contains { $0.result.stdout.contains(#""provider":"fcm","kind":"send""#) },
+                "the FCM trial's push reached the page's emulator as FCM")
         case "docs/hooks-and-cron.md":
             #expect(
                 records.contains { ($0["payload"] as? [String: Any])?["message_id"] as? String == "m1" },

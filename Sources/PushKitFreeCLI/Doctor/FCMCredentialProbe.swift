@@ -101,8 +101,8 @@ package enum FCMCredentialProbe {
             return (
                 .error,
                 "FCM refused \(account) for project \(projectID) (\(said)): project_id must name the Firebase "
-                    + "project, the Firebase Cloud Messaging API be enabled in it, and the account be allowed to "
-                    + "send (the console's firebase-adminsdk account is)"
+                    + "project; give the account the Firebase Cloud Messaging API Admin role, and enable the FCM API "
+                    + "for the project"
             )
         case .senderIDMismatch, .notFound:
             return (

@@ -201,7 +201,7 @@ struct FCMCredentialProbeTests {
     @Test(
         "FCM's refusals, each with its fix; a busy FCM is a warning",
         arguments: [
-            (403, "PERMISSION_DENIED", nil, DoctorFinding.Severity.error, "Firebase Cloud Messaging API"),
+            (403, "PERMISSION_DENIED", nil, DoctorFinding.Severity.error, "Firebase Cloud Messaging API Admin role"),
             (403, "PERMISSION_DENIED", "SENDER_ID_MISMATCH", .error, "Project ID"),
             (404, "NOT_FOUND", nil, .error, "refused project demo-1"),
             (401, "UNAUTHENTICATED", nil, .error, "must belong together"),
