@@ -118,7 +118,7 @@ extension APNsJWT {
 
         @Flag(
             help:
-                "Also have APNs judge the credentials: one request that delivers nothing (a background push to a device token that does not exist), which proves the host, proxy, TLS and HTTP/2, and shows whether APNs accepts the provider token and topic."
+                "Also have APNs judge the credentials: one request that delivers nothing (a background push to a device token that does not exist), which proves the host, proxy, TLS and HTTP/2, and shows whether APNs accepts the provider token and topic. With a Firebase service account, also get a new FCM access token and have FCM validate a message to a topic (validate_only: nothing is delivered)."
         )
         var online = false
 
@@ -129,7 +129,11 @@ extension APNsJWT {
             try ToolSupport.run(tool: "apns-jwt") {
                 var findings = ConfigurationDoctor.findings(
                     flags: options.flags, environment: ToolSupport.environment)
-                if online { findings.append(try onlineFinding(offline: findings)) }
+                if online {
+                    let offline = findings
+                    findings.append(try onlineFinding(offline: offline))
+                    if let fcm = try fcmOnlineFinding(offline: offline) { findings.append(fcm) }
+                }
                 StandardStreams.writeOutput(json ? DoctorReport.json(findings) : DoctorReport.render(findings))
                 if findings.contains(where: { $0.severity == .error }) {
                     throw ExitCode(ExitStatus.configuration.rawValue)
@@ -137,33 +141,66 @@ extension APNsJWT {
             }
         }
 
-        /// The probe's finding (`CredentialProbe`); not sent while the offline checks found an error.
+        /// The probe's finding (`CredentialProbe`); not sent while the offline checks found an error
+        /// other than in the FCM settings.
         private func onlineFinding(offline: [DoctorFinding]) throws -> DoctorFinding {
             let configuration = try ToolSupport.configuration(options.flags, tool: "apns-jwt")
             let environment = configuration.environment.value
             let host = configuration.baseURL(for: environment).value
-            guard !offline.contains(where: { $0.severity == .error }), let topic = configuration.topic?.value else {
+            guard !offline.contains(where: { $0.severity == .error && !$0.isAboutFCM }),
+                let topic = configuration.topic?.value
+            else {
                 return DoctorFinding(
                     setting: "apns (online)", value: host, source: "", severity: .error,
                     message: "not asked: fix the problems above first")
             }
             let credentials = try ProviderCredentials.load(from: configuration)
             let lease = try ProviderTokenCache(path: configuration.tokenCachePath).token(for: credentials)
-            let source = CurlTransportSource(keepsClient: false)
-            try source.prepare()
-            let transport = source.transport(
-                caFile: configuration.caFile?.value, proxy: configuration.proxy?.value,
-                connectTimeout: CredentialProbe.timeout)
-            var outcome: Result<HTTP2Answer, TransportFailure> = .failure(
-                TransportFailure(kind: .timeout, code: 0, message: "no answer"))
-            transport.perform(
-                [CredentialProbe.request(baseURL: host, token: lease.token, topic: topic)],
-                deadline: .now + CredentialProbe.timeout
-            ) { outcome = $0.result }
+            let outcome = try Self.probeTransport(configuration).answer(
+                to: CredentialProbe.request(baseURL: host, token: lease.token, topic: topic))
             return CredentialProbe.finding(
                 for: outcome, host: host, keyID: credentials.keyID, teamID: credentials.teamID, topic: topic,
                 environment: environment)
         }
+
+        /// The FCM probe's finding (`FCMCredentialProbe`), when a service account is configured; not
+        /// sent while the offline checks found an error in what FCM uses (`concernsFCM`), so an
+        /// Android-only setup without an APNs key can be probed. No access token is cached.
+        private func fcmOnlineFinding(offline: [DoctorFinding]) throws -> DoctorFinding? {
+            let configuration = try ToolSupport.configuration(options.flags, tool: "apns-jwt")
+            guard let path = configuration.fcmServiceAccount else { return nil }
+            let fcmURL = configuration.fcmURL.value
+            guard !offline.contains(where: { $0.severity == .error && $0.concernsFCM }) else {
+                return DoctorFinding(
+                    setting: FCMCredentialProbe.setting, value: fcmURL, source: "", severity: .error,
+                    message: "not asked: fix the problems above first")
+            }
+            let account = try FCMServiceAccount.load(path: path.value, source: path.source)
+            let transport = try Self.probeTransport(configuration)
+            return FCMCredentialProbe.finding(
+                tokenRequest: try FCMCredentialProbe.tokenRequest(account: account, now: Date()),
+                account: account.description, projectID: account.projectID, fcmURL: fcmURL, now: { Date() },
+                perform: transport.answer(to:))
+        }
+
+        /// A libcurl client for the probes, trusting the CA file and using the proxy configured.
+        private static func probeTransport(_ configuration: Configuration) throws -> any HTTP2Transport {
+            let source = CurlTransportSource(keepsClient: false)
+            try source.prepare()
+            return source.transport(
+                caFile: configuration.caFile?.value, proxy: configuration.proxy?.value,
+                connectTimeout: CredentialProbe.timeout)
+        }
+    }
+}
+
+extension HTTP2Transport {
+    /// The answer to `request` alone, or why there is none within `CredentialProbe.timeout`.
+    fileprivate func answer(to request: HTTP2Request) -> Result<HTTP2Answer, TransportFailure> {
+        var outcome: Result<HTTP2Answer, TransportFailure> = .failure(
+            TransportFailure(kind: .timeout, code: 0, message: "no answer"))
+        perform([request], deadline: .now + CredentialProbe.timeout) { outcome = $0.result }
+        return outcome
     }
 }
 

@@ -12,8 +12,8 @@ import Testing
 /// - ```` ```console ```` blocks may hold only `$ make ...` lines: `make demo` is run by the demo's
 ///   own test, `make test` is this suite, `make install` and `make uninstall` are run by
 ///   `CallerSeamsTests`.
-/// - ```` ```swift ```` blocks are the iOS app's side: they are not run (Linux has no iOS SDK), so
-///   they are kept short (at most `swiftLineLimit` lines).
+/// - ```` ```swift ```` and ```` ```kotlin ```` blocks are the app's side (iOS, Android): they are
+///   not run (Linux has neither SDK), so they are kept short (at most `swiftLineLimit` lines).
 /// - ```` ```text ````, ```` ```json ````, ```` ```python ````, ```` ```ini ```` and ```` ```sql ````
 ///   blocks are output, synopses, files, schemas and code taken from `examples/` (which the
 ///   examples' tests run). A `$ ` line of a ```` ```text ```` transcript must parse as a shell command.
@@ -54,11 +54,11 @@ struct DocsCommandsTests {
         "docs/register-apns-serve.md": ("com.yourcompany.Sven", 1),
     ]
 
-    /// The longest an iOS sample (a ```` ```swift ```` block, not run) may be.
+    /// The longest an app sample (a ```` ```swift ```` or ```` ```kotlin ```` block, not run) may be.
     static let swiftLineLimit = 40
 
     /// The kinds of block a page may hold besides ```` ```sh ```` (run) and ```` ```console ````.
-    static let declaredKinds: Set<String> = ["text", "json", "python", "ini", "sql", "swift"]
+    static let declaredKinds: Set<String> = ["text", "json", "python", "ini", "sql", "swift", "kotlin"]
 
     @Test("every fenced block is of a known kind; console blocks hold only make targets", arguments: DocsPage.run)
     func blockKinds(page: DocsPage) throws {
@@ -85,10 +85,10 @@ struct DocsCommandsTests {
                     #expect(line.hasPrefix("$ make "), "\(place): \(line)")
                 }
             }
-            if block.language == "swift" {
+            if block.language == "swift" || block.language == "kotlin" {
                 #expect(
                     block.lines.count <= swiftLineLimit,
-                    "\(place): an iOS sample is not run, so it stays short (\(block.lines.count) lines)")
+                    "\(place): an app sample is not run, so it stays short (\(block.lines.count) lines)")
             }
         }
     }
@@ -186,6 +186,12 @@ struct DocsCommandsTests {
         case "docs/guide.md":
             #expect(payloads(containing: "Hello from the server"), "the guide's first push reached the stand-in APNs")
             #expect(run.serviceLogs().contains("POST /register-apns 200"), "the app's registration reached the service")
+            #expect(
+                outputs.contains { $0.result.stdout.contains("ok    fcm (online)") },
+                "the FCM trial had the page's emulator validate a message")
+            #expect(
+                outputs.contains { $0.result.stdout.contains(#""provider":"fcm","kind":"send""#) },
+                "the FCM trial's push reached the page's emulator as FCM")
         case "docs/hooks-and-cron.md":
             #expect(
                 records.contains { ($0["payload"] as? [String: Any])?["message_id"] as? String == "m1" },

@@ -33,6 +33,18 @@ package struct DoctorFinding: Sendable, Equatable {
     }
 }
 
+extension DoctorFinding {
+    /// Whether the finding is about FCM alone (`fcm account`, `fcm url`, …): a problem there does
+    /// not keep the APNs probe of `--online` from being sent.
+    package var isAboutFCM: Bool { setting.hasPrefix("fcm ") }
+
+    /// Whether a problem on this line keeps the FCM probe of `--online` from being sent: FCM's own
+    /// lines, and those FCM shares with APNs (the config file, the CA file, the proxy, the clock).
+    package var concernsFCM: Bool {
+        isAboutFCM || ["config file", "settings", "ca file", "proxy", "clock"].contains(setting)
+    }
+}
+
 /// Examines a resolved configuration the way `apns-jwt check` reports it: every setting, where it
 /// came from, and problems in words a user can act on.
 package struct ConfigurationDoctor: Sendable {
@@ -126,14 +138,21 @@ package struct ConfigurationDoctor: Sendable {
         findings.append(urlFinding(url, name: "apns url"))
         findings.append(urlFinding(c.managementURL(for: c.environment.value), name: "manage url"))
         findings += keyScopeFindings()
+        findings += fcmFindings()
         if let caFile = c.caFile {
             let problem = CertificateAuthorityFile.problem(caFile)
             findings.append(
                 DoctorFinding(
                     setting: "ca file", value: caFile.value, source: caFile.source.kind,
-                    severity: problem == nil ? .ok : .error, message: problem?.message ?? ""))
+                    severity: problem == nil ? .ok : .error,
+                    message: problem?.message ?? (usesFCM ? "trusted for FCM and its token endpoint too" : "")))
         }
-        findings.append(proxyFinding(for: url.value))
+        let proxy = proxyFinding(for: url.value)
+        findings.append(proxy)
+        if usesFCM {
+            let fcmProxy = proxyFinding(for: c.fcmURL.value, name: "fcm proxy")
+            if fcmProxy.value != proxy.value || fcmProxy.message != proxy.message { findings.append(fcmProxy) }
+        }
         findings.append(directoryFinding(c.stateDirectory, name: "state dir"))
         let devicesDirectory = PosixFile.parentDirectory(of: c.stateFile.value)
         if PostgresURL.isDatabaseURL(c.stateFile.value) {
@@ -180,9 +199,12 @@ package struct ConfigurationDoctor: Sendable {
                 ? "alerts are sealed with each device's content key; in clear only the placeholder \(placeholder)" : "")
     }
 
-    /// An APNs URL, shown without credentials: plain `http://` is only for a server on this
-    /// machine (the emulator); to any other host it would carry the provider token in clear.
-    private func urlFinding(_ setting: Setting<String>, name: String) -> DoctorFinding {
+    /// A URL the tools send a credential to (`credential`: the provider token to APNs), shown
+    /// without credentials: plain `http://` is only for a server on this machine (the emulator); to
+    /// any other host it would carry the credential in clear.
+    private func urlFinding(
+        _ setting: Setting<String>, name: String, credential: String = "the provider token"
+    ) -> DoctorFinding {
         let shown = ProxyAddress.masked(setting.value)
         func finding(_ severity: DoctorFinding.Severity, _ message: String) -> DoctorFinding {
             DoctorFinding(
@@ -193,7 +215,7 @@ package struct ConfigurationDoctor: Sendable {
         if host == "localhost" || host.hasPrefix("127.") || host == "[::1]" { return finding(.ok, "") }
         return finding(
             .error,
-            "plain http to \(host) would send the provider token unencrypted; use https (http:// is for an "
+            "plain http to \(host) would send \(credential) unencrypted; use https (http:// is for an "
                 + "emulator on this machine)")
     }
 
@@ -297,6 +319,56 @@ package struct ConfigurationDoctor: Sendable {
         }
     }
 
+    /// Whether any FCM setting is present (a service account, or `fcm_url`): only then does the
+    /// report say anything about FCM.
+    private var usesFCM: Bool {
+        configuration.fcmServiceAccount != nil || configuration.fcmURL.source != .defaultValue
+    }
+
+    /// The FCM settings, when any is present: the service account file, the token endpoint it names
+    /// and the send API's URL, the two URLs held to the rule of the APNs URLs.
+    private func fcmFindings() -> [DoctorFinding] {
+        guard usesFCM else { return [] }
+        let url = configuration.fcmURL
+        var findings: [DoctorFinding] = []
+        if let path = configuration.fcmServiceAccount {
+            findings += serviceAccountFindings(path)
+        } else {
+            findings.append(
+                DoctorFinding(
+                    setting: "fcm account", value: "(none)", source: "", severity: .warning,
+                    message: "\(url.source) is set, but no service account: nothing can be sent to FCM devices; set "
+                        + "FCM_SERVICE_ACCOUNT or fcm_service_account to the JSON from the Firebase console"))
+        }
+        findings.append(urlFinding(url, name: "fcm url", credential: "the access token"))
+        return findings
+    }
+
+    /// The service account file (`FCMServiceAccount.load`: a regular file, JSON, its fields, an RSA
+    /// key of 2048 bits or more), its permissions, and the token endpoint it names.
+    private func serviceAccountFindings(_ path: Setting<String>) -> [DoctorFinding] {
+        let account: FCMServiceAccount
+        do {
+            account = try FCMServiceAccount.load(path: path.value, source: path.source)
+        } catch {
+            return [
+                DoctorFinding(
+                    setting: "fcm account", value: path.value, source: path.source.kind, severity: .error,
+                    message: error.message)
+            ]
+        }
+        let warning = FCMServiceAccount.permissionWarning(path: path.value)
+        let summary =
+            "project \(account.projectID), \(account.clientEmail), RSA \(account.keySizeInBits)-bit key"
+        let tokenURI = Setting(account.tokenURI, from: .derived(rule: "token_uri in \(path.value)"))
+        return [
+            DoctorFinding(
+                setting: "fcm account", value: path.value, source: path.source.kind,
+                severity: warning == nil ? .ok : .warning, message: warning ?? summary),
+            urlFinding(tokenURI, name: "fcm token uri", credential: "the signed assertion"),
+        ]
+    }
+
     private func keyFinding() -> DoctorFinding {
         guard let keyPath = configuration.keyPath else {
             return DoctorFinding(
@@ -356,8 +428,9 @@ package struct ConfigurationDoctor: Sendable {
         }
     }
 
-    /// Which proxy libcurl will use for the APNs URL and where it comes from.
-    private func proxyFinding(for url: String) -> DoctorFinding {
+    /// Which proxy libcurl will use for `url` (the APNs URL, or FCM's on the line `name`) and where
+    /// it comes from.
+    private func proxyFinding(for url: String, name: String = "proxy") -> DoctorFinding {
         let resolution = configuration.proxyResolution(for: url)
         if let exemption = resolution.exemption {
             let host = ProxyResolution.host(of: url)
@@ -365,26 +438,26 @@ package struct ConfigurationDoctor: Sendable {
             if let bypassed = exemption.bypassed {
                 message += "; the proxy \(ProxyAddress.masked(bypassed.value)) from \(bypassed.source) is not used"
             }
-            return DoctorFinding(setting: "proxy", value: "(none)", source: "env", severity: .ok, message: message)
+            return DoctorFinding(setting: name, value: "(none)", source: "env", severity: .ok, message: message)
         }
         guard let proxy = resolution.proxy else {
             return DoctorFinding(
-                setting: "proxy", value: "(none)", source: "", severity: .ok,
+                setting: name, value: "(none)", source: "", severity: .ok,
                 message: "connecting directly: no --proxy, proxy key or proxy environment variable")
         }
         let shown = ProxyAddress.masked(proxy.value)
         switch ProxyAddress.scheme(of: proxy.value) {
         case .none:
             return DoctorFinding(
-                setting: "proxy", value: shown, source: proxy.source.kind, severity: .ok,
+                setting: name, value: shown, source: proxy.source.kind, severity: .ok,
                 message: "from \(proxy.source) (no scheme: libcurl uses http://)")
         case .some(let scheme) where !ProxyAddress.schemes.contains(scheme):
             return DoctorFinding(
-                setting: "proxy", value: shown, source: proxy.source.kind, severity: .error,
+                setting: name, value: shown, source: proxy.source.kind, severity: .error,
                 message: "\(proxy.source) has a scheme libcurl cannot use; use \(ProxyAddress.schemeList)")
         default:
             return DoctorFinding(
-                setting: "proxy", value: shown, source: proxy.source.kind, severity: .ok,
+                setting: name, value: shown, source: proxy.source.kind, severity: .ok,
                 message: "from \(proxy.source)")
         }
     }

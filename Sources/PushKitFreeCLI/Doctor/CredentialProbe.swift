@@ -32,6 +32,22 @@ package enum CredentialProbe {
             body: Data(#"{"aps":{"content-available":1}}"#.utf8), tag: 0)
     }
 
+    /// Why a probe to `host` got no answer, and where to look: the CA setting for TLS, the name, a
+    /// firewall or the proxy for a connection refused.
+    package static func unanswered(_ failure: TransportFailure, host: String) -> String {
+        switch failure.kind {
+        case .tls:
+            "TLS with \(host) failed: \(failure.message); a server with a CA of its own (the emulator, a "
+                + "proxy that inspects TLS) needs --cacert or APNS_CA_FILE"
+        case .connect:
+            "cannot reach \(host): \(failure.message) (the name, a firewall, or the proxy above)"
+        case .timeout:
+            "no answer from \(host) within \(Int(timeout.components.seconds)) s"
+        case .connectionLost, .interrupted, .other:
+            "the request to \(host) failed: \(failure.message)"
+        }
+    }
+
     /// The finding for the probe's outcome, on the `apns` line of the report.
     /// - Parameters:
     ///   - host: the origin asked, as the report shows it.
@@ -47,20 +63,7 @@ package enum CredentialProbe {
         let answer: HTTP2Answer
         switch outcome {
         case .failure(let failure):
-            switch failure.kind {
-            case .tls:
-                return finding(
-                    .error,
-                    "TLS with \(host) failed: \(failure.message); a server with a CA of its own (the emulator, a "
-                        + "proxy that inspects TLS) needs --cacert or APNS_CA_FILE")
-            case .connect:
-                return finding(
-                    .error, "cannot reach \(host): \(failure.message) (the name, a firewall, or the proxy above)")
-            case .timeout:
-                return finding(.error, "no answer from \(host) within \(Int(timeout.components.seconds)) s")
-            case .connectionLost, .interrupted, .other:
-                return finding(.error, "the request to \(host) failed: \(failure.message)")
-            }
+            return finding(.error, unanswered(failure, host: host))
         case .success(let success):
             answer = success
         }

@@ -36,6 +36,9 @@ package struct FCMServiceAccount: Sendable, CustomStringConvertible {
     /// The project and the account, never the key.
     package var description: String { "service account \(clientEmail) of project \(projectID)" }
 
+    /// The RSA key's size, e.g. 2048 (Google makes 2048-bit keys; fewer bits do not parse).
+    package var keySizeInBits: Int { privateKey.keySizeInBits }
+
     /// An account from its fields, e.g. one a test made in memory.
     package init(
         projectID: String, clientEmail: String, privateKeyID: String, tokenURI: String,
