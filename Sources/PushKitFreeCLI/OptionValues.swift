@@ -59,6 +59,16 @@ extension APNsEnvironment: ExpressibleByArgument {
     package static var allValueStrings: [String] { rawValueStrings }
 }
 
+extension PushTransport: ExpressibleByArgument {
+    /// `apns` or `fcm`, any case.
+    package init?(argument: String) {
+        self.init(rawValue: argument.lowercased())
+    }
+
+    /// The raw values, for `--help` and completion.
+    package static var allValueStrings: [String] { rawValueStrings }
+}
+
 extension DueSchedule: ExpressibleByArgument {
     /// The raw values, for `--help` and completion.
     package static var allValueStrings: [String] { rawValueStrings }

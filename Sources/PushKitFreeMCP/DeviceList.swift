@@ -1,7 +1,7 @@
 import PushKitFreeCore
 import PushKitFreeRegistry
 
-/// What `list_devices` returns: each device's id, name, model, groups and masked token, the
+/// What `list_devices` returns: each device's id, name, model, groups, masked token and transport, the
 /// groups in use, and a sentence an agent can relay.
 package struct DeviceList: Sendable {
     /// "2 devices: phone (Ann's iPhone; groups: family), ipad."
@@ -21,6 +21,7 @@ package struct DeviceList: Sendable {
                 "model": record.model.map(JSONValue.string) ?? .null,
                 "groups": .array(record.groups.map(JSONValue.string)),
                 "token": .string(record.token.masked),
+                "transport": .string(record.token.transport.rawValue),
                 "environment": record.environment.map { .string($0.rawValue) } ?? .null,
             ]
             if let seen = record.lastRegisteredAt {

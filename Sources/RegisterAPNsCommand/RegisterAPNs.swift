@@ -88,7 +88,11 @@ extension RegisterAPNs {
             abstract: "Add or update a device (the default: `register-apns DEVICE_ID APNS_TOKEN` works).",
             discussion: """
                 Updating keeps registered_at, refreshes last_seen_at and replaces only the fields given. \
-                --environment (or --sandbox, --production) is the environment of this device's token. \
+                The token is an APNs device token (hex) or an FCM registration token (with one ':'), told \
+                apart by shape; --transport apns|fcm (in a body: "transport") says which outright, and a \
+                token of the other shape then exits 65. \
+                --environment (or --sandbox, --production) is the APNs environment of this device's token; \
+                with an FCM token, which has none, it is a usage error. \
                 With --from-json, the body an app posts is read from a file or '-' (standard input): \
                 {"device_token": "<device id>", "apns_token": "<hex>"} or {"device_token": "<hex>", \
                 "device_name": ..., "device_model": ..., "os_version": ..., "app_version": ...}, one \
@@ -105,8 +109,14 @@ extension RegisterAPNs {
         @Argument(help: ArgumentHelp("The app's id for this install.", valueName: "device-id"))
         var deviceID: String?
 
-        @Argument(help: ArgumentHelp("The APNs device token, hex.", valueName: "apns-token"))
+        @Argument(
+            help: ArgumentHelp("The APNs device token (hex), or an FCM registration token.", valueName: "apns-token"))
         var token: String?
+
+        @Option(
+            help: ArgumentHelp(
+                "Which service the token is for; without it, told by the token's shape.", valueName: "transport"))
+        var transport: PushTransport?
 
         @Option(
             name: .customLong("from-json"),
@@ -171,6 +181,10 @@ extension RegisterAPNs {
             if contentKey != nil && contentKeyFile != nil {
                 throw ValidationError("give either --content-key or --content-key-file, not both")
             }
+            if transport == .fcm, environment.chosen != nil {
+                throw ValidationError(Self.environmentWithFCM)
+            }
+
             if bodyPath != nil {
                 if contentKey != nil || contentKeyFile != nil {
                     throw ValidationError(
@@ -193,8 +207,18 @@ extension RegisterAPNs {
         private func checkArguments() throws {
             guard bodyPath == nil else { return }
             if deviceID == nil { throw ValidationError("missing DEVICE_ID and APNS_TOKEN (or --from-json FILE|-)") }
-            if token == nil { throw ValidationError("missing APNS_TOKEN after the device id") }
+            guard let token else { throw ValidationError("missing APNS_TOKEN after the device id") }
+            // A token of neither shape is bad input (65), reported when the registration is made.
+            if environment.chosen != nil, transport == nil,
+                (try? DeviceToken(validating: token, transport: nil))?.transport == .fcm
+            {
+                throw ValidationError(Self.environmentWithFCM)
+            }
         }
+
+        /// Why `--environment` is refused beside an FCM token.
+        static let environmentWithFCM =
+            "--environment, --sandbox and --production name an APNs environment; an FCM registration token has none"
 
         func run() throws {
             try checkArguments()
@@ -223,13 +247,14 @@ extension RegisterAPNs {
         private func parsedRegistrations() throws -> [DeviceRegistration] {
             let defaults = DeviceRegistration.Defaults(
                 environment: environment.chosen, name: name, model: model, osVersion: osVersion,
-                appVersion: appVersion, groups: groups.isEmpty ? nil : groups
+                appVersion: appVersion, groups: groups.isEmpty ? nil : groups, transport: transport
             )
             if let bodyPath {
                 let (data, source) = try readInput(bodyPath)
                 return try DeviceRegistration.parseRequestBodies(data, source: source, defaults: defaults)
             }
             guard let deviceID, let token else { return [] }
+            let deviceToken = try DeviceToken(validating: token, stated: transport, statedBy: "--transport")
             var startToken: DeviceToken?
             if let pushToStartToken {
                 do throws(DeviceTokenError) {
@@ -240,7 +265,7 @@ extension RegisterAPNs {
             }
             return [
                 try DeviceRegistration(
-                    deviceID: deviceID, token: try DeviceToken(validating: token), environment: defaults.environment,
+                    deviceID: deviceID, token: deviceToken, environment: defaults.environment,
                     name: name, model: model, osVersion: osVersion, appVersion: appVersion, groups: defaults.groups,
                     pushToStartToken: startToken, contentKey: try givenContentKey()
                 )
@@ -276,6 +301,7 @@ extension RegisterAPNs {
             let record = outcome.device.record
             var text =
                 "\(outcome.isNew ? "added" : "updated") \(TerminalText.field(outcome.device.id)): token \(record.token.masked)"
+            if record.token.transport != .apns { text += " (\(record.token.transport.rawValue))" }
             if outcome.tokenChanged { text += " (new token)" }
             if let pushToStartToken = record.pushToStartToken { text += ", push-to-start \(pushToStartToken.masked)" }
             if let environment = record.environment { text += ", \(environment.rawValue)" }

@@ -152,7 +152,7 @@ struct EndpointTests {
         for (body, message) in [
             (#"{"installation_id": "i", "apns_token": "\#(token)"}"#, "\"cwd\" is missing"),
             (#"{"cwd": "/a", "apns_token": "\#(token)"}"#, "\"installation_id\" is missing"),
-            (#"{"cwd": "/a", "installation_id": "i"}"#, "\"apns_token\" is missing"),
+            (#"{"cwd": "/a", "installation_id": "i"}"#, "\"fcm_token\" is missing"),
             (#"{"cwd": 1, "installation_id": "i", "apns_token": "\#(token)"}"#, "\"cwd\" must be a string"),
         ] {
             #expect { try AgentSubscription.Request(JSONValue.parse(Data(body.utf8))) } throws: {
@@ -339,23 +339,39 @@ struct EndpointTests {
         #expect(!body.serializedString().contains("/srv") && broken.description.contains("/srv"))
     }
 
-    @Test("fcm_token: an APNs token in it registers; an FCM token is refused with 422 saying why")
+    @Test("fcm_token: taken as it is, an FCM token an FCM device, an APNs token an APNs device; bad ones are 422")
     func fcmToken() throws {
         let token = String(repeating: "ab", count: 32)
         let request = try AgentSubscription.Request(
             JSONValue.parse(Data(#"{"cwd": "/a", "installation_id": "i", "fcm_token": "\#(token.uppercased())"}"#.utf8))
         )
         #expect(request.registration.token.text == token && request.registration.deviceID == "i")
+        #expect(request.registration.token.transport == .apns)
+        let fcm = try AgentSubscription.Request(
+            JSONValue.parse(
+                Data(
+                    #"{"cwd": "/a", "installation_id": "i", "fcm_token": "\#(Self.fcmTokenText)", "environment": "sandbox"}"#
+                        .utf8)))
+        #expect(fcm.registration.token.text == Self.fcmTokenText && fcm.registration.token.transport == .fcm)
+        #expect(fcm.registration.environment == nil, "an FCM token has no APNs environment")
         let both = try AgentSubscription.Request(
             JSONValue.parse(
                 Data(#"{"cwd": "/a", "installation_id": "i", "apns_token": "\#(token)", "fcm_token": "x:y"}"#.utf8)))
         #expect(both.registration.token.text == token, "apns_token wins")
-        #expect {
-            try AgentSubscription.Request(
-                JSONValue.parse(Data(#"{"cwd": "/a", "installation_id": "i", "fcm_token": "eXk:APA91b"}"#.utf8)))
-        } throws: {
-            ($0 as? EndpointError)?.status == 422
-                && ($0 as? EndpointError)?.message.contains("an FCM token cannot be sent through APNs") == true
+        for (body, message) in [
+            (#""fcm_token": "eXk:APA91b""#, "\"fcm_token\": registration token has 10 characters"),
+            (#""fcm_token": "\#(token)", "transport": "fcm""#, "\"transport\" is fcm, but the token is an APNs"),
+            (#""fcm_token": "\#(Self.fcmTokenText)", "transport": "apns""#, "but the token is an FCM registration"),
+        ] {
+            #expect {
+                try AgentSubscription.Request(
+                    JSONValue.parse(Data(#"{"cwd": "/a", "installation_id": "i", \#(body)}"#.utf8)))
+            } throws: {
+                ($0 as? EndpointError)?.status == 422 && ($0 as? EndpointError)?.message.contains(message) == true
+            }
         }
     }
+
+    /// A registration token of today's shape (as FCMFixtures.tokenText in the core's tests).
+    static let fcmTokenText = "fJ3kQ9xYZ0a_bC-dEfGh12:APA91b" + String(repeating: "Xy_9-Qw3Er", count: 14)
 }

@@ -59,7 +59,7 @@ struct GatewayTests {
             (#"[{"type": "ping"}]"#, "not array"),
             ("ping", "not JSON"),
             (#"{"type": "device_token", "platform": "ios"}"#, #""token" is missing"#),
-            (#"{"type": "device_token", "token": "ab", "platform": "android"}"#, #""platform" must be "ios""#),
+            (#"{"type": "device_token", "token": "ab", "platform": "tizen"}"#, #""platform" must be "ios" or"#),
             (#"{"type": "register", "device_id": "a\u0001b"}"#, "control character"),
         ] {
             let error = Self.refusal(text)
@@ -81,6 +81,26 @@ struct GatewayTests {
         let registration = try DeviceRegistrations.registration(device.registrationBody(deviceID: "phone"))
         #expect(registration.deviceID == "phone" && registration.token.text == Self.token)
         #expect(registration.timeZone == "Europe/Berlin" && registration.environment == .sandbox)
+    }
+
+    @Test("a device_token with an FCM token: an FCM device, its environment ignored; platform android states FCM")
+    func fcmRegistrationBody() throws {
+        let fcm = EndpointTests.fcmTokenText
+        func registration(_ text: String) throws -> DeviceRegistration {
+            guard case .deviceToken(let device) = try Self.message(text) else { throw EndpointError.badRequest(text) }
+            return try DeviceRegistrations.registration(device.registrationBody(deviceID: "pixel"))
+        }
+        for platform in ["ios", "android"] {
+            let taken = try registration(
+                #"{"type": "device_token", "token": "\#(fcm)", "platform": "\#(platform)", "environment": "sandbox"}"#)
+            #expect(taken.token.text == fcm && taken.token.transport == .fcm && taken.environment == nil)
+        }
+        #expect {
+            try registration(#"{"type": "device_token", "token": "\#(Self.token)", "platform": "android"}"#)
+        } throws: {
+            ($0 as? EndpointError)?.status.code == 422
+                && ($0 as? EndpointError)?.message.contains("\"transport\" is fcm, but the token is an APNs") == true
+        }
     }
 
     @Test(

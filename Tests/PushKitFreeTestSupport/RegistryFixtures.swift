@@ -23,6 +23,14 @@ package func token(_ number: Int) -> DeviceToken {
     try! DeviceToken(validating: String(format: "%064x", number))
 }
 
+/// Distinct FCM registration tokens of today's shape, `fcmToken(1)`, ...: an instance id made of the
+/// number, a colon, `APA91b` and 140 more characters.
+package func fcmToken(_ number: Int) -> DeviceToken {
+    try! DeviceToken(
+        validating: String(format: "fJ3k%06d", number) + ":APA91b" + String(repeating: "Xy_9-Qw3Er", count: 14),
+        transport: .fcm)
+}
+
 package func registration(
     _ id: String, _ number: Int, environment: APNsEnvironment? = nil, name: String? = nil, groups: [String]? = nil
 ) -> DeviceRegistration {

@@ -87,12 +87,14 @@ extension RegisteredDevices {
 extension DeviceRecord {
     /// This record with `token`, as a registration with a new token changes it: what the app said
     /// about the install (name, model, versions, groups, times) stays, the environment is reset to
-    /// unknown (a new token may belong to the other environment). The same token: unchanged.
+    /// unknown (a new token may belong to the other environment). The same token: unchanged. An FCM
+    /// token also drops the push-to-start token: only an APNs device starts Live Activities.
     package func replacingToken(_ token: DeviceToken) -> DeviceRecord {
         guard token != self.token else { return self }
         var record = self
         record.token = token
         record.environment = nil
+        if token.transport == .fcm { record.pushToStartToken = nil }
         return record
     }
 }

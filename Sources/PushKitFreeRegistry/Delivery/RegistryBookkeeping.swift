@@ -1,7 +1,8 @@
 import PushKitFreeCore
 /// Writes what a run learned back to the registry, in one locked update:
-/// prunes tokens APNs answered 410 for (unless the app registered again after the 410's
-/// timestamp), records environments that were not yet known, and `last_delivered_at`.
+/// prunes tokens APNs answered 410 for, or FCM `UNREGISTERED` (unless the app registered again
+/// after the answer's timestamp), records APNs environments that were not yet known, and
+/// `last_delivered_at`. An FCM token has no APNs environment: its deliveries record none.
 ///
 /// A token is removed for no other reason: never for a timeout, a TLS error or a 5xx.
 ///
@@ -48,7 +49,7 @@ package enum RegistryBookkeeping {
                 case .delivered:
                     delivered.append(deviceID)
                     if let day = updated[index].target.scheduledDay { scheduledDays[deviceID] = day }
-                    if updated[index].target.recordedEnvironment == nil, !isPushToStart {
+                    if updated[index].target.recordedEnvironment == nil, !isPushToStart, token.transport == .apns {
                         updated[index].learnedEnvironment = devices.recordEnvironment(
                             updated[index].environment, deviceID: deviceID, token: token)
                     }

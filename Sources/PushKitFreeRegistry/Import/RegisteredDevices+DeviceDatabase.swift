@@ -9,12 +9,13 @@ import PushKitFreeCore
 /// FastAPI (or anything keeping the same shape), read into a registry to merge.
 ///
 /// The table: `devices(token TEXT PRIMARY KEY, device_name, device_model, os_version, app_version,
-/// registered_at, last_seen_at)`. Only `token` is required; the other columns are read when present
+/// registered_at, last_seen_at)`. Only `token` is required (an APNs token, or an FCM registration
+/// token, told apart by shape); the other columns are read when present
 /// and map to `name`, `model`, `os_version`, `app_version`, `registered_at` and `last_seen_at`. The
 /// table has no device id, so each device gets the id a registration carrying only a token gets
 /// (`DeviceRegistration.derivedDeviceID(for:)`): importing again, or the app registering its token
 /// with the endpoint later, updates the same device. The environment is left unknown (the first
-/// delivery learns it).
+/// delivery learns an APNs token's).
 ///
 /// Times may be text or numbers, as such services store either:
 /// - text: RFC 3339 (`2024-05-01T12:00:00.123Z`, `+02:00`), also with a space for the `T` and
@@ -56,7 +57,7 @@ extension RegisteredDevices {
             }
             let token: DeviceToken
             do throws(DeviceTokenError) {
-                token = try DeviceToken(validating: text)
+                token = try DeviceToken(validating: text, transport: nil)
             } catch {
                 throw .unreadable("\(place): \"token\": \(error.message)")
             }

@@ -11,7 +11,8 @@ package enum DeviceListing {
     ///
     /// Tokens are masked to their first 8 and last 4 hex digits unless `fullTokens`; unknown values
     /// show as `-`; times are UTC to the second. A PUSH-TO-START column follows TOKEN when any device
-    /// has a push-to-start token. Ids, names, models and other free text are escaped and cut to
+    /// has a push-to-start token, and a TRANSPORT column (`apns` or `fcm`) right after TOKEN when any
+    /// device holds an FCM token (so a registry of APNs devices lists as it always did). Ids, names, models and other free text are escaped and cut to
     /// `TerminalText.displayLimit` characters (`TerminalText.field`): a line break, an escape sequence
     /// or a bidirectional override in one can neither break the table nor drive the terminal.
     /// A CONTENT KEY column comes last when any device has a content key: `yes` or `-`, the key
@@ -23,8 +24,12 @@ package enum DeviceListing {
     ) -> String {
         let showsPushToStart = devices.contains { $0.record.pushToStartToken != nil }
         let showsContentKey = devices.contains { $0.record.contentKey != nil }
+        let showsTransport =
+            devices.contains { $0.record.token.transport != .apns }
+            || unreadable.contains { $0.token.map { $0.transport != .apns } ?? false }
         var header = ["DEVICE ID", "TOKEN", "ENVIRONMENT", "NAME", "MODEL", "OS", "APP", "GROUPS", "LAST SEEN"]
         if showsPushToStart { header.insert("PUSH-TO-START", at: 2) }
+        if showsTransport { header.insert("TRANSPORT", at: 2) }
         if showsContentKey { header.append("CONTENT KEY") }
         if !unreadable.isEmpty { header.append("UNREADABLE") }
         var rows = devices.map { device -> [String] in
@@ -44,6 +49,7 @@ package enum DeviceListing {
             if showsPushToStart {
                 row.insert(record.pushToStartToken.map { fullTokens ? $0.text : $0.masked } ?? "-", at: 2)
             }
+            if showsTransport { row.insert(record.token.transport.rawValue, at: 2) }
             if showsContentKey { row.append(record.contentKey.map { contentKeys ? $0.base64 : "yes" } ?? "-") }
             if !unreadable.isEmpty { row.append("-") }
             return row
@@ -54,6 +60,7 @@ package enum DeviceListing {
                 var row = [String](repeating: "-", count: width)
                 row[0] = TerminalText.field(device.id)
                 row[1] = device.token.map { fullTokens ? $0.text : $0.masked } ?? "-"
+                if showsTransport, let token = device.token { row[2] = token.transport.rawValue }
                 row[header.firstIndex(of: "GROUPS") ?? 0] =
                     device.groups.isEmpty ? "-" : TerminalText.field(device.groups.joined(separator: ","))
                 row[width - 1] = TerminalText.field(device.problem)
@@ -81,8 +88,8 @@ package enum DeviceListing {
     }
 
     /// One compact JSON object per device and line: `device_id`, then the fields as in the state
-    /// file (full tokens; `--full` only concerns the table), without `content_key` unless
-    /// `contentKeys`.
+    /// file (full tokens; `--full` only concerns the table; `transport` always, `apns` or `fcm`),
+    /// without `content_key` unless `contentKeys`.
     package static func jsonLines(_ devices: [RegisteredDevice], contentKeys: Bool = false) -> [UInt8] {
         var writer = JSONWriter(capacity: devices.count * 400)
         for device in devices {

@@ -4,9 +4,12 @@ import PushKitFreeCore
 package struct DeviceRegistration: Sendable, Equatable {
     /// The app's own id for this install; the registry's key.
     package var deviceID: String
-    /// The APNs token the app got from `didRegisterForRemoteNotificationsWithDeviceToken`.
+    /// The token the app got: from `didRegisterForRemoteNotificationsWithDeviceToken` (APNs), or
+    /// Firebase Messaging's registration token (FCM). One device, one token, one transport: an app
+    /// that holds both registers twice, under two ids.
     package var token: DeviceToken
-    /// The environment of `token`, when the app or the operator says.
+    /// The APNs environment of `token`, when the app or the operator says; never kept for an FCM
+    /// token, which has none.
     package var environment: APNsEnvironment?
     /// The device's name.
     package var name: String?
@@ -33,7 +36,9 @@ package struct DeviceRegistration: Sendable, Equatable {
     /// listings shorten long values.
     package static let endpointTextLimit = 256
 
-    /// Checks `deviceID` and `groups` (see `validateDeviceID` and `validateGroup`).
+    /// Checks `deviceID` and `groups` (see `validateDeviceID` and `validateGroup`), and that a
+    /// push-to-start token goes with an APNs token. An `environment` given with an FCM token is
+    /// dropped: apps send one whatever their token.
     /// - Throws: `RegistryError.invalidInput` (exit 65).
     package init(
         deviceID: String, token: DeviceToken, environment: APNsEnvironment? = nil, name: String? = nil,
@@ -44,9 +49,12 @@ package struct DeviceRegistration: Sendable, Equatable {
         if let groups {
             for group in groups { try Self.validateGroup(group) }
         }
+        if pushToStartToken != nil, token.transport != .apns {
+            throw RegistryError.invalidInput(Self.pushToStartWithoutAPNs)
+        }
         self.deviceID = deviceID
         self.token = token
-        self.environment = environment
+        self.environment = token.transport == .apns ? environment : nil
         self.name = name
         self.model = model
         self.osVersion = osVersion
@@ -56,6 +64,11 @@ package struct DeviceRegistration: Sendable, Equatable {
         self.timeZone = timeZone
         self.contentKey = contentKey
     }
+
+    /// Why a push-to-start token is refused beside an FCM token.
+    package static let pushToStartWithoutAPNs =
+        "a push-to-start token is for Live Activities, which only APNs starts; this device's token is an FCM "
+        + "registration token (register the APNs token under its own device id for Live Activities)"
 
     /// A device id must be non-empty and free of control characters (it is printed one per line).
     package static func validateDeviceID(_ deviceID: String) throws(RegistryError) {

@@ -233,7 +233,9 @@ package struct RegisteredDevices: Sendable {
         record = record.replacingToken(registration.token)
         if record.registeredAt == nil { record.registeredAt = now }
         record.lastSeenAt = now
-        if let environment = registration.environment { record.environment = environment }
+        if let environment = registration.environment, record.token.transport == .apns {
+            record.environment = environment
+        }
         if let name = registration.name { record.name = name }
         if let model = registration.model { record.model = model }
         if let osVersion = registration.osVersion { record.osVersion = osVersion }
@@ -272,7 +274,7 @@ package struct RegisteredDevices: Sendable {
             self[idOrToken] = nil
             return [RegisteredDevice(id: idOrToken, record: record)]
         }
-        guard let token = try? DeviceToken(validating: idOrToken) else { return [] }
+        guard let token = try? DeviceToken(validating: idOrToken, transport: nil) else { return [] }
         prepareTokenLookups()
         var removed: [RegisteredDevice] = []
         for id in deviceIDs(holding: token) {
@@ -317,13 +319,16 @@ package struct RegisteredDevices: Sendable {
     }
 
     /// Records the environment where `token` was accepted (or where it must belong after the other
-    /// one answered `BadDeviceToken`). Nothing happens when the device now holds another token.
+    /// one answered `BadDeviceToken`). Nothing happens when the device now holds another token, or
+    /// for an FCM token, which has no APNs environment.
     /// - Returns: `true` when the record changed.
     @discardableResult
     package mutating func recordEnvironment(
         _ environment: APNsEnvironment, deviceID: String, token: DeviceToken
     ) -> Bool {
-        guard var record = self[deviceID], record.token == token, record.environment != environment else {
+        guard var record = self[deviceID], record.token == token, token.transport == .apns,
+            record.environment != environment
+        else {
             return false
         }
         record.environment = environment

@@ -34,7 +34,7 @@ package struct UnreadableDevice: Sendable, Equatable {
         self.storedJSON = storedJSON
         problem = Self.problem(error.detail, id: id)
         let members = (try? JSONValue.parse(storedJSON))?.objectValue ?? [:]
-        token = members["token"]?.stringValue.flatMap { try? DeviceToken(validating: $0) }
+        token = members["token"]?.stringValue.flatMap { try? DeviceToken(validating: $0, transport: nil) }
         if case .array(let values)? = members["groups"] {
             groups = values.compactMap(\.stringValue)
         } else {

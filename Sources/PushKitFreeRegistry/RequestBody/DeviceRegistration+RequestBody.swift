@@ -21,12 +21,15 @@ extension DeviceRegistration {
         package var appVersion: String?
         /// `--group`, repeated; `nil` when none was given.
         package var groups: [String]?
+        /// `--transport`: what a body without `"transport"` states; `nil` recognizes its token by shape.
+        package var transport: PushTransport?
 
         /// Defaults from the given flags; `nil` for those not given.
         package init(
             environment: APNsEnvironment? = nil, name: String? = nil, model: String? = nil, osVersion: String? = nil,
-            appVersion: String? = nil, groups: [String]? = nil
+            appVersion: String? = nil, groups: [String]? = nil, transport: PushTransport? = nil
         ) {
+            self.transport = transport
             self.environment = environment
             self.name = name
             self.model = model
@@ -43,6 +46,11 @@ extension DeviceRegistration {
     /// - `{"device_token": "<hex>", "device_name": ..., "device_model": ..., "os_version": ...,
     ///   "app_version": ...}`: no separate id, so one is derived from the token
     ///   (`derivedDeviceID(for:)`).
+    ///
+    /// The token is an APNs token (hex) or an FCM registration token, told apart by shape, or as
+    /// `transport` (`"apns"` or `"fcm"`) states: a statement the token's shape contradicts is refused
+    /// naming the member. `environment` is read only for an APNs token (an FCM token has none;
+    /// apps send it whatever their token), and `push_to_start_token` is refused beside an FCM token.
     ///
     /// Both may carry `device_name` (or `name`), `device_model` (or `model`), `os_version`,
     /// `app_version`, `environment`, `groups`, `push_to_start_token` (the ActivityKit token
@@ -117,27 +125,30 @@ extension DeviceRegistration {
             throw .invalidBody("expected a JSON object, not \(body.typeName)")
         }
         let fields = RequestBodyFields(object)
-        func token(_ text: String, field: String? = nil) throws(RegistrationBodyError) -> DeviceToken {
+        let statedTransport = try fields.transport()
+        func token(_ text: String) throws(RegistrationBodyError) -> DeviceToken {
             do throws(DeviceTokenError) {
-                return try DeviceToken(validating: text)
+                return try DeviceToken(
+                    validating: text, stated: statedTransport ?? defaults.transport,
+                    statedBy: statedTransport == nil ? "--transport" : "\"transport\"")
             } catch {
-                throw .invalidToken(field.map { "\"\($0)\": " + error.message } ?? error.message)
+                throw .invalidToken(error.message)
             }
         }
         guard let deviceToken = try fields.string("device_token") else {
             throw .invalidBody("\"device_token\" is missing")
         }
         let deviceID: String
-        let apnsToken: DeviceToken
-        if let apnsText = try fields.string("apns_token") {
+        let pushToken: DeviceToken
+        if let tokenText = try fields.string("apns_token") {
             deviceID = deviceToken
-            apnsToken = try token(apnsText)
+            pushToken = try token(tokenText)
         } else {
-            apnsToken = try token(deviceToken)
-            deviceID = derivedDeviceID(for: apnsToken)
+            pushToken = try token(deviceToken)
+            deviceID = derivedDeviceID(for: pushToken)
         }
         var environment = defaults.environment
-        if let text = try fields.string("environment") {
+        if pushToken.transport == .apns, let text = try fields.string("environment") {
             guard let value = APNsEnvironment(userText: text) else {
                 throw .invalidBody("\"environment\" must be production or sandbox, not \"\(text)\"")
             }
@@ -145,7 +156,14 @@ extension DeviceRegistration {
         }
         var pushToStartToken: DeviceToken?
         if let text = try fields.string("push_to_start_token") {
-            pushToStartToken = try token(text, field: "push_to_start_token")
+            guard pushToken.transport == .apns else {
+                throw .invalidToken("\"push_to_start_token\": " + pushToStartWithoutAPNs)
+            }
+            do throws(DeviceTokenError) {
+                pushToStartToken = try DeviceToken(validating: text)
+            } catch {
+                throw .invalidToken("\"push_to_start_token\": " + error.message)
+            }
         }
         let name = try fields.text("device_name", "name", limit: textLimit) ?? defaults.name
         let model = try fields.text("device_model", "model", limit: textLimit) ?? defaults.model
@@ -177,7 +195,7 @@ extension DeviceRegistration {
         }
         do throws(RegistryError) {
             return try DeviceRegistration(
-                deviceID: deviceID, token: apnsToken, environment: environment, name: name, model: model,
+                deviceID: deviceID, token: pushToken, environment: environment, name: name, model: model,
                 osVersion: osVersion, appVersion: appVersion, groups: groups, pushToStartToken: pushToStartToken,
                 timeZone: timeZone, contentKey: contentKey
             )
@@ -186,18 +204,18 @@ extension DeviceRegistration {
         }
     }
 
-    /// The device id of a registration that carries only an APNs token: "apns-" and the first 16 hex
-    /// digits of SHA-256 of the token's lowercase hex text
+    /// The device id of a registration that carries only a token: "apns-" (or "fcm-" for an FCM
+    /// token) and the first 16 hex digits of SHA-256 of the token's text (lowercase hex for APNs)
     /// (`printf %s "$token" | sha256sum | cut -c1-16`). Stable for a token, and never the token
     /// itself, which `register-apns list` would then print whole.
     package static func derivedDeviceID(for token: DeviceToken) -> String {
-        "apns-" + HexDigest.sha256(token.text).prefix(16)
+        token.transport.rawValue + "-" + HexDigest.sha256(token.text).prefix(16)
     }
 }
 
 /// Why a registration body was refused.
 package enum RegistrationBodyError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// A token field is not a valid APNs token.
+    /// A token field is not a valid token, or not one of the transport the body states.
     case invalidToken(String)
     /// The body is not an object, lacks `device_token`, or a field has the wrong type or value.
     case invalidBody(String)
@@ -263,6 +281,15 @@ package struct RequestBodyFields: Sendable {
             throw .invalidBody("\"\(name)\" must be an array of strings")
         }
         return elements.compactMap(\.stringValue)
+    }
+
+    /// `"transport"`: `apns` or `fcm` (any case), or `nil` when absent or null.
+    package func transport() throws(RegistrationBodyError) -> PushTransport? {
+        guard let text = try string("transport") else { return nil }
+        guard let transport = PushTransport(userText: text) else {
+            throw .invalidBody("\"transport\" must be apns or fcm, not \"\(text)\"")
+        }
+        return transport
     }
 
     /// A whole number, or `nil` when absent or null.

@@ -15,7 +15,7 @@ import Darwin
 extension DeviceRecord {
     /// The member names this version knows, in the order they are written.
     static let knownFields: [String] = [
-        "token", "push_to_start_token", "environment", "name", "model", "os_version", "app_version", "groups",
+        "token", "transport", "push_to_start_token", "environment", "name", "model", "os_version", "app_version", "groups",
         "registered_at", "last_seen_at", "last_delivered_at", "timezone", "briefing", "content_key",
     ]
 
@@ -32,6 +32,7 @@ extension DeviceRecord {
         let start = scanner.offset
         var id = deviceID
         var token: DeviceToken?
+        var transport: (value: PushTransport, position: Int)?
         var pushToStartToken: DeviceToken?
         var environment: APNsEnvironment?
         var name: String?, model: String?, osVersion: String?, appVersion: String?
@@ -59,10 +60,11 @@ extension DeviceRecord {
                     let position = scanner.offset
                     let text = try readString(&scanner, field: field, subject: id)
                     do throws(DeviceTokenError) {
-                        token = try DeviceToken(validating: text)
+                        token = try DeviceToken(validating: text, transport: nil)
                     } catch {
                         throw scanner.failure("\(subject(id)): \(error.message)", at: position)
                     }
+                case .transport: transport = try readTransport(&scanner, subject: id)
                 case .pushToStartToken: pushToStartToken = try readOptionalToken(&scanner, field: field, subject: id)
                 case .environment: environment = try readEnvironment(&scanner, subject: id)
                 case .name: name = try readOptionalString(&scanner, field: field, subject: id)
@@ -86,6 +88,9 @@ extension DeviceRecord {
         }
         guard let id else { throw scanner.failure("device has no \"device_id\"", at: start) }
         guard let token else { throw scanner.failure("device \"\(id)\" has no \"token\"", at: start) }
+        if let transport, let message = token.disagreement(with: transport.value, statedBy: "\"transport\"") {
+            throw scanner.failure("\(subject(id)): \(message)", at: transport.position)
+        }
         let record = DeviceRecord(
             token: token, environment: environment, name: name, model: model, osVersion: osVersion,
             appVersion: appVersion, groups: groups, registeredAt: registeredAt, lastSeenAt: lastSeenAt,
@@ -98,12 +103,13 @@ extension DeviceRecord {
     /// The members this version reads, matched on the raw bytes of their names so that reading
     /// 100,000 records makes no `String` for a name.
     enum Field {
-        case token, pushToStartToken, environment, name, model, osVersion, appVersion, groups, registeredAt, lastSeenAt,
+        case token, transport, pushToStartToken, environment, name, model, osVersion, appVersion, groups, registeredAt, lastSeenAt,
             lastDeliveredAt, timeZone, briefing, contentKey, deviceID
 
         var name: StaticString {
             switch self {
             case .token: "token"
+            case .transport: "transport"
             case .pushToStartToken: "push_to_start_token"
             case .environment: "environment"
             case .name: "name"
@@ -128,7 +134,7 @@ extension DeviceRecord {
             case 5: candidates = [.token, .model]
             case 6: candidates = [.groups]
             case 8: candidates = [.timeZone, .briefing]
-            case 9: candidates = [.deviceID]
+            case 9: candidates = [.deviceID, .transport]
             case 10: candidates = [.osVersion]
             case 11: candidates = [.environment, .appVersion, .contentKey]
             case 12: candidates = [.lastSeenAt]
@@ -201,6 +207,19 @@ extension DeviceRecord {
         } catch {
             throw scanner.failure("\(subject(id)): \"content_key\": \(error.message)", at: position)
         }
+    }
+
+    /// A `transport` (`apns` or `fcm`), or `nil` for null.
+    private static func readTransport(
+        _ scanner: inout JSONScanner, subject id: String?
+    ) throws(JSONSyntaxError) -> (value: PushTransport, position: Int)? {
+        let position = scanner.offset
+        guard let text = try readOptionalString(&scanner, field: .transport, subject: id) else { return nil }
+        guard let transport = PushTransport(rawValue: text) else {
+            throw scanner.failure(
+                "\(subject(id)): \"transport\" must be apns, fcm or null, not \"\(text)\"", at: position)
+        }
+        return (transport, position)
     }
 
     private static func readEnvironment(
@@ -285,6 +304,8 @@ extension DeviceRecord {
 
     /// Writes this record as one compact JSON object, known fields first, then the preserved ones
     /// sorted by name. With `deviceID`, a leading `device_id` member is added (JSON Lines output).
+    /// `transport` follows `token` in JSON Lines always, in the state file only for an FCM token, so
+    /// an APNs device's record reads as before by older versions.
     /// `push_to_start_token`, `content_key` (standard base64) and the other later fields are written
     /// only when there is one, so records without them read as before by older versions.
     /// - Parameter contentKey: whether `content_key` is written: always in the state file, only when
@@ -298,6 +319,10 @@ extension DeviceRecord {
         }
         writer.raw("\"token\":")
         writer.string(token.text)
+        if deviceID != nil || token.transport != .apns {
+            writer.raw(",\"transport\":")
+            writer.string(token.transport.rawValue)
+        }
         if let pushToStartToken {
             writer.raw(",\"push_to_start_token\":")
             writer.string(pushToStartToken.text)

@@ -119,7 +119,7 @@ extension RegisteredDevices {
         var unknownStrings: [(key: String, value: String, position: Int)] = []
         for member in stringMembers {
             guard !member.key.isEmpty, member.key != "devices", member.key != "version",
-                let token = try? DeviceToken(validating: member.value)
+                let token = try? DeviceToken(validating: member.value, transport: nil)
             else {
                 unknownStrings.append(member)
                 continue
@@ -157,7 +157,7 @@ extension RegisteredDevices {
             do throws(DeviceTokenError) {
                 devices.append(
                     RegisteredDevice(
-                        id: member.key, record: DeviceRecord(token: try DeviceToken(validating: member.value))))
+                        id: member.key, record: DeviceRecord(token: try DeviceToken(validating: member.value, transport: nil))))
             } catch {
                 throw scanner.failure("device \"\(member.key)\": \(error.message)", at: member.position)
             }

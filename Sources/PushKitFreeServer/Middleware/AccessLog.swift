@@ -49,7 +49,7 @@ enum AccessLog {
         guard path.utf8.count >= DeviceToken.minimumBytes * 2 else { return path }
         return path.split(separator: "/", omittingEmptySubsequences: false).map { segment -> String in
             guard segment.utf8.count >= DeviceToken.minimumBytes * 2,
-                let token = try? DeviceToken(validating: RouteCatalogue.percentDecoded(segment))
+                let token = try? DeviceToken(validating: RouteCatalogue.percentDecoded(segment), transport: nil)
             else { return String(segment) }
             return token.masked
         }.joined(separator: "/")

@@ -52,7 +52,7 @@ struct DeviceRegistrations: Sendable {
         _ idOrToken: String, route: String,
         notes: RequestNotes
     ) async throws(EndpointError) -> [RegisteredDevice] {
-        notes.token = try? DeviceToken(validating: idOrToken)
+        notes.token = try? DeviceToken(validating: idOrToken, transport: nil)
         let removed = try await write { devices, _ in devices.remove(idOrToken: idOrToken) }
         guard !removed.isEmpty else {
             throw .deviceNotFound("no device with token or id \"\(AccessLog.maskedPath(idOrToken))\"")
@@ -88,7 +88,7 @@ struct DeviceRegistrations: Sendable {
     /// The device a path's `{token}` names: by device id, else by token (any case).
     static func device(_ idOrToken: String, in devices: RegisteredDevices) -> RegisteredDevice? {
         if let record = devices[idOrToken] { return RegisteredDevice(id: idOrToken, record: record) }
-        guard let token = try? DeviceToken(validating: idOrToken) else { return nil }
+        guard let token = try? DeviceToken(validating: idOrToken, transport: nil) else { return nil }
         return devices.devices.first { $0.record.token == token }
     }
 

@@ -27,7 +27,8 @@ package enum EndpointJSON {
         }
     }
 
-    /// A device as `/api/v1/devices` lists it: every field present, `null` when unknown.
+    /// A device as `/api/v1/devices` lists it: every field present, `null` when unknown; `transport`
+    /// is `apns` or `fcm`, and `environment` is always `null` for `fcm`.
     package static func device(_ device: RegisteredDevice, tokens: TokenDisplay = .masked) -> JSONValue {
         let record = device.record
         func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
@@ -35,6 +36,7 @@ package enum EndpointJSON {
         return .object([
             "device_id": .string(device.id),
             "token": .string(tokens.text(record.token)),
+            "transport": .string(record.token.transport.rawValue),
             "device_name": text(record.name),
             "device_model": text(record.model),
             "os_version": text(record.osVersion),

@@ -140,38 +140,44 @@ package enum GatewayMessage: Sendable, Equatable {
     }
 }
 
-/// A `device_token` message: the APNs token, the app's device id when it names one, and the
-/// members it carries besides.
+/// A `device_token` message: the token (APNs, or an FCM registration token), the app's device id
+/// when it names one, and the members it carries besides.
 package struct GatewayDeviceToken: Sendable, Equatable {
-    /// The APNs token (hex), as sent; checked when the registration is built from it.
+    /// The token, as sent; checked when the registration is built from it.
     package var token: String
     /// The `device_id` member.
     package var deviceID: String?
     /// Every member, as sent (`environment`, `device_name`, `timezone`, ... are read from these).
     package var members: [String: JSONValue]
+    /// Whether `platform` is `android`: the token must then be an FCM registration token.
+    package var isAndroid: Bool
 
-    /// - Throws: `RegistrationBodyError` for a missing `token`, or a `platform` other than `ios`.
+    /// - Throws: `RegistrationBodyError` for a missing `token`, or a `platform` other than `ios` or
+    ///   `android` (which states an FCM token: only FCM reaches Android phones).
     init(_ fields: RequestBodyFields) throws(RegistrationBodyError) {
         guard let token = try fields.string("token") else {
-            throw .invalidBody("\"token\" is missing: the device's APNs token (hex)")
+            throw .invalidBody("\"token\" is missing: the device's APNs token (hex) or FCM registration token")
         }
-        if let platform = try fields.string("platform"), platform != "ios" {
+        if let platform = try fields.string("platform"), platform != "ios", platform != "android" {
             throw .invalidBody(
-                "\"platform\" must be \"ios\", not \"\(platform)\": this endpoint registers APNs tokens of Apple devices"
-            )
+                "\"platform\" must be \"ios\" or \"android\", not \"\(platform)\": this endpoint registers APNs "
+                    + "tokens of Apple devices and FCM registration tokens")
         }
+        isAndroid = try fields.string("platform") == "android"
         self.token = token
         deviceID = try GatewayMessage.deviceID(fields)
         members = fields.object
     }
 
     /// The registration body the core reads (`DeviceRegistration.registration(fromBody:)`): the
-    /// members sent, with `device_token` the device id and `apns_token` the token.
+    /// members sent, with `device_token` the device id and `apns_token` the token (of either
+    /// transport; `"transport": "fcm"` added for `platform` `android`).
     package func registrationBody(deviceID: String) -> JSONValue {
         var body = members
         for member in ["type", "token", "platform", "device_id"] { body[member] = nil }
         body["device_token"] = .string(deviceID)
         body["apns_token"] = .string(token)
+        if isAndroid, body["transport"] == nil { body["transport"] = .string(PushTransport.fcm.rawValue) }
         return .object(body)
     }
 }

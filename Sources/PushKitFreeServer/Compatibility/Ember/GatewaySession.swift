@@ -113,7 +113,7 @@ struct GatewaySession: Sendable {
             id = named
         } else {
             do throws(DeviceTokenError) {
-                id = DeviceRegistration.derivedDeviceID(for: try DeviceToken(validating: message.token))
+                id = DeviceRegistration.derivedDeviceID(for: try DeviceToken(validating: message.token, transport: nil))
             } catch {
                 throw .invalidToken("\"token\": \(error.message)")
             }
@@ -152,7 +152,7 @@ struct GatewaySession: Sendable {
                     "send device_token first: briefing_config is stored on this connection's device, "
                         + "and it has registered none yet")
             }
-            if let named, named != deviceID, (try? DeviceToken(validating: named)) != token {
+            if let named, named != deviceID, (try? DeviceToken(validating: named, transport: nil)) != token {
                 throw .conflict(
                     "this connection's device is \"\(deviceID)\"; a briefing_config for another device "
                         + "needs a connection of its own")
@@ -162,9 +162,9 @@ struct GatewaySession: Sendable {
             guard let named else {
                 throw .badRequest(
                     "a briefing_config sent over HTTP names its device: \"device_id\", or \"token\" "
-                        + "(the device's APNs token, hex)")
+                        + "(the device's token)")
             }
-            if !trusted, !byToken || (try? DeviceToken(validating: named)) == nil {
+            if !trusted, !byToken || (try? DeviceToken(validating: named, transport: nil)) == nil {
                 throw .unauthorized(
                     "without the secret, a briefing_config names its device by its APNs token (\"token\"), "
                         + "not by \"device_id\"")
@@ -176,7 +176,7 @@ struct GatewaySession: Sendable {
         let updated = try await registrations.write { devices, now -> RegisteredDevice? in
             let found =
                 byTokenOnly
-                ? (try? DeviceToken(validating: target)).flatMap { token in
+                ? (try? DeviceToken(validating: target, transport: nil)).flatMap { token in
                     devices.devices.first { $0.record.token == token }
                 }
                 : DeviceRegistrations.device(target, in: devices)

@@ -34,8 +34,10 @@ package enum AgentSubscription {
         package var replacesGroups: Bool
 
         /// `{"cwd", "installation_id", "apns_token", "agent_display_name"}`, plus the optional
-        /// registration fields (`environment`, `groups`, `device_name`, ...). Proxy-chat apps send the
-        /// token as `fcm_token`; it is used when `apns_token` is absent and it holds an APNs token.
+        /// registration fields (`environment`, `groups`, `device_name`, `transport`, ...). Proxy-chat
+        /// apps send their Firebase registration token as `fcm_token`; it is used when `apns_token`
+        /// is absent, as the token it is: an FCM registration token registers an FCM device, an APNs
+        /// token (hex) an APNs device.
         /// - Throws: `EndpointError` 400 for a missing or mistyped member, 422 for an invalid token.
         package init(_ json: JSONValue) throws(EndpointError) {
             guard var object = json.objectValue else {
@@ -49,10 +51,9 @@ package enum AgentSubscription {
                 }
                 if try fields.string("apns_token") == nil {
                     guard let fcm = try fields.string("fcm_token") else {
-                        throw .invalidBody(
-                            "\"apns_token\" is missing (or \"fcm_token\" holding the device's APNs token)")
+                        throw .invalidBody("\"fcm_token\" is missing (or \"apns_token\" holding the device's APNs token)")
                     }
-                    object["apns_token"] = .string(try Self.apnsToken(inFCMField: fcm))
+                    object["apns_token"] = .string(try Self.token(inFCMField: fcm, stated: fields.transport()))
                 }
                 self.cwd = cwd
                 displayName = try fields.text("agent_display_name", limit: DeviceRegistration.endpointTextLimit).flatMap
@@ -68,16 +69,15 @@ package enum AgentSubscription {
             replacesGroups = registration.groups != nil
         }
 
-        /// The APNs token a proxy-chat app sends in `fcm_token`: accepted when it is one (hex), else
-        /// refused with 422, since an FCM registration token cannot be delivered through APNs.
-        static func apnsToken(inFCMField text: String) throws(RegistrationBodyError) -> String {
+        /// The token a proxy-chat app sends in `fcm_token`, of the transport its shape (or
+        /// `stated`, the body's `transport`) names; refused with 422 naming the member otherwise.
+        static func token(
+            inFCMField text: String, stated: PushTransport?
+        ) throws(RegistrationBodyError) -> String {
             do throws(DeviceTokenError) {
-                return try DeviceToken(validating: text).text
+                return try DeviceToken(validating: text, stated: stated, statedBy: "\"transport\"").text
             } catch {
-                throw .invalidToken(
-                    "\"fcm_token\" is not an APNs token (\(error.message)): an FCM token cannot be "
-                        + "sent through APNs; send the device's APNs token (hex) as \"apns_token\" "
-                        + "or \"fcm_token\"")
+                throw .invalidToken("\"fcm_token\": \(error.message)")
             }
         }
 

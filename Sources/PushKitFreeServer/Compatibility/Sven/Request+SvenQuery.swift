@@ -32,7 +32,7 @@ extension Request {
             }
             if let token = query[Substring("apns_token")] {
                 do throws(DeviceTokenError) {
-                    _ = try DeviceToken(validating: String(token))
+                    _ = try DeviceToken(validating: String(token), transport: nil)
                 } catch {
                     throw .invalidToken("query parameter apns_token: \(error.message)")
                 }
