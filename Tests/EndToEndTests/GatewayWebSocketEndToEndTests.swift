@@ -92,7 +92,7 @@ struct GatewayWebSocketEndToEndTests {
         #expect(Self.message(lines[4]).contains("\"inbox_list\""), "\(lines[4])")
         #expect(Self.message(lines[4]).contains("register, device_token, briefing_config, ping"))
         #expect(Self.reply(lines[6])["device_id"] as? String == derived, "rotation updates the same device")
-        #expect(Self.message(lines[7]).contains("\"platform\" must be \"ios\""), "\(lines[7])")
+        #expect(Self.message(lines[7]).contains("\"platform\" is \"android\", but \"token\" is an APNs"), "\(lines[7])")
         #expect(Self.message(lines[8]).contains("Mars/Olympus_Mons"), "\(lines[8])")
         #expect(Self.message(lines[9]).contains("\"time\""), "\(lines[9])")
 

@@ -83,12 +83,13 @@ struct RegisterAPNsEndToEndTests {
                 && device["app_version"] as? String == "2.0")
         #expect(device["groups"] as? [String] == ["beta", "staff"])
         #expect(device["registered_at"] as? String == device["last_seen_at"] as? String)
-        #expect(device["last_delivered_at"] is NSNull)
+        #expect(device["last_delivered_at"] is NSNull && device["transport"] as? String == "apns")
 
         let stored = try devices()["ipad"]
         #expect(stored?["token"] as? String == tokenA && stored?["name"] as? String == "Sven's iPad")
         #expect(
-            Set(try #require(stored).keys).union(["device_id"]) == Set(device.keys), "list --json has the file's fields"
+            Set(try #require(stored).keys).union(["device_id", "transport"]) == Set(device.keys),
+            "list --json has the file's fields, and the transport"
         )
     }
 

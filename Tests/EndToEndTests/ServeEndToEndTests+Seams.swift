@@ -152,7 +152,7 @@ extension ServeEndToEndTests {
         #expect(try stateBytes() == before)
     }
 
-    @Test("/registerSubscription: an APNs token in fcm_token registers; an FCM token is a 422 that says why")
+    @Test("/registerSubscription: fcm_token is taken as it is: an FCM token an FCM device, an APNs token an APNs one")
     func fcmTokenField() throws {
         let server = try RunningServe(["--no-auth"], environment: environment())
         let hex = Self.token(21).uppercased()
@@ -161,18 +161,26 @@ extension ServeEndToEndTests {
             json: #"{"cwd": "/srv/chat", "installation_id": "proxy-1", "fcm_token": "\#(hex)"}"#)
         #expect(ok.status == 200 && ok.json?["status"] as? String == "subscribed", "\(ok.body)")
         #expect(try devices()["proxy-1"]?["token"] as? String == Self.token(21))
-        let before = try stateBytes()
-        let fcm =
-            "dXk3Wb1bQ0aV5mQ9J2t4bE:APA91bHPRgkFLJu2Tz7vQ0Zx1pW9yWnQ3tq1yQ8b7cVb5nXw2e4r6t8y0u2i4o6p8a0s2d4f6g8h0j2k4l6"
-        let refused = try server.request(
+        #expect(try devices()["proxy-1"]?["transport"] == nil, "an APNs device, written as before")
+        let fcm = fcmTokenText(22)
+        let taken = try server.request(
             "POST", "/registerSubscription",
             json: #"{"cwd": "/srv/chat", "installation_id": "proxy-2", "fcm_token": "\#(fcm)"}"#)
+        #expect(taken.status == 200, "\(taken.body)")
+        let stored = try #require(try devices()["proxy-2"])
+        #expect(stored["token"] as? String == fcm && stored["transport"] as? String == "fcm")
+        #expect(stored["groups"] as? [String] == [try sha256Hex("/srv/chat")], "subscribed to the agent")
+        let before = try stateBytes()
+        let refused = try server.request(
+            "POST", "/registerSubscription",
+            json: #"{"cwd": "/srv/chat", "installation_id": "proxy-3", "fcm_token": "eXk3:APA91b"}"#)
         #expect(refused.status == 422, "\(refused.body)")
-        #expect(refused.error?.contains("an FCM token cannot be sent through APNs") == true, "\(refused.body)")
+        #expect(
+            refused.error?.contains("\"fcm_token\": registration token has 11 characters") == true, "\(refused.body)")
         #expect(try stateBytes() == before)
         let neither = try server.request(
             "POST", "/registerSubscription", json: #"{"cwd": "/srv/chat", "installation_id": "p"}"#)
-        #expect(neither.status == 400 && neither.error?.contains("\"apns_token\" is missing") == true)
+        #expect(neither.status == 400 && neither.error?.contains("\"fcm_token\" is missing") == true)
     }
 
     @Test("OpenClaw's routes answer FastAPI's shapes: detail beside error, 404 Device not found; native routes do not")

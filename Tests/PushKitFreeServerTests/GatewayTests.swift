@@ -98,8 +98,16 @@ struct GatewayTests {
         #expect {
             try registration(#"{"type": "device_token", "token": "\#(Self.token)", "platform": "android"}"#)
         } throws: {
+            ($0 as? EndpointError)?.status.code == 400
+                && ($0 as? EndpointError)?.message.contains("\"platform\" is \"android\", but \"token\" is an APNs")
+                    == true
+        }
+        #expect {
+            try registration(
+                #"{"type": "device_token", "token": "\#(fcm)", "platform": "android", "transport": "apns"}"#)
+        } throws: {
             ($0 as? EndpointError)?.status.code == 422
-                && ($0 as? EndpointError)?.message.contains("\"transport\" is fcm, but the token is an APNs") == true
+                && ($0 as? EndpointError)?.message.contains("\"transport\" is apns, but the token is an FCM") == true
         }
     }
 

@@ -10,8 +10,9 @@ extension DeviceToken {
     ///   `stated`, or one of the other transport's shape, named so (`--transport is fcm, but the
     ///   token is an APNs device token`).
     package init(validating text: String, stated: PushTransport?, statedBy: String) throws(DeviceTokenError) {
-        if let stated, let message = (try? DeviceToken(validating: text, transport: nil))?
-            .disagreement(with: stated, statedBy: statedBy)
+        if let stated,
+            let message = (try? DeviceToken(validating: text, transport: nil))?
+                .disagreement(with: stated, statedBy: statedBy)
         {
             throw DeviceTokenError(message)
         }

@@ -15,7 +15,8 @@ import Darwin
 extension DeviceRecord {
     /// The member names this version knows, in the order they are written.
     static let knownFields: [String] = [
-        "token", "transport", "push_to_start_token", "environment", "name", "model", "os_version", "app_version", "groups",
+        "token", "transport", "push_to_start_token", "environment", "name", "model", "os_version", "app_version",
+        "groups",
         "registered_at", "last_seen_at", "last_delivered_at", "timezone", "briefing", "content_key",
     ]
 
@@ -103,7 +104,8 @@ extension DeviceRecord {
     /// The members this version reads, matched on the raw bytes of their names so that reading
     /// 100,000 records makes no `String` for a name.
     enum Field {
-        case token, transport, pushToStartToken, environment, name, model, osVersion, appVersion, groups, registeredAt, lastSeenAt,
+        case token, transport, pushToStartToken, environment, name, model, osVersion, appVersion, groups, registeredAt,
+            lastSeenAt,
             lastDeliveredAt, timeZone, briefing, contentKey, deviceID
 
         var name: StaticString {

@@ -157,7 +157,8 @@ extension RegisteredDevices {
             do throws(DeviceTokenError) {
                 devices.append(
                     RegisteredDevice(
-                        id: member.key, record: DeviceRecord(token: try DeviceToken(validating: member.value, transport: nil))))
+                        id: member.key,
+                        record: DeviceRecord(token: try DeviceToken(validating: member.value, transport: nil))))
             } catch {
                 throw scanner.failure("device \"\(member.key)\": \(error.message)", at: member.position)
             }

@@ -7,6 +7,12 @@ func hexToken(_ n: Int, filler: String = "cd") -> String {
     String(repeating: filler, count: 28) + String(format: "%08x", n)
 }
 
+/// A test FCM registration token of today's shape: an instance id ending in `n` as six digits, a
+/// colon, `APA91b` and 140 more characters (155 in all), as the Firebase Messaging SDK gives one.
+func fcmTokenText(_ n: Int) -> String {
+    String(format: "fJ3kQ9xY%06d", n) + ":APA91b" + String(repeating: "Xy_9-Qw3Er", count: 14)
+}
+
 /// The `devices` object of the version 1 state file at `path`: each device id's record.
 func stateFileDevices(_ path: String) throws -> [String: [String: Any]] {
     let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any]

@@ -152,8 +152,9 @@ package struct GatewayDeviceToken: Sendable, Equatable {
     /// Whether `platform` is `android`: the token must then be an FCM registration token.
     package var isAndroid: Bool
 
-    /// - Throws: `RegistrationBodyError` for a missing `token`, or a `platform` other than `ios` or
-    ///   `android` (which states an FCM token: only FCM reaches Android phones).
+    /// - Throws: `RegistrationBodyError` for a missing `token`, a `platform` other than `ios` or
+    ///   `android` (which states an FCM token: only FCM reaches Android phones), or `android` with
+    ///   an APNs token.
     init(_ fields: RequestBodyFields) throws(RegistrationBodyError) {
         guard let token = try fields.string("token") else {
             throw .invalidBody("\"token\" is missing: the device's APNs token (hex) or FCM registration token")
@@ -164,6 +165,11 @@ package struct GatewayDeviceToken: Sendable, Equatable {
                     + "tokens of Apple devices and FCM registration tokens")
         }
         isAndroid = try fields.string("platform") == "android"
+        if isAndroid, (try? DeviceToken(validating: token, transport: nil))?.transport == .apns {
+            throw .invalidBody(
+                "\"platform\" is \"android\", but \"token\" is an APNs device token: APNs reaches Apple devices only; "
+                    + "an Android app registers its FCM registration token")
+        }
         self.token = token
         deviceID = try GatewayMessage.deviceID(fields)
         members = fields.object

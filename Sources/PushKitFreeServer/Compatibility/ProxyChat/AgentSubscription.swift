@@ -51,7 +51,8 @@ package enum AgentSubscription {
                 }
                 if try fields.string("apns_token") == nil {
                     guard let fcm = try fields.string("fcm_token") else {
-                        throw .invalidBody("\"fcm_token\" is missing (or \"apns_token\" holding the device's APNs token)")
+                        throw .invalidBody(
+                            "\"fcm_token\" is missing (or \"apns_token\" holding the device's APNs token)")
                     }
                     object["apns_token"] = .string(try Self.token(inFCMField: fcm, stated: fields.transport()))
                 }
