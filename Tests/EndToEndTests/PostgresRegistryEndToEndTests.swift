@@ -168,6 +168,46 @@ struct PostgresRegistryEndToEndTests {
             "nothing was written")
     }
 
+    @Test(
+        "an FCM device in the database: its transport kept in the record, listed, removed by token; a contradiction flagged"
+    )
+    func fcmDevice() throws {
+        let fcm = fcmTokenText(9)
+        try BuiltTool.run("register-apns", ["add", "pixel", fcm, "--name", "Pixel"], environment: environment)
+            .expectSuccess()
+        try BuiltTool.run("register-apns", ["add", "phone", Self.token(9, 1)], environment: environment)
+            .expectSuccess()
+        #expect(
+            try cluster.psql(
+                database, "SELECT device_id, token, record->>'transport' FROM pushkit_devices ORDER BY 1")
+                == "phone|\(Self.token(9, 1))|\npixel|\(fcm)|fcm",
+            "the FCM record says fcm; the APNs record is as before")
+        var devices = try listed()
+        #expect(devices["pixel"]?["token"] as? String == fcm && devices["pixel"]?["transport"] as? String == "fcm")
+        #expect(devices["phone"]?["transport"] as? String == "apns")
+        let table = try BuiltTool.run("register-apns", ["list"], environment: environment)
+        #expect(table.stdout.contains("TRANSPORT") && table.stdout.contains(maskedToken(fcm)), "\(table.stdout)")
+
+        // A record whose transport its token contradicts: kept, flagged, never rewritten.
+        try cluster.psql(
+            database,
+            #"UPDATE pushkit_devices SET record = jsonb_set(record, '{transport}', '"apns"') WHERE device_id = 'pixel'"#
+        )
+        let stored = try cluster.psql(database, "SELECT record::text FROM pushkit_devices WHERE device_id = 'pixel'")
+        let flagged = try BuiltTool.run("register-apns", ["list"], environment: environment)
+        #expect(flagged.status == 0 && flagged.stdout.contains("UNREADABLE"), "\(flagged.stdout)")
+        #expect(flagged.stderr.contains("\"transport\" is apns, but the token is an FCM"), "\(flagged.stderr)")
+        try BuiltTool.run("register-apns", ["add", "tablet", fcmTokenText(10)], environment: environment)
+            .expectSuccess()
+        #expect(
+            try cluster.psql(database, "SELECT record::text FROM pushkit_devices WHERE device_id = 'pixel'") == stored)
+
+        let removed = try BuiltTool.run("register-apns", ["remove", fcmTokenText(10)], environment: environment)
+        removed.expectSuccess()
+        devices = try listed()
+        #expect(Set(devices.keys) == ["phone"], "\(removed.stdout)")
+    }
+
     @Test("a record edited by hand in the database that cannot be read: kept, flagged, refused alone; others sent")
     func unreadableRecordInTheDatabase() throws {
         for (id, number) in [("good", 1), ("bad", 2)] {
