@@ -9,8 +9,55 @@ import PushKitFreeCore
 /// masked unless `fullTokens`), headers with the provider token redacted, and the payload. An
 /// encrypted send shows what travels in clear, `enc` standing for the sealed content (a fresh
 /// nonce each send, so no real value is worth showing), and a device without a content key as
-/// refused.
+/// refused. An FCM device is shown as FCM is sent: its project's `messages:send` URL (the project
+/// from the service account when it can be read), the access token redacted, and the FCM message
+/// built from the same notification, the registration token in it masked unless `fullTokens`; a
+/// notification FCM cannot carry is shown refused.
 package enum DryRun {
+    /// What an FCM target's request shows.
+    struct FCMShown {
+        let url: String
+        let headers: [(name: String, value: String)]
+        /// The `{"message": ...}` body, or why the send refuses the device.
+        let body: Result<JSONValue, PlainMessage>
+    }
+
+    /// A refusal's words, as an `Error` a `Result` can hold.
+    struct PlainMessage: Error {
+        let text: String
+    }
+
+    /// The project `configuration`'s service account names, or a placeholder when none is set or it
+    /// cannot be read (the real send reports that).
+    static func fcmProjectID(_ configuration: Configuration) -> String {
+        guard let setting = configuration.fcmServiceAccount,
+            let account = try? FCMServiceAccount.load(path: setting.value, source: setting.source)
+        else { return "<project id>" }
+        return account.projectID
+    }
+
+    /// The FCM request for `target` (an FCM device), built as the send builds it.
+    static func fcmShown(
+        _ request: APNsRequest, target: DeliveryTarget, configuration: Configuration, projectID: String,
+        fullTokens: Bool
+    ) -> FCMShown {
+        let url = FCMMessage.url(baseURL: configuration.fcmURL.value, projectID: projectID)
+        let headers = FCMMessage.headers(accessToken: "<access token>")
+        guard let token = target.token.fcmToken, let payload = shownPayload(request, for: target) else {
+            return FCMShown(url: url, headers: headers, body: .failure(PlainMessage(text: refusal(of: target))))
+        }
+        do throws(FCMMessageError) {
+            let built = try FCMMessage(token: token, request: request, payload: payload, now: Date())
+            guard case .object(var message) = built.message else {
+                return FCMShown(url: url, headers: headers, body: .success(built.message))
+            }
+            message["token"] = .string(fullTokens ? token.text : token.masked)
+            return FCMShown(url: url, headers: headers, body: .success(.object(["message": .object(message)])))
+        } catch {
+            return FCMShown(url: url, headers: headers, body: .failure(PlainMessage(text: error.description)))
+        }
+    }
+
     /// What an encrypted send's dry run shows for `enc`.
     static func sealedMarker(_ request: APNsRequest) -> String {
         "<\(request.sealedContent?.count ?? 0) bytes sealed with the device's content key>"
@@ -39,7 +86,21 @@ package enum DryRun {
         let headers = request.headers(providerToken: "<provider token>")
             .map { "\($0.name): \($0.value)\n" }.joined()
         var text = ""
+        let projectID = targets.contains { $0.token.transport == .fcm } ? fcmProjectID(configuration) : ""
         for target in targets {
+            if target.token.transport == .fcm {
+                let shown = fcmShown(
+                    request, target: target, configuration: configuration, projectID: projectID, fullTokens: fullTokens)
+                text += "POST \(shown.url)  (device \(target.deviceID.map { TerminalText.field($0) } ?? "-"), fcm)\n"
+                switch shown.body {
+                case .success(let body):
+                    text += shown.headers.map { "\($0.name): \($0.value)\n" }.joined()
+                    text += "\n" + body.serializedString() + "\n\n"
+                case .failure(let refusal):
+                    text += "refused: \(TerminalText.escaped(refusal.text))\n\n"
+                }
+                continue
+            }
             let environment = target.recordedEnvironment ?? configuration.environment.value
             let token = fullTokens ? target.token.shownInFull : target.token.masked
             text += "POST " + APNsRequest.url(baseURL: configuration.baseURL(for: environment).value, token: token)
@@ -55,10 +116,10 @@ package enum DryRun {
         return text
     }
 
-    /// The same requests as JSON Lines, one object per device: `device`, `token`, `environment`,
-    /// `method`, `url`, `headers` (an object; the provider token redacted) and `payload` (the JSON
-    /// payload itself, not a string of it; null, with `refused` saying why, for a device an
-    /// encrypted send refuses).
+    /// The same requests as JSON Lines, one object per device: `device`, `token`, `transport`,
+    /// `environment` (null for FCM), `method`, `url`, `headers` (an object; the provider or access
+    /// token redacted) and `payload` (the JSON payload itself, not a string of it: for FCM the
+    /// `{"message": ...}` body; null, with `refused` saying why, for a device the send refuses).
     package static func jsonLines(
         _ request: APNsRequest, targets: [DeliveryTarget], configuration: Configuration, fullTokens: Bool
     ) -> String {
@@ -67,7 +128,27 @@ package enum DryRun {
             headers[header.name] = .string(header.value)
         }
         var text = ""
+        let projectID = targets.contains { $0.token.transport == .fcm } ? fcmProjectID(configuration) : ""
         for target in targets {
+            if target.token.transport == .fcm {
+                let shown = fcmShown(
+                    request, target: target, configuration: configuration, projectID: projectID, fullTokens: fullTokens)
+                var object: [String: JSONValue] = [
+                    "device": target.deviceID.map(JSONValue.string) ?? .null,
+                    "token": .string(fullTokens ? target.token.shownInFull : target.token.masked),
+                    "transport": "fcm", "environment": .null, "method": "POST", "url": .string(shown.url),
+                    "headers": .object(
+                        Dictionary(uniqueKeysWithValues: shown.headers.map { ($0.name, .string($0.value)) })),
+                ]
+                switch shown.body {
+                case .success(let body): object["payload"] = body
+                case .failure(let refusal):
+                    object["payload"] = .null
+                    object["refused"] = .string(refusal.text)
+                }
+                text += JSONValue.object(object).serializedString() + "\n"
+                continue
+            }
             let shown = shownPayload(request, for: target)
             let payload: JSONValue =
                 shown.map { (try? JSONValue.parse($0)) ?? .string(String(decoding: $0, as: UTF8.self)) } ?? .null
@@ -75,7 +156,7 @@ package enum DryRun {
             let token = fullTokens ? target.token.shownInFull : target.token.masked
             var object: [String: JSONValue] = [
                 "device": target.deviceID.map(JSONValue.string) ?? .null, "token": .string(token),
-                "environment": .string(environment.rawValue), "method": "POST",
+                "transport": "apns", "environment": .string(environment.rawValue), "method": "POST",
                 "url": .string(APNsRequest.url(baseURL: configuration.baseURL(for: environment).value, token: token)),
                 "headers": .object(headers), "payload": payload,
             ]

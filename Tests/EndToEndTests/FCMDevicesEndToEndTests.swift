@@ -141,6 +141,33 @@ struct FCMDevicesEndToEndTests {
         #expect(String(decoding: try stateBytes(), as: UTF8.self).contains("\"bad\": \(wrong)"), "kept as it was")
     }
 
+    @Test("send-push --dry-run shows an FCM device's request as FCM is sent, its token masked, beside APNs ones")
+    func dryRun() throws {
+        let fcm = fcmTokenText(1)
+        try tool("pixel", fcm).expectSuccess()
+        try tool("phone", hexToken(2), "--sandbox").expectSuccess()
+        var env = environment
+        env["FCM_URL"] = "https://fcm.example.test"
+        let text = try BuiltTool.run("send-push", ["--body", "hi", "--dry-run"], environment: env)
+        text.expectSuccess()
+        #expect(
+            text.stdout.contains(
+                "POST https://fcm.example.test/v1/projects/<project id>/messages:send  (device pixel, fcm)\n"
+                    + "authorization: Bearer <access token>\n"), "\(text.stdout)")
+        #expect(text.stdout.contains(#""notification":{"body":"hi"},"token":"\#(maskedToken(fcm))""#))
+        #expect(!text.stdout.contains(fcm), "the registration token is masked")
+        #expect(
+            text.stdout.contains("(device phone, sandbox)") && text.stdout.hasSuffix("dry run: 2 requests not sent\n"))
+
+        let json = try BuiltTool.run("send-push", ["--body", "hi", "--dry-run", "--json"], environment: env)
+        json.expectSuccess()
+        let lines = jsonLines(json.stdout)
+        #expect(lines.map { $0["transport"] as? String } == ["apns", "fcm"])
+        #expect(lines[1]["environment"] is NSNull && lines[1]["token"] as? String == maskedToken(fcm))
+        let message = (lines[1]["payload"] as? [String: Any])?["message"] as? [String: Any]
+        #expect(message?["token"] as? String == maskedToken(fcm), "\(json.stdout)")
+    }
+
     // MARK: register-apns serve
 
     @Test("every registration route takes an FCM token: stored as FCM, no environment, listed with its transport")
