@@ -21,11 +21,12 @@ struct RegistryFCMTests {
         #expect(keyed.deviceID == "fcm-" + HexDigest.sha256(fcm.text).prefix(16) && keyed.name == "Pixel")
         let named = try parse(#"{"device_token": "pixel", "apns_token": "\#(fcm.text)", "transport": "fcm"}"#)
         #expect(named.deviceID == "pixel" && named.token == fcm)
-        let apns = try parse(#"{"device_token": "phone", "apns_token": "\#(token(1).text)", "transport": "APNS"}"#)
+        let apns = try parse(#"{"device_token": "phone", "apns_token": "\#(token(1).text)", "transport": "apns"}"#)
         #expect(apns.token == token(1) && apns.token.transport == .apns)
         #expect(
-            try parse(#"{"device_token": "\#(fcm.text)", "environment": "staging"}"#).environment == nil,
-            "an FCM token's environment hint is not even read")
+            throws: RegistrationBodyError.invalidBody("\"environment\" must be production or sandbox, not \"staging\""),
+            "a hint is checked all the same"
+        ) { try parse(#"{"device_token": "\#(fcm.text)", "environment": "staging"}"#) }
         #expect(
             try parse(#"{"device_token": "\#(fcm.text)"}"#, defaults: .init(environment: .sandbox)).environment == nil)
     }
@@ -52,6 +53,10 @@ struct RegistryFCMTests {
             (
                 #"{"device_token": "\#(fcmToken(1).text)", "transport": "gcm"}"#, .init(),
                 .invalidBody("\"transport\" must be apns or fcm, not \"gcm\"")
+            ),
+            (
+                #"{"device_token": "\#(fcmToken(1).text)", "transport": "FCM"}"#, .init(),
+                .invalidBody("\"transport\" must be apns or fcm, not \"FCM\"")
             ),
             (
                 #"{"device_token": "\#(fcmToken(1).text)", "push_to_start_token": "\#(token(2).text)"}"#, .init(),

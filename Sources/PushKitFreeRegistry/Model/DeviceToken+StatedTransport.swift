@@ -33,9 +33,4 @@ extension PushTransport {
         case .fcm: "an FCM registration token"
         }
     }
-
-    /// The transport `text` names (`apns` or `fcm`, any case); `nil` for anything else.
-    package init?(userText text: String) {
-        self.init(rawValue: text.lowercased())
-    }
 }

@@ -49,8 +49,8 @@ extension DeviceRegistration {
     ///
     /// The token is an APNs token (hex) or an FCM registration token, told apart by shape, or as
     /// `transport` (`"apns"` or `"fcm"`) states: a statement the token's shape contradicts is refused
-    /// naming the member. `environment` is read only for an APNs token (an FCM token has none;
-    /// apps send it whatever their token), and `push_to_start_token` is refused beside an FCM token.
+    /// naming the member. `environment` is checked but not kept for an FCM token (it has none; apps
+    /// send one whatever their token), and `push_to_start_token` is refused beside an FCM token.
     ///
     /// Both may carry `device_name` (or `name`), `device_model` (or `model`), `os_version`,
     /// `app_version`, `environment`, `groups`, `push_to_start_token` (the ActivityKit token
@@ -148,7 +148,7 @@ extension DeviceRegistration {
             deviceID = derivedDeviceID(for: pushToken)
         }
         var environment = defaults.environment
-        if pushToken.transport == .apns, let text = try fields.string("environment") {
+        if let text = try fields.string("environment") {
             guard let value = APNsEnvironment(userText: text) else {
                 throw .invalidBody("\"environment\" must be production or sandbox, not \"\(text)\"")
             }
@@ -283,10 +283,10 @@ package struct RequestBodyFields: Sendable {
         return elements.compactMap(\.stringValue)
     }
 
-    /// `"transport"`: `apns` or `fcm` (any case), or `nil` when absent or null.
+    /// `"transport"`: `apns` or `fcm`, or `nil` when absent or null.
     package func transport() throws(RegistrationBodyError) -> PushTransport? {
         guard let text = try string("transport") else { return nil }
-        guard let transport = PushTransport(userText: text) else {
+        guard let transport = PushTransport(rawValue: text) else {
             throw .invalidBody("\"transport\" must be apns or fcm, not \"\(text)\"")
         }
         return transport
