@@ -712,8 +712,17 @@ struct ServeEndToEndTests {
             #"{"cwd": "/b", "installation_id": "proxy", "fcm_token": "\#(Self.token(46))"}"#)
         try call(
             "POST", "/registerSubscription", #"{"cwd": "/b", "installation_id": "proxy", "fcm_token": "eXk3:APA91b"}"#)
+        // FCM devices, answered and listed with their transport; removed before the sends below.
+        try call("POST", "/api/v1/devices/register", #"{"device_token": "\#(fcmTokenText(47))", "transport": "fcm"}"#)
+        try call(
+            "POST", "/registerSubscription",
+            #"{"cwd": "/b", "installation_id": "proxy-fcm", "fcm_token": "\#(fcmTokenText(48))"}"#)
+        try call(
+            "POST", "/register-apns", #"{"device_token": "x", "apns_token": "\#(Self.token(49))", "transport": "fcm"}"#)
         try call("GET", "/api/v1/devices")
         try call("HEAD", "/api/v1/devices")
+        try call("DELETE", "/api/v1/devices/" + fcmTokenText(47))
+        try call("DELETE", "/api/v1/devices/proxy-fcm")
         // Bark to the 410 device: APNs takes it for no device (502), and it is pruned.
         let deadID = "apns-" + String(try sha256Hex(dead).prefix(16))
         exchanges.append(
