@@ -26,5 +26,7 @@ struct TypedOptionsEndToEndTests {
         ] {
             #expect(help.replacing(/\s+/, with: " ").contains(values), "\(values) not in send-push --help")
         }
+        let add = try BuiltTool.run("register-apns", ["add", "--help"], environment: [:]).stdout
+        #expect(add.replacing(/\s+/, with: " ").contains("(values: apns, fcm)"), "--transport in add --help")
     }
 }

@@ -187,6 +187,22 @@ struct AgentToolsTests {
         #expect(bad.isError == true && Self.text(bad) == "unknown argument \"grop\"; list_devices takes group")
     }
 
+    @Test("list_devices says each device's transport; an FCM device has no environment, its token masked")
+    func listDevicesTransport() throws {
+        let fcm = try DeviceToken(
+            validating: "fJ3kQ9xY000001:APA91b" + String(repeating: "Xy_9-Qw3Er", count: 14), transport: .fcm)
+        let apns = try DeviceToken(validating: String(repeating: "ab", count: 32))
+        let list = DeviceList(
+            [
+                RegisteredDevice(id: "phone", record: DeviceRecord(token: apns, environment: .sandbox)),
+                RegisteredDevice(id: "pixel", record: DeviceRecord(token: fcm)),
+            ], group: nil)
+        let entries = try #require(list.structured.objectValue?["devices"]?.arrayValue).compactMap(\.objectValue)
+        #expect(entries.map { $0["id"] } == [.string("phone"), .string("pixel")])
+        #expect(entries.map { $0["transport"] } == [.string("apns"), .string("fcm")])
+        #expect(entries[1]["environment"] == .null && entries[1]["token"] == .string("fJ3kQ9xY…w3Er"))
+    }
+
     @Test(
         "/mcp takes one JSON-RPC request or notification; anything else is 400 before the SDK",
         arguments: [
