@@ -398,7 +398,7 @@ extension RegisterAPNs {
                 "An argument that is a registered device id is taken as one; otherwise as a token. Exit 65 when nothing matches."
         )
 
-        @Argument(help: ArgumentHelp("A device id or an APNs token.", valueName: "device-id-or-token"))
+        @Argument(help: ArgumentHelp("A device id or a token (APNs or FCM).", valueName: "device-id-or-token"))
         var idOrToken: String
 
         @OptionGroup var configFile: ConfigFileOption

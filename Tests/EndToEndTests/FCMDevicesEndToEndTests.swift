@@ -199,6 +199,11 @@ struct FCMDevicesEndToEndTests {
         let gateway = try post(
             "/gateway/messages", #"{"type": "device_token", "token": "\#(fcmTokenText(5))", "platform": "android"}"#)
         #expect(gateway.json?["type"] as? String == "device_token_confirmed", "\(gateway.body)")
+        let briefing = try post(
+            "/gateway/messages",
+            #"{"type": "briefing_config", "token": "\#(fcmTokenText(5))", "time": "07:00", "timezone": "Europe/Berlin"}"#
+        )
+        #expect(briefing.json?["type"] as? String == "ack", "a briefing_config names an FCM device by its token")
         let subscribed = try post(
             "/registerSubscription",
             #"{"cwd": "/srv/chat", "installation_id": "p6", "fcm_token": "\#(fcmTokenText(6))", "environment": "sandbox"}"#
@@ -212,6 +217,7 @@ struct FCMDevicesEndToEndTests {
             #expect(stored[id]?["transport"] as? String == "fcm", "\(id)")
             #expect(stored[id]?["environment"] is NSNull, "\(id)")
         }
+        #expect((stored[gatewayID]?["briefing"] as? [String: Any])?["time"] as? String == "07:00")
         let list = try server.request("GET", "/api/v1/devices", headers: auth)
         let entries = try #require(list.json?["devices"] as? [[String: Any]])
         #expect(entries.count == 6 && entries.allSatisfy { $0["transport"] as? String == "fcm" })

@@ -45,7 +45,7 @@ struct GatewaySession: Sendable {
     private var pendingBriefing: [String: JSONValue]?
 
     /// Whether the caller presented the secret; without it (an `--open-registration` peer) a
-    /// `briefing_config` over HTTP must name its device by its APNs token, which only the device
+    /// `briefing_config` over HTTP must name its device by its token (APNs or FCM), which only the device
     /// and its server know, never by a device id, so that a peer can neither change another
     /// device's briefing nor learn whether a device id exists.
     let trusted: Bool
@@ -166,7 +166,7 @@ struct GatewaySession: Sendable {
             }
             if !trusted, !byToken || (try? DeviceToken(validating: named, transport: nil)) == nil {
                 throw .unauthorized(
-                    "without the secret, a briefing_config names its device by its APNs token (\"token\"), "
+                    "without the secret, a briefing_config names its device by its token (\"token\"), "
                         + "not by \"device_id\"")
             }
             target = named
