@@ -62,6 +62,15 @@ struct FCMDevicesEndToEndTests {
         let listed = jsonLines(json.stdout)
         #expect(listed.map { $0["transport"] as? String } == ["apns", "fcm", "fcm"])
         #expect(listed[1]["token"] as? String == fcm)
+        // list --json imports back: the FCM devices as FCM devices, the APNs record as the file had it.
+        let copy = setup.directory.file("state/copy.json")
+        try BuiltTool.run(
+            "register-apns", ["import", "-", "--state-file", copy], environment: environment,
+            stdin: Data(json.stdout.utf8)
+        ).expectSuccess()
+        let copied = try stateFileDevices(copy)
+        #expect(copied["pixel"]?["transport"] as? String == "fcm" && copied["phone"]?["transport"] == nil)
+        #expect(copied["tablet"]?["token"] as? String == fcmTokenText(2))
 
         let removed = try tool("remove", fcm)
         removed.expectSuccess()
