@@ -819,7 +819,7 @@ struct ExamplesEndToEndTests: ClientToolSuite {
 
     // MARK: Demo
 
-    @Test("examples/demo.sh: exit 0, a delivered line, and the dead token pruned")
+    @Test("examples/demo.sh: exit 0, the iPhone and the Android phone delivered, and the dead token pruned")
     func demo() throws {
         let result = try run(["bash", Self.examples + "/demo.sh", BuiltTool.binDirectory], env: ["PATH": Self.path])
         #expect(result.status == 0, "\(result.stderr)")
@@ -829,7 +829,11 @@ struct ExamplesEndToEndTests: ClientToolSuite {
             lines.contains {
                 $0.hasPrefix("unregistered") && $0.contains("old-ipad") && $0.contains("removed from registry")
             })
-        #expect(result.stderr.contains("1 delivered, 0 failed, 1 pruned"), "\(result.stderr)")
+        #expect(
+            lines.contains { $0.hasPrefix("delivered") && $0.contains("pixel-of-ada") && $0.contains("projects/") },
+            "the Android phone gets it through FCM: \(result.stdout)")
+        #expect(lines.contains { $0.hasPrefix("200 FCM (Android)") }, "\(result.stdout)")
+        #expect(result.stderr.contains("2 delivered, 0 failed, 1 pruned"), "\(result.stderr)")
         let finalListing =
             try #require(result.stdout.components(separatedBy: "== the dead token was pruned").last)
             .components(separatedBy: "== what the phone").first ?? ""
