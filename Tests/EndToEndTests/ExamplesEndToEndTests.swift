@@ -838,6 +838,10 @@ struct ExamplesEndToEndTests: ClientToolSuite {
             try #require(result.stdout.components(separatedBy: "== the dead token was pruned").last)
             .components(separatedBy: "== what the phone").first ?? ""
         #expect(finalListing.contains("iphone-of-ada"))
+        let pixel = finalListing.split(separator: "\n").first { $0.hasPrefix("pixel-of-ada") } ?? ""
+        #expect(
+            pixel.split(separator: " ").prefix(4) == ["pixel-of-ada", "eX4mPl3T…q-Zw", "fcm", "-"],
+            "an FCM device learns no APNs environment: \(finalListing)")
         #expect(!finalListing.contains("old-ipad"), "the registry no longer lists it: \(finalListing)")
     }
 }

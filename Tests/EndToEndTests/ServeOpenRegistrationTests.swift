@@ -106,7 +106,7 @@ struct ServeOpenRegistrationTests {
         let missing = try post(server, "/gateway/messages", briefing.merging(["device_id": "nobody-here"]) { $1 })
         #expect(existing.status == 401 && missing.status == 401, "\(existing.body) \(missing.body)")
         #expect(existing.json?["message"] as? String == missing.json?["message"] as? String)
-        #expect((existing.json?["message"] as? String)?.contains("APNs token") == true, "\(existing.body)")
+        #expect((existing.json?["message"] as? String)?.contains("by its token") == true, "\(existing.body)")
         // A device id in "token" is not a token.
         let idAsToken = try post(server, "/gateway/messages", briefing.merging(["token": "ada-phone"]) { $1 })
         #expect(idAsToken.status == 401, "\(idAsToken.body)")
