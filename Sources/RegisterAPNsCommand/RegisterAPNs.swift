@@ -184,7 +184,6 @@ extension RegisterAPNs {
             if transport == .fcm, environment.chosen != nil {
                 throw ValidationError(Self.environmentWithFCM)
             }
-
             if bodyPath != nil {
                 if contentKey != nil || contentKeyFile != nil {
                     throw ValidationError(
