@@ -427,16 +427,18 @@ package struct PushSender: Sendable {
                     switch fcm {
                     case .success(let tokens)?:
                         let now = Date()
-                        let messages = try fcmTargets.map { target -> Result<Data, FCMMessageError> in
-                            let payload = try request.body(for: target.contentKey)
-                            return Result { () throws(FCMMessageError) in
-                                try FCMMessage(token: target.fcmToken!, request: request, payload: payload, now: now)
-                                    .body
+                        let message = { (index: Int) -> Result<Data, any Error> in
+                            let target = fcmTargets[index]
+                            return Result {
+                                try FCMMessage(
+                                    token: target.fcmToken!, request: request,
+                                    payload: try request.body(for: target.contentKey), now: now
+                                ).body
                             }
                         }
                         lanes.append(
                             FCMDelivery(
-                                targets: fcmTargets, messages: messages, baseURL: configuration.fcmURL.value,
+                                targets: fcmTargets, message: message, baseURL: configuration.fcmURL.value,
                                 tokens: tokens, policy: policy, deadline: deadline,
                                 defaultEnvironment: configuration.environment.value, interruption: interruption,
                                 onFinished: { index, result in finished(fcmPositions[index], result) }))

@@ -25,7 +25,7 @@ import Foundation
 /// iOS devices behind FCM, so it rejects that device only: the Android ones still get theirs.)
 package final class FCMDelivery: DeliveryLane {
     private let targets: [DeliveryTarget]
-    private let bodies: [Data?]
+    private let message: (Int) -> Result<Data, any Error>
     private let url: String
     private let project: String
     private let tokens: FCMAccessTokens
@@ -53,9 +53,10 @@ package final class FCMDelivery: DeliveryLane {
 
     /// A delivery to `targets` (FCM tokens), each with its message's body.
     /// - Parameters:
-    ///   - messages: per target, the `FCMMessage` body to send, or why none can be (a push type
-    ///     FCM cannot carry, a reserved data key, a payload over FCM's limit): such a device is
-    ///     `refused` with that message and sent nothing.
+    ///   - message: the `FCMMessage` body for the target at an index, or why there is none (a push
+    ///     type FCM cannot carry, a reserved data key, a payload over FCM's limit): such a device is
+    ///     `refused` with that message and sent nothing. Built as each request goes out (again for a
+    ///     resend), so a fan-out holds only the bodies in flight.
     ///   - baseURL: `fcm_url`.
     ///   - tokens: the access tokens; the first is asked for now, and when none can be had every
     ///     device ends `notTried` with the reason.
@@ -63,7 +64,7 @@ package final class FCMDelivery: DeliveryLane {
     ///     transport instead).
     ///   - onFinished: told each device's index and result as soon as it is done with.
     package init(
-        targets: [DeliveryTarget], messages: [Result<Data, FCMMessageError>], baseURL: String,
+        targets: [DeliveryTarget], message: @escaping (Int) -> Result<Data, any Error>, baseURL: String,
         tokens: FCMAccessTokens, policy: DeliveryPolicy, deadline: ContinuousClock.Instant,
         defaultEnvironment: APNsEnvironment, jitter: @escaping () -> Double = { Double.random(in: 0..<1) },
         interruption: RunInterruption? = nil, onFinished: @escaping (Int, DeliveryResult) -> Void = { _, _ in }
@@ -81,23 +82,9 @@ package final class FCMDelivery: DeliveryLane {
         retriesUsed = Array(repeating: 0, count: targets.count)
         sentWith = Array(repeating: "", count: targets.count)
         sentAt = Array(repeating: Date(timeIntervalSince1970: 0), count: targets.count)
-        var bodies: [Data?] = []
-        var sendable: [Int] = []
-        for (index, message) in messages.enumerated() {
-            switch message {
-            case .success(let body):
-                bodies.append(body)
-                sendable.append(index)
-            case .failure(let error):
-                bodies.append(nil)
-                results[index].outcome = .refused
-                results[index].reason = error.description
-            }
-        }
-        self.bodies = bodies
-        firstSends = sendable.makeIterator()
-        for index in results.indices where results[index].outcome == .refused { onFinished(index, results[index]) }
-        guard !sendable.isEmpty else { return }
+        self.message = message
+        firstSends = Array(targets.indices).makeIterator()
+        guard !targets.isEmpty else { return }
         do {
             accessToken = try tokens.current()
         } catch {
@@ -118,25 +105,35 @@ package final class FCMDelivery: DeliveryLane {
             scheduled.add(backoff.index, due: now + backoff.delay)
         }
         backoffs.removeAll()
-        let index: Int
-        if let due = resendNow.popFirst() {
-            index = due
-        } else if let due = scheduled.popDue(at: now) {
-            index = due
-        } else if let first = firstSends.next() {
-            index = first
-        } else {
-            return scheduled.nextDue.map(HTTP2RequestSupply.notBefore) ?? .exhausted
+        while true {
+            let index: Int
+            if let due = resendNow.popFirst() {
+                index = due
+            } else if let due = scheduled.popDue(at: now) {
+                index = due
+            } else if let first = firstSends.next() {
+                index = first
+            } else {
+                return scheduled.nextDue.map(HTTP2RequestSupply.notBefore) ?? .exhausted
+            }
+            switch message(index) {
+            case .failure(let error):
+                results[index].outcome = .refused
+                results[index].reason = "\(error)"
+                onFinished(index, results[index])
+            case .success(let body):
+                sentWith[index] = accessToken
+                sentAt[index] = Date()
+                return .request(
+                    HTTP2Request(
+                        url: url,
+                        headers: [
+                            ("authorization", "Bearer \(accessToken)"),
+                            ("content-type", "application/json; charset=utf-8"),
+                        ],
+                        body: body, tag: index))
+            }
         }
-        sentWith[index] = accessToken
-        sentAt[index] = Date()
-        return .request(
-            HTTP2Request(
-                url: url,
-                headers: [
-                    ("authorization", "Bearer \(accessToken)"), ("content-type", "application/json; charset=utf-8"),
-                ],
-                body: bodies[index] ?? Data(), tag: index))
     }
 
     package func handle(_ response: HTTP2Response) {

@@ -60,7 +60,7 @@ struct FCMDeliveryTests {
     ) throws -> (result: DeliveryResult, transport: ScriptedTransport) {
         let transport = ScriptedTransport(["messages:send": answers])
         let lane = FCMDelivery(
-            targets: [target], messages: [.success(Data(#"{"message":{}}"#.utf8))], baseURL: "https://fcm.test/",
+            targets: [target], message: { _ in .success(Data(#"{"message":{}}"#.utf8)) }, baseURL: "https://fcm.test/",
             tokens: try tokens(), policy: DeliveryPolicy(retries: retries),
             deadline: ContinuousClock.now + .seconds(30), defaultEnvironment: .production, jitter: { 0.5 })
         DeliveryLanes.perform(
