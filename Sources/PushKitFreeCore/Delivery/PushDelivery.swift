@@ -118,11 +118,7 @@ package final class PushDelivery {
         /// latest request went out after.
         var connectionsReplaced = 0
         var sentOnConnection = [Int](repeating: 0, count: targets.count)
-        var firstSends = targets.indices.makeIterator()
-        var resendNow = ResendQueue()
-        var scheduled = RetrySchedule()
-        /// Back-offs decided by answers, timed from the transport's clock when it next asks.
-        var backoffs: [(index: Int, delay: Duration)] = []
+        var queue = SendQueue(count: targets.count)
         var systemic = SystemicFailureWatch()
         /// Whether a device may still be sent to (its environment was not stopped).
         func sendable(_ index: Int) -> Bool { systemic.stopped(results[index].environment) == nil }
@@ -136,21 +132,12 @@ package final class PushDelivery {
             }, alongside: lanes,
             next: { [baseURL] now in
                 guard tokenFailure == nil, interruption?.signal == nil else { return .exhausted }
-                for backoff in backoffs where now + backoff.delay < deadline {
-                    scheduled.add(backoff.index, due: now + backoff.delay)
-                }
-                backoffs.removeAll()
                 // The next device due, skipping those of an environment the run stopped sending to.
                 var index: Int
                 repeat {
-                    if let due = resendNow.popFirst() {
-                        index = due
-                    } else if let due = scheduled.popDue(at: now) {
-                        index = due
-                    } else if let first = firstSends.next() {
-                        index = first
-                    } else {
-                        return scheduled.nextDue.map(HTTP2RequestSupply.notBefore) ?? .exhausted
+                    switch queue.next(at: now, deadline: deadline) {
+                    case .send(let due): index = due
+                    case .wait(let supply): return supply
                     }
                 } while !sendable(index)
                 sentWith[index] = providerToken
@@ -185,22 +172,22 @@ package final class PushDelivery {
                 }
                 switch next {
                 case .done: onFinished(index, results[index])
-                case .resendNow: resendNow.append(index)
+                case .resendNow: queue.resend(index)
                 case .resendAfterBackoff:
-                    backoffs.append((index, policy.backoff(beforeRetry: transientRetries[index], jitter: jitter())))
+                    queue.resend(index, after: policy.backoff(beforeRetry: transientRetries[index], jitter: jitter()))
                 case .replaceTokenAndResend:
                     do {
                         providerToken = try tokens.replacement(for: providerToken)
                         headers = request.headers(providerToken: providerToken)
                         tokenReplaced = true
-                        resendNow.append(index)
+                        queue.resend(index)
                     } catch {
                         tokenFailure = error
                     }
                 case .openNewConnectionAndResend:
                     client.openNewConnection()
                     connectionsReplaced += 1
-                    resendNow.append(index)
+                    queue.resend(index)
                 }
             })
         if let tokenFailure { throw tokenFailure }

@@ -41,10 +41,7 @@ package final class FCMDelivery: DeliveryLane {
     private var sentAt: [Date]
     private var accessToken: String?
     private var tokenReplaced = false
-    private var firstSends: IndexingIterator<[Int]>
-    private var resendNow = ResendQueue()
-    private var scheduled = RetrySchedule()
-    private var backoffs: [(index: Int, delay: Duration)] = []
+    private var queue: SendQueue
     private var stop: DeliveryStop?
     private var stopAdvice: String?
     private var accepted = false
@@ -83,7 +80,7 @@ package final class FCMDelivery: DeliveryLane {
         sentWith = Array(repeating: "", count: targets.count)
         sentAt = Array(repeating: Date(timeIntervalSince1970: 0), count: targets.count)
         self.message = message
-        firstSends = Array(targets.indices).makeIterator()
+        queue = SendQueue(count: targets.count)
         guard !targets.isEmpty else { return }
         do {
             accessToken = try tokens.current()
@@ -101,20 +98,11 @@ package final class FCMDelivery: DeliveryLane {
 
     package func next(at now: ContinuousClock.Instant) -> HTTP2RequestSupply {
         guard stop == nil, interruption?.signal == nil, let accessToken else { return .exhausted }
-        for backoff in backoffs where now + backoff.delay < deadline {
-            scheduled.add(backoff.index, due: now + backoff.delay)
-        }
-        backoffs.removeAll()
         while true {
             let index: Int
-            if let due = resendNow.popFirst() {
-                index = due
-            } else if let due = scheduled.popDue(at: now) {
-                index = due
-            } else if let first = firstSends.next() {
-                index = first
-            } else {
-                return scheduled.nextDue.map(HTTP2RequestSupply.notBefore) ?? .exhausted
+            switch queue.next(at: now, deadline: deadline) {
+            case .send(let due): index = due
+            case .wait(let supply): return supply
             }
             switch message(index) {
             case .failure(let error):
@@ -150,7 +138,7 @@ package final class FCMDelivery: DeliveryLane {
                 failure, into: &results[index], retriesUsed: &retriesUsed[index], retries: policy.retries,
                 service: "FCM")
             {
-                backoffs.append((index, policy.backoff(beforeRetry: retriesUsed[index], jitter: jitter())))
+                queue.resend(index, after: policy.backoff(beforeRetry: retriesUsed[index], jitter: jitter()))
             } else {
                 onFinished(index, results[index])
             }
@@ -199,7 +187,7 @@ package final class FCMDelivery: DeliveryLane {
             if rejection.reason != .thirdPartyAuthError || !accepted { stopSending(rejection, fix: fix) }
         case .refreshAccessToken:
             guard sentWith[index] == accessToken else {
-                resendNow.append(index)
+                queue.resend(index)
                 return false
             }
             guard !tokenReplaced else {
@@ -211,7 +199,7 @@ package final class FCMDelivery: DeliveryLane {
             do {
                 accessToken = try tokens.replacement(for: sentWith[index])
                 tokenReplaced = true
-                resendNow.append(index)
+                queue.resend(index)
                 return false
             } catch {
                 stop = .fcm(status: 0, reason: "", message: error.message)
@@ -226,7 +214,7 @@ package final class FCMDelivery: DeliveryLane {
                 results[index].reason! += " (FCM asked to wait \(retryAfter ?? 0) s, past the run's time limit)"
                 return true
             }
-            backoffs.append((index, delay))
+            queue.resend(index, after: delay)
             return false
         }
         return true
