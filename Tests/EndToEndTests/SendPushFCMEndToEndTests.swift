@@ -211,3 +211,33 @@ extension SendPushFCMEndToEndTests {
         #expect(try status(emulator)["fcm_token_requests"] as? Int == 2)
     }
 }
+
+extension SendPushFCMEndToEndTests {
+    @Test("send-push --encrypt to an FCM device: the sealed content travels in data.enc, nothing in clear")
+    func encryptedToFCM() throws {
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        let env = fcmEnvironment(emulator)
+        let key = Data((0..<32).map { UInt8($0) }).base64EncodedString()
+        try BuiltTool.run(
+            "register-apns", ["add", "pixel", Self.fcmToken(13), "--content-key-file", "-"], environment: env,
+            stdin: Data(key.utf8)
+        ).expectSuccess()
+        try BuiltTool.run("register-apns", ["add", "keyless", Self.fcmToken(14)], environment: env).expectSuccess()
+        let result = try BuiltTool.run(
+            "send-push", ["--encrypt", "--title", "Secret", "--body", "the launch code is 0000", "--json"],
+            environment: env)
+        #expect(result.status == 1, "the keyless device is refused: \(result.stderr)")
+        let lines = jsonLines(result.stdout)
+        #expect(lines.first { $0["device"] as? String == "pixel" }?["outcome"] as? String == "delivered")
+        #expect(lines.first { $0["device"] as? String == "keyless" }?["outcome"] as? String == "refused")
+        let sends = fcmRecords(emulator)
+        #expect(sends.count == 1, "the keyless device is sent nothing, not even in clear")
+        let message = try #require(sends.first?["message"] as? [String: Any])
+        let text = String(decoding: try JSONSerialization.data(withJSONObject: message), as: UTF8.self)
+        #expect(!text.contains("launch") && !text.contains("Secret"), "\(text)")
+        let data = try #require(message["data"] as? [String: String])
+        #expect(data["enc"]?.isEmpty == false, "\(message)")
+        let payload = try #require((message["apns"] as? [String: Any])?["payload"] as? [String: Any])
+        #expect(payload["enc"] as? String == data["enc"], "the iOS app behind FCM gets the same sealed content")
+    }
+}
