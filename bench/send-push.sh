@@ -53,35 +53,44 @@ with open(sys.argv[2], "a") as out:
 PY
 echo "   (Apple's recipe signs DER, which the emulator answers 403 InvalidProviderToken: same round trip, cost comparable)"
 
+# fan_out SEED WHAT REFERENCE H2LOAD_ARGS...: RUNS interleaved pairs of send-push to every device of
+# the registry SEED (copied fresh each time) and h2load -n 10000 -c 1 -m 100 H2LOAD_ARGS against the
+# same emulator; prints both with their medians and send-push's peak RSS, and adds the rows WHAT
+# (rate, against REFERENCE) and WHAT's peak RSS.
+fan_out() {
+  local seed=$1 what=$2 reference=$3; shift 3
+  local rates=() h2=() rss=() seconds kb delivered out f h r
+  for _ in $(seq "$RUNS"); do
+    cp "$seed" "$APNS_STATE_FILE"
+    /usr/bin/time -f "%e %M" -o "$work/time" "$BIN/send-push" --body hi > "$work/fanout.out" 2> "$work/fanout.err" || { cat "$work/fanout.err" >&2; exit 1; }
+    read -r seconds kb < "$work/time"
+    delivered=$(grep -c '^delivered' "$work/fanout.out")
+    [ "$delivered" = 10000 ] || { echo "only $delivered of 10000 delivered" >&2; tail -3 "$work/fanout.err" >&2; exit 1; }
+    rates+=("$(python3 -c "print(round(10000 / $seconds))")")
+    rss+=("$kb")
+    out=$(h2load -n 10000 -c 1 -m 100 "$@")
+    h2+=("$(sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out")")
+  done
+  f=$(printf '%s\n' "${rates[@]}" | median); h=$(printf '%s\n' "${h2[@]}" | median); r=$(printf '%s\n' "${rss[@]}" | median)
+  echo "   send-push, whole process (start, read 10,000-device registry, send, write registry): ${rates[*]} req/s, median $f"
+  echo "   h2load -n 10000 -c 1 -m 100 against the same emulator:                              ${h2[*]} req/s, median $h"
+  python3 -c "print(f'   ratio send-push / h2load: {$f / $h:.2f}   (target >= 0.7, issue 19)')"
+  echo "   send-push peak RSS: ${rss[*]} KiB, median $((r / 1024)) MiB (target <= 32 MB, issue 19)"
+  bench_row group=send-push "what=$what, one connection" "value=$f" unit=req/s \
+    "reference=$reference" "reference_value=$h" min_ratio=0.7
+  bench_row group=send-push "what=$what: peak RSS" \
+    "value=$(python3 -c "print(round($r * 1024 / 1e6, 1))")" unit=MB max_value=32
+}
+
 echo "2. fan-out to 10,000 devices over one connection"
-write_devices "$APNS_STATE_FILE" 10000
-cp "$APNS_STATE_FILE" "$work/devices.seed"
+write_devices "$work/devices.seed" 10000
 printf '%s' '{"aps":{"alert":{"body":"hi"},"sound":"default"}}' > "$work/payload.json"
 token=$("$BIN/apns-jwt")
-fanout=() h2=() rss=()
-for _ in $(seq "$RUNS"); do
-  cp "$work/devices.seed" "$APNS_STATE_FILE"
-  /usr/bin/time -f "%e %M" -o "$work/time" "$BIN/send-push" --body hi > "$work/fanout.out" 2> "$work/fanout.err" || { cat "$work/fanout.err" >&2; exit 1; }
-  read -r seconds kb < "$work/time"
-  delivered=$(grep -c '^delivered' "$work/fanout.out")
-  [ "$delivered" = 10000 ] || { echo "only $delivered of 10000 delivered" >&2; tail -3 "$work/fanout.err" >&2; exit 1; }
-  fanout+=("$(python3 -c "print(round(10000 / $seconds))")")
-  rss+=("$kb")
-  out=$(h2load -n 10000 -c 1 -m 100 -H "authorization: bearer $token" -H "apns-topic: $APNS_TOPIC" \
-        -d "$work/payload.json" "https://127.0.0.1:$port/3/device/$device")
-  h2+=("$(sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out")")
-done
-f=$(printf '%s\n' "${fanout[@]}" | median); h=$(printf '%s\n' "${h2[@]}" | median); r=$(printf '%s\n' "${rss[@]}" | median)
-echo "   send-push, whole process (start, read 10,000-device registry, send, write registry): ${fanout[*]} req/s, median $f"
-echo "   h2load -n 10000 -c 1 -m 100 against the same emulator:                              ${h2[*]} req/s, median $h"
-python3 -c "print(f'   ratio send-push / h2load: {$f / $h:.2f}   (target >= 0.7, issue 19)')"
-echo "   send-push peak RSS: ${rss[*]} KiB, median $((r / 1024)) MiB (target <= 32 MB, issue 19)"
-bench_row group=send-push "what=fan-out to 10,000 devices, one connection" "value=$f" unit=req/s \
-  "reference=h2load -c 1 -m 100, same server" "reference_value=$h" min_ratio=0.7
-bench_row group=send-push "what=fan-out to 10,000 devices: peak RSS" \
-  "value=$(python3 -c "print(round($r * 1024 / 1e6, 1))")" unit=MB max_value=32
+fan_out "$work/devices.seed" "fan-out to 10,000 devices" "h2load -c 1 -m 100, same server" \
+  -H "authorization: bearer $token" -H "apns-topic: $APNS_TOPIC" -d "$work/payload.json" \
+  "https://127.0.0.1:$port/3/device/$device"
 
-echo "3. fan-out to 10,000 FCM devices over one connection"
+echo "3. fan-out to 10,000 FCM devices over one connection (h2load posts the same FCM message with the same access token)"
 write_fcm_devices "$work/fcm.seed" 10000
 fcm_device=$(python3 -c 'print("c00000Yv0QxS2bP1cLmN4o:APA91b" + "Fz7_-q" * 22)')
 "$BIN/send-push" --token "$fcm_device" --body hi > /dev/null 2>&1 || { echo "no FCM send" >&2; exit 1; }
@@ -89,25 +98,6 @@ access=$(python3 -c 'import json,sys; print(next(iter(json.load(open(sys.argv[1]
   "${PUSHKIT_STATE_DIR:-$HOME/.local/state/pushkit-free}/fcm-access-token.json")
 printf '{"message":{"token":"%s","notification":{"body":"hi"},"apns":{"headers":{"apns-push-type":"alert","apns-priority":"10"},"payload":{"aps":{"alert":{"body":"hi"},"sound":"default"}}},"android":{"priority":"NORMAL"}}}' \
   "$fcm_device" > "$work/fcm-message.json"
-fcm=() fcm_h2=() fcm_rss=()
-for _ in $(seq "$RUNS"); do
-  cp "$work/fcm.seed" "$APNS_STATE_FILE"
-  /usr/bin/time -f "%e %M" -o "$work/time" "$BIN/send-push" --body hi > "$work/fanout.out" 2> "$work/fanout.err" || { cat "$work/fanout.err" >&2; exit 1; }
-  read -r seconds kb < "$work/time"
-  delivered=$(grep -c '^delivered' "$work/fanout.out")
-  [ "$delivered" = 10000 ] || { echo "only $delivered of 10000 FCM devices delivered" >&2; tail -3 "$work/fanout.err" >&2; exit 1; }
-  fcm+=("$(python3 -c "print(round(10000 / $seconds))")")
-  fcm_rss+=("$kb")
-  out=$(h2load -n 10000 -c 1 -m 100 -H "authorization: Bearer $access" -H "content-type: application/json" \
-        -d "$work/fcm-message.json" "https://127.0.0.1:$port/v1/projects/pushkit-emulator/messages:send")
-  fcm_h2+=("$(sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p' <<<"$out")")
-done
-f=$(printf '%s\n' "${fcm[@]}" | median); h=$(printf '%s\n' "${fcm_h2[@]}" | median); r=$(printf '%s\n' "${fcm_rss[@]}" | median)
-echo "   send-push to FCM, whole process: ${fcm[*]} req/s, median $f"
-echo "   h2load -n 10000 -c 1 -m 100, the same FCM message and access token: ${fcm_h2[*]} req/s, median $h"
-python3 -c "print(f'   ratio send-push / h2load (FCM): {$f / $h:.2f}   (target >= 0.7, as for APNs)')"
-echo "   send-push peak RSS (FCM): ${fcm_rss[*]} KiB, median $((r / 1024)) MiB (target <= 32 MB, as for APNs)"
-bench_row group=send-push "what=fan-out to 10,000 FCM devices, one connection" "value=$f" unit=req/s \
-  "reference=h2load -c 1 -m 100, same FCM message" "reference_value=$h" min_ratio=0.7
-bench_row group=send-push "what=fan-out to 10,000 FCM devices: peak RSS" \
-  "value=$(python3 -c "print(round($r * 1024 / 1e6, 1))")" unit=MB max_value=32
+fan_out "$work/fcm.seed" "fan-out to 10,000 FCM devices" "h2load -c 1 -m 100, same FCM message" \
+  -H "authorization: Bearer $access" -H "content-type: application/json" -d "$work/fcm-message.json" \
+  "https://127.0.0.1:$port/v1/projects/pushkit-emulator/messages:send"
