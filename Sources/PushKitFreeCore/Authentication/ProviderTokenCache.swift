@@ -68,13 +68,8 @@ package struct ProviderTokenCache: Sendable {
         return age >= -Self.futureTolerance && age < Self.reuseLimit
     }
 
-    /// What makes the cache's directory unsafe (`PosixFile.unsafeDirectoryProblem`); `nil` when it
-    /// is safe or missing. In an unsafe directory the cache is neither read nor written: a token
-    /// another user planted there would be sent as this key's, and the file is theirs to replace.
-    private var directoryProblem: String? {
-        let directory = PosixFile.parentDirectory(of: path)
-        return PosixFile.unsafeDirectoryProblem(directory.isEmpty ? "." : directory)
-    }
+    /// What makes the cache's directory unsafe (`PosixFile.unsafeParentDirectoryProblem`).
+    private var directoryProblem: String? { PosixFile.unsafeParentDirectoryProblem(of: path) }
 
     /// A newly signed token, not cached because of `problem`, with a warning that says how to fix it.
     private func uncached(_ credentials: ProviderCredentials, because problem: String) throws -> Lease {
@@ -87,11 +82,9 @@ package struct ProviderTokenCache: Sendable {
     /// Under the lock: re-read, keep the current token when `keep` says so, otherwise sign and store.
     private func mint(for credentials: ProviderCredentials, keep: (ProviderToken?) -> Bool) throws -> Lease {
         if let problem = directoryProblem { return try uncached(credentials, because: problem) }
-        let directory = PosixFile.parentDirectory(of: path)
         let lock: FileLock
         do {
-            if !directory.isEmpty { try PosixFile.createPrivateDirectory(directory) }
-            lock = try FileLock(exclusiveAt: path + ".lock")
+            lock = try FileLock.forCache(at: path)
         } catch {
             let token = try sign(credentials)
             return Lease(

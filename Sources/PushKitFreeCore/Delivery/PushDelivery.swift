@@ -213,11 +213,8 @@ package final class PushDelivery {
 
     /// Watches for a failure that is the same for every device (see the type's notes).
     private struct SystemicFailureWatch {
-        /// Environments that gave an HTTP answer in this run.
-        private var answered: Set<APNsEnvironment> = []
-        /// Per environment, the last transport failure (its kind and libcurl's code: messages differ
-        /// in timings) and how many requests in a row ended in it.
-        private var streaks: [APNsEnvironment: (kind: TransportFailure.Kind, code: Int32, count: Int)] = [:]
+        /// Per environment, whether it answered and its streak of the same transport failure.
+        private var unreachable: [APNsEnvironment: UnreachableWatch] = [:]
         /// Provider-token refusals of the replaced token in a row, and their reason.
         private var refusals: (reason: APNsReason?, count: Int) = (nil, 0)
         /// Whether APNs accepted anything: the credentials work.
@@ -229,22 +226,15 @@ package final class PushDelivery {
         func stopped(_ environment: APNsEnvironment) -> DeliveryStop? { credentialStop ?? stops[environment] }
 
         mutating func note(_ failure: TransportFailure, from environment: APNsEnvironment) {
-            guard failure.kind == .tls || failure.kind == .connect, failure.code != 0, !answered.contains(environment)
-            else { return }
-            let previous = streaks[environment]
-            let same = previous?.kind == failure.kind && previous?.code == failure.code
-            let count = same ? (previous?.count ?? 0) + 1 : 1
-            streaks[environment] = (failure.kind, failure.code, count)
-            if count >= PushDelivery.systemicThreshold {
-                stops[environment] = .transport(failure.kind, message: failure.message)
+            if let stop = unreachable[environment, default: UnreachableWatch()].note(failure) {
+                stops[environment] = stop
             }
         }
 
         mutating func noteAnswer(
             _ response: APNsResponse, from environment: APNsEnvironment, withReplacedToken: Bool
         ) {
-            answered.insert(environment)
-            streaks[environment] = nil
+            unreachable[environment, default: UnreachableWatch()].noteAnswer()
             guard case .rejected(let rejection, _, _) = response, rejection.refusesProviderToken else {
                 credentialsWork = true
                 return

@@ -41,11 +41,8 @@ package struct FCMAccessTokenCache: Sendable {
             ).prefix(32))
     }
 
-    /// What stands in the way of using the file at all; `nil` when its directory is safe or missing.
-    var directoryProblem: String? {
-        let directory = PosixFile.parentDirectory(of: path)
-        return PosixFile.unsafeDirectoryProblem(directory.isEmpty ? "." : directory)
-    }
+    /// What makes the cache's directory unsafe (`PosixFile.unsafeParentDirectoryProblem`).
+    var directoryProblem: String? { PosixFile.unsafeParentDirectoryProblem(of: path) }
 
     /// The cached token for `key` while it is usable; `nil` otherwise (an unreadable or corrupt file
     /// reads as empty: it is only a cache).
@@ -68,11 +65,9 @@ package struct FCMAccessTokenCache: Sendable {
                     + "\(problem)); every run will ask for a new one"
             )
         }
-        let directory = PosixFile.parentDirectory(of: path)
         let lock: FileLock
         do {
-            if !directory.isEmpty { try PosixFile.createPrivateDirectory(directory) }
-            lock = try FileLock(exclusiveAt: path + ".lock")
+            lock = try FileLock.forCache(at: path)
         } catch {
             return (try fetch(), "FCM access token not cached (\(error)); every run will ask for a new one")
         }

@@ -45,8 +45,7 @@ package final class FCMDelivery: DeliveryLane {
     private var stop: DeliveryStop?
     private var stopAdvice: String?
     private var accepted = false
-    private var answered = false
-    private var streak: (kind: TransportFailure.Kind, code: Int32, count: Int)?
+    private var unreachable = UnreachableWatch()
 
     /// A delivery to `targets` (FCM tokens), each with its message's body.
     /// - Parameters:
@@ -128,7 +127,7 @@ package final class FCMDelivery: DeliveryLane {
         let index = response.tag
         switch response.result {
         case .failure(let failure):
-            noteStreak(of: failure)
+            if let transportStop = unreachable.note(failure), stop == nil { stop = transportStop }
             if failure.kind == .tls {
                 results[index].advice =
                     "FCM's server certificate is not trusted here: a server with a CA of its own (the emulator, a "
@@ -143,8 +142,7 @@ package final class FCMDelivery: DeliveryLane {
                 onFinished(index, results[index])
             }
         case .success(let answer):
-            answered = true
-            streak = nil
+            unreachable.noteAnswer()
             results[index].attempts += 1
             results[index].status = answer.status
             results[index].transportFailure = nil
@@ -228,17 +226,6 @@ package final class FCMDelivery: DeliveryLane {
             status: rejection.status, reason: rejection.reason.rawValue,
             message: "FCM answered \(rejection.status) \(rejection.reason.rawValue)")
         stopAdvice = fix
-    }
-
-    /// Counts the same TLS or connect failure in a row before FCM answered anything.
-    private func noteStreak(of failure: TransportFailure) {
-        guard failure.kind == .tls || failure.kind == .connect, failure.code != 0, !answered else { return }
-        let same = streak?.kind == failure.kind && streak?.code == failure.code
-        let count = same ? (streak?.count ?? 0) + 1 : 1
-        streak = (failure.kind, failure.code, count)
-        if count >= PushDelivery.systemicThreshold, stop == nil {
-            stop = .transport(failure.kind, message: failure.message)
-        }
     }
 
     /// The results, one per target in the targets' order, once the transport loop is over: the

@@ -57,4 +57,13 @@ package final class FileLock {
         let lock = try FileLock(exclusiveAt: path)
         return try withExtendedLifetime(lock) { () throws(E) -> T in try body() }
     }
+
+    /// The exclusive lock of a cache file in the state directory (`path` plus `.lock`), after making
+    /// the file's directory (private) when it is missing: how the caches shared by processes
+    /// (`ProviderTokenCache`, `FCMAccessTokenCache`) serialize their writers.
+    package static func forCache(at path: String) throws(FileSystemError) -> FileLock {
+        let directory = PosixFile.parentDirectory(of: path)
+        if !directory.isEmpty { try PosixFile.createPrivateDirectory(directory) }
+        return try FileLock(exclusiveAt: path + ".lock")
+    }
 }

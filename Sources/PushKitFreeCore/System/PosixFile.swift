@@ -159,6 +159,14 @@ package enum PosixFile {
         }
     }
 
+    /// What makes the directory holding the file at `path` unsafe (`unsafeDirectoryProblem`); `nil`
+    /// when it is safe or missing. A cache in such a directory is neither read nor written: a token
+    /// another user planted there would be sent as ours, and the file is theirs to replace.
+    package static func unsafeParentDirectoryProblem(of path: String) -> String? {
+        let directory = parentDirectory(of: path)
+        return unsafeDirectoryProblem(directory.isEmpty ? "." : directory)
+    }
+
     /// What makes the directory `path` unsafe for the state, as ssh's StrictModes judges a home
     /// directory: writable by group or others (they could replace or plant files in it), or owned
     /// by a user other than this one and root. `nil` when it is safe, or missing.
