@@ -82,6 +82,14 @@ package struct ServeOptions: ParsableArguments {
     package var maxConnectionsPerClient: Int?
 
     /// `--retries` and `--timeout`, the timeout limiting each send.
+    /// `--public-url`: the address phones reach the endpoint at, for a question's answer URL.
+    @Option(
+        name: .customLong("public-url"),
+        help: ArgumentHelp(
+            "The URL phones reach this endpoint at from outside (a question's answer URL); default: the asking request's host.",
+            valueName: "url"))
+    package var publicURL: String?
+
     @OptionGroup(title: "Delivery") package var delivery: DeliveryOptions<RequestDeliveryDefaults>
 
     /// The configuration flags `send-push` also takes: config, provider key, environment, APNs URL, state file.

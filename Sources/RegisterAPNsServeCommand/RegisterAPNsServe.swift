@@ -18,7 +18,9 @@ struct RegisterAPNsServe: AsyncParsableCommand {
             Routes (docs/openapi.yaml): POST /register-apns, POST /api/v1/devices/register, \
             DELETE /api/v1/devices/{token}, GET /api/v1/devices, POST /hooks/ios-device, \
             POST /registerSubscription, POST /api/v1/notifications/send[/{token}], POST /hooks/ios-notify, \
-            POST /triggerReplyFinished, POST /mcp (the agent tools over MCP), GET /health, GET /health/live, \
+            POST /triggerReplyFinished, POST /mcp (the agent tools over MCP), POST /v1/questions, \
+            GET and DELETE /v1/questions/{id}, POST /v1/questions/{id}/answer (the phone's answer, with \
+            the question's answer token instead of the secret), GET /health, GET /health/live, \
             GET /metrics; HEAD wherever GET. \
             Every route but /health and /health/live needs the secret (/metrics too), as \
             Authorization: Bearer <secret> or X-OpenClaw-Auth: <secret>. The secret file must be \
@@ -40,7 +42,9 @@ struct RegisterAPNsServe: AsyncParsableCommand {
     func run() async throws {
         let settings: EndpointSettings
         do {
-            let configuration = try ToolSupport.configuration(serve.shared.flags, tool: EndpointServer.tool)
+            var flags = serve.shared.flags
+            flags.publicURL = serve.publicURL
+            let configuration = try ToolSupport.configuration(flags, tool: EndpointServer.tool)
             let policy = try NotificationPolicy(configuration: configuration)
             settings = try EndpointSettings(
                 configuration: configuration, listen: try ListenAddress(parsing: serve.listen),

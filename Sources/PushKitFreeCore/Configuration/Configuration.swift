@@ -73,6 +73,10 @@ package struct Configuration: Sendable {
     package let fcmServiceAccount: Setting<String>?
     /// The FCM send API's base URL (`FCM_URL`, `fcm_url`), `https://fcm.googleapis.com` by default.
     package let fcmURL: Setting<String>
+    /// The address phones reach `register-apns serve` at from outside (`--public-url`,
+    /// `PUSHKIT_PUBLIC_URL`, `public_url`), for the answer URL a question's push carries; `nil`: the
+    /// asking request's own host.
+    package let publicURL: Setting<String>?
 
     /// Warnings found while resolving (unknown config keys), one line each.
     package var warnings: [String] { file.warnings }
@@ -242,6 +246,7 @@ package struct Configuration: Sendable {
         fcmURL =
             try pick(flag: nil, "", env: ["FCM_URL"], keys: ["fcm_url"])
             ?? Setting(Self.defaultFCMURL, from: .defaultValue)
+        publicURL = try pick(flag: flags.publicURL, "--public-url", env: ["PUSHKIT_PUBLIC_URL"], keys: ["public_url"])
 
         let managementURLs =
             [productionManagementURL, sandboxManagementURL] + (managementURLOverride.map { [$0] } ?? [])
@@ -251,7 +256,12 @@ package struct Configuration: Sendable {
         for setting in sent where HeaderValue.hasControlCharacter(setting.value) {
             throw ConfigurationError("\(setting.source) \(HeaderValue.refusal)")
         }
-        for url in [productionURL, sandboxURL, fcmURL] + (urlOverride.map { [$0] } ?? []) + managementURLs {
+        if let publicURL, HeaderValue.hasControlCharacter(publicURL.value) {
+            throw ConfigurationError("\(publicURL.source) \(HeaderValue.refusal)")
+        }
+        for url in [productionURL, sandboxURL, fcmURL] + (urlOverride.map { [$0] } ?? []) + managementURLs
+            + (publicURL.map { [$0] } ?? [])
+        {
             guard url.value.hasPrefix("https://") || url.value.hasPrefix("http://") else {
                 throw ConfigurationError("\(url.source) must be an http(s) URL, not \"\(url.value)\"")
             }

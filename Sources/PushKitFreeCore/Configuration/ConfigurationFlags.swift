@@ -27,6 +27,8 @@ package struct ConfigurationFlags: Sendable, Equatable {
     package var proxy: String?
     /// `--state-file`: the device registry, a file or a PostgreSQL URL.
     package var stateFile: String?
+    /// `register-apns serve --public-url`.
+    package var publicURL: String?
 
     /// No flags used.
     package init() {}

@@ -14,15 +14,19 @@ import PushKitFreeCore
 ///   process brings its copy up to date by reading what changed since the revision it last saw.
 /// - `pushkit_members`: the state file's other top-level members.
 /// - `pushkit_revision`: the sequence every write takes its revision from.
+/// - `pushkit_questions` (version 2): the endpoint's questions (`PostgresQuestions`), one row per
+///   question, its record as `questions.json` holds it.
 enum PostgresSchema {
     /// The schema version this release creates and reads.
-    static let currentVersion = 1
+    static let currentVersion = 2
 
     /// The advisory lock every writer of the registry takes for its transaction (as `flock` on the
     /// state file's lock): "PKFR".
     static let writersLock = "1347110482"
     /// The advisory lock the migration holds: "PKFS".
     static let migrationLock = "1347110483"
+    /// The advisory lock every writer of the questions takes for its transaction: "PKFQ".
+    static let questionsLock = "1347110481"
 
     /// The statements that bring the schema from version `index` to `index + 1`.
     static let migrations: [[String]] = [
@@ -41,7 +45,15 @@ enum PostgresSchema {
             "CREATE TABLE pushkit_removals (device_id text PRIMARY KEY, revision bigint NOT NULL)",
             "CREATE INDEX pushkit_removals_revision ON pushkit_removals (revision)",
             "CREATE TABLE pushkit_members (name text PRIMARY KEY, value jsonb NOT NULL)",
-        ]
+        ],
+        [
+            """
+            CREATE TABLE pushkit_questions (
+                id text PRIMARY KEY CHECK (id <> ''),
+                record jsonb NOT NULL CHECK (jsonb_typeof(record) = 'object')
+            )
+            """
+        ],
     ]
 
     /// The schema's version in the database; `0` when there is none yet.

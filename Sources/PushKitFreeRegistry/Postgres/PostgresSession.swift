@@ -241,6 +241,37 @@ final class PostgresSession: @unchecked Sendable {
         return Int64(revision)
     }
 
+    // MARK: Other tables
+
+    /// Runs `work` on the connection, tried again as every operation is (`retrying`): for the
+    /// tables beside the registry (`PostgresQuestions`), of which the session keeps no copy.
+    func withConnection<T>(_ work: (PostgresConnection) throws -> T) throws -> T {
+        try locked { try retrying(work) }
+    }
+
+    /// Runs `work` in one transaction that first takes the advisory lock `lock`, and commits; rolled
+    /// back when `work` throws. Tried again as a whole on a new connection while the failure is
+    /// temporary, so `work` may run more than once.
+    func transaction<T>(lock: String, _ work: (PostgresConnection) throws -> T) throws -> T {
+        try withConnection { connection in
+            try connection.execute("BEGIN")
+            do {
+                try connection.execute("SELECT pg_advisory_xact_lock($1)", [lock])
+                let result = try work(connection)
+                try connection.execute("COMMIT")
+                return result
+            } catch {
+                if connection.isUsable { _ = try? connection.execute("ROLLBACK") }
+                throw error
+            }
+        }
+    }
+
+    /// `work`'s errors as `RegistryError`s, for the stores beside the registry.
+    func typedErrors<T>(_ work: () throws -> T) throws(RegistryError) -> T {
+        try typed(work)
+    }
+
     // MARK: Connecting and trying again
 
     /// Runs `work` on a connection (made, and the schema migrated, when there is none), trying

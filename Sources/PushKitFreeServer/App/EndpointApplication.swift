@@ -74,10 +74,10 @@ func buildApplication(_ parts: EndpointParts) throws -> some ApplicationProtocol
         logger: logger
     )
     // Hummingbird starts the services before the server and stops them in the reverse order: the
-    // server (no request left in flight), then the write queue (the changes handed to it written,
-    // the journal folded), then the delivery (the sends handed to it finished, the connection
-    // closed).
-    app.addServices(parts.sender.delivery, parts.registrations.writes)
+    // server (no request left in flight), then the questions' expiry loop, then the write queue
+    // (the changes handed to it written, the journal folded), then the delivery (the sends handed
+    // to it finished, the connection closed).
+    app.addServices(parts.sender.delivery, parts.registrations.writes, parts.questions)
     let writes = parts.registrations.writes
     app.beforeServerStarts { await writes.prepare() }
     return app
@@ -98,8 +98,10 @@ struct EndpointParts: Sendable {
     /// the registration routes, the gateway per message that changes the registry.
     let limiter: RateLimiter
     /// The per-client allowance of failed authentications (`AuthMiddleware`), as many a minute as
-    /// registrations.
+    /// registrations; a wrong answer token spends from it too.
     let authFailures: RateLimiter
+    /// The questions asked of the phone, kept beside the registry.
+    let questions: EndpointQuestions
 
     init(settings: EndpointSettings) {
         // A record the registry cannot use is named in the server's log, once, when first read.
@@ -123,6 +125,12 @@ struct EndpointParts: Sendable {
         self.metrics = metrics
         limiter = RateLimiter(perMinute: settings.rateLimit)
         authFailures = RateLimiter(perMinute: settings.rateLimit)
+        questions = EndpointQuestions(
+            store: settings.configuration.questionStore(), registrations: registrations, sender: sender,
+            publicURL: settings.configuration.publicURL?.value, failures: authFailures
+        ) { warning in
+            StandardStreams.writeError("\(EndpointServer.tool): warning: \(warning)\n")
+        }
         health = EndpointHealth(registry: registry, writes: writes, delivery: delivery) { line in
             StandardStreams.writeError("\(EndpointServer.tool): \(line)\n")
         }

@@ -40,6 +40,7 @@ enum EndpointRouter {
             registrations: registrations, sender: sender,
             deadline: parts.settings.deliveryPolicy.timeout + AgentRoutes.deadlineMargin
         ).add(to: groups)
+        QuestionRoutes(questions: parts.questions, tls: parts.settings.tls != nil).add(to: groups)
         NtfyRoutes(registrations: registrations, sender: sender, routes: routes).add(to: groups)
         BarkRoutes(registrations: registrations, sender: sender, routes: routes).add(to: groups)
         routes.record(router)
