@@ -19,23 +19,9 @@ struct EncryptedSendEndToEndTests: ClientToolSuite {
     /// The placeholder alone, as it travels in clear with the default settings.
     static var placeholder: NSDictionary { ["alert": ["title": "New message"], "mutable-content": 1] }
 
-    /// Opens each `enc` with its key in Python (AESGCM: nonce first, tag last), the keys and
-    /// sealed payloads given on standard input so no key is on a command line; the plaintexts.
+    /// Opens each `enc` with its key, as the app would (`openSealed`).
     func decrypt(_ sealed: [(key: String, enc: String)]) throws -> [String] {
-        let script = """
-            import base64, json, sys
-            from cryptography.hazmat.primitives.ciphers.aead import AESGCM
-            for key, enc in json.load(sys.stdin):
-                box = base64.b64decode(enc, validate=True)
-                plain = AESGCM(base64.b64decode(key, validate=True)).decrypt(box[:12], box[12:], None)
-                print(json.dumps(plain.decode("utf-8")))
-            """
-        let input = try JSONSerialization.data(withJSONObject: sealed.map { [$0.key, $0.enc] })
-        let run = try BuiltTool.runSystem("python3", ["-c", script], stdin: input)
-        #expect(run.status == 0, "python: \(run.stderr)")
-        return try run.stdout.split(separator: "\n").map {
-            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8), options: .fragmentsAllowed) as? String)
-        }
+        try openSealed(sealed)
     }
 
     /// The device's content key as the state file holds it.

@@ -120,7 +120,7 @@ struct HTTPExchange {
     /// Runs `curl -i` (no `Expect: 100-continue`) and parses the status line, headers and body.
     /// `HEAD` is sent as `curl --head`, which reads no body whatever `Content-Length` says.
     static func curl(
-        _ method: String, _ url: String, body: Data?, headers: [String: String], caFile: String? = nil
+        _ method: String, _ url: String, body: Data?, headers: [String: String] = [:], caFile: String? = nil
     ) throws -> HTTPExchange {
         var arguments = ["-sS", "-i", "--max-time", "30", "-H", "Expect:"]
         arguments += method == "HEAD" ? ["--head"] : ["-X", method]
