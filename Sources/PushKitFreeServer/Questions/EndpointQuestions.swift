@@ -246,9 +246,7 @@ final class EndpointQuestions: Service, Sendable {
     func answer(
         _ id: String, token: String, choice: String?, text: String?, client: String
     ) async throws(EndpointError) -> JSONValue {
-        if let retryAfter = failures.exhausted(client) {
-            throw .rateLimited(retryAfter: retryAfter, limit: failures.perMinute, what: "failed answers")
-        }
+        try admitAnswer(from: client)
         let now = Date()
         let outcome = try await storing { store in
             try store.update { book in book.answer(id, token: token, choice: choice, text: text, at: now) }
@@ -272,6 +270,13 @@ final class EndpointQuestions: Service, Sendable {
             throw EndpointError(status: 410, "the question \(state == .expired ? "expired" : "was cancelled")")
         case .unfit(let message):
             throw EndpointError(status: 422, message)
+        }
+    }
+
+    /// Refuses (429) a client past its allowance of failures, before its answer is read.
+    func admitAnswer(from client: String) throws(EndpointError) {
+        if let retryAfter = failures.exhausted(client) {
+            throw .rateLimited(retryAfter: retryAfter, limit: failures.perMinute, what: "failed answers")
         }
     }
 

@@ -55,6 +55,8 @@ struct QuestionRoutes: Sendable {
     }
 
     @Sendable func answer(_ request: Request, context: Context) async throws -> Response {
+        // A client past its allowance of failures is refused before anything is read.
+        try questions.admitAnswer(from: context.client)
         let id = try Self.id(context)
         let body = try Request.parseJSON(try await request.bodyBytes(limit: Self.answerBodyLimit))
         guard let object = body.objectValue else {
