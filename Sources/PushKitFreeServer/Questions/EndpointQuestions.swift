@@ -7,6 +7,7 @@ import NIOPosix
 import PushKitFreeCore
 import PushKitFreeRegistry
 import ServiceLifecycle
+import Synchronization
 
 /// The endpoint's questions: asking (`POST /v1/questions`), reading and waiting, cancelling, the
 /// phone's answer, and expiry. The question store (`QuestionStore`) holds every state; this type
@@ -29,6 +30,8 @@ final class EndpointQuestions: Service, Sendable {
     private let signals = QuestionSignals()
     private let thread = NIOThreadPool(numberOfThreads: 1)
     private let warn: @Sendable (String) -> Void
+    /// The expiry loop's last warning, so a store that keeps failing is named once.
+    private let lastWarning = Mutex<String?>(nil)
 
     /// How often a waiting request looks at the store for a change another server made.
     static let pollInterval = Duration.seconds(1)
@@ -63,8 +66,16 @@ final class EndpointQuestions: Service, Sendable {
                 let next: Date?
                 do {
                     next = try await expireDue()
+                    lastWarning.withLock { $0 = nil }
                 } catch {
-                    warn("questions: \(Self.logDetail(error))")
+                    // Said once while the store keeps failing the same way, not every few seconds.
+                    let warning = "questions: \(Self.logDetail(error))"
+                    if lastWarning.withLock({ last in
+                        defer { last = warning }
+                        return last != warning
+                    }) {
+                        warn(warning)
+                    }
                     next = nil
                 }
                 let wait = next.map { Duration.seconds(max(0, $0.timeIntervalSinceNow)) } ?? Self.expiryPollInterval
@@ -80,7 +91,10 @@ final class EndpointQuestions: Service, Sendable {
     private func expireDue() async throws -> Date? {
         let now = Date()
         let (expired, next) = try await onStore { store in
-            try store.update { book in
+            // Read first: the lock is taken only when there is something to record or forget.
+            var read = try store.load()
+            guard !read.expireDue(at: now).isEmpty || read.purge(at: now) > 0 else { return ([], read.nextExpiry) }
+            return try store.update { book in
                 let expired = book.expireDue(at: now)
                 book.purge(at: now)
                 return (expired, book.nextExpiry)
