@@ -90,7 +90,7 @@ final class EndpointQuestions: Service, Sendable {
     /// - Returns: the next expiry of a pending question.
     private func expireDue() async throws -> Date? {
         let now = Date()
-        let (expired, next) = try await onStore { store in
+        let (expired, next) = try await onStore { store -> ([Question], Date?) in
             // Read first: the lock is taken only when there is something to record or forget.
             var read = try store.load()
             guard !read.expireDue(at: now).isEmpty || read.purge(at: now) > 0 else { return ([], read.nextExpiry) }
