@@ -182,6 +182,18 @@ final class EndpointQuestions: Service, Sendable {
         return Asked(question: question, devices: delivered)
     }
 
+    /// Asks the question `json` describes (`QuestionRequest`): what `POST /v1/questions` and the
+    /// agent tool `ask` at `/mcp` do.
+    /// - Returns: `{"id", "expires_at", "devices"}`.
+    func ask(json: JSONValue, origin: String?) async throws(EndpointError) -> JSONValue {
+        let asked = try await ask(try QuestionRequest(json), origin: origin)
+        return [
+            "id": .string(asked.question.id),
+            "expires_at": .string(ISO8601Timestamp.format(asked.question.expiresAt)),
+            "devices": .array(asked.devices.map(JSONValue.string)),
+        ]
+    }
+
     /// The devices a question goes to: the one named, the group's, or every device.
     private func audience(of request: QuestionRequest) throws(EndpointError) -> [RegisteredDevice] {
         let registry = try registrations.read()

@@ -31,14 +31,7 @@ struct QuestionRoutes: Sendable {
 
     @Sendable func ask(_ request: Request, context: Context) async throws -> Response {
         let body = try Request.parseJSON(try await request.bodyBytes(limit: Self.bodyLimit))
-        let question = try QuestionRequest(body)
-        let asked = try await questions.ask(question, origin: origin(of: request))
-        let answer: JSONValue = [
-            "id": .string(asked.question.id),
-            "expires_at": .string(ISO8601Timestamp.format(asked.question.expiresAt)),
-            "devices": .array(asked.devices.map(JSONValue.string)),
-        ]
-        return .json(answer, status: .created)
+        return .json(try await questions.ask(json: body, origin: Self.origin(of: request, tls: tls)), status: .created)
     }
 
     @Sendable func status(_ request: Request, context: Context) async throws -> Response {
@@ -83,7 +76,7 @@ struct QuestionRoutes: Sendable {
     }
 
     /// `scheme://host` of the asking request, when its `Host` is a plain host name or address.
-    private func origin(of request: Request) -> String? {
+    static func origin(of request: Request, tls: Bool) -> String? {
         guard let host = request.head.authority, Self.isPlainHost(host) else { return nil }
         return "\(tls ? "https" : "http")://\(host)"
     }
