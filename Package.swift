@@ -219,7 +219,7 @@ let package = Package(
 
         // MARK: Tools
         // Each light tool's command line is a module of its own (its internal names stay its own);
-        // the pushkit-free program below is all three.
+        // the pushkit-free program below is all four.
         .target(
             name: "APNsJWTCommand",
             dependencies: [
@@ -247,6 +247,16 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/SendPushCommand"
+        ),
+        // Asks a question through `register-apns serve` and waits for the answer (HTTP/1.1 over the
+        // transport module's libcurl, loaded when it first asks).
+        .target(
+            name: "AskPushCommand",
+            dependencies: [
+                "PushKitFreeCore", "PushKitFreeCLI", "PushKitFreeTransport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/AskPushCommand"
         ),
         // apns-jwt, register-apns and send-push in one program, the tool chosen by argv[0]; its
         // tools' modules are those tools.list gives it.

@@ -35,6 +35,7 @@
     X(curl_easy_cleanup, void, (CURL *handle), (handle)) \
     X(curl_easy_strerror, const char *, (CURLcode code), (code)) \
     X(curl_easy_pause, CURLcode, (CURL *handle, int bitmask), (handle, bitmask)) \
+    X(curl_easy_perform, CURLcode, (CURL *handle), (handle)) \
     X(curl_multi_init, CURLM *, (void), ()) \
     X(curl_multi_cleanup, CURLMcode, (CURLM *multi), (multi)) \
     X(curl_multi_add_handle, CURLMcode, (CURLM *multi, CURL *handle), (multi, handle)) \

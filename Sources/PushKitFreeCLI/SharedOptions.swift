@@ -171,3 +171,31 @@ package struct SharedOptions: ConfigurationOptionGroup {
     /// The options as the core's `ConfigurationFlags`.
     package var flags: ConfigurationFlags { ConfigurationFlags(self) }
 }
+
+/// `--endpoint` and `--secret-file`: how the tools that ask questions reach `register-apns serve`.
+package struct EndpointOptions: ConfigurationOptionGroup {
+    /// `--endpoint`: serve's base URL; `nil` leaves it to `PUSHKIT_ENDPOINT` or the config's `endpoint`.
+    @Option(
+        help: ArgumentHelp(
+            "register-apns serve's URL, e.g. http://127.0.0.1:8100. Default: PUSHKIT_ENDPOINT, the config's endpoint.",
+            valueName: "url"))
+    package var endpoint: String?
+
+    /// `--secret-file`: the file holding serve's secret; `nil` leaves it to
+    /// `PUSHKIT_ENDPOINT_SECRET_FILE` or the config's `endpoint_secret_file`.
+    @Option(
+        name: .customLong("secret-file"),
+        help: ArgumentHelp(
+            "File holding serve's secret (chmod 600). Default: PUSHKIT_ENDPOINT_SECRET_FILE, the config's endpoint_secret_file.",
+            valueName: "file"))
+    package var secretFile: String?
+
+    /// Every option at its default; argument parser sets the ones given.
+    package init() {}
+
+    /// Sets the endpoint and its secret file.
+    package func apply(to flags: inout ConfigurationFlags) {
+        flags.endpoint = endpoint
+        flags.endpointSecretFile = secretFile
+    }
+}

@@ -16,5 +16,5 @@ await MultiCallProgram<() async -> Void>(
         ("apns-emulator", { APNsEmulatorTool.main() }),
         ("pushkit-mcp", PushKitMCPTool.main),
     ],
-    sibling: ("pushkit-free", ["apns-jwt", "register-apns", "send-push"])
+    sibling: ("pushkit-free", ["apns-jwt", "register-apns", "send-push", "ask-push"])
 ).selectedTool()()

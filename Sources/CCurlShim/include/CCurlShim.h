@@ -15,12 +15,16 @@
    nothing in a header because only libcurl calls it.) */
 
 typedef size_t (*pushkit_curl_data_callback)(char *buffer, size_t size, size_t count, void *context);
+/* CURLOPT_XFERINFOFUNCTION's callback: a nonzero return aborts the transfer (CURLE_ABORTED_BY_CALLBACK). */
+typedef int (*pushkit_curl_progress_callback)(void *context, curl_off_t downloadTotal, curl_off_t downloaded,
+                                              curl_off_t uploadTotal, curl_off_t uploaded);
 
 CURLcode pushkit_easy_setopt_long(CURL *handle, CURLoption option, long value);
 CURLcode pushkit_easy_setopt_string(CURL *handle, CURLoption option, const char *value);
 CURLcode pushkit_easy_setopt_pointer(CURL *handle, CURLoption option, void *value);
 CURLcode pushkit_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
 CURLcode pushkit_easy_setopt_data_callback(CURL *handle, CURLoption option, pushkit_curl_data_callback value);
+CURLcode pushkit_easy_setopt_progress_callback(CURL *handle, CURLoption option, pushkit_curl_progress_callback value);
 CURLcode pushkit_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode pushkit_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
 CURLMcode pushkit_multi_setopt_long(CURLM *handle, CURLMoption option, long value);

@@ -77,6 +77,13 @@ package struct Configuration: Sendable {
     /// `PUSHKIT_PUBLIC_URL`, `public_url`), for the answer URL a question's push carries; `nil`: the
     /// asking request's own host.
     package let publicURL: Setting<String>?
+    /// The base URL of `register-apns serve` that questions are asked of (`--endpoint`,
+    /// `PUSHKIT_ENDPOINT`, `endpoint`), an http(s) URL; `nil` when unset.
+    package let endpoint: Setting<String>?
+    /// The file holding the secret `register-apns serve` expects (`--secret-file`,
+    /// `PUSHKIT_ENDPOINT_SECRET_FILE`, `endpoint_secret_file`), `~` expanded and made absolute; `nil`
+    /// when unset. Read by `EndpointSecret`.
+    package let endpointSecretFile: Setting<String>?
 
     /// Warnings found while resolving (unknown config keys), one line each.
     package var warnings: [String] { file.warnings }
@@ -247,11 +254,17 @@ package struct Configuration: Sendable {
             try pick(flag: nil, "", env: ["FCM_URL"], keys: ["fcm_url"])
             ?? Setting(Self.defaultFCMURL, from: .defaultValue)
         publicURL = try pick(flag: flags.publicURL, "--public-url", env: ["PUSHKIT_PUBLIC_URL"], keys: ["public_url"])
+        endpoint = try pick(flag: flags.endpoint, "--endpoint", env: ["PUSHKIT_ENDPOINT"], keys: ["endpoint"])
+        endpointSecretFile = expanded(
+            try pick(
+                flag: flags.endpointSecretFile, "--secret-file", env: ["PUSHKIT_ENDPOINT_SECRET_FILE"],
+                keys: ["endpoint_secret_file"]))
 
         let managementURLs =
             [productionManagementURL, sandboxManagementURL] + (managementURLOverride.map { [$0] } ?? [])
         let sent: [Setting<String>] =
-            [keyID, teamID, topic, proxy, urlOverride].compactMap { $0 } + [productionURL, sandboxURL, fcmURL]
+            [keyID, teamID, topic, proxy, urlOverride, endpoint].compactMap { $0 }
+            + [productionURL, sandboxURL, fcmURL]
             + managementURLs
         for setting in sent where HeaderValue.hasControlCharacter(setting.value) {
             throw ConfigurationError("\(setting.source) \(HeaderValue.refusal)")
@@ -259,9 +272,10 @@ package struct Configuration: Sendable {
         if let publicURL, HeaderValue.hasControlCharacter(publicURL.value) {
             throw ConfigurationError("\(publicURL.source) \(HeaderValue.refusal)")
         }
-        for url in [productionURL, sandboxURL, fcmURL] + (urlOverride.map { [$0] } ?? []) + managementURLs
+        let urls =
+            [productionURL, sandboxURL, fcmURL] + [urlOverride, endpoint].compactMap { $0 } + managementURLs
             + (publicURL.map { [$0] } ?? [])
-        {
+        for url in urls {
             guard url.value.hasPrefix("https://") || url.value.hasPrefix("http://") else {
                 throw ConfigurationError("\(url.source) must be an http(s) URL, not \"\(url.value)\"")
             }

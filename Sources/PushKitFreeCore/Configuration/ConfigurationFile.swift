@@ -16,6 +16,7 @@ package struct ConfigurationFile: Sendable {
             "team_id", "key_id", "bundle_id", "topic", "key_path", "use_sandbox", "environment",
             "production_url", "sandbox_url", "ca_file", "proxy", "state_file", "state_dir", "title", "profile",
             "production_manage_url", "sandbox_manage_url", "fcm_service_account", "fcm_url", "public_url",
+            "endpoint", "endpoint_secret_file",
         ])
 
     /// The file's path.

@@ -29,6 +29,10 @@ package struct ConfigurationFlags: Sendable, Equatable {
     package var stateFile: String?
     /// `register-apns serve --public-url`.
     package var publicURL: String?
+    /// `--endpoint`: the base URL of `register-apns serve`, for the tools that ask it questions.
+    package var endpoint: String?
+    /// `--secret-file`: the file holding the secret `register-apns serve` expects of callers.
+    package var endpointSecretFile: String?
 
     /// No flags used.
     package init() {}

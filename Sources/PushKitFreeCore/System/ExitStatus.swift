@@ -4,6 +4,11 @@ package enum ExitStatus: Int32, Sendable, CaseIterable {
     case success = 0
     /// Some of a batch failed (for example some devices were not delivered to).
     case partialFailure = 1
+    /// A question (`ask-push`) expired: nobody answered it before its timeout. Never a "yes".
+    case expired = 2
+    /// A question (`ask-push`) was cancelled before anyone answered it (`DELETE /v1/questions/{id}`,
+    /// or its push reached no device).
+    case cancelled = 3
     /// The command was used incorrectly: unknown flag, missing argument, conflicting options.
     case usage = 64
     /// Input data was malformed: a bad token, a state file that is not JSON, an oversized payload.
