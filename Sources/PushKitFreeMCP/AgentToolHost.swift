@@ -1,8 +1,8 @@
 import PushKitFreeCore
 import PushKitFreeRegistry
 
-/// What the agent tools need from the program that serves them: the registry's devices, and the
-/// one send pipeline (`PushSender`) to send through.
+/// What the agent tools need from the program that serves them: the registry's devices, the one
+/// send pipeline (`PushSender`) to send through, and where questions are asked.
 ///
 /// `pushkit-mcp` sends on a thread of its own; `register-apns serve` hands its sends to its
 /// delivery thread. Neither blocks Swift's cooperative pool for the length of a send.
@@ -19,4 +19,8 @@ package protocol AgentToolHost: Sendable {
 
     /// `error`, thrown by one of the above, in words an agent can relay: no secret, no key, no token.
     func describe(_ error: any Error) -> String
+
+    /// Where questions are asked (`ask`, `wait_for_answer`, `cancel_question`); `nil` when this
+    /// program has none configured, and the question tools then say how to configure it.
+    var questions: (any QuestionDesk)? { get }
 }

@@ -2,8 +2,9 @@ import MCP
 import PushKitFreeCore
 import PushKitFreeRegistry
 
-/// The tools an agent sees, `notify` and `list_devices`, and what calling each one does: the one
-/// definition `pushkit-mcp` (stdio) and `register-apns serve`'s `/mcp` (HTTP) both serve.
+/// The tools an agent sees, `notify`, `list_devices` and the question tools (`ask`,
+/// `wait_for_answer`, `cancel_question`), and what calling each one does: the one definition
+/// `pushkit-mcp` (stdio) and `register-apns serve`'s `/mcp` (HTTP) both serve.
 ///
 /// A call never throws to the transport: a refused call (unknown device, nothing to send, a bad
 /// argument) or a failed send is a result with `isError` and a sentence saying what to do.
@@ -17,7 +18,7 @@ package struct AgentTools: Sendable {
     }
 
     /// The tools, in the order `tools/list` gives them.
-    package static let definitions: [Tool] = [notify, listDevices]
+    package static let definitions: [Tool] = [notify, listDevices, ask, waitForAnswer, cancelQuestion]
 
     /// `notify`: an alert to one device, a group, or every device.
     static let notify = Tool(
@@ -155,6 +156,169 @@ package struct AgentTools: Sendable {
         ]
     )
 
+    /// `ask`: a question with buttons or a typed reply, answered on the phone; returns at once.
+    static let ask = Tool(
+        name: "ask",
+        title: "Ask the user a question on their phone",
+        description: """
+            Ask the user a question on their iPhone: a notification with up to four buttons ("choices") or a \
+            text field ("reply"), answered from the lock screen. Returns at once with the question's id; then \
+            call wait_for_answer with that id until the state is no longer pending. Use it to get approval \
+            before doing something that matters (deploying, deleting, spending) or to ask for a short answer. \
+            Give choices such as [{"id": "allow", "title": "Allow"}, {"id": "deny", "title": "Deny", \
+            "destructive": true}], or reply: {} for a typed answer, never both. Nobody answering in time is \
+            not a yes.
+            """,
+        inputSchema: [
+            "type": "object",
+            "properties": [
+                "title": ["type": "string", "minLength": 1, "description": "The question, shown in bold."],
+                "body": ["type": "string", "description": "Details under the question (what, where, why)."],
+                "choices": [
+                    "type": "array", "minItems": 1, "maxItems": 4,
+                    "description": "The buttons, 1 to 4; the answer is the id of the one tapped. Not with reply.",
+                    "items": [
+                        "type": "object",
+                        "properties": [
+                            "id": [
+                                "type": "string", "pattern": "^[A-Za-z0-9_.-]{1,64}$",
+                                "description": "What the answer names (1 to 64 of A-Z a-z 0-9 _ . -), unique.",
+                            ],
+                            "title": [
+                                "type": "string", "minLength": 1, "maxLength": 64,
+                                "description": "The button's text.",
+                            ],
+                            "destructive": ["type": "boolean", "description": "Shown in red."],
+                            "authentication_required": [
+                                "type": "boolean",
+                                "description": "Counts only once the phone is unlocked (Face ID, passcode).",
+                            ],
+                        ],
+                        "required": ["id", "title"],
+                        "additionalProperties": false,
+                    ],
+                ],
+                "reply": [
+                    "type": "object",
+                    "description": "Ask for a typed answer instead of buttons ({} for the defaults). Not with choices.",
+                    "properties": [
+                        "placeholder": ["type": "string", "description": "The text field's placeholder."],
+                        "button": ["type": "string", "description": "The send button's text."],
+                    ],
+                    "additionalProperties": false,
+                ],
+                "device": [
+                    "type": "string",
+                    "description": "One device id from list_devices. Leave out device and group for every device.",
+                ],
+                "group": ["type": "string", "description": "A group name from list_devices: its devices only."],
+                "timeout": [
+                    "type": "integer", "minimum": 1, "maximum": 86400,
+                    "description": "Seconds until the question expires unanswered; 300 when left out.",
+                ],
+                "urgency": [
+                    "type": "string", "enum": ["low", "normal", "high"],
+                    "description": "low: quiet; normal: sound and banner (the default); high: breaks through Focus.",
+                ],
+                "encrypt": [
+                    "type": "boolean",
+                    "description":
+                        "Seal the question with each device's content key; the server's default when left out.",
+                ],
+            ],
+            "required": ["title"],
+            "additionalProperties": false,
+        ],
+        annotations: .init(
+            title: "Ask the user a question on their phone", readOnlyHint: false, destructiveHint: false,
+            idempotentHint: false, openWorldHint: true),
+        outputSchema: [
+            "type": "object",
+            "properties": [
+                "summary": ["type": "string", "description": "What happened, and what to call next."],
+                "id": ["type": "string", "description": "The question's id, for wait_for_answer and cancel_question."],
+                "expires_at": ["type": "string", "description": "When it expires unanswered (ISO 8601, UTC)."],
+                "devices": ["type": "array", "items": ["type": "string"], "description": "The devices asked."],
+            ],
+            "required": ["summary", "id", "expires_at"],
+        ]
+    )
+
+    /// `wait_for_answer`: the question's state, waiting up to 55 seconds while it is pending.
+    static let waitForAnswer = Tool(
+        name: "wait_for_answer",
+        title: "Wait for the answer to a question",
+        description: """
+            Wait for the answer to a question asked with ask. Each call waits up to "wait" seconds (at most 55, \
+            55 when left out) and returns the state. pending: nobody has answered yet; call wait_for_answer \
+            again with the same id. answered: answer.choice is the id of the button tapped, or answer.text \
+            what was typed. expired: nobody answered in time; treat it as "no" and do not go ahead. \
+            cancelled: the question was withdrawn; treat it as "no" too. Only an answered choice that says \
+            yes is approval.
+            """,
+        inputSchema: [
+            "type": "object",
+            "properties": [
+                "id": ["type": "string", "description": "The id ask returned."],
+                "wait": [
+                    "type": "integer", "minimum": 0, "maximum": .int(QuestionTools.longestWait),
+                    "description": "The longest this call waits for an answer, in seconds; 55 when left out.",
+                ],
+            ],
+            "required": ["id"],
+            "additionalProperties": false,
+        ],
+        annotations: .init(
+            title: "Wait for the answer to a question", readOnlyHint: true, destructiveHint: false,
+            idempotentHint: true, openWorldHint: true),
+        outputSchema: questionStatusSchema
+    )
+
+    /// `cancel_question`: withdraws a question that is no longer needed.
+    static let cancelQuestion = Tool(
+        name: "cancel_question",
+        title: "Cancel a question",
+        description: """
+            Cancel a question asked with ask that is no longer needed (the user answered in the terminal, the \
+            work finished): its buttons are withdrawn from the phone, and a later answer is refused. A question \
+            already answered or expired cannot be cancelled; the result then says its state.
+            """,
+        inputSchema: [
+            "type": "object",
+            "properties": [
+                "id": ["type": "string", "description": "The id ask returned."]
+            ],
+            "required": ["id"],
+            "additionalProperties": false,
+        ],
+        annotations: .init(
+            title: "Cancel a question", readOnlyHint: false, destructiveHint: true, idempotentHint: true,
+            openWorldHint: true),
+        outputSchema: questionStatusSchema
+    )
+
+    /// What `wait_for_answer` and `cancel_question` return: the question's status and a summary.
+    static let questionStatusSchema: Value = [
+        "type": "object",
+        "properties": [
+            "summary": ["type": "string", "description": "The state in words, and what to do next."],
+            "id": ["type": "string"],
+            "state": ["type": "string", "enum": ["pending", "answered", "expired", "cancelled"]],
+            "expires_at": ["type": "string"],
+            "answer": [
+                "type": "object",
+                "description": "Only when answered: choice (a button's id) or text, the device, answered_at.",
+                "properties": [
+                    "choice": ["type": "string"],
+                    "text": ["type": "string"],
+                    "device": ["type": "string"],
+                    "answered_at": ["type": "string"],
+                ],
+            ],
+        ],
+        "required": ["summary", "id", "state"],
+    ]
+
     /// Runs the tool `name` with `arguments`.
     package func call(_ name: String, arguments: [String: Value]?) async -> CallTool.Result {
         let arguments = (arguments ?? [:]).mapValues { JSONValue($0) }
@@ -162,6 +326,9 @@ package struct AgentTools: Sendable {
             switch name {
             case Self.notify.name: return try await notify(arguments)
             case Self.listDevices.name: return try await listDevices(arguments)
+            case Self.ask.name: return try await ask(arguments)
+            case Self.waitForAnswer.name: return try await waitForAnswer(arguments)
+            case Self.cancelQuestion.name: return try await cancelQuestion(arguments)
             default:
                 throw AgentToolError(
                     "unknown tool \"\(name)\"; the tools are \(Self.definitions.map(\.name).joined(separator: ", "))")
@@ -223,14 +390,14 @@ package struct AgentTools: Sendable {
         return names.count > 10 ? "\(shown) and \(names.count - 10) more" : shown
     }
 
-    private static func success(_ text: String, structured: JSONValue, isError: Bool) -> CallTool.Result {
+    static func success(_ text: String, structured: JSONValue, isError: Bool) -> CallTool.Result {
         let content: Value? = Value(json: structured)
         return CallTool.Result(
             content: [.text(text: text, annotations: nil, _meta: nil)], structuredContent: content,
             isError: isError ? true : nil)
     }
 
-    private static func failure(_ message: String) -> CallTool.Result {
+    static func failure(_ message: String) -> CallTool.Result {
         CallTool.Result(content: [.text(text: message, annotations: nil, _meta: nil)], isError: true)
     }
 }

@@ -5,7 +5,7 @@ import PushKitFreeMCP
 import PushKitFreeRegistry
 import PushKitFreeTransport
 
-/// The agent tools' registry and send pipeline in `pushkit-mcp`: `PushSender`, as `send-push`
+/// The agent tools' registry, send pipeline and questions in `pushkit-mcp`: `PushSender`, as `send-push`
 /// builds it, with sends run one at a time on a queue of their own (libcurl's event loop blocks
 /// its thread, which must not be one of Swift's cooperative pool).
 ///
@@ -17,6 +17,8 @@ final class LocalToolHost: AgentToolHost {
     private let queue = DispatchQueue(label: "pushkit-mcp.delivery")
     private let state = DeliveryQueueState()
     private let tool: String
+    /// Serve's question routes, when `endpoint` is configured.
+    let questions: (any QuestionDesk)?
 
     /// The transport source and the loaded credentials: touched only on `queue`.
     private final class DeliveryQueueState: @unchecked Sendable {
@@ -26,13 +28,14 @@ final class LocalToolHost: AgentToolHost {
 
     init(
         configuration: Configuration, notificationPolicy: NotificationPolicy, deliveryPolicy: DeliveryPolicy,
-        tool: String
+        questions: (any QuestionDesk)?, tool: String
     ) {
         registry = configuration.registry()
         sender = PushSender(
             configuration: configuration, notificationPolicy: notificationPolicy, deliveryPolicy: deliveryPolicy,
             transports: state.transports, devices: registry)
         self.tool = tool
+        self.questions = questions
     }
 
     func registeredDevices() async throws -> [RegisteredDevice] {

@@ -64,7 +64,10 @@ struct AgentToolsEndToEndTests {
         #expect((listing["server"] as? [String: Any])?["name"] as? String == "pushkit-free")
         #expect(listing["protocol"] as? String == "2025-11-25")
         let tools = try #require(listing["tools"] as? [[String: Any]])
-        #expect(tools.map { $0["name"] as? String } == ["notify", "list_devices"])
+        #expect(
+            tools.map { $0["name"] as? String } == [
+                "notify", "list_devices", "ask", "wait_for_answer", "cancel_question",
+            ])
         let notifySchema = try #require(tools.first?["inputSchema"] as? [String: Any])
         let properties = try #require(notifySchema["properties"] as? [String: Any])
         #expect(

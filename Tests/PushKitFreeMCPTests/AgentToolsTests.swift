@@ -51,6 +51,9 @@ final class RecordingHost: AgentToolHost, @unchecked Sendable {
     }
 
     func describe(_ error: any Error) -> String { "host: \(error)" }
+
+    /// Set by the question tools' tests.
+    var questions: (any QuestionDesk)?
 }
 
 @Suite("The agent tools")
@@ -61,7 +64,10 @@ struct AgentToolsTests {
 
     @Test("tools/list: notify and list_devices, with schemas an agent can act on")
     func definitions() throws {
-        #expect(AgentTools.definitions.map(\.name) == ["notify", "list_devices"])
+        #expect(
+            AgentTools.definitions.map(\.name) == [
+                "notify", "list_devices", "ask", "wait_for_answer", "cancel_question",
+            ])
         let notify = try #require(AgentTools.definitions.first)
         let properties = try #require(notify.inputSchema.objectValue?["properties"]?.objectValue)
         #expect(
@@ -167,7 +173,10 @@ struct AgentToolsTests {
         let host = try RecordingHost([("phone", 1, [])])
         let unknown = await AgentTools(host: host).call("notify_all", arguments: nil)
         #expect(unknown.isError == true)
-        #expect(Self.text(unknown) == "unknown tool \"notify_all\"; the tools are notify, list_devices")
+        #expect(
+            Self.text(unknown)
+                == "unknown tool \"notify_all\"; the tools are notify, list_devices, ask, wait_for_answer, cancel_question"
+        )
     }
 
     @Test("list_devices: ids, names, groups, tokens masked; one group; none registered")

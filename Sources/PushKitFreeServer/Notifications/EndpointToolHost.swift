@@ -23,6 +23,9 @@ struct EndpointToolHost: AgentToolHost {
         try await sender.send(spec, urgency: urgency, to: audience)
     }
 
+    /// Questions are not offered at /mcp yet.
+    var questions: (any QuestionDesk)? { nil }
+
     /// An `EndpointError`'s message, as an HTTP client would read it (no path, no key); its detail
     /// goes to the server's log with the request id.
     func describe(_ error: any Error) -> String {
