@@ -120,8 +120,9 @@ Description: send Apple push notifications from your own server
  straight from a server: apns-jwt makes and caches the provider token,
  register-apns keeps the devices (and serves the endpoint apps register
  with), send-push delivers over one HTTP/2 connection and acts on every
- answer, apns-emulator is a local APNs for tests and offline work, and
- pushkit-mcp offers notify and list_devices to AI agents over MCP.
+ answer, ask-push asks a question on the phone and prints the answer,
+ apns-emulator is a local APNs for tests and offline work, and
+ pushkit-mcp offers notify, list_devices and questions to AI agents over MCP.
 CONTROL
 dpkg-deb --root-owner-group -Zxz --build "$root" "$OUT/$name.deb" >/dev/null
 
