@@ -11,7 +11,7 @@ enum QuestionTools {
     ]
     /// What the question tools say when the program has no question desk.
     static let unconfigured =
-        "questions are not set up here: give pushkit-mcp the endpoint (register-apns serve's URL: --endpoint, "
+        "questions are not set up here; for pushkit-mcp, set the endpoint (register-apns serve's URL: --endpoint, "
         + "PUSHKIT_ENDPOINT or endpoint in the config file) and the file with serve's secret (--secret-file, "
         + "PUSHKIT_ENDPOINT_SECRET_FILE or endpoint_secret_file), then start it again"
 }
