@@ -80,6 +80,7 @@ struct AskRun {
         while true {
             if let signal = interruption.signal { return cancel(id, after: signal) }
             let object: [String: JSONValue]
+            let asked = ContinuousClock.now
             do {
                 object = try client.status(of: id, wait: QuestionsClient.longestWait) { interruption.signal != nil }
             } catch let error as EndpointClientError where error.kind == .interrupted {
@@ -101,7 +102,11 @@ struct AskRun {
             }
             pause = .milliseconds(500)
             let status = try QuestionStatus(object)
-            guard status.state != .pending else { continue }
+            guard status.state != .pending else {
+                // A serve that answers pending at once (not holding the request) is asked once a second.
+                sleep(for: .seconds(1) - (ContinuousClock.now - asked))
+                continue
+            }
             return settle(status, object: object, printing: output)
         }
     }
