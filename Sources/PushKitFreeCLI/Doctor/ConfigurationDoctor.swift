@@ -139,6 +139,7 @@ package struct ConfigurationDoctor: Sendable {
         findings.append(urlFinding(c.managementURL(for: c.environment.value), name: "manage url"))
         findings += keyScopeFindings()
         findings += fcmFindings()
+        findings += endpointFindings()
         if let caFile = c.caFile {
             let problem = CertificateAuthorityFile.problem(caFile)
             findings.append(

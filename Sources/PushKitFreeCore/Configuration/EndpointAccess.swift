@@ -36,8 +36,9 @@ package struct EndpointAccess: Sendable {
         return EndpointAccess(baseURL: String(base), secret: secret, secretFile: secretFile, warnings: warnings)
     }
 
-    /// Reads the secret at `file`: its text without trailing `\n` or `\r\n`.
-    static func readSecret(_ file: Setting<String>) throws(ConfigurationError) -> (String, [String]) {
+    /// Reads the secret at `file`: its text without trailing `\n` or `\r\n`, and warnings (a file
+    /// readable by group or others).
+    package static func readSecret(_ file: Setting<String>) throws(ConfigurationError) -> (String, [String]) {
         let path = file.value
         var warnings: [String] = []
         if let mode = PosixFile.permissionsOpenToOthers(of: path) {
