@@ -83,7 +83,10 @@ struct AskPush: ParsableCommand {
             "Seal the question with each device's content key. Default: serve's config (encrypt)."))
     var encrypt: Bool?
 
-    @Flag(help: "Print the question's whole final status (JSON) instead of the answer alone.")
+    @Flag(
+        help:
+            "Print the question's whole final status (JSON) instead of the answer alone; with --no-wait, serve's answer to the question (id, expires_at, devices)."
+    )
     var json = false
 
     @Flag(name: .customLong("no-wait"), help: "Print the question's id and exit without waiting for the answer.")
@@ -130,7 +133,6 @@ struct AskPush: ParsableCommand {
                 "\(flag) \(TerminalText.field(id)) names no --choice; the ids are "
                     + choice.map { TerminalText.field($0.id) }.joined(separator: ", "))
         }
-        if json, noWait { throw ValidationError("--json and --no-wait cannot be used together") }
         if let problem = specification.problem(naming: Self.flag) { throw ValidationError(problem) }
     }
 
@@ -151,7 +153,7 @@ struct AskPush: ParsableCommand {
             let configuration = try ToolSupport.configuration(
                 ConfigurationFlags(file, endpointOptions), tool: Self.tool)
             return try AskRun(configuration: configuration, tool: Self.tool)
-                .ask(specification, printing: json ? .status : noWait ? .id : .answer)
+                .ask(specification, printing: noWait ? (json ? .asked : .id) : json ? .status : .answer)
         }
         guard status == 0 else { throw ExitCode(status) }
     }

@@ -28,6 +28,8 @@ struct AskRun {
         case status
         /// The question's id, at once.
         case id
+        /// Serve's answer to the question (`id`, `expires_at`, `devices`) as JSON, at once.
+        case asked
     }
 
     let client: QuestionsClient
@@ -66,9 +68,15 @@ struct AskRun {
             throw QuestionStatusError("serve's answer to the question names no id")
         }
         if let signal = interruption.signal { return cancel(id, after: signal) }
-        if case .id = output {
+        switch output {
+        case .id:
             StandardStreams.writeOutput(id + "\n")
             return 0
+        case .asked:
+            StandardStreams.writeOutput(JSONValue.object(asked).serializedString() + "\n")
+            return 0
+        case .answer, .status:
+            break
         }
         let expiresAt =
             asked["expires_at"]?.stringValue.flatMap(ISO8601Timestamp.parse)

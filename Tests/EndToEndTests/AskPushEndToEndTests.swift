@@ -190,6 +190,11 @@ struct AskPushEndToEndTests {
         let id = result.stdout.trimmingCharacters(in: .newlines)
         #expect(id.count == 32)
         #expect(try status(scene, id)["state"] as? String == "pending")
+        let json = try BuiltTool.run(
+            "ask-push", ["--title", "Later?", "--choice", "ok=OK", "--no-wait", "--json"], environment: scene.client)
+        let asked = try #require(
+            try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json.stdout)")
+        #expect((asked["id"] as? String)?.count == 32 && asked["devices"] as? [String] == ["phone"], "\(asked)")
     }
 
     @Test("a wrong secret is a configuration error naming the file, never showing the secret")
