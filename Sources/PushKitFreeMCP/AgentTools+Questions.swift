@@ -2,9 +2,9 @@ import MCP
 import PushKitFreeCore
 
 /// Limits and words the question tools share.
-enum QuestionTools {
+package enum QuestionTools {
     /// The longest one `wait_for_answer` call waits, in seconds (serve holds a request up to 60).
-    static let longestWait = 55
+    package static let longestWait = 55
     /// The members `ask` takes: `POST /v1/questions`' body.
     static let askArguments: Set<String> = [
         "title", "body", "choices", "reply", "device", "group", "timeout", "urgency", "encrypt",

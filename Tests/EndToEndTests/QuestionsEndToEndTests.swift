@@ -321,6 +321,54 @@ struct QuestionsEndToEndTests {
         #expect(late.status == 410, "\(late.body)")
     }
 
+    // MARK: Agents
+
+    @Test("an MCP client asks at /mcp, the phone answers while wait_for_answer waits, and gets the choice")
+    func agentAtMCP() throws {
+        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        try register("phone", 1, name: "Ada's iPhone", emulator)
+        let server = try serve(emulator)
+        let calls = """
+            [{"tool": "ask", "arguments": {"title": "Allow git push --force?", "choices":
+              [{"id": "allow", "title": "Allow"}, {"id": "deny", "title": "Deny", "destructive": true}],
+              "timeout": 3600}},
+             {"tool": "wait_for_answer", "arguments": {"id": "${id}", "wait": 55}},
+             {"tool": "cancel_question", "arguments": {"id": "${id}"}},
+             {"tool": "wait_for_answer", "arguments": {"id": "0123456789abcdef0123456789abcdef", "wait": 0}}]
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "python3", AgentToolsEndToEndTests.script, "http", server.baseURL + "/mcp", Self.secret, calls,
+        ]
+        let agent = try RunningTool(process, stdin: nil)
+        // The phone answers once the question's push has arrived, while the agent waits.
+        let deadline = Date().addingTimeInterval(60)
+        var push: [String: Any] = [:]
+        while push.isEmpty, Date() < deadline {
+            push = Self.pushkit(emulator.records().last { Self.pushkit($0)["answer_token"] != nil })
+            if push.isEmpty { usleep(50_000) }
+        }
+        try #require(!push.isEmpty, "the question's push: \(server.stderr)")
+        usleep(200_000)
+        #expect(try answer(push, #""choice": "deny""#).status == 200)
+        let result = try agent.wait()
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        try #require(lines.count == 5, "\(result.stdout)")
+        let asked = try #require(lines[1]["structured"] as? [String: Any])
+        #expect(asked["id"] as? String == push["question"] as? String)
+        #expect(asked["devices"] as? [String] == ["phone"])
+        let waited = try #require(lines[2]["structured"] as? [String: Any])
+        #expect(waited["state"] as? String == "answered", "\(lines[2])")
+        #expect((waited["answer"] as? [String: Any])?["choice"] as? String == "deny")
+        #expect(lines[3]["is_error"] as? Bool == true, "an answered question cannot be cancelled: \(lines[3])")
+        #expect(lines[4]["is_error"] as? Bool == true && "\(lines[4]["text"] ?? "")".contains("no question"))
+        #expect(push["answer_url"] as? String == server.baseURL + "/v1/questions/\(push["question"] ?? "")/answer")
+    }
+
     // MARK: Durable
 
     @Test("a restart of serve between question and answer loses nothing, and expiry still comes on time")

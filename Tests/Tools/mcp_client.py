@@ -4,7 +4,8 @@ nobody here wrote, over standard input and output or over streamable HTTP.
 Usage: python3 mcp_client.py stdio PROGRAM CALLS_JSON     (the environment is passed on to PROGRAM)
        python3 mcp_client.py http URL SECRET CALLS_JSON
 
-CALLS_JSON is a list of {"tool": NAME, "arguments": {...}}. Prints JSON lines: first
+CALLS_JSON is a list of {"tool": NAME, "arguments": {...}}; an argument written "${id}" is the "id"
+of the latest structured result that had one (a question's id from ask, for wait_for_answer). Prints JSON lines: first
 {"server": ..., "protocol": ..., "tools": [...]} (what tools/list gave, as an agent sees it), then
 one {"tool", "is_error", "text", "structured"} per call, in order. The client checks every
 structured result against the tool's output schema itself (ClientSession.call_tool).
@@ -30,8 +31,13 @@ async def exercise(read, write, calls):
             "instructions": initialized.instructions,
             "tools": [tool.model_dump(exclude_none=True, by_alias=True) for tool in listed.tools],
         }), flush=True)
+        latest_id = None
         for call in calls:
-            result = await session.call_tool(call["tool"], call.get("arguments", {}))
+            arguments = {name: (latest_id if value == "${id}" else value)
+                         for name, value in call.get("arguments", {}).items()}
+            result = await session.call_tool(call["tool"], arguments)
+            if isinstance(result.structuredContent, dict) and "id" in result.structuredContent:
+                latest_id = result.structuredContent["id"]
             print(json.dumps({
                 "tool": call["tool"],
                 "is_error": result.isError,

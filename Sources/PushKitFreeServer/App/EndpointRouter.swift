@@ -1,4 +1,5 @@
 import Hummingbird
+import PushKitFreeMCP
 
 /// The endpoint's `Router`: middleware every request passes, then the routes, each in the group
 /// whose middleware states its rules (`EndpointRouteGroups`).
@@ -37,8 +38,9 @@ enum EndpointRouter {
             .add(to: groups)
         GatewayRoutes(registrations: registrations, limiter: parts.limiter).add(to: groups)
         AgentRoutes(
-            registrations: registrations, sender: sender,
-            deadline: parts.settings.deliveryPolicy.timeout + AgentRoutes.deadlineMargin
+            registrations: registrations, sender: sender, questions: parts.questions, tls: parts.settings.tls != nil,
+            deadline: max(parts.settings.deliveryPolicy.timeout, .seconds(QuestionTools.longestWait))
+                + AgentRoutes.deadlineMargin
         ).add(to: groups)
         QuestionRoutes(questions: parts.questions, tls: parts.settings.tls != nil).add(to: groups)
         NtfyRoutes(registrations: registrations, sender: sender, routes: routes).add(to: groups)

@@ -15,7 +15,12 @@ struct AgentRoutes: Sendable {
     typealias Context = EndpointRequestContext
     let registrations: DeviceRegistrations
     let sender: NotificationSender
-    /// How long a request may wait for its answer: a send's `--timeout` and `deadlineMargin`.
+    /// The endpoint's questions, for `ask`, `wait_for_answer` and `cancel_question`.
+    let questions: EndpointQuestions
+    /// Whether the endpoint serves HTTPS, for a question's answer URL built from the request's host.
+    let tls: Bool
+    /// How long a request may wait for its answer: the longer of a send's `--timeout` and
+    /// `wait_for_answer`'s longest wait, and `deadlineMargin`.
     let deadline: Duration
 
     /// The largest JSON-RPC message accepted: a tool call with a full notification fits many times.
@@ -39,7 +44,10 @@ struct AgentRoutes: Sendable {
             headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
         }
         let tools = AgentTools(
-            host: EndpointToolHost(registrations: registrations, sender: sender, requestID: context.requestID))
+            host: EndpointToolHost(
+                registrations: registrations, sender: sender, requestID: context.requestID,
+                questions: EndpointQuestionDesk(
+                    questions: questions, origin: QuestionRoutes.origin(of: request, tls: tls))))
         let answer = await AgentServer.answer(
             MCP.HTTPRequest(method: request.method.rawValue, headers: headers, body: body, path: request.uri.path),
             tools: tools, deadline: deadline)

@@ -10,6 +10,8 @@ struct EndpointToolHost: AgentToolHost {
     let sender: NotificationSender
     /// The request's id, for the log line of an error whose detail the agent is not shown.
     let requestID: String
+    /// The endpoint's questions, in process.
+    let questions: (any QuestionDesk)?
 
     func registeredDevices() async throws -> [RegisteredDevice] {
         try registrations.read().devices
@@ -24,7 +26,6 @@ struct EndpointToolHost: AgentToolHost {
     }
 
     /// Questions are not offered at /mcp yet.
-    var questions: (any QuestionDesk)? { nil }
 
     /// An `EndpointError`'s message, as an HTTP client would read it (no path, no key); its detail
     /// goes to the server's log with the request id.

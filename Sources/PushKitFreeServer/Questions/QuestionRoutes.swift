@@ -96,7 +96,11 @@ struct QuestionRoutes: Sendable {
 
     /// The path's question id: 32 lowercase hex digits.
     private static func id(_ context: Context) throws(EndpointError) -> String {
-        let id = context.parameters.get("id") ?? ""
+        try checkedID(context.parameters.get("id") ?? "")
+    }
+
+    /// `id` when it is a question id's shape; 404 naming it (shortened) otherwise.
+    static func checkedID(_ id: String) throws(EndpointError) -> String {
         guard id.utf8.count == 32, id.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
             throw .notFound("no question \"\(TerminalText.field(String(id.prefix(64))))\"")
         }
