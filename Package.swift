@@ -358,6 +358,10 @@ let package = Package(
             dependencies: [
                 "PushKitFreeEmulator", "PushKitFreeCore", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
+                // A local HTTP/1.1 server standing in for serve's answer route.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Tests/PushKitFreeEmulatorTests"
         ),

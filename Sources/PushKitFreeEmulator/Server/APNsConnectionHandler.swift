@@ -191,14 +191,22 @@ final class APNsConnectionHandler: ChannelInboundHandler {
         if path.hasPrefix(EmulatorControl.prefix) {
             let control = EmulatorControl(
                 state: services.state, configuration: services.configuration, channels: services.channels,
-                fcm: services.fcm)
-            let response = control.respond(method: method, path: path, now: Self.milliseconds(now)) {
-                [services, connection] in services.silenceOpenConnections(except: connection)
+                fcm: services.fcm, phone: services.phone)
+            let reply = control.reply(
+                method: method, path: path, body: request.body.map { Array($0.readableBytesView) } ?? [],
+                now: Self.milliseconds(now), eventLoop: context.eventLoop
+            ) { [services, connection] in services.silenceOpenConnections(except: connection) }
+            switch reply {
+            case .now(let response):
+                answerControl(streamID, response: response, context: context)
+            case .later(let future):
+                future.hop(to: context.eventLoop).assumeIsolated().whenSuccess { response in
+                    // The connection may have closed or gone silent while the other server answered.
+                    guard context.channel.isActive, !self.isClosing, !self.silencer.isSilent else { return }
+                    self.answerControl(streamID, response: response, context: context)
+                    self.flushIfNeeded(context: context)
+                }
             }
-            write(
-                streamID, status: response.status, headers: [], contentType: response.contentType, body: response.body,
-                context: context)
-            streamFinished(streamID, context: context)
             return
         }
         let body = request.body.map { Array($0.readableBytesView) } ?? []
@@ -223,6 +231,16 @@ final class APNsConnectionHandler: ChannelInboundHandler {
             assessment.rejection = APNsRejection(.payloadTooLarge)
         }
         answer(streamID, method: method, path: path, assessment: assessment, context: context, thenReset: true)
+    }
+
+    /// Writes the answer to a control request (control requests are never recorded).
+    private func answerControl(
+        _ streamID: HTTP2StreamID, response: EmulatorControl.Response, context: ChannelHandlerContext
+    ) {
+        write(
+            streamID, status: response.status, headers: [], contentType: response.contentType, body: response.body,
+            context: context)
+        streamFinished(streamID, context: context)
     }
 
     /// Records and writes an answer of Google's routes; with `thenReset`, resets the stream after it

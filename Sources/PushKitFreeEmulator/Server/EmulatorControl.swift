@@ -1,3 +1,4 @@
+import NIOCore
 import PushKitFreeCore
 
 /// The control surface under `/emulator/` on the emulator's own port, for tests and demos. No
@@ -13,11 +14,20 @@ import PushKitFreeCore
 ///   deliveries (`fcm_token_requests`, `fcm_tokens_issued`, `fcm_sends`, `fcm_delivered`).
 /// - `POST /emulator/go-silent`: every other connection open now goes silent (see
 ///   `ConnectionSilencer`); answers how many did.
+/// - `POST /emulator/answer`: plays the app answering a recorded question push: posts the body's
+///   `choice` or `text` to the push's answer URL and returns what the server said (see
+///   `EmulatorPhone`). The only route answered later, once that server has answered.
 struct EmulatorControl {
-    struct Response {
+    struct Response: Sendable {
         var status: Int
         var contentType: String
         var body: [UInt8]
+    }
+
+    /// An answer now, or one that comes once another server has answered (`POST /emulator/answer`).
+    enum Reply {
+        case now(Response)
+        case later(EventLoopFuture<Response>)
     }
 
     static let prefix = "/emulator/"
@@ -28,7 +38,23 @@ struct EmulatorControl {
     var channels: EmulatorChannels?
     /// Google's FCM routes, for their counters in the status.
     var fcm: FCMEndpoint?
+    /// Plays the app for `POST /emulator/answer`; `nil` answers that route 404.
+    var phone: EmulatorPhone?
 
+    /// Answers a control request; only `POST /emulator/answer` answers `later`, on `eventLoop`.
+    /// - Parameter silenceOthers: makes the other open connections go silent; returns how many.
+    func reply(
+        method: String, path: String, body: [UInt8], now milliseconds: Int64, eventLoop: any EventLoop,
+        silenceOthers: () -> Int
+    ) -> Reply {
+        guard path == Self.prefix + "answer", let phone else {
+            return .now(respond(method: method, path: path, now: milliseconds, silenceOthers: silenceOthers))
+        }
+        guard method == "POST" else { return .now(error(405, .methodNotAllowed)) }
+        return .later(phone.answer(body: body, on: eventLoop))
+    }
+
+    /// Answers every control request but `POST /emulator/answer` (see `reply`).
     /// - Parameter silenceOthers: makes the other open connections go silent; returns how many.
     func respond(method: String, path: String, now milliseconds: Int64, silenceOthers: () -> Int) -> Response {
         let route = path.dropFirst(Self.prefix.count).split(

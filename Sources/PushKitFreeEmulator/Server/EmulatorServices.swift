@@ -26,6 +26,8 @@ final class EmulatorServices: Sendable {
     let channelJudge: ChannelRequestJudge
     /// Google's FCM routes; `nil` when the configuration has no service account.
     let fcm: FCMEndpoint?
+    /// Plays the app answering a recorded question (`POST /emulator/answer`).
+    let phone: EmulatorPhone
     /// The `--record` output.
     let records: OutputBuffer
     /// One-line summaries on standard error; `nil` with `--quiet`.
@@ -49,6 +51,14 @@ final class EmulatorServices: Sendable {
         channels = EmulatorChannels(limit: configuration.channelLimit)
         let state = self.state
         fcm = configuration.fcm.map { FCMEndpoint(account: $0.account, tokenURI: $0.tokenURI, state: state) }
+        var note: (@Sendable (String) -> Void)?
+        if let summaries {
+            note = { message in
+                summaries.append("apns-emulator: \(message)\n")
+                summaries.flush()
+            }
+        }
+        phone = EmulatorPhone(state: state, poster: AnswerPoster(), note: note)
         channelJudge = ChannelRequestJudge(
             trust: configuration.trust, channels: channels, strict: configuration.strictBroadcast)
     }

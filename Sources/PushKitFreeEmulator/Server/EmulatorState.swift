@@ -128,6 +128,13 @@ final class EmulatorState: Sendable {
         }
     }
 
+    /// The kept record lines one by one, oldest first (what `POST /emulator/answer` searches).
+    func recentRecordLines() -> [[UInt8]] {
+        state.withLock { state in
+            (0..<state.recent.count).map { state.recent[(state.recentStart + $0) % state.recent.count] }
+        }
+    }
+
     /// The counters and scripted states, for `GET /emulator/status`.
     func snapshot() -> (counters: Counters, devices: ScriptedDeviceStates) {
         state.withLock { ($0.counters, $0.devices) }
