@@ -23,7 +23,8 @@ struct EmulatorCommand: ParsableCommand {
             Pass the CA file to clients: curl --http2 --cacert PATH ... It trusts the provider key of \
             the shared configuration (--key-path, APNS_KEY_PATH, key_path), so tokens from apns-jwt pass. \
             Control: POST /emulator/unregister/TOKEN, POST /emulator/register/TOKEN, \
-            GET /emulator/requests, GET /emulator/status. Broadcasts (POST /4/broadcasts/apps/BUNDLE) are \
+            GET /emulator/requests, GET /emulator/status, and POST /emulator/answer, which plays the phone: it \
+            answers the newest question push it delivered ({"choice": ID} or {"text": TEXT}). Broadcasts (POST /4/broadcasts/apps/BUNDLE) are \
             served on the same port; with --manage-port, Apple's channel management API is served on its own \
             port, announced first as "channel management on https://127.0.0.1:PORT". See docs/apns-emulator.md.
             To point the tools at it, for both environments: eval "$(apns-emulator --print-env)" (the same \
@@ -226,6 +227,13 @@ struct EmulatorCommand: ParsableCommand {
     var threads: Int?
 
     @Option(
+        name: .customLong("answer-ca"),
+        help: ArgumentHelp(
+            "Also trust this CA (PEM) when POST /emulator/answer posts to an https answer URL (besides the system's roots).",
+            valueName: "file"))
+    var answerCAPath: String?
+
+    @Option(
         name: .customLong("fcm-project"),
         help: ArgumentHelp(
             "The Firebase project id the FCM routes play (its service account is written beside the CA file).",
@@ -361,6 +369,10 @@ struct EmulatorCommand: ParsableCommand {
             configuration.channelLimit = channelLimit
             configuration.strictBroadcast = strictBroadcast
             configuration.fcm = (fcmAccount, tokenURI(port: port))
+            if let answerCAPath {
+                let data = try InputFile.read(answerCAPath, named: "--answer-ca \(answerCAPath)", limit: 1 << 20)
+                configuration.answerTrustPEM = String(decoding: data, as: UTF8.self)
+            }
 
             let recordDescriptor = try openRecord()
             let emulator = try APNsEmulator(

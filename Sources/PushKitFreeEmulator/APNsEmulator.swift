@@ -37,8 +37,21 @@ package final class APNsEmulator: Sendable {
         configuration: EmulatorConfiguration, recordDescriptor: Int32, closesRecordDescriptor: Bool, quiet: Bool
     ) throws(EmulatorSetupError) {
         self.configuration = configuration
+        var answerTrust: [NIOSSLCertificate] = []
+        if let pem = configuration.answerTrustPEM {
+            do {
+                answerTrust = try NIOSSLCertificate.fromPEMBytes(Array(pem.utf8))
+            } catch {
+                throw EmulatorSetupError(
+                    "cannot use the --answer-ca certificates: \(error)", exitStatus: .configuration)
+            }
+            if answerTrust.isEmpty {
+                throw EmulatorSetupError(
+                    "the --answer-ca file holds no PEM certificate", exitStatus: .configuration)
+            }
+        }
         services = EmulatorServices(
-            configuration: configuration,
+            configuration: configuration, answerTrust: answerTrust,
             records: OutputBuffer(descriptor: recordDescriptor, closesDescriptor: closesRecordDescriptor),
             summaries: quiet ? nil : OutputBuffer(descriptor: 2, closesDescriptor: false)
         )

@@ -49,6 +49,9 @@ package struct EmulatorConfiguration: Sendable {
     /// The service account whose assertions the FCM token endpoint accepts and the token URI they
     /// must name; `nil` serves no FCM routes.
     package var fcm: (account: EmulatorServiceAccount, tokenURI: String)?
+    /// `--answer-ca`: CA certificates (PEM) trusted besides the system's roots when
+    /// `POST /emulator/answer` posts to an https answer URL.
+    package var answerTrustPEM: String?
     /// The server certificate and key.
     package var tls: EmulatorTLSMaterial
     /// Event-loop threads; defaults to the number of cores.

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NIOSSL
 import PushKitFreeCore
 import Synchronization
 import Testing
@@ -27,12 +28,27 @@ private final class AnswerRouteStub: Sendable {
     let port: Int
     private let channel: any Channel
 
-    init(status: HTTPResponseStatus = .ok, body: [UInt8] = Array(#"{"state": "answered"}"#.utf8)) throws {
+    /// - Parameter tls: serve HTTPS with this certificate chain and key (PEM) instead of HTTP.
+    init(
+        status: HTTPResponseStatus = .ok, body: [UInt8] = Array(#"{"state": "answered"}"#.utf8),
+        tls: EmulatorTLSMaterial? = nil
+    ) throws {
         let log = self.log
+        let context = try tls.map { material in
+            try NIOSSLContext(
+                configuration: .makeServerConfiguration(
+                    certificateChain: try NIOSSLCertificate.fromPEMBytes(Array(material.certificateChainPEM.utf8))
+                        .map { .certificate($0) },
+                    privateKey: .privateKey(
+                        try NIOSSLPrivateKey(bytes: Array(material.privateKeyPEM.utf8), format: .pem))))
+        }
         channel = try ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
+                    if let context {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: context))
+                    }
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                     try channel.pipeline.syncOperations.addHandler(
                         Responder(status: status, body: body) { request in log.list.withLock { $0.append(request) } })
@@ -180,6 +196,35 @@ struct EmulatorPhoneTests {
         let (status, json) = try Self.answer(state, #"{"choice": "a"}"#, poster: poster)
         #expect(status == 502)
         #expect(json["error"]?.stringValue?.contains("no answer from 127.0.0.1") == true, "\(json)")
+    }
+
+    @Test("https: the certificate must verify; --answer-ca adds a trusted CA, and the address is checked")
+    func https() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("answer-tls-\(UUID().uuidString)")
+            .path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let material = try EmulatorTLSMaterial.loadOrCreate(in: directory, host: "127.0.0.1").material
+        let stub = try AnswerRouteStub(tls: material)
+        defer { stub.stop() }
+        let state = Self.state(answerURL: "https://127.0.0.1:\(stub.port)/v1/questions/\(Self.question)/answer")
+
+        let (untrusted, untrustedJSON) = try Self.answer(state, #"{"choice": "allow"}"#)
+        #expect(untrusted == 502)
+        #expect(untrustedJSON["error"]?.stringValue?.contains("does not verify") == true, "\(untrustedJSON)")
+        #expect(stub.log.list.withLock { $0.isEmpty }, "nothing was posted over an unverified connection")
+
+        let ca = try NIOSSLCertificate.fromPEMFile(material.caPath)
+        let (trusted, trustedJSON) = try Self.answer(
+            state, #"{"choice": "allow"}"#, poster: AnswerPoster(additionalTrust: ca))
+        #expect(trusted == 200, "\(trustedJSON)")
+        #expect(trustedJSON["status"] == 200)
+        #expect(stub.log.list.withLock { $0.count } == 1)
+
+        // The certificate names 127.0.0.1 and localhost, not this address.
+        let elsewhere = Self.state(answerURL: "https://127.0.0.2:\(stub.port)/a")
+        let (wrongName, wrongNameJSON) = try Self.answer(
+            elsewhere, #"{"choice": "allow"}"#, poster: AnswerPoster(additionalTrust: ca))
+        #expect(wrongName == 502, "\(wrongNameJSON)")
     }
 
     @Test("no question push, a sealed one, and a bad body are answered without posting anything")

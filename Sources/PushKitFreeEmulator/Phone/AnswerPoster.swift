@@ -10,7 +10,8 @@ import NIOSSL
 import Synchronization
 
 /// Posts an answer as the app does: one HTTP/1.1 `POST` of a JSON body to the question's answer
-/// URL, over TLS for `https` (the system's trust roots, the host name or IP address verified).
+/// URL, over TLS for `https` (the system's trust roots and any `--answer-ca`, the host name or IP
+/// address verified).
 ///
 /// Bounded like an app's request: `connectTimeout` to connect, `totalTimeout` for the whole
 /// exchange, at most `responseLimit` bytes of answer. Runs on the event loop it is given.
@@ -36,13 +37,18 @@ final class AnswerPoster: Sendable {
 
     private let connectTimeout: TimeAmount
     private let totalTimeout: TimeAmount
+    /// CA certificates trusted besides the system's roots.
+    private let additionalTrust: [NIOSSLCertificate]
     /// Made on the first `https` answer URL: reading the system's trust roots is not free.
     private let tlsContext = Mutex<NIOSSLContext?>(nil)
 
-    init(connectTimeout: TimeAmount = AnswerPoster.connectTimeout, totalTimeout: TimeAmount = AnswerPoster.totalTimeout)
-    {
+    init(
+        connectTimeout: TimeAmount = AnswerPoster.connectTimeout, totalTimeout: TimeAmount = AnswerPoster.totalTimeout,
+        additionalTrust: [NIOSSLCertificate] = []
+    ) {
         self.connectTimeout = connectTimeout
         self.totalTimeout = totalTimeout
+        self.additionalTrust = additionalTrust
     }
 
     /// Posts `body` (JSON) to `url`; the future fails with `Failure` when no whole answer came.
@@ -93,6 +99,7 @@ final class AnswerPoster: Sendable {
             var configuration = TLSConfiguration.makeClientConfiguration()
             configuration.minimumTLSVersion = .tlsv12
             configuration.applicationProtocols = ["http/1.1"]
+            if !additionalTrust.isEmpty { configuration.additionalTrustRoots = [.certificates(additionalTrust)] }
             let made = try NIOSSLContext(configuration: configuration)
             context = made
             return made
@@ -120,7 +127,7 @@ final class AnswerPoster: Sendable {
         if let error = error as? NIOSSLError {
             let text = "\(error)"
             if text.contains("CERTIFICATE_VERIFY_FAILED") {
-                return "TLS: the server's certificate does not verify with the system's trust roots"
+                return "TLS: the server's certificate does not verify with the system's trust roots (or --answer-ca)"
             }
             return "TLS: \(text)"
         }

@@ -37,7 +37,11 @@ final class EmulatorServices: Sendable {
     /// Whether a connection has gone silent for `--go-silent-after` (only one ever does).
     private let silentAfterUsed = Atomic<Bool>(false)
 
-    init(configuration: EmulatorConfiguration, records: OutputBuffer, summaries: OutputBuffer?) {
+    /// - Parameter answerTrust: CA certificates trusted, besides the system's, by `POST /emulator/answer`.
+    init(
+        configuration: EmulatorConfiguration, answerTrust: [NIOSSLCertificate] = [], records: OutputBuffer,
+        summaries: OutputBuffer?
+    ) {
         self.configuration = configuration
         state = EmulatorState(
             devices: configuration.deviceStates, script: configuration.deviceScript,
@@ -58,7 +62,7 @@ final class EmulatorServices: Sendable {
                 summaries.flush()
             }
         }
-        phone = EmulatorPhone(state: state, poster: AnswerPoster(), note: note)
+        phone = EmulatorPhone(state: state, poster: AnswerPoster(additionalTrust: answerTrust), note: note)
         channelJudge = ChannelRequestJudge(
             trust: configuration.trust, channels: channels, strict: configuration.strictBroadcast)
     }
