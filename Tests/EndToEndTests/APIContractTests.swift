@@ -28,6 +28,10 @@ struct APIContractTests {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         var environment = emulator.asAPNs(for: setup.environment)
         environment["APNS_STATE_FILE"] = setup.directory.file("state/devices.json")
+        // The emulator plays FCM too: an FCM device the tester registers can be sent to, as on a
+        // server with a Firebase account (without one, a send to it alone is 503 by design).
+        environment["FCM_URL"] = emulator.baseURL
+        environment["FCM_SERVICE_ACCOUNT"] = EmulatorFCMTests.accountPath(emulator)
         let secret = try setup.directory.write("serve.secret", "s3cret-for-the-contract\n", mode: 0o600)
         // The rate limit off: a 429 is documented, but it would stop the tester from reaching the routes.
         let server = try RunningServe(["--secret-file", secret, "--rate-limit", "0"], environment: environment)
