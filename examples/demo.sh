@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # `make demo`: the main job of the toolbox, offline. A throw-away key, a local apns-emulator in
 # place of Apple (and of Google's FCM), three registered devices (an Android phone among them, one
-# iPad dead), and the push an assistant's reply hook would send. Nothing outside a temporary directory is touched.
+# iPad dead), the push an assistant's reply hook would send, and a question the phone answers (the
+# emulator playing the phone). Nothing outside a temporary directory is touched.
 # Usage: examples/demo.sh BIN_DIR
 set -euo pipefail
 BIN=${1:?usage: examples/demo.sh BIN_DIR}
 work=$(mktemp -d)
 emulator_pid=""
+serve_pid=""
 cleanup() {
+  [ -n "$serve_pid" ] && kill "$serve_pid" 2>/dev/null && wait "$serve_pid" 2>/dev/null
   [ -n "$emulator_pid" ] && kill "$emulator_pid" 2>/dev/null && wait "$emulator_pid" 2>/dev/null
   rm -rf "$work"
 }
@@ -87,4 +90,25 @@ for line in open(sys.argv[1]):
             print(f"{r['status']} FCM (Android): {json.dumps(shown, ensure_ascii=False)}")
         continue
     print(f"{r['status']} {r.get('reason') or 'delivered'}: {json.dumps(r['payload'], ensure_ascii=False)}")
+PY
+
+step "a question: register-apns serve asks the phone, the emulator plays the phone and taps Allow"
+"$BIN/register-apns" serve --listen 127.0.0.1:0 --no-auth > "$work/serve.out" 2>&1 &
+serve_pid=$!
+for _ in $(seq 500); do grep -q 'listening on' "$work/serve.out" 2>/dev/null && break; sleep 0.02; done
+serve=$(grep -o 'http://127\.0\.0\.1:[0-9]*' "$work/serve.out" | head -n 1)
+asked=$(run curl -s "$serve/v1/questions" -d '{"title": "Deploy to production?", "device": "iphone-of-ada", "choices": [{"id": "allow", "title": "Allow"}, {"id": "deny", "title": "Deny", "destructive": true}]}')
+printf '%s\n' "$asked"
+question=$(tail -n 1 <<<"$asked" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')
+run curl -s --http2 --cacert "$APNS_CA_FILE" "$APNS_PRODUCTION_URL/emulator/answer" -d '{"choice": "allow"}'
+run curl -s "$serve/v1/questions/$question"
+echo
+echo "what the phone received: the question, then the notice that replaced it (same collapse id)"
+for _ in $(seq 250); do [ "$(grep -c "pushkit-q-$question" "$work/received.jsonl")" -ge 2 ] && break; sleep 0.02; done
+python3 - "$work/received.jsonl" "pushkit-q-$question" <<'PY'
+import json, sys
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    if r.get("collapse_id") == sys.argv[2]:
+        print(f"{r['status']} {json.dumps(r['payload'], ensure_ascii=False)}")
 PY
