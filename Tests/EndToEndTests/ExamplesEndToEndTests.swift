@@ -843,6 +843,14 @@ struct ExamplesEndToEndTests: ClientToolSuite {
             pixel.split(separator: " ").prefix(4) == ["pixel-of-ada", "eX4mPl3T…q-Zw", "fcm", "-"],
             "an FCM device learns no APNs environment: \(finalListing)")
         #expect(!finalListing.contains("old-ipad"), "the registry no longer lists it: \(finalListing)")
+        let question = result.stdout.components(separatedBy: "== a question").last ?? ""
+        #expect(
+            question.contains(#""status":200"#) && question.contains(#""state":"answered""#)
+                && question.contains(#""choice":"allow","device":"iphone-of-ada""#),
+            "the played phone's tap answered the question: \(question)")
+        #expect(
+            question.contains(#"Answered: Deploy to production? (Ada's iPhone)"#),
+            "the notice replaced the question: \(question)")
     }
 }
 
