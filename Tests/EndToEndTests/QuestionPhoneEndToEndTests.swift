@@ -115,6 +115,19 @@ struct QuestionPhoneEndToEndTests: ClientToolSuite {
         #expect(status.json?["state"] as? String == "pending")
     }
 
+    @Test("a device serve cannot send to (FCM without a Firebase account) leaves the others their question")
+    func unsendableDevice() throws {
+        let (emulator, server) = try start()
+        try register("pixel", fcmTokenText(1), env: clientEnvironment(emulator))
+        let asked = try server.request(
+            "POST", "/v1/questions", json: #"{"title": "Proceed?", "choices": [{"id": "yes", "title": "Yes"}]}"#,
+            headers: auth)
+        #expect(asked.status == 201, "\(asked.body)")
+        #expect(asked.json?["devices"] as? [String] == ["phone"])
+        let tapped = try answer(emulator, #"{"choice": "yes"}"#)
+        #expect(tapped.json["status"] as? Int == 200, "\(tapped.json)")
+    }
+
     @Test("no question push yet is 404; an encrypted question is sealed to the emulator (422)")
     func nothingToAnswer() throws {
         let (emulator, server) = try start()

@@ -121,7 +121,7 @@ final class EndpointQuestions: Service, Sendable {
     ///   `--public-url`.
     /// - Throws: `EndpointError` 404 for an unknown device or group (or none registered), 429 past
     ///   `QuestionBook.pendingLimit`, 502 when no device accepted the push (the question is then
-    ///   cancelled), the send's errors (the question cancelled too).
+    ///   cancelled), the send's error when it was refused for every device (cancelled too).
     func ask(_ request: QuestionRequest, origin: String?) async throws(EndpointError) -> Asked {
         guard let base = publicURL ?? origin else {
             throw .badRequest("the server does not know its public address: start it with --public-url")
@@ -152,6 +152,11 @@ final class EndpointQuestions: Service, Sendable {
         let answerURL = "\(base)/v1/questions/\(id)/answer"
         var delivered: [String] = []
         var failures: [String] = []
+        // A send refused for one device (an FCM device on a server without a Firebase account) is
+        // that device's failure: the others still get the question. When every device's send was
+        // refused so, the first refusal is the answer (503: sending is not possible).
+        var firstRefusal: EndpointError?
+        var reachedProvider = false
         for device in devices {
             let spec = QuestionPush.question(question, answerURL: answerURL, token: tokens[device.id] ?? "")
             let report: DeliveryReport
@@ -159,9 +164,11 @@ final class EndpointQuestions: Service, Sendable {
                 report = try await sender.send(spec, urgency: request.urgency, to: .init(deviceIDs: [device.id]))
             } catch {
                 if error.status.code == 404 { continue } // removed since: it cannot answer
-                try? await withdraw(id)
-                throw error
+                failures.append("\(device.id): \(error.message)")
+                firstRefusal = firstRefusal ?? error
+                continue
             }
+            reachedProvider = true
             for result in report.results {
                 if result.outcome == .delivered {
                     delivered.append(device.id)
@@ -172,6 +179,7 @@ final class EndpointQuestions: Service, Sendable {
         }
         guard !delivered.isEmpty else {
             try? await withdraw(id)
+            if !reachedProvider, let firstRefusal { throw firstRefusal }
             throw EndpointError(
                 status: 502,
                 "the question reached no device, so it was withdrawn: "
