@@ -19,10 +19,14 @@ struct QuestionPhoneEndToEndTests: ClientToolSuite {
 
     var clientSettings: [String: String] { ["APNS_STATE_FILE": devicesFile] }
 
-    /// The emulator, serve sending through it, and `phone` registered.
-    func start() throws -> (emulator: RunningEmulator, server: RunningServe) {
+    /// The emulator, serve sending through it (and through its FCM with `fcm`), and `phone` registered.
+    func start(fcm: Bool = false) throws -> (emulator: RunningEmulator, server: RunningServe) {
         let emulator = try RunningEmulator([], environment: setup.environment)
-        let env = clientEnvironment(emulator)
+        var env = clientEnvironment(emulator)
+        if fcm {
+            env["FCM_URL"] = emulator.baseURL
+            env["FCM_SERVICE_ACCOUNT"] = EmulatorFCMTests.accountPath(emulator)
+        }
         try register("phone", hexToken(1), ["--name", "Ada's iPhone"], env: env)
         let secretFile = try setup.directory.write("serve.secret", Self.secret + "\n", mode: 0o600)
         let server = try RunningServe(["--secret-file", secretFile], environment: env)
@@ -126,6 +130,23 @@ struct QuestionPhoneEndToEndTests: ClientToolSuite {
         #expect(asked.json?["devices"] as? [String] == ["phone"])
         let tapped = try answer(emulator, #"{"choice": "yes"}"#)
         #expect(tapped.json["status"] as? Int == 200, "\(tapped.json)")
+    }
+
+    @Test("an Android phone answers through FCM: the question rides in the message's data")
+    func androidAnswers() throws {
+        let (emulator, server) = try start(fcm: true)
+        let pixel = fcmTokenText(7)
+        try register("pixel", pixel, env: clientEnvironment(emulator))
+        let asked = try server.request(
+            "POST", "/v1/questions",
+            json: #"{"title": "Proceed?", "device": "pixel", "choices": [{"id": "yes", "title": "Yes"}]}"#,
+            headers: auth)
+        #expect(asked.status == 201, "\(asked.body)")
+        let id = try #require(asked.json?["id"] as? String)
+        let tapped = try answer(emulator, #"{"choice": "yes", "device_token": "\#(pixel)"}"#)
+        #expect(tapped.json["status"] as? Int == 200, "\(tapped.json)")
+        let status = try server.request("GET", "/v1/questions/\(id)", headers: auth)
+        #expect((status.json?["answer"] as? [String: Any])?["device"] as? String == "pixel", "\(status.body)")
     }
 
     @Test("no question push yet is 404; an encrypted question is sealed to the emulator (422)")

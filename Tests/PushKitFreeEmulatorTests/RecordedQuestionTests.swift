@@ -101,6 +101,36 @@ struct RecordedQuestionTests {
         #expect(found.answerToken == "t")
     }
 
+    /// An FCM send record carrying `pushkit` as Android reads it (`data`, a JSON string) and as iOS
+    /// through Firebase does (`apns.payload`).
+    static func fcmRecord(_ question: JSONValue, token: String, validateOnly: Bool = false) -> [UInt8] {
+        let pushkit = question["pushkit"] ?? .null
+        let message: JSONValue = [
+            "token": .string(token), "data": ["pushkit": .string(pushkit.serializedString())],
+            "apns": ["headers": ["apns-collapse-id": "pushkit-q-x"], "payload": question],
+        ]
+        let record: JSONValue = [
+            "provider": "fcm", "kind": "send", "device_token": .string(token), "validate_only": .bool(validateOnly),
+            "message": message, "status": 200,
+        ]
+        return Array(record.serializedString().utf8) + [0x0A]
+    }
+
+    @Test("an FCM message carries the question in data (Android) and is answered like an APNs push")
+    func fcm() {
+        let pixel = "eX4mPl3T:APA91bH" + String(repeating: "k3yX9_q-Zw", count: 14)
+        let lines = [
+            Self.fcmRecord(Self.question(Self.first, token: "android"), token: pixel),
+            Self.fcmRecord(Self.question(Self.second, token: "checked only"), token: pixel, validateOnly: true),
+        ]
+        guard case .found(let found) = RecordedQuestion.newest(in: lines) else {
+            Issue.record("the FCM question was not found")
+            return
+        }
+        #expect(found.id == Self.first && found.answerToken == "android" && found.deviceToken == pixel)
+        #expect(found.choices == ["allow", "deny"])
+    }
+
     @Test("a typed-reply question offers no choices")
     func reply() {
         let lines = [Self.record(payload: Self.question(Self.first, choices: nil))]
