@@ -88,6 +88,37 @@ struct QuestionPhoneEndToEndTests: ClientToolSuite {
         #expect((notice["aps"] as? [String: Any])?["category"] == nil)
     }
 
+    @Test("the guide's app registers the categories serve names, the choice ids as action identifiers")
+    func guideCategories() throws {
+        let (emulator, server) = try start()
+        let bodies = [
+            #""choices": [{"id": "yes", "title": "Yes"}, {"id": "no", "title": "No"}]"#,
+            #""choices": [{"id": "allow", "title": "Allow"}, {"id": "deny", "title": "Deny", "destructive": true}]"#,
+            #""reply": {}"#,
+            #""choices": [{"id": "ship", "title": "Ship it"}]"#,
+        ]
+        for body in bodies {
+            let asked = try server.request("POST", "/v1/questions", json: #"{"title": "Q?", \#(body)}"#, headers: auth)
+            #expect(asked.status == 201, "\(asked.body)")
+        }
+        let categories = emulator.waitForRecords(bodies.count).compactMap {
+            (($0["payload"] as? [String: Any])?["aps"] as? [String: Any])?["category"] as? String
+        }
+        #expect(categories.prefix(3) == ["pushkit.yes-no", "pushkit.allow-deny", "pushkit.reply"], "\(categories)")
+        #expect(categories.last?.wholeMatch(of: /pushkit\.q\.[0-9a-f]{16}/) != nil, "\(categories)")
+
+        let guide = try String(contentsOfFile: RepositoryFiles.path("docs/guide.md"), encoding: .utf8)
+        for expected in [
+            #"identifier: "pushkit.yes-no""#, #"UNNotificationAction(identifier: "yes", title: "Yes")"#,
+            #"UNNotificationAction(identifier: "no", title: "No")"#, #"identifier: "pushkit.allow-deny""#,
+            #"UNNotificationAction(identifier: "allow", title: "Allow")"#,
+            #"UNNotificationAction(identifier: "deny", title: "Deny", options: [.destructive])"#,
+            #"identifier: "pushkit.reply""#, #"identifier: "reply", title: "Reply""#, #"hasPrefix("pushkit.q.")"#,
+        ] {
+            #expect(guide.contains(expected), "docs/guide.md registers \(expected)")
+        }
+    }
+
     @Test("a typed reply answers a reply question with its text")
     func typedReply() throws {
         let (emulator, server) = try start()
