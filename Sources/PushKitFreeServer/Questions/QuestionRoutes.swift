@@ -68,7 +68,7 @@ struct QuestionRoutes: Sendable {
         if object["text"] != nil && text == nil { throw EndpointError.badRequest("\"text\" must be a string") }
         if choice == nil && text == nil { throw EndpointError.badRequest("an answer needs \"choice\" or \"text\"") }
         if choice != nil && text != nil { throw EndpointError.badRequest("give \"choice\" or \"text\", not both") }
-        if let text, text.count > Self.textLimit {
+        if let text, text.unicodeScalars.count > Self.textLimit {
             throw EndpointError(status: 422, "\"text\" is longer than \(Self.textLimit) characters")
         }
         return .json(
