@@ -757,6 +757,34 @@ struct ServeEndToEndTests {
         try send("POST", "/phone", "x", ["Delay": "10m"])
         exchanges.append(
             try server.request("POST", "/push", json: #"{"device_key": "phone", "body": "b"}"#, headers: [:]))
+        // Questions, asked of "phone" and answered with the token its push carried (no secret).
+        func answerToken(_ id: String) throws -> String {
+            let members = emulator.records().filter { $0["collapse_id"] as? String == "pushkit-q-\(id)" }
+                .compactMap { ($0["payload"] as? [String: Any])?["pushkit"] as? [String: Any] }
+            // The question's push, not the notice that replaced it.
+            return try #require(members.compactMap { $0["answer_token"] as? String }.last)
+        }
+        let choices = #""choices": [{"id": "yes", "title": "Yes", "destructive": true}], "device": "phone""#
+        try call("POST", "/v1/questions", #"{"title": "Deploy?", \#(choices), "timeout": 3600, "urgency": "high"}"#)
+        let asked = try #require(exchanges.last?.json?["id"] as? String, "\(exchanges.last?.body ?? "")")
+        try call("GET", "/v1/questions/\(asked)?wait=0")
+        try call("HEAD", "/v1/questions/\(asked)")
+        let token = try answerToken(asked)
+        try call("POST", "/v1/questions/\(asked)/answer", #"{"token": "forged", "choice": "yes"}"#, headers: [:])
+        try call("POST", "/v1/questions/\(asked)/answer", #"{"token": "\#(token)", "choice": "no"}"#, headers: [:])
+        try call("POST", "/v1/questions/\(asked)/answer", #"{"token": "\#(token)", "choice": "yes"}"#, headers: [:])
+        try call("POST", "/v1/questions/\(asked)/answer", #"{"token": "\#(token)", "choice": "yes"}"#, headers: [:])
+        try call("GET", "/v1/questions/\(asked)?wait=1")
+        try call("DELETE", "/v1/questions/\(asked)")
+        try call(
+            "POST", "/v1/questions", #"{"title": "Commit message?", "reply": {"button": "Send"}, "device": "phone"}"#)
+        let typed = try #require(exchanges.last?.json?["id"] as? String, "\(exchanges.last?.body ?? "")")
+        try call("DELETE", "/v1/questions/\(typed)")
+        try call(
+            "POST", "/v1/questions/\(typed)/answer", #"{"token": "\#(try answerToken(typed))", "text": "late"}"#,
+            headers: [:])
+        try call("GET", "/v1/questions/" + String(repeating: "0f", count: 16))
+        try call("POST", "/v1/questions", #"{"title": "", \#(choices)}"#)
         try call("POST", "/hooks/ios-device", #"{"action": "unregister", "device_token": "w"}"#)
         try call("DELETE", "/api/v1/devices/" + Self.token(40))
         try call("GET", "/metrics")
@@ -815,7 +843,10 @@ struct ServeEndToEndTests {
         try call("HEAD", "/api/v1/devices")
         try call("GET", "/health", headers: [:])
         try call("HEAD", "/health", headers: [:])
-        #expect(Set(exchanges.map(\.status)) == [200, 202, 400, 401, 404, 405, 413, 422, 426, 429, 500, 502, 503])
+        #expect(
+            Set(exchanges.map(\.status)) == [
+                200, 201, 202, 400, 401, 403, 404, 405, 409, 410, 413, 422, 426, 429, 500, 502, 503,
+            ])
 
         let file = setup.directory.file("exchanges.jsonl")
         let lines = try exchanges.map {

@@ -274,12 +274,13 @@ final class EndpointQuestions: Service, Sendable {
 
     /// The phone's answer, with the answer token its push carried. The client's allowance of
     /// failures is looked at before the token, and a wrong token spends from it.
-    /// - Throws: 429 past the allowance, 403 for a wrong token, 404 for an unknown question, 409
-    ///   when it was answered before, 410 when it expired or was cancelled, 422 for an answer that
-    ///   does not fit it.
+    /// - Returns: the question's status; with `conflict`, the sentence of the 409 when it was
+    ///   answered before (the status then shows the answer that won).
+    /// - Throws: 429 past the allowance, 403 for a wrong token, 404 for an unknown question, 410
+    ///   when it expired or was cancelled, 422 for an answer that does not fit it.
     func answer(
         _ id: String, token: String, choice: String?, text: String?, client: String
-    ) async throws(EndpointError) -> JSONValue {
+    ) async throws(EndpointError) -> (status: JSONValue, conflict: String?) {
         try admitAnswer(from: client)
         let now = Date()
         let outcome = try await storing { store in
@@ -289,7 +290,7 @@ final class EndpointQuestions: Service, Sendable {
         case .accepted(let question):
             signals.signal(id)
             noticeLater(question)
-            return Self.status(question, at: now)
+            return (Self.status(question, at: now), nil)
         case .unknownQuestion:
             _ = failures.admit(client)
             throw .notFound("no question \"\(TerminalText.field(id))\"")
@@ -299,7 +300,9 @@ final class EndpointQuestions: Service, Sendable {
         case .settled(let question):
             let state = question.state(at: now)
             if state == .answered {
-                throw EndpointError(status: 409, "the question was answered already" + Self.describe(question.answer))
+                return (
+                    Self.status(question, at: now), "the question was answered already" + Self.describe(question.answer)
+                )
             }
             throw EndpointError(status: 410, "the question \(state == .expired ? "expired" : "was cancelled")")
         case .unfit(let message):

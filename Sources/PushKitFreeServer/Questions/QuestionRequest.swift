@@ -135,6 +135,7 @@ package struct QuestionRequest: Sendable, Equatable {
     }
 
     static func isLabel(_ text: String) -> Bool {
-        !text.trimmingWhitespace.isEmpty && text.unicodeScalars.count <= labelLimit && !HeaderValue.hasControlCharacter(text)
+        !text.trimmingWhitespace.isEmpty && text.unicodeScalars.count <= labelLimit
+            && !HeaderValue.hasControlCharacter(text)
     }
 }

@@ -41,9 +41,15 @@ struct QuestionRoutes: Sendable {
 
     @Sendable func cancel(_ request: Request, context: Context) async throws -> Response {
         let (status, settled) = try await questions.cancel(try Self.id(context))
-        guard settled else { return .json(status) }
+        return Self.answer(
+            status, conflict: settled ? "the question was \(status["state"]?.stringValue ?? "settled") already" : nil)
+    }
+
+    /// `status`, or with `conflict` a 409: the question's status members and `error` saying why.
+    private static func answer(_ status: JSONValue, conflict: String?) -> Response {
+        guard let conflict else { return .json(status) }
         var members = status.objectValue ?? [:]
-        members["error"] = .string("the question was \(members["state"]?.stringValue ?? "settled") already")
+        members["error"] = .string(conflict)
         return .json(.object(members), status: .conflict)
     }
 
@@ -71,8 +77,9 @@ struct QuestionRoutes: Sendable {
         if let text, text.unicodeScalars.count > Self.textLimit {
             throw EndpointError(status: 422, "\"text\" is longer than \(Self.textLimit) characters")
         }
-        return .json(
-            try await questions.answer(id, token: token, choice: choice, text: text, client: context.client))
+        let (status, conflict) = try await questions.answer(
+            id, token: token, choice: choice, text: text, client: context.client)
+        return Self.answer(status, conflict: conflict)
     }
 
     /// `scheme://host` of the asking request, when its `Host` is a plain host name or address.
