@@ -38,25 +38,11 @@ final class Transfer {
         pushkit_easy_setopt_data_callback(handle, CURLOPT_HEADERFUNCTION, Transfer.receiveHeader)
         pushkit_easy_setopt_pointer(handle, CURLOPT_HEADERDATA, context)
         pushkit_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        pushkit_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
-        pushkit_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
+        CurlTrust.apply(caFile: caFile, proxy: proxy, to: handle)
         // APNs answers are tiny; libcurl's minimum receive buffer keeps a 10,000-device fan-out small.
         pushkit_easy_setopt_long(handle, CURLOPT_BUFFERSIZE, 1024)
         pushkit_easy_setopt_long(handle, CURLOPT_UPLOAD_BUFFERSIZE, 16 * 1024) // libcurl's minimum; payloads are ≤ 5 KB
         pushkit_easy_setopt_long(handle, CURLOPT_POST, 1)
-        if let caFile {
-            caFile.withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_CAINFO, $0) }
-            // CAINFO replaces the default bundle; the system directory keeps public CAs trusted too.
-            "/etc/ssl/certs".withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_CAPATH, $0) }
-            // The same trust for an https:// proxy, which libcurl verifies with its own settings.
-            caFile.withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_PROXY_CAINFO, $0) }
-            "/etc/ssl/certs".withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_PROXY_CAPATH, $0) }
-        }
-        // Without a proxy here libcurl reads https_proxy, all_proxy and no_proxy itself; a proxy
-        // set here replaces those variables except no_proxy, which still exempts hosts.
-        if let proxy {
-            proxy.withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_PROXY, $0) }
-        }
         // Whichever proxy applies, tunnel through it (CONNECT), also for plain-http prior-knowledge
         // URLs that an HTTP proxy would otherwise be asked to fetch itself in HTTP/1.1. SOCKS
         // proxies always tunnel; the option does not concern them.

@@ -96,24 +96,13 @@ package final class EndpointClient: @unchecked Sendable {
         pushkit_easy_setopt_pointer(handle, CURLOPT_XFERINFODATA, context)
         pushkit_easy_setopt_long(handle, CURLOPT_NOPROGRESS, 0)
         pushkit_easy_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-        pushkit_easy_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 1)
-        pushkit_easy_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 2)
         pushkit_easy_setopt_long(handle, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_1_1))
         // Only http and https, also for a redirect (none is followed: the routes never redirect).
         "http,https".withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_PROTOCOLS_STR, $0) }
         pushkit_easy_setopt_long(handle, CURLOPT_FOLLOWLOCATION, 0)
         pushkit_easy_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Transfer.milliseconds(connectTimeout))
         pushkit_easy_setopt_long(handle, CURLOPT_TIMEOUT_MS, max(1, Transfer.milliseconds(timeout)))
-        if let caFile {
-            caFile.withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_CAINFO, $0) }
-            // CAINFO replaces the default bundle; the system directory keeps public CAs trusted too.
-            "/etc/ssl/certs".withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_CAPATH, $0) }
-            caFile.withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_PROXY_CAINFO, $0) }
-            "/etc/ssl/certs".withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_PROXY_CAPATH, $0) }
-        }
-        if let proxy {
-            proxy.withCString { _ = pushkit_easy_setopt_string(handle, CURLOPT_PROXY, $0) }
-        }
+        CurlTrust.apply(caFile: caFile, proxy: proxy, to: handle)
         // An https endpoint through an HTTP proxy: a CONNECT tunnel, TLS end to end. A plain-http one
         // is asked of the proxy as an ordinary HTTP/1.1 request.
         pushkit_easy_setopt_long(handle, CURLOPT_HTTPPROXYTUNNEL, url.hasPrefix("https://") ? 1 : 0)
