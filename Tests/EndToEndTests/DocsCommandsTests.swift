@@ -305,9 +305,14 @@ struct PageRun {
     /// five seconds. Only processes still running one of the built tools are signalled.
     func stopStarted() {
         let listed = (try? String(contentsOfFile: scratch + "/pids", encoding: .utf8)) ?? ""
+        // Only the built tools (a listed pid may have been reused): `/proc/PID/exe` names the
+        // program with its links resolved (`.build/debug` is a link), "(deleted)" after a rebuild.
+        let directories = [
+            BuiltTool.binDirectory, URL(fileURLWithPath: BuiltTool.binDirectory).resolvingSymlinksInPath().path,
+        ]
         let pids = listed.split(separator: "\n").compactMap { pid_t($0) }.filter { pid in
             let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")
-            return executable?.hasPrefix(BuiltTool.binDirectory + "/") == true
+            return directories.contains { executable?.hasPrefix($0 + "/") == true }
         }
         for pid in pids { kill(pid, SIGTERM) }
         let deadline = Date().addingTimeInterval(5)
