@@ -21,6 +21,7 @@ extension SendSetting {
         case .minimumInterval: "--min-interval"
         case .placeholderTitle: "--placeholder-title"
         case .placeholderBody: "--placeholder-body"
+        case .image: "--image"
         case .inputPushToken: "--input-push-token"
         case .inputPushChannel: "--input-push-channel"
         case .title, .subtitle, .body, .badge, .sound, .category, .data, .priority, .expiration, .timestamp,

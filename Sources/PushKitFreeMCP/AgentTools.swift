@@ -62,6 +62,12 @@ package struct AgentTools: Sendable {
                         "An id of your choosing (at most 64 bytes): a later notification with the same id "
                             + "replaces this one on the device instead of adding another."),
                 ],
+                "image": [
+                    "type": "string", "maxLength": .int(PushSpecification.imageURLLimit),
+                    "description": .string(
+                        "An https:// URL of a picture (a chart, a screenshot) the app shows in the notification; "
+                            + "it needs a title or a body."),
+                ],
                 "badge": [
                     "type": "integer", "minimum": 0,
                     "description": "The number on the app icon; 0 clears it. Leave out to keep it.",

@@ -23,7 +23,7 @@ package struct NotifyRequest: Sendable {
     /// - Throws: `AgentToolError` naming the argument at fault.
     package init(_ arguments: [String: JSONValue]) throws(AgentToolError) {
         let known: Set<String> = [
-            "title", "body", "subtitle", "urgency", "url", "data", "device", "group", "collapse_id", "badge",
+            "title", "body", "subtitle", "urgency", "url", "data", "device", "group", "collapse_id", "badge", "image",
         ]
         if let unknown = arguments.keys.sorted().first(where: { !known.contains($0) }) {
             throw AgentToolError(
@@ -46,6 +46,7 @@ package struct NotifyRequest: Sendable {
             device = try fields.string("device")
             group = try fields.string("group")
             collapseID = try fields.string("collapse_id")
+            spec.imageURL = try fields.string("image")
         } catch {
             throw AgentToolError(error.description)
         }
@@ -96,7 +97,7 @@ package struct NotifyRequest: Sendable {
     /// A setting as this tool's arguments name it, for the core's messages: `"title"`.
     package static func argumentName(_ setting: SendSetting) -> String {
         switch setting {
-        case .title, .subtitle, .body, .badge, .data: "\"\(setting.rawValue)\""
+        case .title, .subtitle, .body, .badge, .data, .image: "\"\(setting.rawValue)\""
         case .collapseID: "\"collapse_id\""
         case .interruptionLevel: "\"urgency\""
         default: setting.phrase

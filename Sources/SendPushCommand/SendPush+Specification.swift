@@ -24,6 +24,7 @@ extension SendPush {
         spec.content.interruptionLevel = interruptionLevel
         spec.content.relevanceScore = relevanceScore
         spec.content.targetContentID = targetContentID
+        spec.imageURL = image
         spec.sound = sound
         spec.data = data
         if let payloadFile {

@@ -71,6 +71,11 @@ struct SendPush: ParsableCommand {
         String?
     @Option(
         help: ArgumentHelp(
+            "An https URL of a picture the app's notification service extension attaches (sent as image_url, with mutable-content).",
+            valueName: "url"))
+    var image: String?
+    @Option(
+        help: ArgumentHelp(
             "JSON object merged beside 'aps', or under the profile's data key (repeatable).", valueName: "json"))
     var data: [String] =
         []

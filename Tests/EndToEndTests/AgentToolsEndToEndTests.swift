@@ -73,6 +73,7 @@ struct AgentToolsEndToEndTests {
         #expect(
             Set(properties.keys) == [
                 "title", "body", "subtitle", "urgency", "url", "data", "device", "group", "collapse_id", "badge",
+                "image",
             ])
         #expect((properties["urgency"] as? [String: Any])?["enum"] as? [String] == ["low", "normal", "high"])
         #expect(tools.allSatisfy { ($0["description"] as? String)?.isEmpty == false && $0["outputSchema"] != nil })

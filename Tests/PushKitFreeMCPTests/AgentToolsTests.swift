@@ -73,6 +73,7 @@ struct AgentToolsTests {
         #expect(
             Set(properties.keys) == [
                 "title", "body", "subtitle", "urgency", "url", "data", "device", "group", "collapse_id", "badge",
+                "image",
             ])
         #expect(properties.values.allSatisfy { $0.objectValue?["description"]?.stringValue?.isEmpty == false })
         #expect(notify.outputSchema != nil && notify.annotations.readOnlyHint == false)
@@ -145,7 +146,7 @@ struct AgentToolsTests {
             ),
             (
                 ["body": "x", "tilte": "y"],
-                "unknown argument \"tilte\"; notify takes badge, body, collapse_id, data, device, group, subtitle, title, urgency, url"
+                "unknown argument \"tilte\"; notify takes badge, body, collapse_id, data, device, group, image, subtitle, title, urgency, url"
             ),
             (
                 ["body": "x", "url": "not a url"],

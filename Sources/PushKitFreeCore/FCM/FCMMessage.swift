@@ -97,6 +97,10 @@ package struct FCMMessage: Sendable {
             if let body = alert["body"]?.stringValue { notification["body"] = .string(body) }
         default: break
         }
+        // The image's URL (`PushSpecification.imageKey`): FCM's own field, which Android shows.
+        if !notification.isEmpty, let image = root[PushSpecification.imageKey]?.stringValue {
+            notification["image"] = .string(image)
+        }
         var data: [String: JSONValue] = [:]
         for (key, value) in root where key != "aps" {
             if Self.isReservedDataKey(key) { throw .reservedDataKey(key) }

@@ -40,6 +40,9 @@ package struct PushSpecification: Sendable {
     package var placeholderTitle: String?
     /// `--placeholder-body`: the clear alert's body of an encrypted send; `nil` for the configured one.
     package var placeholderBody: String?
+    /// `--image`: an https URL of a picture the app's notification service extension downloads
+    /// and attaches; sent beside `aps` as `image_url`, with `mutable-content: 1`.
+    package var imageURL: String?
 
     /// An alert with nothing set; `build` refuses it until something is given to send.
     package init() {}
@@ -90,6 +93,10 @@ package struct PushSpecification: Sendable {
                     "\(setting: .payloadFile) is a complete payload; it cannot be combined with \(setting: .liveActivity)"
                 )
             }
+            if imageURL != nil {
+                throw PayloadError.invalid(
+                    "\(setting: .payloadFile) is a complete payload; it cannot be combined with \(setting: .image)")
+            }
             let (data, simulatorBundle) = try Self.completePayload(payloadFile)
             if bundleID == nil { bundleID = simulatorBundle }
             if placeholder != nil, data.count > limit {
@@ -115,6 +122,12 @@ package struct PushSpecification: Sendable {
                 if key == "aps" { throw PayloadError.invalid("the custom data cannot go under \"aps\"") }
                 content.customData = [key: .object(content.customData)]
             }
+            // The image's URL is the app's own member, beside any envelope of a design's data.
+            if let imageURL {
+                try Self.checkImageURL(imageURL, pushType: pushType, content: content)
+                content.customData[Self.imageKey] = .string(imageURL)
+                content.mutableContent = true
+            }
             let fitted = Result { () throws(PayloadError) in try PayloadFitter.fit(content, limit: limit) }
             if placeholder != nil, case .failure(.tooLarge(let size, let limit, let detail)) = fitted {
                 throw PayloadError.tooLarge(size: size, limit: limit, detail: Self.encryptedDetail + detail)
@@ -130,6 +143,35 @@ package struct PushSpecification: Sendable {
         if placeholder != nil { request.sealedContent = payload }
         try request.validate()
         return Built(request: request, shortened: shortened)
+    }
+
+    /// The member beside `aps` that carries `imageURL`.
+    package static let imageKey = "image_url"
+    /// The longest image URL, in bytes.
+    package static let imageURLLimit = 2048
+
+    /// Refuses an image URL that is not https, is too long or holds control characters or spaces,
+    /// and an image on a push that shows nothing (only an alert runs the extension that attaches it).
+    static func checkImageURL(_ text: String, pushType: APNsPushType, content: NotificationContent) throws(PayloadError)
+    {
+        let hasAlert = content.title != nil || content.subtitle != nil || content.body != nil
+        guard pushType == .alert, hasAlert else {
+            throw PayloadError.invalid(
+                "\(setting: .image) needs an alert with a title or a body: the app attaches the image to the notification it shows"
+            )
+        }
+        guard text.utf8.count <= imageURLLimit else {
+            throw PayloadError.invalid("\(setting: .image) is longer than \(imageURLLimit) bytes")
+        }
+        let lowered = text.lowercased()
+        let rest = lowered.hasPrefix("https://") ? lowered.dropFirst("https://".count) : nil
+        guard let rest, let host = rest.split(separator: "/", omittingEmptySubsequences: false).first, !host.isEmpty,
+            !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7f })
+        else {
+            throw PayloadError.invalid(
+                "\(setting: .image) must be an https:// URL without spaces (the phone downloads it), not \"\(TerminalText.field(String(text.prefix(80))))\""
+            )
+        }
     }
 
     /// Why an encrypted send cannot wake the app in the background: what reaches the phone is a

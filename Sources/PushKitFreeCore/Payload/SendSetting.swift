@@ -6,6 +6,7 @@
 /// description uses `phrase` ("the badge").
 package enum SendSetting: String, Sendable, CaseIterable {
     case title, subtitle, body, badge, sound, category, threadID, interruptionLevel, relevanceScore, targetContentID
+    case image
     case contentAvailable
     case data, payloadFile, pushType, priority, expiration, collapseID, apnsID
     case liveActivity, contentState, timestamp, staleDate, dismissalDate, attributesType, attributes
@@ -26,6 +27,7 @@ package enum SendSetting: String, Sendable, CaseIterable {
         case .interruptionLevel: "the interruption level"
         case .relevanceScore: "the relevance score"
         case .targetContentID: "the target content id"
+        case .image: "the image URL"
         case .contentAvailable: "the background wake (content-available)"
         case .data: "the custom data"
         case .payloadFile: "the complete payload"

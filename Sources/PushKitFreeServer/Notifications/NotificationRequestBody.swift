@@ -2,7 +2,7 @@ import PushKitFreeCore
 import PushKitFreeRegistry
 
 /// The body other services post to make the phone buzz (`/api/v1/notifications/send`,
-/// `/hooks/ios-notify`): `{"title", "body" or "message", "subtitle", "category", "badge", "data",
+/// `/hooks/ios-notify`): `{"title", "body" or "message", "subtitle", "category", "badge", "data", "image",
 /// "encrypt"}`.
 package struct NotificationRequestBody: Sendable, Equatable {
     /// `title`; when missing or empty, the profile's title if it has one.
@@ -23,6 +23,8 @@ package struct NotificationRequestBody: Sendable, Equatable {
     /// `encrypt`: seal the payload with each device's content key (true) or send it in clear
     /// (false); `nil` leaves it to the config file's `encrypt`.
     package var encrypt: Bool?
+    /// `image`: an https URL the app attaches to the notification (`PushSpecification.imageURL`).
+    package var image: String?
 
     /// Reads a body; every member is optional, but there must be a title or a body. A profile's
     /// title stands in for a title that is missing or empty (the OpenClaw gateway's `OpenClaw`).
@@ -44,6 +46,7 @@ package struct NotificationRequestBody: Sendable, Equatable {
             }
             data = try fields.object("data") ?? [:]
             encrypt = try fields.bool("encrypt")
+            image = try fields.string("image").flatMap { $0.isEmpty ? nil : $0 }
         } catch {
             throw EndpointError(error)
         }
@@ -79,6 +82,7 @@ package struct NotificationRequestBody: Sendable, Equatable {
         spec.content.badge = badge
         spec.content.customData = data
         spec.encrypt = encrypt
+        spec.imageURL = image
         profile?.apply(to: &spec)
         return spec
     }

@@ -64,6 +64,16 @@ struct FCMMessageTests {
         #expect(plain.message["data"] == nil)
     }
 
+    @Test("an image URL becomes FCM's notification.image, and stays in data for the app")
+    func image() throws {
+        let message = try message {
+            $0.content.title = "Chart"
+            $0.imageURL = "https://example.com/chart.png"
+        }
+        #expect(message.message["notification"] == ["title": "Chart", "image": "https://example.com/chart.png"])
+        #expect(message.message["data"]?["image_url"] == "https://example.com/chart.png")
+    }
+
     @Test("a background push is a data-only message of normal priority")
     func background() throws {
         let built = try message {

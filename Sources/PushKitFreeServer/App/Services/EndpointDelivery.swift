@@ -160,7 +160,7 @@ final class EndpointDelivery: Service, Sendable {
     /// sets in the core's words.
     static func requestField(_ setting: SendSetting) -> String {
         switch setting {
-        case .title, .subtitle, .body, .badge, .category, .data, .encrypt: "\"\(setting.rawValue)\""
+        case .title, .subtitle, .body, .badge, .category, .data, .encrypt, .image: "\"\(setting.rawValue)\""
         default: setting.phrase
         }
     }

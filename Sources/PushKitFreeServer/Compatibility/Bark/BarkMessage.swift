@@ -11,8 +11,9 @@ import PushKitFreeCore
 /// Parameters come from the path, the query, a form or a JSON body; the path wins, then the body,
 /// then the query. Mapped: `title`, `subtitle`, `body` (or `markdown`, sent as text), `level`
 /// (`active`, `timeSensitive`, `passive`, `critical`: the interruption level), `group` (the thread
-/// id), `url` (`url` beside `aps`), `badge`, `sound`, `category`, `id` (the collapse id). Accepted and
-/// ignored: `isArchive`, `icon`, `image`, `copy`, `autoCopy`, `call`, `volume`, `action`, `ttl` and
+/// id), `url` (`url` beside `aps`), `badge`, `sound`, `category`, `id` (the collapse id), `image`
+/// (`image_url` beside `aps`: an https URL the app attaches). Accepted and
+/// ignored: `isArchive`, `icon`, `copy`, `autoCopy`, `call`, `volume`, `action`, `ttl` and
 /// anything unknown. Refused (400): `ciphertext` (encrypted pushes) and `delete`. A bad `level` or
 /// `badge` is refused in any source, even where another source gives the one used.
 package struct BarkMessage: Sendable, Equatable {
@@ -38,6 +39,8 @@ package struct BarkMessage: Sendable, Equatable {
     package var category: String?
     /// `apns-collapse-id`: a newer notification with the same id replaces the older.
     package var collapseID: String?
+    /// `image`: an https URL of a picture the app attaches (`PushSpecification.imageURL`).
+    package var image: String?
 
     /// Reads a push from its parameters: `path` (already percent-decoded, winning over the rest),
     /// then `body` (a JSON object or a form's fields), then `query`; no key may be one of
@@ -80,6 +83,7 @@ package struct BarkMessage: Sendable, Equatable {
         level = try Self.string(merged, "level").flatMap { Self.levels[$0] }
         group = try Self.string(merged, "group").flatMap { $0.isEmpty ? nil : $0 }
         url = try Self.string(merged, "url").flatMap { $0.isEmpty ? nil : $0 }
+        image = try Self.string(merged, "image").flatMap { $0.isEmpty ? nil : $0 }
         sound = try Self.string(merged, "sound").flatMap { $0.isEmpty ? nil : $0 }
         category = try Self.string(merged, "category").flatMap { $0.isEmpty ? nil : $0 }
         collapseID = try Self.string(merged, "id").flatMap(Self.collapseID)
@@ -104,7 +108,9 @@ package struct BarkMessage: Sendable, Equatable {
         if isSet(source["delete"]) {
             throw .badRequest("\"delete\" is not supported: this server cannot remove a delivered notification")
         }
-        for key in ["device_key", "title", "subtitle", "body", "markdown", "group", "url", "sound", "category", "id"] {
+        for key in [
+            "device_key", "title", "subtitle", "body", "markdown", "group", "url", "sound", "category", "id", "image",
+        ] {
             _ = try string(source, key)
         }
         var keys = try string(source, "device_key").map { [$0] } ?? []
@@ -170,6 +176,7 @@ package struct BarkMessage: Sendable, Equatable {
         spec.content.category = category
         spec.sound = sound
         spec.collapseID = collapseID
+        spec.imageURL = image
         if let url { spec.content.customData[NotificationContent.openURLKey] = .string(url) }
         return spec
     }

@@ -8,11 +8,12 @@ import PushKitFreeCore
 /// A message published with ntfy's protocol (`PUT`/`POST /<topic>` with the message as the body,
 /// or a JSON object to `/`), read into what this server sends: the topic names the devices
 /// (`NotifierAudience`), the priority the interruption level, the click URL the `url` beside `aps`,
-/// the tags text.
+/// the tags text, an attachment's URL (`Attach`, `attach`, `a`) the image the app attaches
+/// (`image_url` beside `aps`; https only).
 ///
 /// ntfy's parameters come as headers (`X-Title` or `Title`), or query parameters (`title`, `t`);
 /// a header wins over the query, a JSON member over both. Parameters this server has no use for
-/// (`Markdown`, `Icon`, `Attach`, `Filename`, `Actions` as a header, `Email`, `Call`, `Cache`,
+/// (`Markdown`, `Icon`, `Filename`, `Actions` as a header, `Email`, `Call`, `Cache`,
 /// `Firebase`, anything unknown) are accepted and ignored. Scheduled delivery (`Delay`, `At`,
 /// `In`) is refused with a 400: this server keeps no queue of future sends.
 package struct NtfyMessage: Sendable, Equatable {
@@ -28,6 +29,8 @@ package struct NtfyMessage: Sendable, Equatable {
     package var tags: [String]
     /// The URL the app opens when the notification is tapped.
     package var click: String?
+    /// The attachment's URL (`Attach`): sent as the image the app attaches.
+    package var attach: String?
 
     /// The headers and query parameters of a publish request, names lowercased.
     package struct Parameters: Sendable {
@@ -148,6 +151,10 @@ package struct NtfyMessage: Sendable, Equatable {
                 }.first
         }
         if click?.isEmpty == true { click = nil }
+        attach =
+            try Self.string(json, "attach")
+            ?? parameters.value(headers: ["x-attach", "attach", "a"], query: ["attach", "a"])
+        if attach?.isEmpty == true { attach = nil }
 
         let emoji = tags.compactMap { Self.emoji[$0] }.joined()
         if !emoji.isEmpty {
@@ -210,6 +217,7 @@ package struct NtfyMessage: Sendable, Equatable {
         spec.content.body = message
         spec.content.interruptionLevel = Self.interruptionLevel(priority: priority)
         if let click { spec.content.customData[NotificationContent.openURLKey] = .string(click) }
+        spec.imageURL = attach
         return spec
     }
 
