@@ -147,7 +147,7 @@ package struct PushSpecification: Sendable {
 
     /// The member beside `aps` that carries `imageURL`.
     package static let imageKey = "image_url"
-    /// The longest image URL, in bytes.
+    /// The longest image URL, in characters (Unicode code points).
     package static let imageURLLimit = 2048
 
     /// Refuses an image URL that is not https, is too long or holds control characters or spaces,
@@ -160,18 +160,25 @@ package struct PushSpecification: Sendable {
                 "\(setting: .image) needs an alert with a title or a body: the app attaches the image to the notification it shows"
             )
         }
-        guard text.utf8.count <= imageURLLimit else {
-            throw PayloadError.invalid("\(setting: .image) is longer than \(imageURLLimit) bytes")
+        guard text.unicodeScalars.count <= imageURLLimit else {
+            throw PayloadError.invalid("\(setting: .image) is longer than \(imageURLLimit) characters")
         }
         let lowered = text.lowercased()
         let rest = lowered.hasPrefix("https://") ? lowered.dropFirst("https://".count) : nil
         guard let rest, let host = rest.split(separator: "/", omittingEmptySubsequences: false).first, !host.isEmpty,
-            !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7f })
+            !host.hasPrefix("/"), !text.unicodeScalars.contains(where: Self.isRefusedInImageURL)
         else {
             throw PayloadError.invalid(
                 "\(setting: .image) must be an https:// URL without spaces (the phone downloads it), not \"\(TerminalText.field(String(text.prefix(80))))\""
             )
         }
+    }
+
+    /// A space of any kind, a control character (C0, DEL, C1) or a byte-order mark: what an image
+    /// URL may not hold (the pattern `docs/openapi.yaml` gives, `\\s` and the controls).
+    static func isRefusedInImageURL(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isWhitespace || scalar.value < 0x20 || (0x7f...0x9f).contains(scalar.value)
+            || scalar.value == 0xfeff
     }
 
     /// Why an encrypted send cannot wake the app in the background: what reaches the phone is a

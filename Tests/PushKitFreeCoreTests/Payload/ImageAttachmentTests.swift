@@ -39,16 +39,16 @@ struct ImageAttachmentTests {
         #expect(enveloped["openclaw"] == ["k": 1] && enveloped["image_url"] == "https://example.com/a.jpg")
     }
 
-    @Test("https only, no spaces or control characters, at most 2048 bytes, on an alert only")
+    @Test("https only, no spaces or control characters, at most 2048 characters, on an alert only")
     func refusals() {
         for url in [
             "http://example.com/a.png", "ftp://x/y", "example.com/a.png", "https://", "https://a b/c",
-            "https://example.com/\u{7}",
+            "https://example.com/\u{7}", "https://example.com/a\u{2028}b", "https:///path",
         ] {
             #expect(refusal { $0.imageURL = url }.contains("must be an https:// URL"), "\(url)")
         }
         let long = "https://example.com/" + String(repeating: "a", count: PushSpecification.imageURLLimit)
-        #expect(refusal { $0.imageURL = long }.contains("longer than 2048 bytes"))
+        #expect(refusal { $0.imageURL = long }.contains("longer than 2048 characters"))
         #expect(
             refusal {
                 $0.content.title = nil
