@@ -39,7 +39,10 @@ struct EndpointRouterTests {
                 configuration: configuration, listen: ListenAddress(host: "127.0.0.1", port: 0),
                 secretFile: secretFile, noAuth: secret == nil, rateLimit: rateLimit, tls: nil,
                 deliveryPolicy: DeliveryPolicy(), notificationPolicy: NotificationPolicy(),
-                openRegistration: try openRegistration.map { try IPNetwork(parsing: $0) })
+                openRegistration: try openRegistration.map { try IPNetwork(parsing: $0) },
+                // The deadlines are tested on their own (ServeConnectionHardeningTests); here a
+                // client the test runner starves for a while must not find its connection closed.
+                headerTimeout: .seconds(600), idleTimeout: .seconds(600))
             parts = EndpointParts(settings: settings)
         }
 

@@ -166,7 +166,7 @@ package struct PushSpecification: Sendable {
         let lowered = text.lowercased()
         let rest = lowered.hasPrefix("https://") ? lowered.dropFirst("https://".count) : nil
         guard let rest, let host = rest.split(separator: "/", omittingEmptySubsequences: false).first, !host.isEmpty,
-            !host.hasPrefix("/"), !text.unicodeScalars.contains(where: Self.isRefusedInImageURL)
+            !text.unicodeScalars.contains(where: Self.isRefusedInImageURL)
         else {
             throw PayloadError.invalid(
                 "\(setting: .image) must be an https:// URL without spaces (the phone downloads it), not \"\(TerminalText.field(String(text.prefix(80))))\""
@@ -175,7 +175,7 @@ package struct PushSpecification: Sendable {
     }
 
     /// A space of any kind, a control character (C0, DEL, C1) or a byte-order mark: what an image
-    /// URL may not hold (the pattern `docs/openapi.yaml` gives, `\\s` and the controls).
+    /// URL may not hold (as the pattern `docs/openapi.yaml` gives: `\s` and the controls).
     static func isRefusedInImageURL(_ scalar: Unicode.Scalar) -> Bool {
         scalar.properties.isWhitespace || scalar.value < 0x20 || (0x7f...0x9f).contains(scalar.value)
             || scalar.value == 0xfeff
