@@ -11,10 +11,15 @@ package enum HexDigest {
 
     /// The 64 lowercase hex digits of SHA-256 of `bytes`.
     package static func sha256(bytes: [UInt8]) -> String {
+        hex(SHA256.hash(data: bytes))
+    }
+
+    /// `bytes` as lowercase hex digits, two per byte.
+    package static func hex(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var hex: [UInt8] = []
-        hex.reserveCapacity(64)
-        for byte in SHA256.hash(data: bytes) {
+        hex.reserveCapacity(bytes.underestimatedCount * 2)
+        for byte in bytes {
             hex.append(digits[Int(byte >> 4)])
             hex.append(digits[Int(byte & 0x0f)])
         }

@@ -32,22 +32,26 @@ extension Question {
                 }),
         ]
         if let body { object["body"] = .string(body) }
-        for (key, value) in formMembers { object[key] = value }
+        for (key, value) in form.members { object[key] = value }
         if let urgency { object["urgency"] = .string(urgency.rawValue) }
         if let encrypt { object["encrypt"] = .bool(encrypt) }
         if let answer { object["answer"] = answer.json }
         if let settledAt { object["settled_at"] = Self.time(settledAt) }
         return .object(object)
     }
+}
 
-    /// `choices` or `reply`, as the request gave them and the push carries them.
-    package var formMembers: [String: JSONValue] {
-        switch form {
+extension Question.Form {
+    /// `choices` or `reply`, as the request gave them, the record keeps them and the push carries them.
+    package var members: [String: JSONValue] {
+        switch self {
         case .choices(let choices): ["choices": .array(choices.map(\.json))]
         case .reply(let reply): ["reply": reply.json]
         }
     }
+}
 
+extension Question {
     /// Reads a record written by `record`.
     /// - Throws: `RegistryError.corruptStateFile` naming what is wrong, with `path`.
     package init(record: JSONValue, path: String) throws(RegistryError) {

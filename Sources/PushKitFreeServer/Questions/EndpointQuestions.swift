@@ -396,23 +396,19 @@ final class EndpointQuestions: Service, Sendable {
         (error as? EndpointError).map { $0.logDetail ?? $0.message } ?? "\(error)"
     }
 
+    /// `count` bytes from the system's random source.
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+    }
+
     /// `bytes` random bytes as lowercase hex.
     static func randomHex(bytes count: Int) -> String {
-        var generator = SystemRandomNumberGenerator()
-        let digits = Array("0123456789abcdef".utf8)
-        var hex: [UInt8] = []
-        for _ in 0..<count {
-            let byte = UInt8.random(in: .min ... .max, using: &generator)
-            hex.append(digits[Int(byte >> 4)])
-            hex.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: hex, as: UTF8.self)
+        HexDigest.hex(randomBytes(count))
     }
 
     /// An answer token: 32 random bytes, base64url without padding (43 characters).
     static func randomToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Base64URL.encode(bytes)
+        Base64URL.encode(randomBytes(32))
     }
 }

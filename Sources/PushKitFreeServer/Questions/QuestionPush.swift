@@ -32,15 +32,8 @@ enum QuestionPush {
     /// so the same set always has the same name.
     static func category(for form: Question.Form) -> String {
         if let documented = documentedCategories.first(where: { $0.form == form }) { return documented.name }
-        let members = question(form: form)
+        let members = form.members
         return "pushkit.q." + HexDigest.sha256(JSONValue.object(members).serializedString()).prefix(16)
-    }
-
-    private static func question(form: Question.Form) -> [String: JSONValue] {
-        switch form {
-        case .choices(let choices): ["choices": .array(choices.map(\.json))]
-        case .reply(let reply): ["reply": reply.json]
-        }
     }
 
     /// The question's push to one device, carrying that device's own answer token.
@@ -50,7 +43,7 @@ enum QuestionPush {
         spec.content.body = question.body
         spec.content.category = category(for: question.form)
         spec.content.mutableContent = true
-        var member = Self.question(form: question.form)
+        var member = question.form.members
         member["question"] = .string(question.id)
         member["answer_url"] = .string(answerURL)
         member["answer_token"] = .string(token)
