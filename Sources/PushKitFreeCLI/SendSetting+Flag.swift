@@ -26,7 +26,7 @@ extension SendSetting {
         case .inputPushChannel: "--input-push-channel"
         case .title, .subtitle, .body, .badge, .sound, .category, .data, .priority, .expiration, .timestamp,
             .attributes, .channel,
-            .retries, .timeout, .encrypt:
+            .retries, .timeout, .encrypt, .volume, .withdraw:
             "--" + rawValue
         }
     }

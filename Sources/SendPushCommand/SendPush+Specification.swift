@@ -21,17 +21,20 @@ extension SendPush {
         spec.content.threadID = threadID
         spec.content.mutableContent = mutableContent
         spec.content.contentAvailable = contentAvailable
-        spec.content.interruptionLevel = interruptionLevel
+        spec.content.interruptionLevel = critical ? .critical : interruptionLevel
         spec.content.relevanceScore = relevanceScore
         spec.content.targetContentID = targetContentID
         spec.imageURL = image
+        spec.volume = volume
+        spec.withdraw = withdraw
         spec.sound = sound
         spec.data = data
         if let payloadFile {
             spec.payloadFile = try InputFile.read(
                 payloadFile, named: "--payload-file \(payloadFile)", limit: InputFile.payloadLimit)
         }
-        spec.pushType = pushType ?? (liveActivity.event == nil ? .alert : .liveactivity)
+        spec.pushType =
+            pushType ?? (withdraw != nil ? .background : liveActivity.event == nil ? .alert : .liveactivity)
         spec.content.liveActivity = try liveActivity.model()
         if let channel = liveActivity.inputPushChannel {
             let target = try BroadcastChannels(

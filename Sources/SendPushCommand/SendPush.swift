@@ -74,6 +74,20 @@ struct SendPush: ParsableCommand {
             "An https URL of a picture the app's notification service extension attaches (sent as image_url, with mutable-content).",
             valueName: "url"))
     var image: String?
+    @Flag(
+        help:
+            "A critical alert: sounds even when the phone is muted or in Focus (interruption level critical); needs \"critical_alerts\": true in the config."
+    )
+    var critical = false
+    @Option(
+        parsing: .unconditional,
+        help: ArgumentHelp("A critical alert's volume, from 0 to 1. Default: 1.", valueName: "level"))
+    var volume: Double?
+    @Option(
+        help: ArgumentHelp(
+            "Take back the delivered notifications sent with this collapse id: a background push the app handles (see the guide).",
+            valueName: "collapse-id"))
+    var withdraw: String?
     @Option(
         help: ArgumentHelp(
             "JSON object merged beside 'aps', or under the profile's data key (repeatable).", valueName: "json"))
@@ -198,6 +212,21 @@ struct SendPush: ParsableCommand {
             if interruptionLevel != nil {
                 throw ValidationError(
                     "--urgency sets the interruption level; it cannot be combined with --interruption-level")
+            }
+        }
+        if critical, let level = policyOptions.urgency?.interruptionLevel ?? interruptionLevel, level != .critical {
+            throw ValidationError(
+                "--critical sends the interruption level critical; it cannot be combined with \(policyOptions.urgency != nil ? "--urgency" : "--interruption-level") \(policyOptions.urgency?.rawValue ?? level.rawValue)"
+            )
+        }
+        if withdraw != nil {
+            let clashing: [(Bool, String)] = [
+                (backgroundOptions.hook, "--hook"), (!legacy.isEmpty, "MESSAGE_ID PREVIEW"),
+                (policyOptions.urgency != nil, "--urgency"), (critical, "--critical"),
+                (profile != nil && profile != "none", "--profile"),
+            ]
+            if let (_, name) = clashing.first(where: \.0) {
+                throw ValidationError("--withdraw sends a background push that carries only the id; it cannot be combined with \(name)")
             }
         }
         if let minInterval = policyOptions.minInterval, minInterval < 0 {

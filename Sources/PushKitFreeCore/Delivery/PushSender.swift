@@ -88,6 +88,9 @@ package struct PushSender: Sendable {
         package let audience: Audience
         /// What the frequency cap counts this send under: the collapse id, else the audience.
         package let capKey: String
+        /// Whether the frequency cap lets it through whatever it counted: a critical alert, or a
+        /// withdrawal (taking a notification back is never held back).
+        package var overridesCap = false
         /// The time the policy and a scheduled send's due-ness are judged at.
         package let preparedAt: Date
         /// With quiet hours kept in each device's zone: what a device whose own clock is inside
@@ -151,13 +154,16 @@ package struct PushSender: Sendable {
             decision = notificationPolicy.apply(
                 to: &spec, urgency: urgency, groups: audience.groups, topic: topic, at: now)
         }
+        if spec.isCriticalAlert, !notificationPolicy.criticalAlerts { throw NotificationPolicy.criticalAlertsRefusal }
         let built = try spec.build(bundleID: topic, encryption: configuration.encryption)
         let capKey = NotificationPolicy.capKey(
             collapseID: built.request.collapseID, groups: audience.groups,
             deviceIDs: audience.deviceIDs, tokens: audience.tokens)
-        return PreparedPush(
+        var prepared = PreparedPush(
             request: built.request, decision: decision, shortened: built.shortened, audience: audience,
             capKey: capKey, preparedAt: now, quiet: quiet)
+        prepared.overridesCap = spec.isCriticalAlert || spec.withdraw != nil
+        return prepared
     }
 
     /// How a send ended, when it did not throw.
@@ -275,7 +281,7 @@ package struct PushSender: Sendable {
     ) throws -> Check {
         if let reason = try notificationPolicy.holdBackReason(
             prepared.decision, capKey: prepared.capKey,
-            stateDirectory: configuration.stateDirectory.value)
+            stateDirectory: configuration.stateDirectory.value, overridesCap: prepared.overridesCap)
         {
             let configuration = self.configuration
             return .heldBack(

@@ -13,6 +13,10 @@ package struct NotificationContent: Sendable, Equatable {
     package var badge: Int?
     /// A sound file name, `default`, or `nil` for a silent notification.
     package var sound: String?
+    /// A critical alert's volume, 0 to 1: when set, `aps.sound` is the critical sound dictionary
+    /// `{"critical": 1, "name": sound ?? "default", "volume": criticalVolume}`, which plays even
+    /// when the phone is muted (the app needs Apple's Critical Alerts entitlement).
+    package var criticalVolume: Double?
     /// `aps.category`: the app's notification category, which chooses its actions.
     package var category: String?
     /// `aps.thread-id`: notifications with the same thread id are grouped together.
@@ -50,7 +54,11 @@ package struct NotificationContent: Sendable, Equatable {
         if let sound, liveActivity != nil { alert["sound"] = .string(sound) }
         if !alert.isEmpty { aps["alert"] = .object(alert) }
         if let badge { aps["badge"] = .number(Double(badge)) }
-        if let sound, liveActivity == nil { aps["sound"] = .string(sound) }
+        if let criticalVolume, liveActivity == nil {
+            aps["sound"] = ["critical": 1, "name": .string(sound ?? "default"), "volume": .number(criticalVolume)]
+        } else if let sound, liveActivity == nil {
+            aps["sound"] = .string(sound)
+        }
         if let category { aps["category"] = .string(category) }
         if let threadID { aps["thread-id"] = .string(threadID) }
         if mutableContent { aps["mutable-content"] = 1 }

@@ -57,17 +57,23 @@ package enum PayloadError: SettingError, Equatable {
     /// No content was given at all (no title, body, badge, data or payload file): a usage error
     /// (64), as for a command line missing its arguments.
     case nothingToSend(SettingMessage)
+    /// A push the configuration does not allow (a critical alert without `critical_alerts`): a
+    /// configuration error (78), as what must change is the config file.
+    case notAllowed(SettingMessage)
 
-    /// 64 for `nothingToSend`, else 65: an unusable payload is bad input.
+    /// 64 for `nothingToSend`, 78 for `notAllowed`, else 65: an unusable payload is bad input.
     package var exitStatus: ExitStatus {
-        if case .nothingToSend = self { return .usage }
-        return .dataError
+        switch self {
+        case .nothingToSend: .usage
+        case .notAllowed: .configuration
+        case .tooLarge, .invalid: .dataError
+        }
     }
 
     /// The message of `invalid` and `nothingToSend`; `nil` for `tooLarge`, which names no setting.
     package var settingMessage: SettingMessage? {
         switch self {
-        case .invalid(let message), .nothingToSend(let message): message
+        case .invalid(let message), .nothingToSend(let message), .notAllowed(let message): message
         case .tooLarge: nil
         }
     }
@@ -77,7 +83,7 @@ package enum PayloadError: SettingError, Equatable {
         switch self {
         case .tooLarge(let size, let limit, let detail):
             "payload is \(size) bytes, over the \(limit)-byte limit\(detail)"
-        case .invalid(let message), .nothingToSend(let message): message.description
+        case .invalid(let message), .nothingToSend(let message), .notAllowed(let message): message.description
         }
     }
 }

@@ -43,9 +43,39 @@ package struct PushSpecification: Sendable {
     /// `--image`: an https URL of a picture the app's notification service extension downloads
     /// and attaches; sent beside `aps` as `image_url`, with `mutable-content: 1`.
     package var imageURL: String?
+    /// `--volume`: a critical alert's volume, 0 to 1 (1 when `nil`). A notification is a critical
+    /// alert when its interruption level is `critical` (`--critical`, `--urgency critical`).
+    package var volume: Double?
+    /// `--withdraw`: take back the delivered notifications whose identifier (the collapse id they
+    /// were sent with) is this, with a background push the app handles (`withdrawal(of:)`).
+    package var withdraw: String?
 
     /// An alert with nothing set; `build` refuses it until something is given to send.
     package init() {}
+
+    /// A push that takes back the delivered notifications sent with collapse id `id`: a background
+    /// push (priority 5) of `{"aps": {"content-available": 1}, "pushkit": {"withdraw": id}}`, which
+    /// the app's sample handles with `removeDeliveredNotifications(withIdentifiers:)`.
+    package static func withdrawal(of id: String) -> PushSpecification {
+        var spec = PushSpecification()
+        spec.pushType = .background
+        spec.withdraw = id
+        return spec
+    }
+
+    /// The member beside `aps` that carries this project's own instructions to the app
+    /// (`{"withdraw": id}`; a question's buttons, see `QuestionPush`).
+    package static let pushkitKey = "pushkit"
+
+    /// Whether this is a critical alert: the interruption level `critical`, or a complete payload
+    /// whose `aps` asks for it (`interruption-level: critical`, or a sound with `critical` set).
+    package var isCriticalAlert: Bool {
+        guard let payloadFile else { return content.interruptionLevel == .critical }
+        guard let aps = (try? JSONValue.parse(payloadFile))?["aps"] else { return false }
+        if aps["interruption-level"]?.stringValue == InterruptionLevel.critical.rawValue { return true }
+        guard let flag = aps["sound"]?["critical"] else { return false }
+        return flag.integerValue.map { $0 != 0 } ?? (flag != .null && flag != .bool(false))
+    }
 
     /// The longest preview the legacy form sends before cutting it and adding "...".
     package static let legacyPreviewLimit = 100
@@ -77,7 +107,11 @@ package struct PushSpecification: Sendable {
         var bundleID = configuredBundleID
         let payload: Data
         var shortened = false
-        let placeholder = try encrypt ?? encryption.encrypt ? self.placeholder(encryption) : nil
+        if let withdraw { try checkWithdrawal(withdraw) }
+        // A withdrawal carries only the id, which APNs sees anyway as the collapse id it names:
+        // the configuration's encryption does not apply to it.
+        let sealing = withdraw == nil && (encrypt ?? encryption.encrypt)
+        let placeholder = try sealing ? self.placeholder(encryption) : nil
         let limit =
             placeholder.map { clear in
                 ContentSealing.contentLimit(clearBytes: clear.count, limit: pushType.maximumPayloadSize)
@@ -122,6 +156,7 @@ package struct PushSpecification: Sendable {
                 if key == "aps" { throw PayloadError.invalid("the custom data cannot go under \"aps\"") }
                 content.customData = [key: .object(content.customData)]
             }
+            if let withdraw { content.customData[Self.pushkitKey] = ["withdraw": .string(withdraw)] }
             // The image's URL is the app's own member, beside any envelope of a design's data.
             if let imageURL {
                 try Self.checkImageURL(imageURL, pushType: pushType, content: content)
@@ -143,6 +178,36 @@ package struct PushSpecification: Sendable {
         if placeholder != nil { request.sealedContent = payload }
         try request.validate()
         return Built(request: request, shortened: shortened)
+    }
+
+    /// The longest withdrawal id: APNs' limit on a collapse id, in bytes.
+    package static let withdrawIDLimit = APNsRequest.maximumCollapseIDBytes
+
+    /// Refuses a withdrawal that carries anything but the id, or an id no notification can have
+    /// been sent with (empty, over 64 bytes, or with a control character).
+    private func checkWithdrawal(_ id: String) throws(PayloadError) {
+        guard !id.isEmpty, id.utf8.count <= Self.withdrawIDLimit, !HeaderValue.hasControlCharacter(id) else {
+            throw PayloadError.invalid(
+                "\(setting: .withdraw) must be the collapse id the notification was sent with: 1 to \(Self.withdrawIDLimit) bytes without control characters"
+            )
+        }
+        if encrypt == true {
+            throw PayloadError.invalid(
+                "\(setting: .withdraw) sends a background push, which cannot be encrypted; drop \(setting: .encrypt)")
+        }
+        let extras: [(Bool, SendSetting)] = [
+            (content.title != nil || content.subtitle != nil || content.body != nil || legacy != nil, .title),
+            (content.badge != nil, .badge), (sound != nil, .sound), (content.category != nil, .category),
+            (content.threadID != nil, .threadID), (content.interruptionLevel != nil, .interruptionLevel),
+            (imageURL != nil, .image), (volume != nil, .volume), (!data.isEmpty, .data),
+            (payloadFile != nil, .payloadFile), (content.liveActivity != nil, .liveActivity),
+            (collapseID != nil, .collapseID), (pushType != .background, .pushType),
+        ]
+        if let (_, setting) = extras.first(where: \.0) {
+            throw PayloadError.invalid(
+                "\(setting: .withdraw) sends a background push that carries only the id; it cannot be combined with \(setting: setting)"
+            )
+        }
     }
 
     /// The member beside `aps` that carries `imageURL`.
@@ -264,7 +329,38 @@ package struct PushSpecification: Sendable {
         if let badge = content.badge, badge < 0 {
             throw PayloadError.invalid("\(setting: .badge) must be 0 or more, not \(badge)")
         }
+        try applyCriticalSound(to: &content, pushType: pushType, hasAlert: hasAlert)
         return content
+    }
+
+    /// Makes a critical alert's sound the critical sound dictionary at `volume` (1 by default), and
+    /// refuses what a critical alert cannot be: silent, not an alert, or a volume outside 0 to 1;
+    /// a volume on a push that is not a critical alert is refused too.
+    private func applyCriticalSound(
+        to content: inout NotificationContent, pushType: APNsPushType, hasAlert: Bool
+    ) throws(PayloadError) {
+        if let volume, !(volume.isFinite && (0...1).contains(volume)) {
+            throw PayloadError.invalid("\(setting: .volume) must be from 0 to 1, not \(volume)")
+        }
+        guard content.interruptionLevel == .critical else {
+            if volume != nil {
+                throw PayloadError.invalid(
+                    "\(setting: .volume) is a critical alert's volume; send it as a critical alert (\(setting: .interruptionLevel) critical)"
+                )
+            }
+            return
+        }
+        guard pushType == .alert, hasAlert, content.liveActivity == nil else {
+            throw PayloadError.invalid(
+                "a critical alert needs an alert with \(setting: .title) or \(setting: .body): it is the notification the phone sounds for"
+            )
+        }
+        guard sound != "none" else {
+            throw PayloadError.invalid(
+                "a critical alert plays a sound even when the phone is muted; it cannot be sent with \(setting: .sound) none"
+            )
+        }
+        content.criticalVolume = volume ?? 1
     }
 
     /// Parses a complete payload; a simulator `.apns` file's bundle key is removed and returned.

@@ -6,7 +6,7 @@
 /// description uses `phrase` ("the badge").
 package enum SendSetting: String, Sendable, CaseIterable {
     case title, subtitle, body, badge, sound, category, threadID, interruptionLevel, relevanceScore, targetContentID
-    case image
+    case image, volume, withdraw
     case contentAvailable
     case data, payloadFile, pushType, priority, expiration, collapseID, apnsID
     case liveActivity, contentState, timestamp, staleDate, dismissalDate, attributesType, attributes
@@ -28,6 +28,8 @@ package enum SendSetting: String, Sendable, CaseIterable {
         case .relevanceScore: "the relevance score"
         case .targetContentID: "the target content id"
         case .image: "the image URL"
+        case .volume: "the critical alert's volume"
+        case .withdraw: "the id of the notification to take back"
         case .contentAvailable: "the background wake (content-available)"
         case .data: "the custom data"
         case .payloadFile: "the complete payload"

@@ -15,7 +15,9 @@ package enum QuietPolicy: String, Sendable, CaseIterable {
 ///
 /// Config keys: `quiet_hours` (see `QuietHours`), `quiet_policy` (`passive`, `skip`, `ignore`),
 /// `min_interval_seconds` (see `FrequencyCap`), `urgency_categories`
-/// (`{"high": "URGENT", "low": "FYI"}`), `log_max_bytes` (default 1 MiB).
+/// (`{"high": "URGENT", "low": "FYI"}`), `log_max_bytes` (default 1 MiB), `critical_alerts`
+/// (`true` once the app has Apple's Critical Alerts entitlement; critical alerts are refused
+/// without it).
 package struct NotificationPolicy: Sendable {
     /// The config file's `quiet_hours`; `nil`: no quiet hours.
     package var quietHours: QuietHours?
@@ -25,6 +27,9 @@ package struct NotificationPolicy: Sendable {
     package var minimumInterval: Int?
     /// The category an urgency adds when the notification names none.
     package var urgencyCategories: [Urgency: String] = [:]
+    /// Whether critical alerts may be sent (`critical_alerts`): only an app with Apple's Critical
+    /// Alerts entitlement can play them, so they are refused unless the config says it has it.
+    package var criticalAlerts = false
     /// `push.log` is rotated before it would grow past this many bytes (`log_max_bytes`).
     package var logLimit = NotificationPolicy.defaultLogLimit
     /// `logLimit` when the config file sets none: 1 MiB.
@@ -33,6 +38,7 @@ package struct NotificationPolicy: Sendable {
     /// The config keys read here (for `ConfigurationFile.knownKeys`).
     package static let configKeys: Set<String> = [
         "quiet_hours", "quiet_policy", "min_interval_seconds", "urgency_categories", "log_max_bytes",
+        "critical_alerts",
     ]
 
     /// The value `--collapse-id` takes to derive a stable id.
@@ -100,7 +106,7 @@ package struct NotificationPolicy: Sendable {
             for (key, category) in object {
                 guard let urgency = Urgency(rawValue: key) else {
                     throw ConfigurationError(
-                        "urgency_categories in \(path) has \"\(key)\"; the urgencies are low, normal and high")
+                        "urgency_categories in \(path) has \"\(key)\"; the urgencies are \(Urgency.names)")
                 }
                 guard let name = category.stringValue, !name.isEmpty else {
                     throw ConfigurationError(
@@ -109,6 +115,13 @@ package struct NotificationPolicy: Sendable {
                 }
                 urgencyCategories[urgency] = name
             }
+        }
+        if let value = file.values["critical_alerts"], value != .null {
+            guard let allowed = value.boolValue else {
+                throw ConfigurationError(
+                    "critical_alerts in \(path) must be true or false, not \(value.serializedString())")
+            }
+            criticalAlerts = allowed
         }
         if let value = file.values["log_max_bytes"], value != .null {
             guard let bytes = value.integerValue, bytes >= 4096 else {
@@ -122,6 +135,11 @@ package struct NotificationPolicy: Sendable {
 
     /// Whether a frequency cap applies.
     package var capsFrequency: Bool { (minimumInterval ?? 0) > 0 }
+
+    /// The refusal of a critical alert when `criticalAlerts` is off.
+    package static let criticalAlertsRefusal = PayloadError.notAllowed(
+        "critical alerts are off: the app needs Apple's Critical Alerts entitlement to play them; once it has it, set \"critical_alerts\": true in the config file"
+    )
 
     /// What the policy decided about one notification.
     package enum Decision: Sendable, Equatable {
@@ -187,9 +205,13 @@ package struct NotificationPolicy: Sendable {
     /// Why the policy holds a send back, if it does: quiet hours with `skip`, or the frequency cap
     /// for `capKey` (which records the send when it lets it through).
     /// - Throws: `FrequencyCap`'s errors when its state file cannot be read or written.
-    package func holdBackReason(_ decision: Decision, capKey: String, stateDirectory: String) throws -> String? {
+    /// A push that `overridesCap` (a critical alert, a withdrawal) is never held back by the cap,
+    /// nor counted by it.
+    package func holdBackReason(
+        _ decision: Decision, capKey: String, stateDirectory: String, overridesCap: Bool = false
+    ) throws -> String? {
         if case .skip(let reason) = decision { return reason }
-        guard capsFrequency, let interval = minimumInterval else { return nil }
+        guard capsFrequency, !overridesCap, let interval = minimumInterval else { return nil }
         let cap = FrequencyCap(stateDirectory: stateDirectory, interval: interval)
         guard case .tooSoon(let secondsAgo) = try cap.admit(key: capKey) else { return nil }
         return "frequency cap: the last send to \(capKey) was \(secondsAgo) s ago (minimum interval \(interval) s)"

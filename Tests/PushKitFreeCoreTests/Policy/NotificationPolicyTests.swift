@@ -105,7 +105,7 @@ struct QuietHoursTests {
             (#"{"quiet_policy": "mute"}"#, "quiet_policy in /etc/test-config.json must be"),
             (#"{"min_interval_seconds": -5}"#, "min_interval_seconds in /etc/test-config.json must be a whole number"),
             (#"{"min_interval_seconds": 1.5}"#, "min_interval_seconds in /etc/test-config.json must be a whole number"),
-            (#"{"urgency_categories": {"urgent": "X"}}"#, "the urgencies are low, normal and high"),
+            (#"{"urgency_categories": {"urgent": "X"}}"#, "the urgencies are low, normal, high or critical"),
             (
                 #"{"urgency_categories": {"high": ""}}"#,
                 "urgency_categories.high in /etc/test-config.json must be a category name"
