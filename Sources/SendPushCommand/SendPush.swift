@@ -226,7 +226,8 @@ struct SendPush: ParsableCommand {
                 (profile != nil && profile != "none", "--profile"),
             ]
             if let (_, name) = clashing.first(where: \.0) {
-                throw ValidationError("--withdraw sends a background push that carries only the id; it cannot be combined with \(name)")
+                throw ValidationError(
+                    "--withdraw sends a background push that carries only the id; it cannot be combined with \(name)")
             }
         }
         if let minInterval = policyOptions.minInterval, minInterval < 0 {

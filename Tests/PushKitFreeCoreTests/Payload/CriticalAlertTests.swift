@@ -84,7 +84,8 @@ struct CriticalAlertTests {
         func policy(_ json: String) throws -> NotificationPolicy {
             try NotificationPolicy(
                 file: ConfigurationFile(path: "/etc/test-config.json", contents: Data(json.utf8)), quietPolicy: nil,
-                minimumInterval: nil, makeZone: { _ throws(ConfigurationError) in FixedOffsetTimeZone(name: "UTC", offsetMinutes: 0) })
+                minimumInterval: nil,
+                makeZone: { _ throws(ConfigurationError) in FixedOffsetTimeZone(name: "UTC", offsetMinutes: 0) })
         }
         #expect(try policy("{}").criticalAlerts == false)
         #expect(try policy(#"{"critical_alerts": true}"#).criticalAlerts == true)
