@@ -38,10 +38,16 @@ package struct AgentTools: Sendable {
                 "body": ["type": "string", "description": "The message text."],
                 "subtitle": ["type": "string", "description": "A line between the title and the body."],
                 "urgency": [
-                    "type": "string", "enum": ["low", "normal", "high"],
+                    "type": "string", "enum": .array(Urgency.allCases.map { .string($0.rawValue) }),
                     "description": .string(
                         "low: delivered quietly, no sound; normal: sound and banner (the default); high: "
-                            + "time-sensitive, breaks through Focus. Use high only for what cannot wait."),
+                            + "time-sensitive, breaks through Focus. Use high only for what cannot wait. "
+                            + "critical: sounds even when the phone is muted, only for an emergency (a smoke "
+                            + "alarm, a flood), and only if the server's config allows critical alerts."),
+                ],
+                "volume": [
+                    "type": "number", "minimum": 0, "maximum": 1,
+                    "description": "A critical alert's volume, from 0 to 1 (default 1); only with urgency critical.",
                 ],
                 "url": [
                     "type": "string",

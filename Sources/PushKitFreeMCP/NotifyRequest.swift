@@ -6,7 +6,8 @@ import PushKitFreeRegistry
 package struct NotifyRequest: Sendable {
     /// The alert: title, subtitle, body, badge; `url` and `data` beside `aps`; the collapse id.
     package var specification: PushSpecification
-    /// `urgency`: low, normal or high; `nil` leaves the interruption level to the app's default.
+    /// `urgency`: low, normal, high or critical; `nil` leaves the interruption level to the app's
+    /// default.
     package var urgency: Urgency?
     /// `device`, when one was named.
     package var device: String?
@@ -23,7 +24,8 @@ package struct NotifyRequest: Sendable {
     /// - Throws: `AgentToolError` naming the argument at fault.
     package init(_ arguments: [String: JSONValue]) throws(AgentToolError) {
         let known: Set<String> = [
-            "title", "body", "subtitle", "urgency", "url", "data", "device", "group", "collapse_id", "badge", "image",
+            "title", "body", "subtitle", "urgency", "volume", "url", "data", "device", "group", "collapse_id", "badge",
+            "image",
         ]
         if let unknown = arguments.keys.sorted().first(where: { !known.contains($0) }) {
             throw AgentToolError(
@@ -31,7 +33,6 @@ package struct NotifyRequest: Sendable {
         }
         let fields = RequestBodyFields(arguments)
         var spec = PushSpecification()
-        let urgencyName: String?
         let url: String?
         var data: [String: JSONValue]
         let collapseID: String?
@@ -40,7 +41,8 @@ package struct NotifyRequest: Sendable {
             spec.content.body = try fields.string("body")
             spec.content.subtitle = try fields.string("subtitle")
             spec.content.badge = try fields.integer("badge")
-            urgencyName = try fields.string("urgency")
+            urgency = try fields.urgency()
+            spec.volume = try fields.number("volume")
             url = try fields.string("url")
             data = try fields.object("data") ?? [:]
             device = try fields.string("device")
@@ -55,14 +57,6 @@ package struct NotifyRequest: Sendable {
         }
         if let badge = spec.content.badge, badge < 0 {
             throw AgentToolError("\"badge\" must be 0 or more (0 clears it), not \(badge)")
-        }
-        if let urgencyName {
-            guard let urgency = Urgency(rawValue: urgencyName) else {
-                throw AgentToolError("\"urgency\" must be low, normal or high, not \"\(urgencyName)\"")
-            }
-            self.urgency = urgency
-        } else {
-            urgency = nil
         }
         if device != nil && group != nil {
             throw AgentToolError("give \"device\" or \"group\", not both (neither: every device)")
@@ -97,7 +91,7 @@ package struct NotifyRequest: Sendable {
     /// A setting as this tool's arguments name it, for the core's messages: `"title"`.
     package static func argumentName(_ setting: SendSetting) -> String {
         switch setting {
-        case .title, .subtitle, .body, .badge, .data, .image: "\"\(setting.rawValue)\""
+        case .title, .subtitle, .body, .badge, .data, .image, .volume: "\"\(setting.rawValue)\""
         case .collapseID: "\"collapse_id\""
         case .interruptionLevel: "\"urgency\""
         default: setting.phrase

@@ -31,7 +31,7 @@ struct AudienceOptions: ParsableArguments {
 struct PolicyOptions: ParsableArguments {
     @Option(
         help: ArgumentHelp(
-            "Interruption level passive, active or time-sensitive, and the config's urgency_categories category.",
+            "low, normal, high or critical: interruption level passive, active, time-sensitive or critical, and the config's urgency_categories category.",
             valueName: "level"))
     var urgency: Urgency?
     @Option(

@@ -73,7 +73,7 @@ struct AgentToolsTests {
         #expect(
             Set(properties.keys) == [
                 "title", "body", "subtitle", "urgency", "url", "data", "device", "group", "collapse_id", "badge",
-                "image",
+                "image", "volume",
             ])
         #expect(properties.values.allSatisfy { $0.objectValue?["description"]?.stringValue?.isEmpty == false })
         #expect(notify.outputSchema != nil && notify.annotations.readOnlyHint == false)
@@ -139,14 +139,14 @@ struct AgentToolsTests {
             ),
             (["body": "x", "group": "work"], "no device is in group \"work\"; the groups are family"),
             (["subtitle": "only"], "nothing to send: give \"title\" or \"body\" (or both)"),
-            (["body": "x", "urgency": "asap"], "\"urgency\" must be low, normal or high, not \"asap\""),
+            (["body": "x", "urgency": "asap"], "\"urgency\" must be low, normal, high or critical, not \"asap\""),
             (
                 ["body": "x", "device": "phone", "group": "family"],
                 "give \"device\" or \"group\", not both (neither: every device)"
             ),
             (
                 ["body": "x", "tilte": "y"],
-                "unknown argument \"tilte\"; notify takes badge, body, collapse_id, data, device, group, image, subtitle, title, urgency, url"
+                "unknown argument \"tilte\"; notify takes badge, body, collapse_id, data, device, group, image, subtitle, title, urgency, url, volume"
             ),
             (
                 ["body": "x", "url": "not a url"],
@@ -167,6 +167,19 @@ struct AgentToolsTests {
         #expect(Self.text(result) == message)
         #expect(result.structuredContent == nil)
         #expect(host.sent.isEmpty)
+    }
+
+    @Test("urgency critical with a volume reaches the host as asked; a volume that is no number is refused")
+    func critical() async throws {
+        let host = try RecordingHost([("phone", 1, [])])
+        let sent = await AgentTools(host: host).call(
+            "notify", arguments: ["title": "Smoke alarm", "urgency": "critical", "volume": 0.4])
+        #expect(sent.isError != true, "\(Self.text(sent))")
+        #expect(host.sent.first?.urgency == .critical && host.sent.first?.spec.volume == 0.4)
+        let refused = await AgentTools(host: host).call(
+            "notify", arguments: ["title": "x", "urgency": "critical", "volume": "loud"])
+        #expect(refused.isError == true && Self.text(refused) == "\"volume\" must be a number, not string")
+        #expect(host.sent.count == 1)
     }
 
     @Test("an unknown tool is a tool error naming the tools")

@@ -29,7 +29,7 @@ struct NotifierTests {
     func ntfyHeaders() throws {
         let plain = try Self.ntfy()
         #expect(plain.message == "Backup done" && plain.title == nil && plain.priority == 3 && plain.tags.isEmpty)
-        #expect(plain.specification.content.interruptionLevel == nil, "3 leaves the level unset: active")
+        #expect(plain.specification(criticalAlerts: false).content.interruptionLevel == nil, "3 leaves the level unset: active")
 
         let full = try Self.ntfy(
             headers: [
@@ -40,14 +40,14 @@ struct NotifierTests {
         #expect(full.title == "⚠️ Server", "an emoji tag goes before the title")
         #expect(full.message == "Backup done\nTags: backup", "other tags are listed under the message")
         #expect(full.priority == 5 && full.tags == ["warning", "backup"] && full.click == "https://example.com/b")
-        let spec = full.specification
+        let spec = full.specification(criticalAlerts: false)
         #expect(spec.content.title == "⚠️ Server" && spec.content.body == "Backup done\nTags: backup")
         #expect(spec.content.interruptionLevel == .timeSensitive)
         #expect(spec.content.customData == ["url": "https://example.com/b"])
 
         let query = try Self.ntfy("", query: ["t": "From query", "p": "1", "ta": "tada", "m": "Hello"])
         #expect(query.title == "🎉 From query" && query.message == "Hello" && query.priority == 1)
-        #expect(query.specification.content.interruptionLevel == .passive)
+        #expect(query.specification(criticalAlerts: false).content.interruptionLevel == .passive)
         let header = try Self.ntfy(headers: ["Title": "header"], query: ["title": "query"])
         #expect(header.title == "header", "a header wins over the query")
         #expect(try Self.ntfy("").message == "triggered", "ntfy's message when none is given")
@@ -63,7 +63,9 @@ struct NotifierTests {
         ]
         for (name, level) in levels {
             let message = try Self.ntfy(headers: ["X-Priority": name])
-            #expect(message.specification.content.interruptionLevel == level, "\(name)")
+            #expect(message.specification(criticalAlerts: false).content.interruptionLevel == level, "\(name)")
+            let allowed = message.specification(criticalAlerts: true).content.interruptionLevel
+            #expect(allowed == (message.priority == 5 ? .critical : level), "\(name) with critical alerts on")
         }
         for bad in ["0", "6", "loud", "", "HIGH", " 1"] {
             #expect(throws: EndpointError.self) { try Self.ntfy(headers: ["Priority": bad]) }
@@ -125,6 +127,20 @@ struct NotifierTests {
         #expect(answer["priority"] == 4 && answer["devices"] == 2 && answer["delivered"] == 1)
         #expect(answer["delivered_to"] == ["phone"])
         #expect(NtfyMessage.makeID().count == 12)
+    }
+
+    @Test("Bark: level critical is a critical alert at volume / 10 (5 by default); a bad volume is 400 anywhere")
+    func barkCritical() throws {
+        func message(_ query: [String: String]) throws -> BarkMessage {
+            try BarkMessage(
+                path: ["device_key": "phone", "body": "Smoke"], body: [:], query: query, reservedNames: Self.reserved)
+        }
+        #expect(try message(["level": "critical", "volume": "3"]).specification.volume == 0.3)
+        #expect(try message(["level": "critical"]).specification.volume == 0.5)
+        #expect(try message(["level": "active", "volume": "3"]).specification.volume == nil, "ignored, as Bark does")
+        for bad in ["11", "-1", "loud", "nan", ""] {
+            #expect(throws: EndpointError.self, "\(bad)") { try message(["level": "critical", "volume": bad]) }
+        }
     }
 
     @Test("Bark: the path wins over the body, the body over the query; every mapped parameter lands")

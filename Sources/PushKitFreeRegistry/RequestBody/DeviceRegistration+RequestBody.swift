@@ -303,6 +303,24 @@ package struct RequestBodyFields: Sendable {
         return number
     }
 
+    /// A number, or `nil` when absent or null.
+    package func number(_ name: String) throws(RegistrationBodyError) -> Double? {
+        guard let value = object[name], value != .null else { return nil }
+        guard let number = value.numberValue else {
+            throw .invalidBody("\"\(name)\" must be a number, not \(value.typeName)")
+        }
+        return number
+    }
+
+    /// `urgency`: low, normal, high or critical, or `nil` when absent or null.
+    package func urgency() throws(RegistrationBodyError) -> Urgency? {
+        guard let text = try string("urgency") else { return nil }
+        guard let urgency = Urgency(rawValue: text) else {
+            throw .invalidBody("\"urgency\" must be \(Urgency.names), not \"\(TerminalText.field(text))\"")
+        }
+        return urgency
+    }
+
     /// `true` or `false`, or `nil` when absent or null.
     package func bool(_ name: String) throws(RegistrationBodyError) -> Bool? {
         guard let value = object[name], value != .null else { return nil }

@@ -3,7 +3,7 @@ import PushKitFreeRegistry
 
 /// The body other services post to make the phone buzz (`/api/v1/notifications/send`,
 /// `/hooks/ios-notify`): `{"title", "body" or "message", "subtitle", "category", "badge", "data", "image",
-/// "encrypt"}`.
+/// "encrypt", "urgency", "volume"}`.
 package struct NotificationRequestBody: Sendable, Equatable {
     /// `title`; when missing or empty, the profile's title if it has one.
     package var title: String?
@@ -25,6 +25,11 @@ package struct NotificationRequestBody: Sendable, Equatable {
     package var encrypt: Bool?
     /// `image`: an https URL the app attaches to the notification (`PushSpecification.imageURL`).
     package var image: String?
+    /// `urgency`: low, normal, high or critical, as `send-push --urgency`; `nil` leaves the
+    /// interruption level to the app's default.
+    package var urgency: Urgency?
+    /// `volume`: a critical alert's volume, 0 to 1 (`PushSpecification.volume`).
+    package var volume: Double?
 
     /// Reads a body; every member is optional, but there must be a title or a body. A profile's
     /// title stands in for a title that is missing or empty (the OpenClaw gateway's `OpenClaw`).
@@ -47,6 +52,8 @@ package struct NotificationRequestBody: Sendable, Equatable {
             data = try fields.object("data") ?? [:]
             encrypt = try fields.bool("encrypt")
             image = try fields.string("image").flatMap { $0.isEmpty ? nil : $0 }
+            urgency = try fields.urgency()
+            volume = try fields.number("volume")
         } catch {
             throw EndpointError(error)
         }
@@ -83,6 +90,7 @@ package struct NotificationRequestBody: Sendable, Equatable {
         spec.content.customData = data
         spec.encrypt = encrypt
         spec.imageURL = image
+        spec.volume = volume
         profile?.apply(to: &spec)
         return spec
     }

@@ -7,6 +7,10 @@ struct NotificationSender: Sendable {
     let delivery: EndpointDelivery
     let metrics: EndpointMetrics
 
+    /// Whether the config allows critical alerts (`critical_alerts`): a protocol whose highest
+    /// priority may mean one (ntfy's 5) sends it only then.
+    var criticalAlerts: Bool { delivery.sender.notificationPolicy.criticalAlerts }
+
     /// Sends `spec` with `urgency` to `audience` (every device by default); see
     /// `EndpointDelivery.send` for the errors.
     func send(

@@ -43,12 +43,7 @@ package struct QuestionRequest: Sendable, Equatable {
             group = try fields.string("group")
             timeout = try fields.integer("timeout") ?? Self.defaultTimeout
             encrypt = try fields.bool("encrypt")
-            urgency = try fields.string("urgency").map { text throws(RegistrationBodyError) in
-                guard let urgency = Urgency(rawValue: text) else {
-                    throw .invalidBody("\"urgency\" must be low, normal or high, not \"\(TerminalText.field(text))\"")
-                }
-                return urgency
-            }
+            urgency = try fields.urgency()
         } catch {
             throw EndpointError(error)
         }

@@ -160,7 +160,8 @@ final class EndpointDelivery: Service, Sendable {
     /// sets in the core's words.
     static func requestField(_ setting: SendSetting) -> String {
         switch setting {
-        case .title, .subtitle, .body, .badge, .category, .data, .encrypt, .image: "\"\(setting.rawValue)\""
+        case .title, .subtitle, .body, .badge, .category, .data, .encrypt, .image, .volume: "\"\(setting.rawValue)\""
+        case .interruptionLevel: "\"urgency\""
         default: setting.phrase
         }
     }

@@ -10,12 +10,14 @@ import PushKitFreeCore
 ///
 /// Parameters come from the path, the query, a form or a JSON body; the path wins, then the body,
 /// then the query. Mapped: `title`, `subtitle`, `body` (or `markdown`, sent as text), `level`
-/// (`active`, `timeSensitive`, `passive`, `critical`: the interruption level), `group` (the thread
+/// (`active`, `timeSensitive`, `passive`, `critical`: the interruption level; `critical` is a
+/// critical alert, refused unless the config allows them), `volume` (a critical alert's volume,
+/// 0 to 10 as Bark counts it, 5 by default; ignored for other levels), `group` (the thread
 /// id), `url` (`url` beside `aps`), `badge`, `sound`, `category`, `id` (the collapse id), `image`
 /// (`image_url` beside `aps`: an https URL the app attaches). Accepted and
-/// ignored: `isArchive`, `icon`, `copy`, `autoCopy`, `call`, `volume`, `action`, `ttl` and
-/// anything unknown. Refused (400): `ciphertext` (encrypted pushes) and `delete`. A bad `level` or
-/// `badge` is refused in any source, even where another source gives the one used.
+/// ignored: `isArchive`, `icon`, `copy`, `autoCopy`, `call`, `action`, `ttl` and anything
+/// unknown. Refused (400): `ciphertext` (encrypted pushes) and `delete`. A bad `level`, `badge` or
+/// `volume` is refused in any source, even where another source gives the one used.
 package struct BarkMessage: Sendable, Equatable {
     /// The keys: device ids or groups (`device_key`, or the array `device_keys`).
     package var keys: [String]
@@ -41,6 +43,8 @@ package struct BarkMessage: Sendable, Equatable {
     package var collapseID: String?
     /// `image`: an https URL of a picture the app attaches (`PushSpecification.imageURL`).
     package var image: String?
+    /// `volume`: a critical alert's volume on Bark's scale, 0 to 10.
+    package var volume: Double?
 
     /// Reads a push from its parameters: `path` (already percent-decoded, winning over the rest),
     /// then `body` (a JSON object or a form's fields), then `query`; no key may be one of
@@ -88,6 +92,20 @@ package struct BarkMessage: Sendable, Equatable {
         category = try Self.string(merged, "category").flatMap { $0.isEmpty ? nil : $0 }
         collapseID = try Self.string(merged, "id").flatMap(Self.collapseID)
         badge = try merged["badge"].flatMap(Self.badge)
+        volume = try merged["volume"].flatMap(Self.volume)
+    }
+
+    /// The volume Bark's app plays a critical alert at when none is given, on its 0 to 10 scale.
+    static let defaultVolume = 5.0
+
+    /// A volume: a number from 0 to 10, as a number or as its digits; `nil` for null.
+    private static func volume(_ value: JSONValue) throws(EndpointError) -> Double? {
+        if value == .null { return nil }
+        let digits = value.stringValue.flatMap { text in text.utf8.count <= 8 ? Double(text) : nil }
+        guard let volume = value.numberValue ?? digits, volume.isFinite, (0...10).contains(volume) else {
+            throw .badRequest("\"volume\" must be a number from 0 to 10")
+        }
+        return volume
     }
 
     /// The `apns-collapse-id` of an `id`: itself, or, when it is longer than APNs takes or holds a
@@ -124,6 +142,7 @@ package struct BarkMessage: Sendable, Equatable {
             throw .badRequest("\"level\" must be active, timeSensitive, passive or critical, not \"\(level)\"")
         }
         if let value = source["badge"] { _ = try badge(value) }
+        if let value = source["volume"] { _ = try volume(value) }
     }
 
     /// A badge: a whole number from 0 to `maximumBadge`, as a number or as its digits; `nil` for null.
@@ -177,6 +196,7 @@ package struct BarkMessage: Sendable, Equatable {
         spec.sound = sound
         spec.collapseID = collapseID
         spec.imageURL = image
+        if level == .critical { spec.volume = (volume ?? Self.defaultVolume) / 10 }
         if let url { spec.content.customData[NotificationContent.openURLKey] = .string(url) }
         return spec
     }

@@ -199,23 +199,26 @@ package struct NtfyMessage: Sendable, Equatable {
         return text
     }
 
-    /// The interruption level of a priority, as `send-push --urgency` maps its three: 1 and 2
-    /// (`low`) passive, 3 the default (left unset: active), 4 and 5 (`high`) time-sensitive.
-    package static func interruptionLevel(priority: Int) -> InterruptionLevel? {
+    /// The interruption level of a priority, as `send-push --urgency` maps its four: 1 and 2
+    /// (`low`) passive, 3 the default (left unset: active), 4 (`high`) time-sensitive, 5 critical
+    /// when the config allows critical alerts (as ntfy's iOS app plays priority 5), else
+    /// time-sensitive.
+    package static func interruptionLevel(priority: Int, criticalAlerts: Bool) -> InterruptionLevel? {
         switch priority {
         case ...2: Urgency.low.interruptionLevel
         case 3: nil
-        default: Urgency.high.interruptionLevel
+        case 4: Urgency.high.interruptionLevel
+        default: (criticalAlerts ? Urgency.critical : Urgency.high).interruptionLevel
         }
     }
 
-    /// The alert to send: title and body, the interruption level of the priority, and the click
-    /// URL as `url` beside `aps`.
-    package var specification: PushSpecification {
+    /// The alert to send: title and body, the interruption level of the priority (priority 5 a
+    /// critical alert when `criticalAlerts`), and the click URL as `url` beside `aps`.
+    package func specification(criticalAlerts: Bool) -> PushSpecification {
         var spec = PushSpecification()
         spec.content.title = title
         spec.content.body = message
-        spec.content.interruptionLevel = Self.interruptionLevel(priority: priority)
+        spec.content.interruptionLevel = Self.interruptionLevel(priority: priority, criticalAlerts: criticalAlerts)
         if let click { spec.content.customData[NotificationContent.openURLKey] = .string(click) }
         spec.imageURL = attach
         return spec

@@ -57,7 +57,8 @@ struct NtfyRoutes: Sendable {
 
     private func send(_ message: NtfyMessage) async throws -> Response {
         let audience = try NotifierAudience.audience([message.topic], in: try registrations.read(), what: "topic")
-        let report = try await sender.send(message.specification, to: audience)
+        let report = try await sender.send(
+            message.specification(criticalAlerts: sender.criticalAlerts), to: audience)
         if let failure = NotifierAudience.failure(of: report) { throw failure }
         return .json(
             message.answer(

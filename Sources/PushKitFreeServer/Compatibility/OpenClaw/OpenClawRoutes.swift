@@ -46,7 +46,7 @@ struct OpenClawRoutes: Sendable {
         // A title or a body is enough here, where the service's FastAPI model wants both (422):
         // a lenient difference no caller of the service can meet, kept (docs/migrating/openclaw.md).
         let notification = try NotificationRequestBody(try await request.jsonBody(), profile: .openClaw)
-        let report = try await sender.send(notification.specification)
+        let report = try await sender.send(notification.specification, urgency: notification.urgency)
         return .json(EndpointJSON.sendReport(report, tokens: .openClaw))
     }
 
@@ -67,7 +67,7 @@ struct OpenClawRoutes: Sendable {
         }
         // The pipeline reads the device again when it sends: it may be removed meanwhile (404).
         let report = try await sender.send(
-            notification.specification, to: PushSender.Audience(deviceIDs: [deviceID]))
+            notification.specification, urgency: notification.urgency, to: PushSender.Audience(deviceIDs: [deviceID]))
         guard let result = report.results.first else {
             throw EndpointError.deviceNotFound("device \(deviceID) was removed before the notification was sent")
         }

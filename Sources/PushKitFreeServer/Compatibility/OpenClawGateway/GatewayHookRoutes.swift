@@ -64,7 +64,7 @@ struct GatewayHookRoutes: Sendable {
 
     @Sendable func notifyHook(_ request: Request, context: Context) async throws -> Response {
         let notification = try NotificationRequestBody(try await request.jsonBody(), profile: .openClawGateway)
-        let report = try await sender.send(notification.specification)
+        let report = try await sender.send(notification.specification, urgency: notification.urgency)
         return .json([
             "status": "sent", "devices_notified": .number(Double(report.delivered)),
             "delivered_to": .array(EndpointJSON.deliveredTo(report).map(JSONValue.string)),
