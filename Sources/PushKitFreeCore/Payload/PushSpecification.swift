@@ -283,6 +283,13 @@ package struct PushSpecification: Sendable {
             )
         }
         clear.mutableContent = true
+        // A critical alert sounds as one before the extension opens it: the level and the critical
+        // sound travel in clear (they say only that it is urgent), the content sealed.
+        if content.interruptionLevel == .critical, sound != "none" {
+            clear.interruptionLevel = .critical
+            clear.sound = sound ?? "default"
+            clear.criticalVolume = volume.map { min(max($0, 0), 1) } ?? 1
+        }
         return clear.payload.serialized()
     }
 

@@ -64,6 +64,21 @@ struct CriticalAlertTests {
             }.contains("a critical alert needs an alert"))
     }
 
+    @Test("encrypted, a critical alert keeps its level and critical sound in clear; the text is sealed")
+    func encrypted() throws {
+        var spec = PushSpecification()
+        spec.content.title = "Smoke alarm"
+        spec.content.interruptionLevel = .critical
+        spec.volume = 0.5
+        spec.encrypt = true
+        let request = try spec.build(bundleID: "com.example.app").request
+        let clear = try JSONValue.parse(request.payload)
+        #expect(clear["aps"]?["interruption-level"] == "critical")
+        #expect(clear["aps"]?["sound"] == ["critical": 1, "name": "default", "volume": 0.5])
+        #expect(!String(decoding: request.payload, as: UTF8.self).contains("Smoke"))
+        #expect(request.sealedContent != nil)
+    }
+
     @Test("a complete payload is a critical alert when its aps says so, by level or by sound")
     func completePayload() {
         func critical(_ json: String) -> Bool {
