@@ -119,6 +119,13 @@ struct EmulatorCommand: ParsableCommand {
     )
     var strictSignature = false
 
+    @Flag(
+        name: .customLong("strict-payload"),
+        help:
+            "Answer 400 BadPayload to a malformed critical sound or interruption level, a background push with more than content-available 1, and an image_url without mutable-content, an alert or https (APNs accepts them, and so does the emulator by default)."
+    )
+    var strictPayload = false
+
     @Option(
         name: .customLong("trust-key"),
         help: ArgumentHelp(
@@ -341,6 +348,7 @@ struct EmulatorCommand: ParsableCommand {
             trust.strictIssuedAt = strictIssuedAt
             trust.strictSignature = strictSignature
             trust.requireAps = requireAps
+            trust.strictPayload = strictPayload
             try scopeKeys(&trust)
 
             var configuration = EmulatorConfiguration(trust: trust, tls: tls)

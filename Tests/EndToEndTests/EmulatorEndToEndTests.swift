@@ -94,6 +94,25 @@ struct EmulatorEndToEndTests {
         #expect((strict.waitForRecords(1).first?["detail"] as? String)?.contains("--strict-iat") == true)
     }
 
+    @Test("--strict-payload: a critical sound louder than 1 is 400 BadPayload naming the rule; accepted without it")
+    func strictPayload() throws {
+        let loud = #"{"aps":{"alert":"Fire","sound":{"critical":1,"name":"default","volume":1.5}}}"#
+        let strict = try RunningEmulator(["--strict-payload"], environment: setup.environment)
+        let refused = try Curl.push(to: strict, deviceToken: deviceA, token: try setup.token(), body: loud)
+        #expect(refused.status == 400 && refused.body.contains("BadPayload"), "\(refused.body)")
+        let record = try #require(strict.waitForRecords(1).first)
+        #expect(
+            record["detail"] as? String
+                == "aps.sound.volume must be a number from 0 to 1, not 1.5 (--strict-payload)", "\(record)")
+        let quiet = #"{"aps":{"alert":"Fire","sound":{"critical":1,"name":"default","volume":0.8}}}"#
+        let accepted = try Curl.push(to: strict, deviceToken: deviceA, token: try setup.token(), body: quiet)
+        #expect(accepted.status == 200, "\(accepted.body)")
+
+        let lenient = try RunningEmulator(environment: setup.environment)
+        let delivered = try Curl.push(to: lenient, deviceToken: deviceA, token: try setup.token(), body: loud)
+        #expect(delivered.status == 200, "\(delivered.body)")
+    }
+
     @Test("TLS verification is really on: without --cacert curl refuses the certificate")
     func certificateIsVerified() throws {
         let emulator = try RunningEmulator(environment: setup.environment)

@@ -44,6 +44,18 @@ struct ImageEndToEndTests {
         #expect(emulator.records().count == 1, "nothing sent")
     }
 
+    @Test("send-push --image keeps the image rule of apns-emulator --strict-payload")
+    func strictPayload() throws {
+        let emulator = try RunningEmulator(["--quiet", "--strict-payload"], environment: setup.environment)
+        let env = environment(emulator)
+        try BuiltTool.run("register-apns", ["add", "phone", hexToken(1)], environment: env).expectSuccess()
+        try BuiltTool.run("send-push", ["--title", "Build 42", "--image", Self.image], environment: env)
+            .expectSuccess()
+        let record = try #require(emulator.waitForRecords(1).first)
+        #expect(record["status"] as? Int == 200, "\(record)")
+        #expect(Self.carriesImage(record["payload"] as? [String: Any]))
+    }
+
     @Test("serve: a send body's image, ntfy's Attach and Bark's image")
     func serve() throws {
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)

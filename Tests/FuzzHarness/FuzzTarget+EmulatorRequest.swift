@@ -24,6 +24,7 @@ extension FuzzTarget {
                 publicKey: key.privateKey.publicKey, keyID: FuzzFixtures.keyID, teamID: FuzzFixtures.teamID,
                 bundleID: strict ? FuzzFixtures.bundleID : nil, strictIssuedAt: strict)
             trust.requireAps = strict
+            trust.strictPayload = strict
             let validator = APNsRequestValidator(trust: trust, tokenUpdates: ProviderTokenUpdateTracker())
             // Twice on one connection: the second judgement comes from the token cache.
             let first = validator.assess(

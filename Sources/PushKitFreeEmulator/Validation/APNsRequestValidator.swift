@@ -28,7 +28,9 @@ import PushKitFreeCore
 ///    (400 BadCollapseId); expiration a non-negative integer (400 BadExpirationDate);
 /// 4. body: not empty (400 PayloadEmpty), within 4096 bytes or 5120 for voip (413 PayloadTooLarge),
 ///    a JSON object whose `aps`, when present, is an object (400 BadPayload); a payload without
-///    `aps` is delivered, as APNs does, unless `Trust.requireAps`.
+///    `aps` is delivered, as APNs does, unless `Trust.requireAps`; with `Trust.strictPayload`, a
+///    payload that breaks one of `StrictPayloadRules` for its push type (a critical sound, a
+///    background push, an image) is refused too (400 BadPayload).
 ///
 /// One validator serves one connection: it caches the verdict on each distinct token string, so a
 /// token's signature is verified once, not per request. It is not thread-safe.
@@ -50,6 +52,10 @@ package final class APNsRequestValidator {
         /// Refuse a payload without an `aps` object (Apple's documentation asks for one, APNs
         /// delivers without; `--require-aps`).
         package var requireAps = false
+        /// Refuse a payload that breaks one of `StrictPayloadRules` (a malformed critical sound, a
+        /// background push that shows something, an image the app cannot attach), which APNs
+        /// accepts and the device drops or mangles (`--strict-payload`).
+        package var strictPayload = false
         /// More keys of the same team, by key id (`--trust-key`): tokens may name any of them.
         package var otherKeys: [String: P256.Signing.PublicKey] = [:]
         /// What each key may be used for, by key id; a key not listed works everywhere
@@ -165,7 +171,8 @@ package final class APNsRequestValidator {
             result.pushType = .alert
         }
         result.payloadSize = body.count
-        if result.inspectPayload(body) == .objectWithoutAps {
+        if result.inspectPayload(body, strictPushType: trust.strictPayload ? result.pushType : nil) == .objectWithoutAps
+        {
             if trust.requireAps {
                 result.payloadProblem = "the payload has no \"aps\" object (refused by --require-aps; APNs delivers it)"
             } else {

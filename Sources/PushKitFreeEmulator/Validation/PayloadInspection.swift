@@ -37,6 +37,8 @@ enum PayloadInspection {
         let kind: Kind
         /// The kind of the top-level object's `aps` member; `nil` when absent.
         let apsKind: Kind?
+        /// The payload as parsed, for rules that look inside it (`StrictPayloadRules`).
+        let value: JSONValue
     }
 
     /// Parses `bytes` as one JSON document; a failure says where parsing stopped ("line 1, column 9: …").
@@ -48,7 +50,8 @@ enum PayloadInspection {
             return .failure(error)
         }
         let compact = [UInt8](value.serialized())
-        return .success(Result(compact: compact, kind: Kind(value), apsKind: value["aps"].map(Kind.init)))
+        return .success(
+            Result(compact: compact, kind: Kind(value), apsKind: value["aps"].map(Kind.init), value: value))
     }
 }
 
@@ -65,13 +68,19 @@ extension APNsRequestAssessment {
 
     /// Reads a request body (up to 64 KiB) into `payload`, and sets `payloadProblem` for one that is
     /// not JSON, not an object, or whose `aps` is not an object.
-    mutating func inspectPayload(_ body: [UInt8]) -> PayloadShape {
+    /// - Parameter strictPushType: when set (`--strict-payload`), an object is also judged by
+    ///   `StrictPayloadRules` for this push type, and one that breaks a rule is refused here.
+    mutating func inspectPayload(_ body: [UInt8], strictPushType: APNsPushType? = nil) -> PayloadShape {
         guard !body.isEmpty, body.count <= 64 * 1024 else { return .other }
         switch PayloadInspection.inspect(body) {
         case .success(let scan):
             payload = scan.compact
             if scan.kind != .object {
                 payloadProblem = "the payload is a JSON \(scan.kind.rawValue), not an object"
+            } else if scan.apsKind == nil || scan.apsKind == .object, let strictPushType,
+                let problem = StrictPayloadRules.problem(in: scan.value, pushType: strictPushType)
+            {
+                payloadProblem = problem
             } else if let apsKind = scan.apsKind {
                 guard apsKind == .object else {
                     payloadProblem = "\"aps\" is a \(apsKind.rawValue), not an object"
