@@ -29,7 +29,9 @@ struct NotifierTests {
     func ntfyHeaders() throws {
         let plain = try Self.ntfy()
         #expect(plain.message == "Backup done" && plain.title == nil && plain.priority == 3 && plain.tags.isEmpty)
-        #expect(plain.specification(criticalAlerts: false).content.interruptionLevel == nil, "3 leaves the level unset: active")
+        #expect(
+            plain.specification(criticalAlerts: false).content.interruptionLevel == nil,
+            "3 leaves the level unset: active")
 
         let full = try Self.ntfy(
             headers: [
