@@ -3,7 +3,7 @@ import Testing
 
 /// Critical alerts end to end: the sound dictionary at the volume asked, from `send-push`, a send
 /// body, MCP's urgency, ntfy's priority 5 and Bark's `level=critical`, and the refusal without
-/// the config's `critical_alerts`, as the emulator received them.
+/// the config's `critical_alerts`, as the emulator (its stricter payload checks on) received them.
 @Suite("critical alerts: the sound dictionary, and refused without the config's consent")
 struct CriticalAlertEndToEndTests {
     let setup: ProviderSetup
@@ -38,7 +38,7 @@ struct CriticalAlertEndToEndTests {
 
     @Test("send-push --critical --volume: the sound dictionary; without critical_alerts exit 78, nothing sent")
     func sendPush() throws {
-        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        let emulator = try RunningEmulator(["--quiet", "--strict-payload"], environment: setup.environment)
         let allowing = try environment(emulator, allowed: true)
         try BuiltTool.run("register-apns", ["add", "phone", hexToken(1)], environment: allowing).expectSuccess()
         try BuiltTool.run(
@@ -68,7 +68,7 @@ struct CriticalAlertEndToEndTests {
 
     @Test("serve: urgency critical with a volume, ntfy priority 5 and Bark level=critical; 400 without consent")
     func serve() throws {
-        let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
+        let emulator = try RunningEmulator(["--quiet", "--strict-payload"], environment: setup.environment)
         let allowing = try environment(emulator, allowed: true)
         try BuiltTool.run("register-apns", ["add", "phone", hexToken(1)], environment: allowing).expectSuccess()
         do {
