@@ -64,6 +64,11 @@ struct CriticalAlertEndToEndTests {
             "send-push", ["--body", "Smoke", "--critical", "--urgency", "high"], environment: allowing)
         #expect(clash.status == 64 && clash.stderr.contains("--critical"), "\(clash.stderr)")
         #expect(emulator.records().count == 2, "nothing sent for a refused critical alert")
+
+        // The doctor shows the setting and what it means.
+        let check = try BuiltTool.run("apns-jwt", ["check"], environment: allowing)
+        let line = check.stdout.split(separator: "\n").first { $0.contains("critical alerts") } ?? ""
+        #expect(line.contains("true") && line.contains("Critical Alerts entitlement"), "\(check.stdout)")
     }
 
     @Test("serve: urgency critical with a volume, ntfy priority 5 and Bark level=critical; 400 without consent")

@@ -134,6 +134,7 @@ package struct ConfigurationDoctor: Sendable {
                 severity: .ok, message: ""))
         if c.file.values["profile"] != nil { findings.append(profileFinding()) }
         if c.file.values["encrypt"] != nil { findings.append(encryptionFinding()) }
+        if let value = c.file.values["critical_alerts"] { findings.append(criticalAlertsFinding(value)) }
         let url = c.baseURL(for: c.environment.value)
         findings.append(urlFinding(url, name: "apns url"))
         findings.append(urlFinding(c.managementURL(for: c.environment.value), name: "manage url"))
@@ -198,6 +199,21 @@ package struct ConfigurationDoctor: Sendable {
             setting: "encrypt", value: defaults.encrypt ? "true" : "false", source: "file", severity: .ok,
             message: defaults.encrypt
                 ? "alerts are sealed with each device's content key; in clear only the placeholder \(placeholder)" : "")
+    }
+
+    /// The config file's `critical_alerts`: whether critical alerts may be sent, which only an app
+    /// with Apple's Critical Alerts entitlement can play.
+    private func criticalAlertsFinding(_ value: JSONValue) -> DoctorFinding {
+        guard let allowed = value.boolValue else {
+            return DoctorFinding(
+                setting: "critical alerts", value: value.serializedString(), source: "file", severity: .error,
+                message: "critical_alerts must be true or false")
+        }
+        return DoctorFinding(
+            setting: "critical alerts", value: allowed ? "true" : "false", source: "file", severity: .ok,
+            message: allowed
+                ? "critical alerts may be sent: the app must have Apple's Critical Alerts entitlement"
+                : "critical alerts are refused")
     }
 
     /// A URL the tools send a credential to (`credential`: the provider token to APNs), shown
