@@ -21,23 +21,31 @@ struct PyPIClientTests {
         return jsonLines(result.stdout)
     }
 
-    @Test("kalyke-apns: alert, background, Live Activity and VoIP requests are served as APNs serves them")
+    static let kinds = ["alert", "background", "liveactivity", "voip", "critical"]
+
+    @Test("kalyke-apns: alert, background, Live Activity, VoIP and critical requests are served as APNs serves them")
     func kalyke() throws {
         let setup = try ProviderSetup()
         let emulator = try RunningEmulator(["--quiet"], environment: setup.environment)
         let sent = try run(emulator, setup)
-        #expect(sent.map { $0["kind"] as? String } == ["alert", "background", "liveactivity", "voip"])
+        #expect(sent.map { $0["kind"] as? String } == Self.kinds)
         #expect(sent.allSatisfy { $0["error"] == nil && ($0["apns_id"] as? String)?.count == 36 }, "\(sent)")
 
-        let records = emulator.waitForRecords(4)
-        #expect(records.map { $0["status"] as? Int } == [200, 200, 200, 200], "\(records.map { $0["detail"] ?? "" })")
-        #expect(records.map { $0["push_type"] as? String } == ["alert", "background", "liveactivity", "voip"])
+        let records = emulator.waitForRecords(5)
+        #expect(
+            records.map { $0["status"] as? Int } == [200, 200, 200, 200, 200], "\(records.map { $0["detail"] ?? "" })")
+        #expect(records.map { $0["push_type"] as? String } == ["alert", "background", "liveactivity", "voip", "alert"])
         #expect(
             records.map { $0["topic"] as? String } == [
                 ProviderSetup.topic, ProviderSetup.topic,
-                ProviderSetup.topic + ".push-type.liveactivity", ProviderSetup.topic + ".voip",
+                ProviderSetup.topic + ".push-type.liveactivity", ProviderSetup.topic + ".voip", ProviderSetup.topic,
             ])
-        #expect(Set(records.compactMap { $0["connection"] as? Int }).count == 4, "one connection per notification")
+        #expect(Set(records.compactMap { $0["connection"] as? Int }).count == 5, "one connection per notification")
+        let critical = try #require((records[4]["payload"] as? [String: Any])?["aps"] as? [String: Any])
+        let sound = critical["sound"] as? [String: Any]
+        #expect(
+            sound?["critical"] as? Int == 1 && sound?["volume"] as? Double == 0.6
+                && sound?["name"] as? String == "default")
         let details = records.map { $0["detail"] as? String ?? "" }
         #expect(details.allSatisfy { $0.contains("iat is the string") }, "\(details)")
         #expect(details.dropFirst().allSatisfy { $0.contains("on another connection") }, "\(details)")
@@ -54,8 +62,19 @@ struct PyPIClientTests {
         let emulator = try RunningEmulator(["--quiet", "--strict-iat"], environment: setup.environment)
         let sent = try run(emulator, setup)
         #expect(
-            sent.count == 4 && sent.allSatisfy { ($0["error"] as? String)?.contains("InvalidProviderToken") == true },
+            sent.count == 5 && sent.allSatisfy { ($0["error"] as? String)?.contains("InvalidProviderToken") == true },
             "\(sent)")
-        #expect(emulator.waitForRecords(4).allSatisfy { $0["reason"] as? String == "InvalidProviderToken" })
+        #expect(emulator.waitForRecords(5).allSatisfy { $0["reason"] as? String == "InvalidProviderToken" })
+    }
+
+    @Test("kalyke-apns against --strict-payload: its critical sound, background push and the rest keep the rules")
+    func kalykeStrictPayload() throws {
+        let setup = try ProviderSetup()
+        let emulator = try RunningEmulator(["--quiet", "--strict-payload"], environment: setup.environment)
+        let sent = try run(emulator, setup)
+        #expect(sent.map { $0["kind"] as? String } == Self.kinds)
+        #expect(sent.allSatisfy { $0["error"] == nil }, "\(sent)")
+        let records = emulator.waitForRecords(5)
+        #expect(records.allSatisfy { $0["status"] as? Int == 200 }, "\(records.map { $0["detail"] ?? "" })")
     }
 }

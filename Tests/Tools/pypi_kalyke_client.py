@@ -16,6 +16,7 @@ import httpx2
 import kalyke
 from kalyke import (ApnsConfig, ApnsPushType, LiveActivityApnsConfig, LiveActivityEvent, LiveActivityPayload,
                     Payload, PayloadAlert, VoIPApnsConfig)
+from kalyke.models import CriticalSound, InterruptionLevel
 
 BASE_URL, CA_FILE, KEY_PATH, KEY_ID, TEAM_ID, TOPIC, DEVICE = sys.argv[1:8]
 
@@ -49,6 +50,13 @@ async def main() -> None:
         ("voip", redirected(kalyke.VoIPClient)(**arguments),
          {"caller": "kalyke"},
          VoIPApnsConfig(topic=TOPIC + ".voip")),
+        # kalyke's CriticalSound as its own dict(): the object itself is handed to httpx's JSON
+        # encoder unconverted, which cannot write it (kalyke-apns 1.5.0).
+        ("critical", redirected(kalyke.ApnsClient)(**arguments),
+         Payload(alert=PayloadAlert(title="kalyke", body="a critical alert"),
+                 sound=CriticalSound(critical=True, name="default", volume=0.6).dict(),
+                 interruption_level=InterruptionLevel.CRITICAL),
+         ApnsConfig(topic=TOPIC)),
     ]
     for kind, client, payload, config in sends:
         try:
