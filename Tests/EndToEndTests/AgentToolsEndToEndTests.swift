@@ -73,9 +73,10 @@ struct AgentToolsEndToEndTests {
         #expect(
             Set(properties.keys) == [
                 "title", "body", "subtitle", "urgency", "url", "data", "device", "group", "collapse_id", "badge",
-                "image",
+                "image", "volume",
             ])
-        #expect((properties["urgency"] as? [String: Any])?["enum"] as? [String] == ["low", "normal", "high"])
+        #expect(
+            (properties["urgency"] as? [String: Any])?["enum"] as? [String] == ["low", "normal", "high", "critical"])
         #expect(tools.allSatisfy { ($0["description"] as? String)?.isEmpty == false && $0["outputSchema"] != nil })
 
         let results = Array(lines.dropFirst())
@@ -114,7 +115,7 @@ struct AgentToolsEndToEndTests {
         #expect(results[4]["is_error"] as? Bool == true)
         #expect(results[4]["text"] as? String == "nothing to send: give \"title\" or \"body\" (or both)")
         #expect(results[5]["is_error"] as? Bool == true)
-        #expect(results[5]["text"] as? String == "\"urgency\" must be low, normal or high, not \"urgent\"")
+        #expect(results[5]["text"] as? String == "\"urgency\" must be low, normal, high or critical, not \"urgent\"")
         // old-phone was pruned by the send to the family.
         #expect(
             results[6]["text"] as? String

@@ -20,7 +20,7 @@ struct TypedOptionsEndToEndTests {
     func helpListsValues() throws {
         let help = try BuiltTool.run("send-push", ["--help"], environment: [:]).stdout
         for values in [
-            "(values: passive, active, time-sensitive, critical)", "(values: low, normal, high)",
+            "(values: passive, active, time-sensitive, critical)", "(values: low, normal, high, critical)",
             "(values: passive, skip, ignore)", "(values: start, update, end)", "(values: 10, 5, 1)",
             "(values: production, sandbox)",
         ] {
