@@ -8,7 +8,7 @@ import PushKitFreeRegistry
 /// device (`WithdrawRequest`).
 ///
 /// The answer is the send report `POST /api/v1/notifications/send` answers (`{"sent",
-/// "results"}`); 404 names a device or group with no registered device, and a withdrawal APNs
+/// "results"}`, tokens as it masks them); 404 names a device or group with no registered device, and a withdrawal APNs
 /// took for no device is 502 (`NotifierAudience.failure(of:)`).
 struct WithdrawRoutes: Sendable {
     typealias Context = EndpointRequestContext
@@ -30,7 +30,7 @@ struct WithdrawRoutes: Sendable {
         let audience = try Self.audience(of: body, in: try registrations.read())
         let report = try await sender.send(body.specification, to: audience)
         if let failure = NotifierAudience.failure(of: report) { throw failure }
-        return .json(EndpointJSON.sendReport(report))
+        return .json(EndpointJSON.sendReport(report, tokens: .openClaw))
     }
 
     /// Whom the withdrawal goes to: the device named, the group's devices, or every device.
