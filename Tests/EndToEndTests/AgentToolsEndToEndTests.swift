@@ -148,7 +148,8 @@ struct AgentToolsEndToEndTests {
         #expect(Set(family.compactMap { $0["device_token"] as? String }) == [hexToken(1), hexToken(2), hexToken(3)])
         #expect(family.allSatisfy { ($0["payload"] as? [String: Any])?["room"] as? String == "kitchen" })
         let withdrawal = records[4]
-        #expect(withdrawal["device_token"] as? String == hexToken(1) && withdrawal["push_type"] as? String == "background")
+        #expect(
+            withdrawal["device_token"] as? String == hexToken(1) && withdrawal["push_type"] as? String == "background")
         #expect(withdrawal["collapse_id"] == nil || withdrawal["collapse_id"] is NSNull, "\(withdrawal)")
         #expect(withdrawal["priority"] as? Int == 5, "\(withdrawal)")
         let payload = withdrawal["payload"] as? [String: Any]

@@ -79,7 +79,8 @@ struct WithdrawEndToEndTests {
 
         let refused = try BuiltTool.run("send-push", ["--withdraw", "x", "--title", "y"], environment: env)
         #expect(refused.status == 65, "\(refused.stderr)")
-        #expect(refused.stderr.contains("--withdraw sends a background push that carries only the id"), "\(refused.stderr)")
+        #expect(
+            refused.stderr.contains("--withdraw sends a background push that carries only the id"), "\(refused.stderr)")
         let empty = try BuiltTool.run("send-push", ["--withdraw", "", "--device", "phone"], environment: env)
         #expect(empty.status == 65 && empty.stderr.contains("--withdraw must be the collapse id"), "\(empty.stderr)")
         Thread.sleep(forTimeInterval: 0.3)
@@ -236,7 +237,8 @@ struct WithdrawEndToEndTests {
         func call(_ arguments: String) throws -> [String: Any] {
             let answer = try server.request(
                 "POST", "/mcp",
-                json: #"{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "withdraw", "arguments": \#(arguments)}}"#,
+                json:
+                    #"{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "withdraw", "arguments": \#(arguments)}}"#,
                 headers: Self.auth.merging(["Accept": "application/json, text/event-stream"]) { $1 })
             #expect(answer.status == 200, "\(answer.body)")
             return try #require(answer.json?["result"] as? [String: Any], "\(answer.body)")

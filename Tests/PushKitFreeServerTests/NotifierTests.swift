@@ -184,7 +184,8 @@ struct NotifierTests {
             path: [:], body: ["device_key": "k", "body": "b", "delete": "0"], query: [:], reservedNames: Self.reserved)
         #expect(off.body == "b" && !off.delete && off.specification.withdraw == nil, "delete: 0 is no deletion")
         let noID = try #require(throws: EndpointError.self) {
-            try BarkMessage(path: [:], body: ["device_key": "k", "delete": true], query: [:], reservedNames: Self.reserved)
+            try BarkMessage(
+                path: [:], body: ["device_key": "k", "delete": true], query: [:], reservedNames: Self.reserved)
         }
         #expect(noID.message == "\"delete\" needs \"id\": the id the notification was sent with")
         #expect(
