@@ -32,6 +32,8 @@ struct APIContractTests {
         // server with a Firebase account (without one, a send to it alone is 503 by design).
         environment["FCM_URL"] = emulator.baseURL
         environment["FCM_SERVICE_ACCOUNT"] = EmulatorFCMTests.accountPath(emulator)
+        // Critical alerts allowed, as the document describes them accepted (400 only without it).
+        environment["PUSHKIT_CONFIG"] = try setup.directory.write("config.json", #"{"critical_alerts": true}"#)
         let secret = try setup.directory.write("serve.secret", "s3cret-for-the-contract\n", mode: 0o600)
         // The rate limit off: a 429 is documented, but it would stop the tester from reaching the routes.
         let server = try RunningServe(["--secret-file", secret, "--rate-limit", "0"], environment: environment)
