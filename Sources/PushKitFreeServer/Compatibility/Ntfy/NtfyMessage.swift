@@ -82,8 +82,9 @@ package struct NtfyMessage: Sendable, Equatable {
     }
 
     /// A message from a JSON object posted to `/` (`{"topic", "message", "title", "priority",
-    /// "tags", "click", "actions", ...}`), with the request's headers and query parameters for
-    /// what the object leaves out (Apprise sends `X-Priority` and `X-Tags` beside its object).
+    /// "tags", "click", "actions", "sequence_id", ...}`), with the request's headers and query
+    /// parameters for what the object leaves out (Apprise sends `X-Priority` and `X-Tags` beside
+    /// its object).
     /// - Throws: `EndpointError` 400 naming the member at fault.
     package init(json: JSONValue, parameters: Parameters, reservedNames: Set<String>) throws(EndpointError) {
         guard let object = json.objectValue else {
