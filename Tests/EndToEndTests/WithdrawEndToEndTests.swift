@@ -128,6 +128,27 @@ struct WithdrawEndToEndTests {
         #expect(emulator.records().count == 2, "nothing sent for a refused withdrawal")
     }
 
+    @Test("a withdrawal APNs takes for no device is 502: in ntfy's shape on ntfy's routes, the endpoint's on /v1")
+    func notDelivered() throws {
+        let emulator = try RunningEmulator(["--quiet", "--unregistered", hexToken(3)], environment: setup.environment)
+        let env = environment(emulator)
+        try BuiltTool.run("register-apns", ["add", "old", hexToken(3)], environment: env).expectSuccess()
+        try BuiltTool.run("register-apns", ["add", "phone", hexToken(1)], environment: env).expectSuccess()
+        let secret = try setup.directory.write("secret", Self.secret + "\n", mode: 0o600)
+        let server = try RunningServe(["--secret-file", secret], environment: env)
+        let cleared = try server.request("DELETE", "/old/job-1", headers: Self.auth)
+        #expect(cleared.status == 502 && cleared.json?["code"] as? Int == 50200, "\(cleared.body)")
+        #expect(cleared.error?.contains("old: Unregistered") == true, "\(cleared.body)")
+        let native = try server.request(
+            "POST", "/v1/withdraw", json: #"{"id": "build-42", "device": "old"}"#, headers: Self.auth)
+        #expect(native.status == 502 && native.json?["code"] == nil, "\(native.body)")
+        #expect(native.error?.contains("old: Unregistered") == true, "\(native.body)")
+        let records = emulator.waitForRecords(2)
+        try #require(records.count == 2, "\(records)")
+        Self.expectWithdrawal(records[0], of: try Self.ntfyCollapseID(topic: "old", "job-1"), token: hexToken(3))
+        Self.expectWithdrawal(records[1], of: "build-42", token: hexToken(3))
+    }
+
     @Test("ntfy: a sequence id is the collapse id; clear, read and delete withdraw it; a bad one is 400")
     func ntfy() throws {
         let (emulator, server) = try start()
