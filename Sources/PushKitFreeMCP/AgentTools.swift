@@ -28,8 +28,9 @@ package struct AgentTools: Sendable {
             Send a push notification to the user's iPhone or iPad (the app registered with this server). \
             Give a title, a body, or both. Without "device" or "group" it goes to every registered device; \
             call list_devices for the ids and groups. To replace a notification sent earlier (a status that \
-            changed, a countdown), send again with the same "collapse_id". The result says which devices it \
-            was delivered to, which tokens were pruned (the app was removed) and which failed, and why.
+            changed, a countdown), send again with the same "collapse_id"; to take it back, call withdraw with \
+            that id. The result says which devices it was delivered to, which tokens were pruned (the app was \
+            removed) and which failed, and why.
             """,
         inputSchema: [
             "type": "object",
