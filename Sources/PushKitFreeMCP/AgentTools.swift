@@ -2,7 +2,7 @@ import MCP
 import PushKitFreeCore
 import PushKitFreeRegistry
 
-/// The tools an agent sees, `notify`, `list_devices` and the question tools (`ask`,
+/// The tools an agent sees, `notify`, `withdraw`, `list_devices` and the question tools (`ask`,
 /// `wait_for_answer`, `cancel_question`), and what calling each one does: the one definition
 /// `pushkit-mcp` (stdio) and `register-apns serve`'s `/mcp` (HTTP) both serve.
 ///
@@ -18,7 +18,7 @@ package struct AgentTools: Sendable {
     }
 
     /// The tools, in the order `tools/list` gives them.
-    package static let definitions: [Tool] = [notify, listDevices, ask, waitForAnswer, cancelQuestion]
+    package static let definitions: [Tool] = [notify, withdraw, listDevices, ask, waitForAnswer, cancelQuestion]
 
     /// `notify`: an alert to one device, a group, or every device.
     static let notify = Tool(
@@ -28,8 +28,9 @@ package struct AgentTools: Sendable {
             Send a push notification to the user's iPhone or iPad (the app registered with this server). \
             Give a title, a body, or both. Without "device" or "group" it goes to every registered device; \
             call list_devices for the ids and groups. To replace a notification sent earlier (a status that \
-            changed, a countdown), send again with the same "collapse_id". The result says which devices it \
-            was delivered to, which tokens were pruned (the app was removed) and which failed, and why.
+            changed, a countdown), send again with the same "collapse_id"; to take it back, call withdraw with \
+            that id. The result says which devices it was delivered to, which tokens were pruned (the app was \
+            removed) and which failed, and why.
             """,
         inputSchema: [
             "type": "object",
@@ -118,6 +119,40 @@ package struct AgentTools: Sendable {
             ],
             "required": ["summary", "delivered", "pruned", "failed", "skipped", "results"],
         ]
+    )
+
+    /// `withdraw`: takes back a notification sent earlier with `collapse_id`.
+    static let withdraw = Tool(
+        name: "withdraw",
+        title: "Take back a notification",
+        description: """
+            Take back a notification sent earlier with notify's "collapse_id" (it is out of date, the work it \
+            announced was cancelled): a silent push the app handles by removing the notification with that id \
+            from the device's notification center. Give the same "collapse_id" as "id", and the same device or \
+            group. iOS delivers silent pushes at its discretion, so the notification may stay a while; one sent \
+            without a collapse_id cannot be taken back. The result says which devices the push reached, as \
+            notify's does.
+            """,
+        inputSchema: [
+            "type": "object",
+            "properties": [
+                "id": [
+                    "type": "string", "minLength": 1, "maxLength": .int(PushSpecification.withdrawIDLimit),
+                    "description": "The collapse_id the notification was sent with.",
+                ],
+                "device": [
+                    "type": "string",
+                    "description": "One device id from list_devices. Leave out device and group for every device.",
+                ],
+                "group": ["type": "string", "description": "A group name from list_devices: its devices only."],
+            ],
+            "required": ["id"],
+            "additionalProperties": false,
+        ],
+        annotations: .init(
+            title: "Take back a notification", readOnlyHint: false, destructiveHint: true, idempotentHint: true,
+            openWorldHint: true),
+        outputSchema: notify.outputSchema
     )
 
     /// `list_devices`: the registered devices, tokens masked.
@@ -337,6 +372,7 @@ package struct AgentTools: Sendable {
         do {
             switch name {
             case Self.notify.name: return try await notify(arguments)
+            case Self.withdraw.name: return try await withdraw(arguments)
             case Self.listDevices.name: return try await listDevices(arguments)
             case Self.ask.name: return try await ask(arguments)
             case Self.waitForAnswer.name: return try await waitForAnswer(arguments)
@@ -357,13 +393,37 @@ package struct AgentTools: Sendable {
     /// `notify`: checks the arguments and the names in them against the registry, then sends.
     private func notify(_ arguments: [String: JSONValue]) async throws -> CallTool.Result {
         let request = try NotifyRequest(arguments)
+        try await checkAudience(device: request.device, group: request.group)
+        let report = try await host.send(request.specification, urgency: request.urgency, to: request.audience)
+        guard !report.results.isEmpty else {
+            throw AgentToolError("the devices named were removed before the notification was sent; nothing was sent")
+        }
+        let result = NotifyResult(report)
+        return Self.success(result.text, structured: result.structured, isError: result.isError)
+    }
+
+    /// `withdraw`: checks the arguments and the names in them against the registry, then sends the
+    /// withdrawal and answers as `notify` does.
+    private func withdraw(_ arguments: [String: JSONValue]) async throws -> CallTool.Result {
+        let request = try WithdrawArguments(arguments)
+        try await checkAudience(device: request.device, group: request.group)
+        let report = try await host.send(request.specification, urgency: nil, to: request.audience)
+        guard !report.results.isEmpty else {
+            throw AgentToolError("the devices named were removed before the withdrawal was sent; nothing was sent")
+        }
+        let result = NotifyResult(report)
+        return Self.success(result.text, structured: result.structured, isError: result.isError)
+    }
+
+    /// Refuses a `device` that is not registered, a `group` no device is in, and an empty registry.
+    private func checkAudience(device: String?, group: String?) async throws {
         let devices = try await host.registeredDevices()
-        if let device = request.device, !devices.contains(where: { $0.id == device }) {
+        if let device, !devices.contains(where: { $0.id == device }) {
             throw AgentToolError(
                 "no device \"\(TerminalText.field(device))\" is registered; the devices are "
                     + Self.listed(devices.map(\.id).sorted()) + " (list_devices has them)")
         }
-        if let group = request.group, !devices.contains(where: { $0.record.groups.contains(group) }) {
+        if let group, !devices.contains(where: { $0.record.groups.contains(group) }) {
             throw AgentToolError(
                 "no device is in group \"\(TerminalText.field(group))\"; the groups are "
                     + Self.listed(Set(devices.flatMap(\.record.groups)).sorted()))
@@ -372,12 +432,6 @@ package struct AgentTools: Sendable {
             throw AgentToolError(
                 "no devices are registered, so nothing was sent: the app registers itself when it starts")
         }
-        let report = try await host.send(request.specification, urgency: request.urgency, to: request.audience)
-        guard !report.results.isEmpty else {
-            throw AgentToolError("the devices named were removed before the notification was sent; nothing was sent")
-        }
-        let result = NotifyResult(report)
-        return Self.success(result.text, structured: result.structured, isError: result.isError)
     }
 
     /// `list_devices`: the registry's devices, those of `group` when it is given.

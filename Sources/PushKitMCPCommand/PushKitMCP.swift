@@ -9,8 +9,8 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// `pushkit-mcp`: the agent tools (`notify`, `list_devices`, the question tools) as an MCP server on standard input
-/// and output, for an agent client that starts it (Claude Desktop, Claude Code, ...).
+/// `pushkit-mcp`: the agent tools (`notify`, `withdraw`, `list_devices`, the question tools) as an MCP server on
+/// standard input and output, for an agent client that starts it (Claude Desktop, Claude Code, ...).
 struct PushKitMCP: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pushkit-mcp",
@@ -19,7 +19,9 @@ struct PushKitMCP: AsyncParsableCommand {
             An agent client starts this program and speaks MCP (JSON-RPC) on its standard input and output; \
             it is not for a terminal. Tools: notify (title, body, subtitle, urgency, url, data, device or \
             group, collapse_id, badge) sends through the same pipeline as send-push, with the same \
-            configuration, registry and policy; list_devices lists the registered devices, tokens masked. \
+            configuration, registry and policy; withdraw (id, device or group) takes back a notification \
+            notify sent with that collapse_id, with a silent push the app removes it on; list_devices lists \
+            the registered devices, tokens masked. \
             ask, wait_for_answer and cancel_question ask a question on the phone and read its answer through \
             register-apns serve: they need endpoint (--endpoint, PUSHKIT_ENDPOINT) and endpoint_secret_file \
             (--secret-file, PUSHKIT_ENDPOINT_SECRET_FILE). \

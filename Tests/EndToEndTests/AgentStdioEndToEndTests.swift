@@ -60,7 +60,8 @@ struct AgentStdioEndToEndTests: ClientToolSuite {
         let listed = ((byID[3]?["result"] as? [String: Any])?["tools"] as? [[String: Any]])?.map {
             $0["name"] as? String
         }
-        #expect(listed == ["notify", "list_devices", "ask", "wait_for_answer", "cancel_question"], "\(byID)")
+        #expect(
+            listed == ["notify", "withdraw", "list_devices", "ask", "wait_for_answer", "cancel_question"], "\(byID)")
     }
 
     @Test("lines that are not one request or notification: each refused with an error (id null), the rest answered")

@@ -52,6 +52,8 @@ struct AgentToolsEndToEndTests {
         #"{"tool": "notify", "arguments": {"urgency": "low"}}"#,
         #"{"tool": "notify", "arguments": {"body": "hello", "urgency": "urgent"}}"#,
         #"{"tool": "list_devices", "arguments": {"group": "family"}}"#,
+        #"{"tool": "withdraw", "arguments": {"id": "build-42", "device": "phone"}}"#,
+        #"{"tool": "withdraw", "arguments": {"id": "build-42", "body": "x"}}"#,
     ]
 
     static var callsJSON: String { "[" + calls.joined(separator: ", ") + "]" }
@@ -66,7 +68,7 @@ struct AgentToolsEndToEndTests {
         let tools = try #require(listing["tools"] as? [[String: Any]])
         #expect(
             tools.map { $0["name"] as? String } == [
-                "notify", "list_devices", "ask", "wait_for_answer", "cancel_question",
+                "notify", "withdraw", "list_devices", "ask", "wait_for_answer", "cancel_question",
             ])
         let notifySchema = try #require(tools.first?["inputSchema"] as? [String: Any])
         let properties = try #require(notifySchema["properties"] as? [String: Any])
@@ -121,14 +123,20 @@ struct AgentToolsEndToEndTests {
             results[6]["text"] as? String
                 == "2 devices in group \"family\": ipad (groups: family), phone (Ann's iPhone; groups: family).")
 
+        #expect(results[7]["is_error"] as? Bool == false, "\(results[7])")
+        #expect(results[7]["text"] as? String == "Delivered to 1 device (phone).", "\(results[7])")
+        #expect(results[8]["is_error"] as? Bool == true)
+        #expect(results[8]["text"] as? String == "unknown argument \"body\"; withdraw takes device, group, id")
+
         // Never a whole token, never a provider token (a JWT: base64 of `{"`), never the key.
         #expect(!output.contains(hexToken(1)) && !output.contains(hexToken(3)) && !output.contains("eyJ"))
         let key = try String(contentsOfFile: setup.key.pkcs8Path, encoding: .utf8)
         for line in key.split(separator: "\n") where !line.hasPrefix("-----") { #expect(!output.contains(line)) }
 
-        // What APNs received: the alert as notify described it, then the family's three.
-        let records = emulator.waitForRecords(4)
-        try #require(records.count == 4, "\(records)")
+        // What APNs received: the alert as notify described it, the family's three, then the
+        // withdrawal of the alert.
+        let records = emulator.waitForRecords(5)
+        try #require(records.count == 5, "\(records)")
         let alert = try #require(records[0]["payload"] as? [String: Any])
         let aps = try #require(alert["aps"] as? [String: Any])
         #expect(records[0]["device_token"] as? String == hexToken(1))
@@ -137,10 +145,17 @@ struct AgentToolsEndToEndTests {
             aps["alert"] as? NSDictionary == ["title": "Build finished", "body": "All 42 tests passed"]
                 && aps["interruption-level"] as? String == "time-sensitive")
         #expect(alert["url"] as? String == "https://example.com/builds/42")
+        let family = records[1..<4]
+        #expect(Set(family.compactMap { $0["device_token"] as? String }) == [hexToken(1), hexToken(2), hexToken(3)])
+        #expect(family.allSatisfy { ($0["payload"] as? [String: Any])?["room"] as? String == "kitchen" })
+        let withdrawal = records[4]
         #expect(
-            Set(records.dropFirst().compactMap { $0["device_token"] as? String })
-                == [hexToken(1), hexToken(2), hexToken(3)])
-        #expect(records.dropFirst().allSatisfy { ($0["payload"] as? [String: Any])?["room"] as? String == "kitchen" })
+            withdrawal["device_token"] as? String == hexToken(1) && withdrawal["push_type"] as? String == "background")
+        #expect(withdrawal["collapse_id"] == nil || withdrawal["collapse_id"] is NSNull, "\(withdrawal)")
+        #expect(withdrawal["priority"] as? Int == 5, "\(withdrawal)")
+        let payload = withdrawal["payload"] as? [String: Any]
+        #expect((payload?["pushkit"] as? [String: Any])?["withdraw"] as? String == "build-42", "\(withdrawal)")
+        #expect((payload?["aps"] as? [String: Any])?["content-available"] as? Int == 1, "\(withdrawal)")
     }
 
     @Test("pushkit-mcp over standard input and output: the tools an agent sees, sends, prunes, refusals")

@@ -755,6 +755,25 @@ struct ServeEndToEndTests {
         }
         try send("POST", "/nobody", "x", [:])
         try send("POST", "/phone", "x", ["Delay": "10m"])
+        // ntfy's sequence ids: publish with one (header, path), clear, read, delete; a bad one.
+        try send("POST", "/phone?title=t", "started", ["X-Sequence-ID": "job-1"])
+        try send("PUT", "/phone/job-1", "finished", ["X-Priority": "4"])
+        try send("PUT", "/phone/job-1/clear", nil, [:])
+        try send("PUT", "/phone/job-1/read", nil, [:])
+        try send("DELETE", "/phone/job-1", nil, [:])
+        #expect(exchanges.last?.status == 200 && exchanges.last?.json?["event"] as? String == "message_delete")
+        try send("PUT", "/phone/a.b", "x", [:])
+        #expect(exchanges.last?.status == 400, "\(exchanges.last?.body ?? "")")
+        try send("DELETE", "/nobody/job-1", nil, [:])
+        try send("POST", "/push", #"{"device_key": "phone", "delete": 1, "id": "c"}"#, [:])
+        try send("GET", "/phone/b?delete=1", nil, [:])
+        #expect(exchanges.last?.status == 400, "\(exchanges.last?.body ?? "")")
+        // Taking a notification back natively.
+        try call("POST", "/v1/withdraw", #"{"id": "build-42", "device": "phone"}"#)
+        #expect(exchanges.last?.status == 200, "\(exchanges.last?.body ?? "")")
+        try call("POST", "/v1/withdraw", #"{"id": "build-42", "title": "t"}"#)
+        try call("POST", "/v1/withdraw", #"{"id": "build-42", "device": "nosuch"}"#)
+        try call("POST", "/v1/withdraw", #"{"id": "build-42"}"#, headers: [:])
         exchanges.append(
             try server.request("POST", "/push", json: #"{"device_key": "phone", "body": "b"}"#, headers: [:]))
         // Questions, asked of "phone" and answered with the token its push carried (no secret).

@@ -62,11 +62,11 @@ struct AgentToolsTests {
         result.content.compactMap { if case .text(let text, _, _) = $0 { text } else { nil } }.joined()
     }
 
-    @Test("tools/list: notify and list_devices, with schemas an agent can act on")
+    @Test("tools/list: notify, withdraw and list_devices, with schemas an agent can act on")
     func definitions() throws {
         #expect(
             AgentTools.definitions.map(\.name) == [
-                "notify", "list_devices", "ask", "wait_for_answer", "cancel_question",
+                "notify", "withdraw", "list_devices", "ask", "wait_for_answer", "cancel_question",
             ])
         let notify = try #require(AgentTools.definitions.first)
         let properties = try #require(notify.inputSchema.objectValue?["properties"]?.objectValue)
@@ -77,7 +77,69 @@ struct AgentToolsTests {
             ])
         #expect(properties.values.allSatisfy { $0.objectValue?["description"]?.stringValue?.isEmpty == false })
         #expect(notify.outputSchema != nil && notify.annotations.readOnlyHint == false)
-        #expect(AgentTools.definitions[1].annotations.readOnlyHint == true)
+        #expect(AgentTools.definitions[2].annotations.readOnlyHint == true)
+        let withdraw = AgentTools.definitions[1]
+        let withdrawInput = try #require(withdraw.inputSchema.objectValue)
+        #expect(Set(withdrawInput["properties"]?.objectValue?.keys ?? [:].keys) == ["id", "device", "group"])
+        #expect(withdrawInput["required"] == ["id"] && withdraw.outputSchema == notify.outputSchema)
+        #expect(withdraw.description?.contains("collapse_id") == true)
+    }
+
+    @Test("withdraw sends the background push of the id to the device or group, and answers as notify does")
+    func withdrawSends() async throws {
+        let host = try RecordingHost([("phone", 1, ["family"]), ("ipad", 2, ["family"]), ("desk", 3, [])])
+        let result = await AgentTools(host: host).call("withdraw", arguments: ["id": "build-1", "group": "family"])
+        #expect(result.isError == nil, "\(Self.text(result))")
+        #expect(Self.text(result) == "Delivered to 2 devices (ipad, phone).")
+        let sent = try #require(host.sent.first)
+        #expect(sent.spec.withdraw == "build-1" && sent.spec.pushType == .background && sent.urgency == nil)
+        #expect(sent.audience.groups == ["family"] && sent.audience.deviceIDs.isEmpty && sent.audience.strictGroups)
+        let built = try sent.spec.build(bundleID: "com.example.app").request
+        #expect(built.collapseID == nil && built.pushType == .background)
+        #expect(
+            try JSONValue.parse(built.payload)
+                == ["aps": ["content-available": 1], "pushkit": ["withdraw": "build-1"]])
+        let structured = try #require(result.structuredContent?.objectValue)
+        #expect(structured["delivered"] == Value.int(2) && structured["failed"] == Value.int(0))
+
+        let one = await AgentTools(host: host).call("withdraw", arguments: ["id": "build-1", "device": "desk"])
+        #expect(Self.text(one) == "Delivered to 1 device (desk).")
+        #expect(host.sent.last?.audience.deviceIDs == ["desk"])
+        host.outcomes["desk"] = (.rejected, 400, "BadDeviceToken", false)
+        let failed = await AgentTools(host: host).call("withdraw", arguments: ["id": "build-1", "device": "desk"])
+        #expect(failed.isError == true && Self.text(failed) == "Failed for 1 device: desk (400 BadDeviceToken).")
+    }
+
+    @Test(
+        "refused withdraw calls are tool errors naming the argument, and nothing is sent",
+        arguments: [
+            ([:], "\"id\" is missing: the collapse_id the notification was sent with"),
+            (
+                ["id": .string(String(repeating: "c", count: 65))],
+                "\"id\" must be the collapse_id the notification was sent with: 1 to 64 bytes without control characters"
+            ),
+            (
+                ["id": ""],
+                "\"id\" must be the collapse_id the notification was sent with: 1 to 64 bytes without control characters"
+            ),
+            (["id": 5], "\"id\" must be a string, not number"),
+            (["id": "a", "title": "x"], "unknown argument \"title\"; withdraw takes device, group, id"),
+            (
+                ["id": "a", "device": "phone", "group": "family"],
+                "give \"device\" or \"group\", not both (neither: every device)"
+            ),
+            (
+                ["id": "a", "device": "nosuch"],
+                "no device \"nosuch\" is registered; the devices are desk, phone (list_devices has them)"
+            ),
+            (["id": "a", "group": "work"], "no device is in group \"work\"; the groups are family"),
+        ] as [([String: Value], String)])
+    func withdrawRefusals(arguments: [String: Value], message: String) async throws {
+        let host = try RecordingHost([("phone", 1, ["family"]), ("desk", 2, [])])
+        let result = await AgentTools(host: host).call("withdraw", arguments: arguments)
+        #expect(result.isError == true)
+        #expect(Self.text(result) == message)
+        #expect(host.sent.isEmpty)
     }
 
     @Test("notify builds the alert send-push would: url beside aps, collapse id, urgency, the group")
@@ -189,7 +251,7 @@ struct AgentToolsTests {
         #expect(unknown.isError == true)
         #expect(
             Self.text(unknown)
-                == "unknown tool \"notify_all\"; the tools are notify, list_devices, ask, wait_for_answer, cancel_question"
+                == "unknown tool \"notify_all\"; the tools are notify, withdraw, list_devices, ask, wait_for_answer, cancel_question"
         )
     }
 

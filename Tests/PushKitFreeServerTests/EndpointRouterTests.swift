@@ -73,7 +73,8 @@ struct EndpointRouterTests {
         "PUT /", "POST /{key}", "PUT /{key}", "POST /push", "GET /{key}/{first}", "POST /{key}/{first}",
         "GET /{key}/{first}/{second}", "POST /{key}/{first}/{second}", "GET /{key}/{first}/{second}/{third}",
         "POST /{key}/{first}/{second}/{third}", "POST /v1/questions", "GET /v1/questions/{id}",
-        "DELETE /v1/questions/{id}", "POST /v1/questions/{id}/answer",
+        "DELETE /v1/questions/{id}", "POST /v1/questions/{id}/answer", "POST /v1/withdraw", "PUT /{key}/{first}",
+        "DELETE /{key}/{first}", "PUT /{key}/{first}/{second}",
     ]
 
     @Test("the router serves exactly the documented routes, and the catalogue is the router's")

@@ -179,12 +179,13 @@ struct NotifierTests {
         #expect(batch.keys == ["c", "a", "b"] && batch.body == "**m**" && batch.badge == 0)
     }
 
-    @Test("Bark: no key, nothing to say, a bad level or badge, ciphertext and delete are 400")
+    @Test("Bark: no key, nothing to say, a bad level or badge, ciphertext and delete without id are 400")
     func barkRefusals() throws {
         let bodies: [[String: JSONValue]] = [
             ["body": "no key"], ["device_key": "k"], ["device_key": "k", "body": "b", "level": "loud"],
             ["device_key": "k", "body": "b", "badge": "many"], ["device_key": "k", "body": "b", "badge": -1],
             ["device_key": "k", "ciphertext": "abc"], ["device_key": "k", "body": "b", "delete": "1"],
+            ["device_key": "k", "delete": 1, "id": ""],
             ["device_key": "a/b", "body": "b"], ["device_keys": 3, "body": "b"],
         ]
         for body in bodies {
@@ -199,7 +200,12 @@ struct NotifierTests {
         #expect(BarkMessage.collapseID(long) == HexDigest.sha256(long) && HexDigest.sha256(long).count == 64)
         let off = try BarkMessage(
             path: [:], body: ["device_key": "k", "body": "b", "delete": "0"], query: [:], reservedNames: Self.reserved)
-        #expect(off.body == "b", "delete: 0 is no deletion")
+        #expect(off.body == "b" && !off.delete && off.specification.withdraw == nil, "delete: 0 is no deletion")
+        let noID = try #require(throws: EndpointError.self) {
+            try BarkMessage(
+                path: [:], body: ["device_key": "k", "delete": true], query: [:], reservedNames: Self.reserved)
+        }
+        #expect(noID.message == "\"delete\" needs \"id\": the id the notification was sent with")
         #expect(
             BarkRoutes.form("title=Hello+there&body=a%26b&empty=&title=second") == [
                 "title": "Hello there", "body": "a&b", "empty": "",
@@ -208,6 +214,110 @@ struct NotifierTests {
             time: Date(timeIntervalSince1970: 1_700_000_000), devices: 1, deliveredTo: ["phone"])
         #expect(success["code"] == 200 && success["message"] == "success" && success["timestamp"] == 1_700_000_000)
         #expect(success["delivered"] == 1 && success["delivered_to"] == ["phone"])
+    }
+
+    @Test("Bark: delete with id, from any source, withdraws the collapse id that id was sent with")
+    func barkDelete() throws {
+        let sources: [(path: [String: String], body: [String: JSONValue], query: [String: String])] = [
+            ([:], ["device_key": "k", "delete": 1, "id": "build-7"], [:]),
+            (["device_key": "k", "body": "ignored"], [:], ["delete": "1", "id": "build-7"]),
+            (["device_key": "k"], ["delete": "true"], ["id": "build-7"]),
+        ]
+        for (path, body, query) in sources {
+            let message = try BarkMessage(path: path, body: body, query: query, reservedNames: Self.reserved)
+            #expect(message.delete && message.collapseID == "build-7", "\(body) \(query)")
+            let spec = message.specification
+            #expect(spec.withdraw == "build-7" && spec.pushType == .background && spec.content.body == nil)
+            #expect(spec.collapseID == nil, "a withdrawal is sent without a collapse id of its own")
+        }
+        let long = String(repeating: "n", count: 70)
+        let hashed = try BarkMessage(
+            path: [:], body: ["device_key": "k", "delete": 1, "id": .string(long)], query: [:],
+            reservedNames: Self.reserved)
+        #expect(hashed.specification.withdraw == BarkMessage.collapseID(long) && HexDigest.sha256(long).count == 64)
+        let off = try BarkMessage(
+            path: [:], body: ["device_key": "k", "body": "b", "delete": "1", "id": "x"], query: ["delete": "0"],
+            reservedNames: Self.reserved)
+        #expect(off.delete, "the body wins over the query")
+    }
+
+    @Test("ntfy: a sequence id from the path, JSON, a header or the query; each given is checked")
+    func ntfySequenceID() throws {
+        #expect(try Self.ntfy().sequenceID == nil)
+        #expect(try Self.ntfy(headers: ["X-Sequence-ID": "job-1"]).sequenceID == "job-1")
+        #expect(try Self.ntfy(headers: ["Sequence-ID": "job-2"]).sequenceID == "job-2")
+        #expect(try Self.ntfy(headers: ["SID": "job_3"]).sequenceID == "job_3")
+        #expect(try Self.ntfy(query: ["sequence_id": "q1"]).sequenceID == "q1")
+        #expect(try Self.ntfy(query: ["sid": "q2"]).sequenceID == "q2")
+        #expect(try Self.ntfy(headers: ["X-Sequence-ID": "h"], query: ["sid": "q"]).sequenceID == "h")
+        #expect(try Self.ntfy(headers: ["X-Sequence-ID": ""]).sequenceID == nil, "an empty one is none")
+        let path = try NtfyMessage(
+            topic: "family", sequenceID: "from-path", body: Data("m".utf8),
+            parameters: Parameters(headers: ["X-Sequence-ID": "header"]), reservedNames: Self.reserved)
+        #expect(path.sequenceID == "from-path", "the path wins")
+        let json = try NtfyMessage(
+            json: try JSONValue.parse(Data(#"{"topic": "ops", "sequence_id": "deploy-9"}"#.utf8)),
+            parameters: Parameters(headers: ["SID": "header"]), reservedNames: Self.reserved)
+        #expect(json.sequenceID == "deploy-9", "a JSON member wins over the headers")
+        let longest = String(repeating: "a", count: 64)
+        #expect(try Self.ntfy(headers: ["SID": longest]).sequenceID == longest)
+
+        for bad in ["a.b", "a b", "ä", String(repeating: "a", count: 65), "a/b"] {
+            let error = try #require(throws: EndpointError.self, "\(bad)") {
+                try Self.ntfy(headers: ["X-Sequence-ID": bad])
+            }
+            #expect(error.status.code == 400 && error.message.hasPrefix("sequence_id \""), "\(error)")
+            #expect(error.message.hasSuffix("must be 1 to 64 letters, digits, - or _"), "\(error)")
+            #expect(throws: EndpointError.self) { try Self.ntfy(query: ["sid": bad]) }
+        }
+        #expect(throws: EndpointError.self, "an outranked one is checked too") {
+            try Self.ntfy(headers: ["X-Sequence-ID": "good"], query: ["sequence_id": "a.b"])
+        }
+        #expect(throws: EndpointError.self) {
+            try NtfyMessage(
+                topic: "family", sequenceID: "a.b", body: Data(), parameters: Parameters(),
+                reservedNames: Self.reserved)
+        }
+        for body in [#"{"topic": "t", "sequence_id": "a.b"}"#, #"{"topic": "t", "sequence_id": 7}"#] {
+            #expect(throws: EndpointError.self, "\(body)") {
+                try NtfyMessage(
+                    json: try JSONValue.parse(Data(body.utf8)), parameters: Parameters(), reservedNames: Self.reserved)
+            }
+        }
+    }
+
+    @Test("ntfy: the collapse id is the SHA-256 of the topic and the sequence id, else of the message's id")
+    func ntfyCollapseID() throws {
+        let expected = HexDigest.sha256("ntfy\nfamily\njob-1")
+        #expect(NtfyMessage.collapseID(topic: "family", sequenceID: "job-1") == expected && expected.count == 64)
+        #expect(
+            NtfyMessage.collapseID(topic: "family", sequenceID: "job-1")
+                != NtfyMessage.collapseID(topic: "ops", sequenceID: "job-1"), "the topic is in it")
+        let message = try Self.ntfy(headers: ["X-Sequence-ID": "job-1"])
+        #expect(message.specification(criticalAlerts: false).collapseID == expected)
+        #expect(
+            try Self.ntfy(query: ["sid": "job-1"]).specification(criticalAlerts: false).collapseID == expected,
+            "the same id replaces")
+        let plain = try Self.ntfy()
+        #expect(plain.id.count == 12 && NotifierAudience.isValidName(plain.id))
+        #expect(
+            plain.specification(criticalAlerts: false).collapseID
+                == NtfyMessage.collapseID(topic: "family", sequenceID: plain.id))
+        let time = Date(timeIntervalSince1970: 1_700_000_000)
+        #expect(message.answer(id: message.id, time: time, devices: 1, deliveredTo: [])["sequence_id"] == "job-1")
+        #expect(plain.answer(id: plain.id, time: time, devices: 1, deliveredTo: [])["sequence_id"] == nil)
+        let cleared = NtfyMessage.withdrawalAnswer(
+            .clear, id: "abcdefghijkl", time: time, topic: "family", sequenceID: "job-1", devices: 2,
+            deliveredTo: ["phone"])
+        #expect(
+            cleared == [
+                "id": "abcdefghijkl", "time": 1_700_000_000, "event": "message_clear", "topic": "family",
+                "sequence_id": "job-1", "devices": 2, "delivered": 1, "delivered_to": ["phone"],
+            ])
+        let deleted = NtfyMessage.withdrawalAnswer(
+            .delete, id: "abcdefghijkl", time: time, topic: "family", sequenceID: "job-1", devices: 0,
+            deliveredTo: [])
+        #expect(deleted["event"] == "message_delete")
     }
 
     @Test("HTTP Basic carries the secret as its password, whatever the user, only where accepted")

@@ -183,10 +183,16 @@ package struct PushSpecification: Sendable {
     /// The longest withdrawal id: APNs' limit on a collapse id, in bytes.
     package static let withdrawIDLimit = APNsRequest.maximumCollapseIDBytes
 
+    /// Whether `id` can be a notification's collapse id, so a withdrawal of it can take one back:
+    /// 1 to `withdrawIDLimit` bytes without control characters.
+    package static func isWithdrawalID(_ id: String) -> Bool {
+        !id.isEmpty && id.utf8.count <= withdrawIDLimit && !HeaderValue.hasControlCharacter(id)
+    }
+
     /// Refuses a withdrawal that carries anything but the id, or an id no notification can have
     /// been sent with (empty, over 64 bytes, or with a control character).
     private func checkWithdrawal(_ id: String) throws(PayloadError) {
-        guard !id.isEmpty, id.utf8.count <= Self.withdrawIDLimit, !HeaderValue.hasControlCharacter(id) else {
+        guard Self.isWithdrawalID(id) else {
             throw PayloadError.invalid(
                 "\(setting: .withdraw) must be the collapse id the notification was sent with: 1 to \(Self.withdrawIDLimit) bytes without control characters"
             )

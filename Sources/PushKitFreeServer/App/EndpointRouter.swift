@@ -43,6 +43,7 @@ enum EndpointRouter {
                 + AgentRoutes.deadlineMargin
         ).add(to: groups)
         QuestionRoutes(questions: parts.questions, tls: parts.settings.tls != nil).add(to: groups)
+        WithdrawRoutes(registrations: registrations, sender: sender).add(to: groups)
         NtfyRoutes(registrations: registrations, sender: sender, routes: routes).add(to: groups)
         BarkRoutes(registrations: registrations, sender: sender, routes: routes).add(to: groups)
         routes.record(router)

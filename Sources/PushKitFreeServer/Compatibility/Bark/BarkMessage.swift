@@ -16,8 +16,12 @@ import PushKitFreeCore
 /// id), `url` (`url` beside `aps`), `badge`, `sound`, `category`, `id` (the collapse id), `image`
 /// (`image_url` beside `aps`: an https URL the app attaches). Accepted and
 /// ignored: `isArchive`, `icon`, `copy`, `autoCopy`, `call`, `action`, `ttl` and anything
-/// unknown. Refused (400): `ciphertext` (encrypted pushes) and `delete`. A bad `level`, `badge` or
-/// `volume` is refused in any source, even where another source gives the one used.
+/// unknown. Refused (400): `ciphertext` (encrypted pushes). A bad `level`, `badge` or `volume` is
+/// refused in any source, even where another source gives the one used.
+///
+/// `delete=1` with `id` takes back the notification sent with that `id`: a withdrawal
+/// (`PushSpecification.withdrawal(of:)`) of its collapse id (`collapseID(_:)`), with no title or
+/// body needed; `delete` without `id` is refused (400).
 package struct BarkMessage: Sendable, Equatable {
     /// The keys: device ids or groups (`device_key`, or the array `device_keys`).
     package var keys: [String]
@@ -45,6 +49,8 @@ package struct BarkMessage: Sendable, Equatable {
     package var image: String?
     /// `volume`: a critical alert's volume on Bark's scale, 0 to 10.
     package var volume: Double?
+    /// `delete`: take back the notification sent with `collapseID` instead of sending one.
+    package var delete: Bool
 
     /// Reads a push from its parameters: `path` (already percent-decoded, winning over the rest),
     /// then `body` (a JSON object or a form's fields), then `query`; no key may be one of
@@ -81,7 +87,12 @@ package struct BarkMessage: Sendable, Equatable {
         var text = try Self.string(merged, "body")
         if text == nil { text = try Self.string(merged, "markdown") }
         self.body = text
-        if (title ?? "").isEmpty && (self.body ?? "").isEmpty {
+        collapseID = try Self.string(merged, "id").flatMap(Self.collapseID)
+        delete = Self.isSet(merged["delete"])
+        if delete && collapseID == nil {
+            throw .badRequest("\"delete\" needs \"id\": the id the notification was sent with")
+        }
+        if !delete && (title ?? "").isEmpty && (self.body ?? "").isEmpty {
             throw .badRequest("nothing to send: give \"title\" or \"body\"")
         }
         level = try Self.string(merged, "level").flatMap { Self.levels[$0] }
@@ -90,7 +101,6 @@ package struct BarkMessage: Sendable, Equatable {
         image = try Self.string(merged, "image").flatMap { $0.isEmpty ? nil : $0 }
         sound = try Self.string(merged, "sound").flatMap { $0.isEmpty ? nil : $0 }
         category = try Self.string(merged, "category").flatMap { $0.isEmpty ? nil : $0 }
-        collapseID = try Self.string(merged, "id").flatMap(Self.collapseID)
         badge = try merged["badge"].flatMap(Self.badge)
         volume = try merged["volume"].flatMap(Self.volume)
     }
@@ -117,14 +127,11 @@ package struct BarkMessage: Sendable, Equatable {
         return fits ? id : HexDigest.sha256(id)
     }
 
-    /// Refuses what no source may hold: an encrypted push, a deletion, a `level` or `badge` that
-    /// is not one, a mapped member that is not text.
+    /// Refuses what no source may hold: an encrypted push, a `level` or `badge` that is not one, a
+    /// mapped member that is not text.
     private static func check(_ source: [String: JSONValue]) throws(EndpointError) {
         if let value = source["ciphertext"], value != .null {
             throw .badRequest("\"ciphertext\" is not supported: this server takes no encrypted pushes; send the text")
-        }
-        if isSet(source["delete"]) {
-            throw .badRequest("\"delete\" is not supported: this server cannot remove a delivered notification")
         }
         for key in [
             "device_key", "title", "subtitle", "body", "markdown", "group", "url", "sound", "category", "id", "image",
@@ -183,8 +190,9 @@ package struct BarkMessage: Sendable, Equatable {
         return text
     }
 
-    /// The alert to send.
+    /// The alert to send, or with `delete` the withdrawal of `collapseID`.
     package var specification: PushSpecification {
+        if delete, let collapseID { return .withdrawal(of: collapseID) }
         var spec = PushSpecification()
         spec.content.title = title.flatMap { $0.isEmpty ? nil : $0 }
         spec.content.subtitle = subtitle.flatMap { $0.isEmpty ? nil : $0 }

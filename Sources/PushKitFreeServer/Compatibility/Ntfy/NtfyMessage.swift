@@ -11,6 +11,13 @@ import PushKitFreeCore
 /// the tags text, an attachment's URL (`Attach`, `attach`, `a`) the image the app attaches
 /// (`image_url` beside `aps`; https only).
 ///
+/// Every message is sent with a collapse id derived from its topic and its sequence id
+/// (`collapseID(topic:sequenceID:)`): the one given (`X-Sequence-ID`, `Sequence-ID`, `SID`, the
+/// query's `sequence_id` or `sid`, the JSON member `sequence_id`, or the path's
+/// `PUT /<topic>/<sequence_id>`), else, as ntfy has it, the message's own id. A later message with
+/// the same sequence id replaces the notification, and clearing or deleting it
+/// (`PUT /<topic>/<sequence_id>/clear`, `DELETE /<topic>/<sequence_id>`) takes it back.
+///
 /// ntfy's parameters come as headers (`X-Title` or `Title`), or query parameters (`title`, `t`);
 /// a header wins over the query, a JSON member over both. Parameters this server has no use for
 /// (`Markdown`, `Icon`, `Filename`, `Actions` as a header, `Email`, `Call`, `Cache`,
@@ -31,6 +38,10 @@ package struct NtfyMessage: Sendable, Equatable {
     package var click: String?
     /// The attachment's URL (`Attach`): sent as the image the app attaches.
     package var attach: String?
+    /// The sequence id given, `nil` when none was: the message's `id` then stands in for it.
+    package var sequenceID: String?
+    /// The message's id, as ntfy makes them (`makeID`): its sequence id when none was given.
+    package var id: String
 
     /// The headers and query parameters of a publish request, names lowercased.
     package struct Parameters: Sendable {
@@ -56,21 +67,24 @@ package struct NtfyMessage: Sendable, Equatable {
     /// The message ntfy publishes when a request gives none.
     package static let defaultMessage = "triggered"
 
-    /// A message from `PUT`/`POST /<topic>`: the body is the message (UTF-8 text).
+    /// A message from `PUT`/`POST /<topic>` (or `PUT /<topic>/<sequence_id>`, whose `sequenceID`
+    /// wins over the parameters'): the body is the message (UTF-8 text).
     /// - Throws: `EndpointError` 400 naming the parameter at fault.
     package init(
-        topic: String, body: Data, parameters: Parameters, reservedNames: Set<String>
+        topic: String, sequenceID: String? = nil, body: Data, parameters: Parameters, reservedNames: Set<String>
     ) throws(EndpointError) {
         try NotifierAudience.validate(topic, as: "topic", reservedNames: reservedNames)
+        if let sequenceID { try Self.checkSequenceID(sequenceID) }
         guard let text = String(data: body, encoding: .utf8) else {
             throw .badRequest("the message must be UTF-8 text; attachments are not supported")
         }
-        try self.init(topic: topic, message: text, json: [:], parameters: parameters)
+        try self.init(topic: topic, message: text, json: [:], parameters: parameters, pathSequenceID: sequenceID)
     }
 
     /// A message from a JSON object posted to `/` (`{"topic", "message", "title", "priority",
-    /// "tags", "click", "actions", ...}`), with the request's headers and query parameters for
-    /// what the object leaves out (Apprise sends `X-Priority` and `X-Tags` beside its object).
+    /// "tags", "click", "actions", "sequence_id", ...}`), with the request's headers and query
+    /// parameters for what the object leaves out (Apprise sends `X-Priority` and `X-Tags` beside
+    /// its object).
     /// - Throws: `EndpointError` 400 naming the member at fault.
     package init(json: JSONValue, parameters: Parameters, reservedNames: Set<String>) throws(EndpointError) {
         guard let object = json.objectValue else {
@@ -84,13 +98,22 @@ package struct NtfyMessage: Sendable, Equatable {
         }
         try NotifierAudience.validate(topic, as: "topic", reservedNames: reservedNames)
         try self.init(
-            topic: topic, message: try Self.string(object, "message") ?? "", json: object, parameters: parameters)
+            topic: topic, message: try Self.string(object, "message") ?? "", json: object, parameters: parameters,
+            pathSequenceID: nil)
     }
 
     private init(
-        topic: String, message: String, json: [String: JSONValue], parameters: Parameters
+        topic: String, message: String, json: [String: JSONValue], parameters: Parameters, pathSequenceID: String?
     ) throws(EndpointError) {
         self.topic = topic
+        id = Self.makeID()
+        // Every sequence id given is checked, the ones another source outranks too; an empty one is none.
+        let given =
+            [pathSequenceID, try Self.string(json, "sequence_id")]
+            + Self.sequenceHeaders.map { parameters.headers[$0] } + Self.sequenceQuery.map { parameters.query[$0] }
+        let sequenceIDs = given.compactMap { $0 }.filter { !$0.isEmpty }
+        for text in sequenceIDs { try Self.checkSequenceID(text) }
+        sequenceID = sequenceIDs.first
         for (key, names) in Self.scheduling {
             if json[key] != nil && json[key] != .null || parameters.value(headers: names, query: names) != nil {
                 throw .badRequest(
@@ -168,6 +191,30 @@ package struct NtfyMessage: Sendable, Equatable {
         if !words.isEmpty { self.message += "\nTags: " + words.joined(separator: ", ") }
     }
 
+    /// The headers that carry a sequence id, in the order they win.
+    static let sequenceHeaders = ["x-sequence-id", "sequence-id", "sid"]
+    /// The query parameters that carry a sequence id, in the order they win.
+    static let sequenceQuery = ["sequence_id", "sid"]
+
+    /// Refuses a sequence id that is not ntfy's: 1 to 64 letters, digits, `-` and `_`.
+    /// - Throws: `EndpointError` 400 naming it.
+    package static func checkSequenceID(_ text: String) throws(EndpointError) {
+        guard NotifierAudience.isValidName(text) else {
+            throw .badRequest(
+                "sequence_id \"\(AccessLog.maskedPath(text))\" must be 1 to 64 letters, digits, - or _")
+        }
+    }
+
+    /// The `apns-collapse-id` of the messages of `topic` with `sequenceID`: the SHA-256, in hex (64
+    /// characters, APNs' limit), of `ntfy`, the topic and the sequence id, one a line. The topic
+    /// is in it so that the same sequence id on two topics names two notifications.
+    package static func collapseID(topic: String, sequenceID: String) -> String {
+        HexDigest.sha256("ntfy\n" + topic + "\n" + sequenceID)
+    }
+
+    /// This message's collapse id: of its sequence id, else of its own id.
+    package var collapseID: String { Self.collapseID(topic: topic, sequenceID: sequenceID ?? id) }
+
     static let priorityHeaders = ["x-priority", "priority"]
     static let priorityQuery = ["priority", "prio", "p"]
 
@@ -213,9 +260,11 @@ package struct NtfyMessage: Sendable, Equatable {
     }
 
     /// The alert to send: title and body, the interruption level of the priority (priority 5 a
-    /// critical alert when `criticalAlerts`), and the click URL as `url` beside `aps`.
+    /// critical alert when `criticalAlerts`), the click URL as `url` beside `aps`, and the
+    /// collapse id (`collapseID`).
     package func specification(criticalAlerts: Bool) -> PushSpecification {
         var spec = PushSpecification()
+        spec.collapseID = collapseID
         spec.content.title = title
         spec.content.body = message
         spec.content.interruptionLevel = Self.interruptionLevel(priority: priority, criticalAlerts: criticalAlerts)
@@ -225,8 +274,9 @@ package struct NtfyMessage: Sendable, Equatable {
     }
 
     /// ntfy's answer to a publish: the message as ntfy would store it (`id`, `time`, `event`,
-    /// `topic`, `message`, `title`, `priority` and `tags` when set, `click`), with how many devices
-    /// were sent to, how many APNs took it for, and their ids (`delivered_to`).
+    /// `topic`, `message`, `title`, `priority` and `tags` when set, `click`, `sequence_id` when one
+    /// was given), with how many devices were sent to, how many APNs took it for, and their ids
+    /// (`delivered_to`).
     package func answer(id: String, time: Date, devices: Int, deliveredTo: [String]) -> JSONValue {
         var object: [String: JSONValue] = [
             "id": .string(id), "time": .number(Double(Int(time.timeIntervalSince1970))), "event": "message",
@@ -238,7 +288,31 @@ package struct NtfyMessage: Sendable, Equatable {
         if priority != 3 { object["priority"] = .number(Double(priority)) }
         if !tags.isEmpty { object["tags"] = .array(tags.map(JSONValue.string)) }
         if let click { object["click"] = .string(click) }
+        if let sequenceID { object["sequence_id"] = .string(sequenceID) }
         return .object(object)
+    }
+
+    /// What clearing or deleting a message does to the notification: both take it back.
+    package enum Withdrawal: String, Sendable {
+        /// `PUT /<topic>/<sequence_id>/clear` (or `/read`): ntfy marks it read and dismisses it.
+        case clear = "message_clear"
+        /// `DELETE /<topic>/<sequence_id>`: ntfy deletes it.
+        case delete = "message_delete"
+    }
+
+    /// ntfy's answer to a clear or a delete: the event's message (`id`, `time`, `event`, `topic`,
+    /// `sequence_id`), with how many devices the withdrawal was sent to, how many APNs took it
+    /// for, and their ids (`delivered_to`).
+    package static func withdrawalAnswer(
+        _ event: Withdrawal, id: String, time: Date, topic: String, sequenceID: String, devices: Int,
+        deliveredTo: [String]
+    ) -> JSONValue {
+        .object([
+            "id": .string(id), "time": .number(Double(Int(time.timeIntervalSince1970))),
+            "event": .string(event.rawValue), "topic": .string(topic), "sequence_id": .string(sequenceID),
+            "devices": .number(Double(devices)), "delivered": .number(Double(deliveredTo.count)),
+            "delivered_to": .array(deliveredTo.map(JSONValue.string)),
+        ])
     }
 
     /// A message id as ntfy makes them: 12 letters and digits.
