@@ -405,7 +405,7 @@ package struct AgentTools: Sendable {
     /// `withdraw`: checks the arguments and the names in them against the registry, then sends the
     /// withdrawal and answers as `notify` does.
     private func withdraw(_ arguments: [String: JSONValue]) async throws -> CallTool.Result {
-        let request = try WithdrawArguments(arguments)
+        let request = try WithdrawalFields(arguments: arguments)
         try await checkAudience(device: request.device, group: request.group)
         let report = try await host.send(request.specification, urgency: nil, to: request.audience)
         guard !report.results.isEmpty else {

@@ -118,7 +118,9 @@ struct WithdrawEndToEndTests {
         #expect(tooLong.status == 400 && tooLong.error?.hasPrefix("\"id\" must be") == true, "\(tooLong.body)")
         let both = try server.request(
             "POST", "/v1/withdraw", json: #"{"id": "a", "device": "phone", "group": "family"}"#, headers: Self.auth)
-        #expect(both.status == 400 && both.error == "give \"device\" or \"group\", not both", "\(both.body)")
+        #expect(
+            both.status == 400 && both.error == "give \"device\" or \"group\", not both (neither: every device)",
+            "\(both.body)")
         let noSecret = try server.request("POST", "/v1/withdraw", json: #"{"id": "build-42", "device": "phone"}"#)
         #expect(noSecret.status == 401, "\(noSecret.body)")
         let nobody = try server.request(

@@ -113,14 +113,14 @@ struct AgentToolsTests {
     @Test(
         "refused withdraw calls are tool errors naming the argument, and nothing is sent",
         arguments: [
-            ([:], "\"id\" is missing: the collapse_id the notification was sent with"),
+            ([:], "\"id\" is missing: the collapse id the notification was sent with"),
             (
                 ["id": .string(String(repeating: "c", count: 65))],
-                "\"id\" must be the collapse_id the notification was sent with: 1 to 64 bytes without control characters"
+                "\"id\" must be the collapse id the notification was sent with: 1 to 64 bytes without control characters"
             ),
             (
                 ["id": ""],
-                "\"id\" must be the collapse_id the notification was sent with: 1 to 64 bytes without control characters"
+                "\"id\" must be the collapse id the notification was sent with: 1 to 64 bytes without control characters"
             ),
             (["id": 5], "\"id\" must be a string, not number"),
             (["id": "a", "title": "x"], "unknown argument \"title\"; withdraw takes device, group, id"),

@@ -5,11 +5,11 @@ import Testing
 
 @testable import PushKitFreeServer
 
-/// The body of `POST /v1/withdraw` (`WithdrawRequest`) and whom it sends to.
+/// The body of `POST /v1/withdraw` (`WithdrawalFields(body:)`) and whom it sends to.
 @Suite("register-apns serve: POST /v1/withdraw's body")
 struct WithdrawRequestTests {
-    static func request(_ json: String) throws -> WithdrawRequest {
-        try WithdrawRequest(try JSONValue.parse(Data(json.utf8)))
+    static func request(_ json: String) throws -> WithdrawalFields {
+        try WithdrawalFields(body: try JSONValue.parse(Data(json.utf8)))
     }
 
     @Test("the id, a device or a group; the specification is the withdrawal of the id")
@@ -27,8 +27,8 @@ struct WithdrawRequestTests {
         "refusals name the member at fault",
         arguments: [
             (#"{"id": "a", "title": "t"}"#, "unknown member \"title\"; a withdrawal takes device, group, id"),
-            (#"{"device": "phone"}"#, "a withdrawal needs \"id\", the collapse id the notification was sent with"),
-            (#"{"id": null}"#, "a withdrawal needs \"id\", the collapse id the notification was sent with"),
+            (#"{"device": "phone"}"#, "\"id\" is missing: the collapse id the notification was sent with"),
+            (#"{"id": null}"#, "\"id\" is missing: the collapse id the notification was sent with"),
             (#"{"id": 42}"#, "\"id\" must be a string, not number"),
             (
                 #"{"id": ""}"#,
@@ -42,7 +42,10 @@ struct WithdrawRequestTests {
                 #"{"id": "a\nb"}"#,
                 "\"id\" must be the collapse id the notification was sent with: 1 to 64 bytes without control characters"
             ),
-            (#"{"id": "a", "device": "phone", "group": "family"}"#, "give \"device\" or \"group\", not both"),
+            (
+                #"{"id": "a", "device": "phone", "group": "family"}"#,
+                "give \"device\" or \"group\", not both (neither: every device)"
+            ),
             (#"["a"]"#, "expected a JSON object with \"id\", not array"),
         ])
     func refusals(json: String, message: String) throws {

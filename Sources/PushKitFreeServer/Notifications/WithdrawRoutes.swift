@@ -5,7 +5,7 @@ import PushKitFreeRegistry
 /// `POST /v1/withdraw` (the secret): takes back a notification sent earlier with a collapse id,
 /// with a background push the app handles by removing the delivered notifications of that id
 /// (`PushSpecification.withdrawal(of:)`), to `device`, to the devices of `group`, or to every
-/// device (`WithdrawRequest`).
+/// device (`WithdrawalFields`).
 ///
 /// The answer is the send report `POST /api/v1/notifications/send` answers (`{"sent",
 /// "results"}`, tokens as it masks them); 404 names a device or group with no registered device, and a withdrawal APNs
@@ -26,7 +26,7 @@ struct WithdrawRoutes: Sendable {
     }
 
     @Sendable func withdraw(_ request: Request, context: Context) async throws -> Response {
-        let body = try WithdrawRequest(Request.parseJSON(try await request.bodyBytes(limit: Self.bodyLimit)))
+        let body = try WithdrawalFields(body: Request.parseJSON(try await request.bodyBytes(limit: Self.bodyLimit)))
         let audience = try Self.audience(of: body, in: try registrations.read())
         let report = try await sender.send(body.specification, to: audience)
         if let failure = NotifierAudience.failure(of: report) { throw failure }
@@ -37,7 +37,7 @@ struct WithdrawRoutes: Sendable {
     /// - Throws: `EndpointError` 404 naming the device or group with no registered device, or
     ///   saying none is registered.
     static func audience(
-        of body: WithdrawRequest, in registry: RegisteredDevices
+        of body: WithdrawalFields, in registry: RegisteredDevices
     ) throws(EndpointError) -> PushSender.Audience {
         let devices = registry.devices
         if let device = body.device {
