@@ -273,13 +273,15 @@ struct PageRun {
         return outputs
     }
 
-    /// Waits, up to 20 seconds, until no `send-push` of this page (its `HOME`) is running: the
-    /// background sends of `--hook` and `--detach` write `push.log` when they finish.
+    /// Waits until no `send-push` of this page (its `HOME`) is running: the background sends of
+    /// `--hook` and `--detach` write `push.log` when they finish. No send outlives its `--timeout`
+    /// (30 s by default), so the wait is bounded by that and a margin for a loaded machine, not by a
+    /// guess at how fast a send is: 20 s was once too short beside another test run.
     func waitForBackgroundSends() {
         // send-push is a link: a running one's /proc/PID/exe is the pushkit-free program it names.
         let tool = URL(fileURLWithPath: BuiltTool.path("send-push")).resolvingSymlinksInPath().path
         let home = Data("HOME=\(docs.home)".utf8)
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = Date().addingTimeInterval(Self.backgroundSendWait)
         while Date() < deadline {
             let processes = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
             let running = processes.contains { entry in
@@ -293,6 +295,9 @@ struct PageRun {
             usleep(20_000)
         }
     }
+
+    /// The longest wait for a page's background sends: send-push's default `--timeout` and a margin.
+    static let backgroundSendWait: TimeInterval = 30 + 60
 
     /// What the services the page started wrote (their standard output and error).
     func serviceLogs() -> String {
