@@ -7,25 +7,11 @@ import PushKitFreeTestSupport
 /// dictionary at the volume asked, refused unless the config says the app has the entitlement.
 @Suite("critical alerts: the sound dictionary and the config's consent")
 struct CriticalAlertTests {
-    func built(_ configure: (inout PushSpecification) -> Void) throws -> JSONValue {
-        var spec = PushSpecification()
-        spec.content.title = "Smoke alarm"
-        spec.content.body = "Kitchen"
-        configure(&spec)
-        return try JSONValue.parse(try spec.build(bundleID: "com.example.app").request.payload)
-    }
+    let probe = SpecificationProbe.alert(title: "Smoke alarm", body: "Kitchen")
 
-    func refusal(_ configure: (inout PushSpecification) -> Void) -> String {
-        do {
-            _ = try built(configure)
-            return "no error"
-        } catch let error as PayloadError {
-            #expect(error.exitStatus == .dataError)
-            return error.worded(naming: { "--" + $0.rawValue })
-        } catch {
-            return "unexpected \(error)"
-        }
-    }
+    func built(_ configure: (inout PushSpecification) -> Void) throws -> JSONValue { try probe.payload(configure) }
+
+    func refusal(_ configure: (inout PushSpecification) -> Void) -> String { probe.refusal(configure) }
 
     @Test("the level critical sends the sound dictionary: critical 1, the sound's name, the volume (1 by default)")
     func soundDictionary() throws {

@@ -7,24 +7,11 @@ import PushKitFreeTestSupport
 /// URL beside `aps` as `image_url`, with `mutable-content`, for the app's service extension.
 @Suite("images: the URL the app attaches")
 struct ImageAttachmentTests {
-    func built(_ configure: (inout PushSpecification) -> Void) throws -> JSONValue {
-        var spec = PushSpecification()
-        spec.content.title = "Build 42"
-        configure(&spec)
-        return try JSONValue.parse(try spec.build(bundleID: "com.example.app").request.payload)
-    }
+    let probe = SpecificationProbe.alert(title: "Build 42")
 
-    func refusal(_ configure: (inout PushSpecification) -> Void) -> String {
-        do {
-            _ = try built(configure)
-            return "no error"
-        } catch let error as PayloadError {
-            #expect(error.exitStatus == .dataError)
-            return error.worded(naming: { "--" + $0.rawValue })
-        } catch {
-            return "unexpected \(error)"
-        }
-    }
+    func built(_ configure: (inout PushSpecification) -> Void) throws -> JSONValue { try probe.payload(configure) }
+
+    func refusal(_ configure: (inout PushSpecification) -> Void) -> String { probe.refusal(configure) }
 
     @Test("the URL goes beside aps, with mutable-content; beside a design's data envelope, not in it")
     func payload() throws {

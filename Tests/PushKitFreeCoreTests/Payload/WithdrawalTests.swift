@@ -8,16 +8,7 @@ import PushKitFreeTestSupport
 @Suite("withdrawals: the background push that takes a notification back")
 struct WithdrawalTests {
     func refusal(_ configure: (inout PushSpecification) -> Void) -> String {
-        var spec = PushSpecification.withdrawal(of: "build-42")
-        configure(&spec)
-        do {
-            _ = try spec.build(bundleID: "com.example.app")
-            return "no error"
-        } catch let error as PayloadError {
-            return error.worded(naming: { "--" + $0.rawValue })
-        } catch {
-            return "unexpected \(error)"
-        }
+        SpecificationProbe(base: .withdrawal(of: "build-42")).refusal(configure)
     }
 
     @Test("a background push at priority 5 whose payload is content-available and the id, nothing else")
