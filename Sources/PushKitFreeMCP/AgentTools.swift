@@ -394,9 +394,18 @@ package struct AgentTools: Sendable {
     private func notify(_ arguments: [String: JSONValue]) async throws -> CallTool.Result {
         let request = try NotifyRequest(arguments)
         try await checkAudience(device: request.device, group: request.group)
-        let report = try await host.send(request.specification, urgency: request.urgency, to: request.audience)
+        return try await send(
+            request.specification, urgency: request.urgency, to: request.audience, what: "notification")
+    }
+
+    /// Sends `spec` and answers with what came of it (`NotifyResult`); `what` names the push in the
+    /// error when the devices named were removed before it was sent.
+    private func send(
+        _ spec: PushSpecification, urgency: Urgency?, to audience: PushSender.Audience, what: String
+    ) async throws -> CallTool.Result {
+        let report = try await host.send(spec, urgency: urgency, to: audience)
         guard !report.results.isEmpty else {
-            throw AgentToolError("the devices named were removed before the notification was sent; nothing was sent")
+            throw AgentToolError("the devices named were removed before the \(what) was sent; nothing was sent")
         }
         let result = NotifyResult(report)
         return Self.success(result.text, structured: result.structured, isError: result.isError)
@@ -407,12 +416,7 @@ package struct AgentTools: Sendable {
     private func withdraw(_ arguments: [String: JSONValue]) async throws -> CallTool.Result {
         let request = try WithdrawalFields(arguments: arguments)
         try await checkAudience(device: request.device, group: request.group)
-        let report = try await host.send(request.specification, urgency: nil, to: request.audience)
-        guard !report.results.isEmpty else {
-            throw AgentToolError("the devices named were removed before the withdrawal was sent; nothing was sent")
-        }
-        let result = NotifyResult(report)
-        return Self.success(result.text, structured: result.structured, isError: result.isError)
+        return try await send(request.specification, urgency: nil, to: request.audience, what: "withdrawal")
     }
 
     /// Refuses a `device` that is not registered, a `group` no device is in, and an empty registry.

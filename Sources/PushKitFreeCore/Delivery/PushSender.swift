@@ -154,7 +154,9 @@ package struct PushSender: Sendable {
             decision = notificationPolicy.apply(
                 to: &spec, urgency: urgency, groups: audience.groups, topic: topic, at: now)
         }
-        if spec.isCriticalAlert, !notificationPolicy.criticalAlerts { throw NotificationPolicy.criticalAlertsRefusal }
+        // Read once: for a complete payload it parses the file.
+        let critical = spec.isCriticalAlert
+        if critical, !notificationPolicy.criticalAlerts { throw NotificationPolicy.criticalAlertsRefusal }
         let built = try spec.build(bundleID: topic, encryption: configuration.encryption)
         let capKey = NotificationPolicy.capKey(
             collapseID: built.request.collapseID, groups: audience.groups,
@@ -162,7 +164,7 @@ package struct PushSender: Sendable {
         var prepared = PreparedPush(
             request: built.request, decision: decision, shortened: built.shortened, audience: audience,
             capKey: capKey, preparedAt: now, quiet: quiet)
-        prepared.overridesCap = spec.isCriticalAlert || spec.withdraw != nil
+        prepared.overridesCap = critical || spec.withdraw != nil
         return prepared
     }
 

@@ -41,6 +41,9 @@ package struct NotificationContent: Sendable, Equatable {
     /// `alert`, where ActivityKit reads it.
     package var liveActivity: LiveActivity?
 
+    /// Whether there is an alert to show: a title, a subtitle or a body.
+    package var hasAlert: Bool { title != nil || subtitle != nil || body != nil }
+
     /// Empty content: a payload of `{"aps":{}}`.
     package init() {}
 

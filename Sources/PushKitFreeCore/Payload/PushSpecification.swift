@@ -202,7 +202,7 @@ package struct PushSpecification: Sendable {
                 "\(setting: .withdraw) sends a background push, which cannot be encrypted; drop \(setting: .encrypt)")
         }
         let extras: [(Bool, SendSetting)] = [
-            (content.title != nil || content.subtitle != nil || content.body != nil || legacy != nil, .title),
+            (content.hasAlert || legacy != nil, .title),
             (content.badge != nil, .badge), (sound != nil, .sound), (content.category != nil, .category),
             (content.threadID != nil, .threadID), (content.interruptionLevel != nil, .interruptionLevel),
             (imageURL != nil, .image), (volume != nil, .volume), (!data.isEmpty, .data),
@@ -225,8 +225,7 @@ package struct PushSpecification: Sendable {
     /// and an image on a push that shows nothing (only an alert runs the extension that attaches it).
     static func checkImageURL(_ text: String, pushType: APNsPushType, content: NotificationContent) throws(PayloadError)
     {
-        let hasAlert = content.title != nil || content.subtitle != nil || content.body != nil
-        guard pushType == .alert, hasAlert else {
+        guard pushType == .alert, content.hasAlert else {
             throw PayloadError.invalid(
                 "\(setting: .image) needs an alert with a title or a body: the app attaches the image to the notification it shows"
             )
@@ -294,7 +293,7 @@ package struct PushSpecification: Sendable {
         if content.interruptionLevel == .critical, sound != "none" {
             clear.interruptionLevel = .critical
             clear.sound = sound ?? "default"
-            clear.criticalVolume = volume.map { min(max($0, 0), 1) } ?? 1
+            clear.criticalVolume = volume ?? 1 // a volume outside 0 to 1 is refused with the content
         }
         return clear.payload.serialized()
     }
@@ -318,7 +317,7 @@ package struct PushSpecification: Sendable {
             }
             try liveActivity.validate()
         }
-        let hasAlert = content.title != nil || content.subtitle != nil || content.body != nil
+        let hasAlert = content.hasAlert
         if pushType == .background {
             if hasAlert || content.badge != nil || sound != nil {
                 throw PayloadError.invalid(
@@ -342,7 +341,7 @@ package struct PushSpecification: Sendable {
         if let badge = content.badge, badge < 0 {
             throw PayloadError.invalid("\(setting: .badge) must be 0 or more, not \(badge)")
         }
-        try applyCriticalSound(to: &content, pushType: pushType, hasAlert: hasAlert)
+        try applyCriticalSound(to: &content, pushType: pushType)
         return content
     }
 
@@ -350,7 +349,7 @@ package struct PushSpecification: Sendable {
     /// refuses what a critical alert cannot be: silent, not an alert, or a volume outside 0 to 1;
     /// a volume on a push that is not a critical alert is refused too.
     private func applyCriticalSound(
-        to content: inout NotificationContent, pushType: APNsPushType, hasAlert: Bool
+        to content: inout NotificationContent, pushType: APNsPushType
     ) throws(PayloadError) {
         if let volume, !(volume.isFinite && (0...1).contains(volume)) {
             throw PayloadError.invalid("\(setting: .volume) must be from 0 to 1, not \(volume)")
@@ -363,7 +362,7 @@ package struct PushSpecification: Sendable {
             }
             return
         }
-        guard pushType == .alert, hasAlert, content.liveActivity == nil else {
+        guard pushType == .alert, content.hasAlert, content.liveActivity == nil else {
             throw PayloadError.invalid(
                 "a critical alert needs an alert with \(setting: .title) or \(setting: .body): it is the notification the phone sounds for"
             )

@@ -44,17 +44,13 @@ struct WithdrawRoutes: Sendable {
             guard devices.contains(where: { $0.id == device }) else {
                 throw .deviceNotFound("no device \"\(TerminalText.field(device))\" is registered")
             }
-            return PushSender.Audience(deviceIDs: [device])
-        }
-        if let group = body.group {
+        } else if let group = body.group {
             guard devices.contains(where: { $0.record.groups.contains(group) }) else {
                 throw .deviceNotFound("no device is in group \"\(TerminalText.field(group))\"")
             }
-            return PushSender.Audience(groups: [group], strictGroups: true)
-        }
-        guard !devices.isEmpty else {
+        } else if devices.isEmpty {
             throw .deviceNotFound("no devices are registered: the app registers itself when it starts")
         }
-        return .everyDevice
+        return body.audience
     }
 }
