@@ -7,20 +7,17 @@ import Testing
 @Suite("critical alerts: the sound dictionary, and refused without the config's consent")
 struct CriticalAlertEndToEndTests {
     let setup: ProviderSetup
-    let stateFile: String
 
     init() throws {
         setup = try ProviderSetup()
-        stateFile = setup.directory.file("state/devices.json")
     }
 
     /// The clients' environment: the emulator as APNs, and a config allowing critical alerts or not.
     func environment(_ emulator: RunningEmulator, allowed: Bool) throws -> [String: String] {
-        var env = setup.environment
-        env["APNS_STATE_FILE"] = stateFile
+        var env = setup.clients(of: emulator)
         env["PUSHKIT_CONFIG"] = try setup.directory.write(
             allowed ? "allowing.json" : "refusing.json", #"{"critical_alerts": \#(allowed)}"#)
-        return emulator.asAPNs(for: env)
+        return env
     }
 
     /// The `aps` of each payload the emulator received, in order.

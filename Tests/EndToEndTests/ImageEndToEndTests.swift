@@ -6,19 +6,13 @@ import Testing
 @Suite("images: every way in carries the URL and mutable-content")
 struct ImageEndToEndTests {
     let setup: ProviderSetup
-    let stateFile: String
     static let image = "https://example.com/charts/build-42.png"
 
     init() throws {
         setup = try ProviderSetup()
-        stateFile = setup.directory.file("state/devices.json")
     }
 
-    func environment(_ emulator: RunningEmulator) -> [String: String] {
-        var env = setup.environment
-        env["APNS_STATE_FILE"] = stateFile
-        return emulator.asAPNs(for: env)
-    }
+    func environment(_ emulator: RunningEmulator) -> [String: String] { setup.clients(of: emulator) }
 
     /// The payloads the emulator received, in order.
     static func payloads(_ emulator: RunningEmulator, count: Int) -> [[String: Any]] {

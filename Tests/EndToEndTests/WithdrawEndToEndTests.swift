@@ -7,20 +7,14 @@ import Testing
 @Suite("withdrawals: every way in sends the background push that takes a notification back")
 struct WithdrawEndToEndTests {
     let setup: ProviderSetup
-    let stateFile: String
     static let secret = "withdraw-s3cret-for-tests"
     static let auth = ["Authorization": "Bearer \(secret)"]
 
     init() throws {
         setup = try ProviderSetup()
-        stateFile = setup.directory.file("state/devices.json")
     }
 
-    func environment(_ emulator: RunningEmulator) -> [String: String] {
-        var env = setup.environment
-        env["APNS_STATE_FILE"] = stateFile
-        return emulator.asAPNs(for: env)
-    }
+    func environment(_ emulator: RunningEmulator) -> [String: String] { setup.clients(of: emulator) }
 
     /// The emulator with `phone` (token 1) and `ipad` (token 2, group `family`) registered, and
     /// `register-apns serve` behind the secret.

@@ -26,6 +26,16 @@ struct ProviderSetup {
         ]
     }
 
+    /// The registry the suites that register devices share: `state/devices.json` in the directory.
+    var stateFile: String { directory.file("state/devices.json") }
+
+    /// The clients' environment with `emulator` standing in for APNs and `stateFile` as the registry.
+    func clients(of emulator: RunningEmulator) -> [String: String] {
+        var environment = self.environment
+        environment["APNS_STATE_FILE"] = stateFile
+        return emulator.asAPNs(for: environment)
+    }
+
     /// The directory, key and environment without `APNS_TOPIC`, for tests that decide about the
     /// topic themselves (`apns-jwt`, which needs none).
     func withoutTopic() -> (TemporaryDirectory, OpenSSLKey, [String: String]) {
