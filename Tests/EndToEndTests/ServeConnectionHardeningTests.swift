@@ -6,7 +6,11 @@ import Testing
 /// break the protocols (unmasked frames, pings never answered, a missing or doubled `Host`). The
 /// attackers connect from 127.0.0.2, the honest probes from 127.0.0.3 (curl `--interface`): every
 /// address of 127.0.0.0/8 is this machine's, and the server's per-address rules see three clients.
-@Suite("register-apns serve: floods from one address, protocol breakers")
+///
+/// Serialized: each flood holds hundreds of sockets in this test process, and run side by side
+/// they held over 1,300 descriptors while another test started curl, and Foundation's
+/// `Process.run` crashed the runner (SIGSEGV in its memcpy, 2026-11-29).
+@Suite("register-apns serve: floods from one address, protocol breakers", .serialized)
 struct ServeConnectionHardeningTests {
     static let secret = "hardening-secret-for-tests-0123456789"
     static let auth = ["Authorization": "Bearer \(secret)"]
